@@ -1,0 +1,106 @@
+/**
+ * The narrow interface every tool runs against. `src/sandbox/docker-*` implements it with one
+ * hardened container per session; tests may use a hand-written fake. Paths are container paths.
+ */
+
+export type OutputStream = "stdout" | "stderr";
+
+export interface ExecRequest {
+  /** argv, no shell: tools that want a shell pass ["bash", "-c", cmd]. */
+  argv: string[];
+  cwd?: string;
+  env?: Record<string, string>;
+  stdin?: string;
+  /** Wall clock; on expiry the whole process group is killed and partial output returned. */
+  timeoutMs: number;
+  /** Bytes kept per stream; the rest is drained and dropped (never buffered), `truncated` set. */
+  maxOutputBytes: number;
+  /** Aborting kills the process group (cancel); the result has `cancelled: true`. */
+  signal?: AbortSignal;
+  /** Called with each piece of output as it arrives (for streaming), before capping. */
+  onOutput?: (stream: OutputStream, data: string) => void;
+}
+
+export interface ExecResult {
+  /** null when killed (timeout / cancel) before it exited. */
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  cancelled: boolean;
+  truncated: boolean;
+  durationMs: number;
+}
+
+export interface FileStat {
+  type: "file" | "directory" | "symlink" | "other";
+  size: number;
+  /** Modification time in ms since epoch, as the sandbox sees it. */
+  mtimeMs: number;
+}
+
+export interface ReadFileResult {
+  data: Buffer;
+  mtimeMs: number;
+  size: number;
+}
+
+/** Thrown by file operations; `code` follows errno names. */
+export class SandboxFileError extends Error {
+  constructor(
+    readonly code: "ENOENT" | "EISDIR" | "ENOTDIR" | "EACCES" | "EFBIG" | "ELOOP" | "EIO",
+    readonly path: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "SandboxFileError";
+  }
+}
+
+/** The sandbox could not be reached or created (maps to 503 SANDBOX_UNAVAILABLE). */
+export class SandboxUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "SandboxUnavailableError";
+  }
+}
+
+export interface Sandbox {
+  readonly sessionId: string;
+  exec(req: ExecRequest): Promise<ExecResult>;
+  /** Reads a whole file (follows symlinks); rejects past `maxBytes` with EFBIG. */
+  readFile(path: string, opts?: { maxBytes?: number }): Promise<ReadFileResult>;
+  /** Writes a whole file, creating parent directories; returns the new stat. */
+  writeFile(path: string, data: Buffer | string): Promise<FileStat>;
+  /** lstat-like; null when the path does not exist. */
+  stat(path: string): Promise<FileStat | null>;
+  /** The fully resolved path (symlinks followed, `..` collapsed); for a missing file, its
+   * parent resolved plus the basename. */
+  realPath(path: string): Promise<string>;
+}
+
+export interface SessionSandboxSpec {
+  sessionId: string;
+  tenantId: string;
+  /** Read-only mounts (skills), host path → container path. */
+  readOnlyMounts?: { hostPath: string; containerPath: string }[];
+}
+
+/** Creates, finds, stops and removes session sandboxes. */
+export interface SandboxProvider {
+  /** The running sandbox of a session, created or restarted on the same workspace if needed. */
+  acquire(spec: SessionSandboxSpec): Promise<Sandbox>;
+  /** Stops the container (idle); the workspace stays. */
+  stop(sessionId: string): Promise<void>;
+  /** Removes the container and the workspace. */
+  remove(sessionId: string): Promise<void>;
+  /** Removes containers labelled with this service's id that no live session owns. */
+  reapOrphans(liveSessionIds: Set<string>): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** The sandbox's fixed layout. */
+export const SANDBOX_WORKSPACE = "/workspace";
+export const SANDBOX_HOME = "/home/agent";
+export const SANDBOX_USER = "agent";
+export const SANDBOX_UID = 1000;
