@@ -1,0 +1,23 @@
+/**
+ * `npm run bench -- <name>`: each bench prints its figures next to a baseline measured in the
+ * same process, so that ratios stay meaningful on any machine.
+ */
+
+const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void> }>> = {
+  policy: () => import("./policy.js"),
+  calls: () => import("./calls.js"),
+};
+
+async function main(): Promise<void> {
+  const [name = "", ...rest] = process.argv.slice(2);
+  const load = benches[name];
+  if (!load) {
+    process.stderr.write(`usage: npm run bench -- <${Object.keys(benches).join("|")}>\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const bench = await load();
+  await bench.run(rest);
+}
+
+await main();

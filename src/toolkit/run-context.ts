@@ -1,0 +1,30 @@
+import type { PermissionMode } from "../permission/types.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
+import type { ToolChunk } from "./content.js";
+import type { ReadCacheStore } from "./read-cache.js";
+
+/**
+ * What a tool's `call` receives besides its input when it runs for a session: the sandbox to
+ * act in and the session's state. Built by the worker for every job.
+ */
+export interface ToolRunContext {
+  sessionId: string;
+  sandbox: Sandbox;
+  /** The session's current working directory inside the sandbox (Bash may move it). */
+  cwd: string;
+  home: string;
+  workingDirectories: string[];
+  mode: PermissionMode;
+  readCache: ReadCacheStore;
+  /** Aborted on cancel; tools must stop and return what they have. */
+  signal: AbortSignal;
+  /**
+   * True when the call was auto-allowed by ACCEPT_EDITS: the run-time path re-check must then
+   * also keep the resolved target inside the working directories (permission.md §10.12).
+   */
+  autoAllowedEdit: boolean;
+  /** Bash reports a changed working directory here; the service persists it. */
+  setCwd(cwd: string): void | Promise<void>;
+  /** Streaming: every chunk as it is produced, before accumulation. */
+  onChunk?(chunk: ToolChunk): void;
+}
