@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Builds the sandbox image offline: a Debian root filesystem made with debootstrap from the apt
+# mirror this machine already uses, imported with `docker import` (no registry needed).
+# Tagged toolshed-sandbox:<hash of images/> and :latest; skipped when that hash already exists.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/.." && pwd)"
+suite=bookworm
+name=toolshed-sandbox
+started=$SECONDS
+
+log() { printf '[images] %s\n' "$*" >&2; }
+
+hash="$(cd "$here" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12)"
+tag="$name:$hash"
+
+# Another engineer or CI step may be building at the same time: serialise on a lock file.
+cache="${TOOLSHED_CACHE_DIR:-$repo/.cache}"
+mkdir -p "$cache/debootstrap"
+exec 9>"$cache/images.lock"
+flock 9
+
+if docker image inspect "$tag" >/dev/null 2>&1; then
+  docker tag "$tag" "$name:latest"
+  log "$tag is up to date (checked in $((SECONDS - started)) s)"
+  exit 0
+fi
+
+# The mirror comes from the machine's own apt sources, never from this repository.
+mirror_from_sources() {
+  local f=/etc/apt/sources.list.d/debian.sources
+  if [[ -r $f ]]; then
+    # deb822: the URIs of the first stanza whose Suites names the plain release.
+    awk -v suite="$suite" '
+      /^[[:space:]]*$/ { if (uri != "" && ok) { print uri; exit } uri = ""; ok = 0; next }
+      /^URIs:/ { uri = $2 }
+      /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == suite) ok = 1 }
+      END { if (uri != "" && ok) print uri }' "$f" | head -n1
+    return
+  fi
+  if [[ -r /etc/apt/sources.list ]]; then
+    sed -nE 's/^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?([^[:space:]]+)[[:space:]].*/\2/p' /etc/apt/sources.list | head -n1
+  fi
+}
+mirror="$(mirror_from_sources)"
+[[ -n $mirror ]] || { log "no Debian mirror found in /etc/apt/sources.list.d/debian.sources or /etc/apt/sources.list"; exit 1; }
+command -v debootstrap >/dev/null || { log "debootstrap is missing (apt-get install debootstrap)"; exit 1; }
+
+packages="$(grep -v '^#' "$here/sandbox/packages.txt" | xargs | tr ' ' ',')"
+work="$(mktemp -d /var/tmp/toolshed-rootfs.XXXXXX)"
+trap 'rm -rf "$work"' EXIT
+root="$work/rootfs"
+mkdir -p "$root/etc/dpkg/dpkg.cfg.d"
+# dpkg honours the excludes from the first package on, so docs and locales never land.
+cp "$here/sandbox/dpkg-excludes" "$root/etc/dpkg/dpkg.cfg.d/toolshed-excludes"
+
+log "debootstrap $suite ($packages) from $mirror"
+debootstrap --variant=minbase --include="$packages" --cache-dir="$cache/debootstrap" \
+  "$suite" "$root" "$mirror" >"$work/debootstrap.log" 2>&1 || {
+  tail -n 40 "$work/debootstrap.log" >&2
+  exit 1
+}
+
+# The agent user, written directly so the build does not depend on passwd tools in the chroot.
+echo 'agent:x:1000:1000:agent:/home/agent:/bin/bash' >>"$root/etc/passwd"
+echo 'agent:x:1000:' >>"$root/etc/group"
+[[ -f $root/etc/shadow ]] && echo 'agent:!:19000:0:99999:7:::' >>"$root/etc/shadow"
+mkdir -p "$root/home/agent" "$root/workspace" "$root/run/toolshed" "$root/opt/toolshed"
+chown 1000:1000 "$root/home/agent" "$root/workspace"
+
+rm -rf "$root"/var/cache/apt/* "$root"/var/lib/apt/lists/* "$root"/var/log/* \
+  "$root"/usr/share/doc/* "$root"/usr/share/man/* "$root"/usr/share/info/* \
+  "$root"/usr/share/locale/* "$root"/usr/share/lintian "$root"/var/cache/debconf/*-old \
+  "$root"/tmp/* "$root"/var/tmp/*
+
+tar --numeric-owner -C "$root" -c . | docker import \
+  --change 'USER agent' \
+  --change 'WORKDIR /workspace' \
+  --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+  --change 'ENV LANG=C.UTF-8' \
+  --change 'ENV HOME=/home/agent' \
+  --change 'CMD ["bash"]' \
+  - "$tag" >/dev/null
+docker tag "$tag" "$name:latest"
+
+size="$(docker image inspect -f '{{.Size}}' "$tag")"
+log "built $tag ($((size / 1024 / 1024)) MiB) in $((SECONDS - started)) s"

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Brings up what Toolshed needs on a Debian machine, idempotently: Debian packages (only the
+# missing ones), the Docker engine, Redis, node_modules and the sandbox image. Safe to re-run;
+# run as root on a fresh machine (CI), or as a user when everything is already installed.
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+data="${DATA_DIR:-$repo/data}"
+[[ $data = /* ]] || data="$repo/$data"
+logs="$data/logs"
+mkdir -p "$logs"
+export DEBIAN_FRONTEND=noninteractive
+
+log() { printf '[services] %s\n' "$*" >&2; }
+step_started=$SECONDS
+done_step() { log "$1 ($((SECONDS - step_started)) s)"; step_started=$SECONDS; }
+
+# --- Debian packages: install only what is missing, with one apt-get update at most. ---
+missing=()
+command -v dockerd >/dev/null || missing+=(docker.io)
+command -v redis-server >/dev/null || missing+=(redis-server)
+command -v debootstrap >/dev/null || missing+=(debootstrap)
+if ((${#missing[@]} > 0)); then
+  if ((EUID != 0)); then
+    log "missing ${missing[*]}: run this script as root once, or install them"
+    exit 1
+  fi
+  # Skip the update when the package lists are already there and less than a day old.
+  if [[ -z $(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages' -mmin -1440 -print -quit 2>/dev/null) ]]; then
+    apt-get update -qq
+  fi
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >"$logs/apt.log" 2>&1 ||
+    { tail -n 30 "$logs/apt.log" >&2; exit 1; }
+  done_step "installed ${missing[*]}"
+fi
+
+# --- Docker engine: start one only if no socket answers. ---
+if ! docker info >/dev/null 2>&1; then
+  if ((EUID != 0)); then
+    log "no Docker engine answers and starting one needs root"
+    exit 1
+  fi
+  log "starting dockerd (log: $logs/dockerd.log)"
+  # No bridge and no iptables: sandboxes run with --network none, and CI hosts often lack NAT.
+  nohup dockerd --bridge=none --iptables=false --ip-masq=false --ip6tables=false \
+    >>"$logs/dockerd.log" 2>&1 </dev/null &
+  for _ in $(seq 1 120); do
+    docker info >/dev/null 2>&1 && break
+    sleep 0.5
+  done
+  docker info >/dev/null 2>&1 || { tail -n 30 "$logs/dockerd.log" >&2; exit 1; }
+  done_step "dockerd is up"
+fi
+
+# --- Redis: start a local, non-persistent one only if nothing answers at REDIS_URL. ---
+redis_url="${REDIS_URL:-redis://127.0.0.1:6379}"
+hostport="${redis_url#*://}"
+hostport="${hostport##*@}"
+hostport="${hostport%%/*}"
+redis_host="${hostport%%:*}"
+redis_port=6379
+[[ $hostport == *:* ]] && redis_port="${hostport##*:}"
+redis_answers() {
+  # Plain bash, so it works before redis-tools is installed; any RESP reply (even NOAUTH) counts.
+  (exec 3<>"/dev/tcp/$redis_host/$redis_port" && printf 'PING\r\n' >&3 && read -r -t 2 reply <&3 &&
+    [[ -n $reply ]]) 2>/dev/null
+}
+if ! redis_answers; then
+  case "$redis_host" in
+  127.0.0.1 | localhost | ::1) ;;
+  *)
+    log "nothing answers at $redis_url and it is not local: not starting one"
+    exit 1
+    ;;
+  esac
+  redis-server --bind 127.0.0.1 --port "$redis_port" --daemonize yes --save '' --appendonly no \
+    --logfile "$logs/redis.log" --dir "$data" >/dev/null
+  for _ in $(seq 1 50); do
+    redis_answers && break
+    sleep 0.1
+  done
+  redis_answers || { log "redis did not start (log: $logs/redis.log)"; exit 1; }
+  done_step "redis-server is up on 127.0.0.1:$redis_port"
+fi
+
+# --- node_modules: install when missing or when package.json / the lock file changed. ---
+stamp=node_modules/.toolshed-deps
+deps_hash="$(cat package.json package-lock.json 2>/dev/null | sha256sum | cut -c1-16)"
+if [[ ! -d node_modules ]] ||
+  { [[ "$(cat "$stamp" 2>/dev/null)" != "$deps_hash" ]] && ! npm ls --depth=0 >/dev/null 2>&1; }; then
+  # npm ci when the lock file allows it; a lock out of step with package.json falls back to install.
+  if [[ ! -f package-lock.json ]] || ! npm ci --no-audit --no-fund --loglevel=error >"$logs/npm.log" 2>&1; then
+    [[ -f package-lock.json ]] && log "npm ci failed (see $logs/npm.log); trying npm install"
+    npm install --no-audit --no-fund --loglevel=error >>"$logs/npm.log" 2>&1 ||
+      { tail -n 30 "$logs/npm.log" >&2; exit 1; }
+  fi
+  done_step "node modules installed"
+fi
+echo "$deps_hash" >"$stamp"
+
+# --- The sandbox image (cached by a hash of images/). ---
+bash "$repo/images/build.sh"

@@ -1,0 +1,74 @@
+/**
+ * The Hono app factory: request ids, metrics, body limit, bearer auth on `/v1/*`, one route
+ * file per resource, one error mapping, and the OpenAPI document at `/openapi.json` + `/docs`.
+ */
+import { randomUUID } from "node:crypto";
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import { formatPath, PayloadTooLargeError, ValidationError } from "../errors.js";
+import type { ServiceDeps } from "../service/deps.js";
+import { requireKey } from "./auth.js";
+import type { AppEnv } from "./context.js";
+import { docsPage } from "./docs.js";
+import { errorResponse, problem } from "./errors.js";
+import { callRoutes } from "./routes/calls.js";
+import { eventRoutes } from "./routes/events.js";
+import { jobRoutes } from "./routes/jobs.js";
+import { policyRoutes } from "./routes/policy.js";
+import { sessionRoutes } from "./routes/sessions.js";
+import { systemRoutes } from "./routes/system.js";
+import { tenantRoutes } from "./routes/tenants.js";
+
+export interface ApiDeps extends ServiceDeps {
+  bodyLimitBytes: number;
+}
+
+export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) {
+        const details = result.error.issues.map((i) => ({ path: formatPath(i.path), message: i.message }));
+        throw new ValidationError(`invalid request: ${details.map((d) => d.path).join(", ")}`, details);
+      }
+    },
+  });
+
+  app.use("*", async (c, next) => {
+    const incoming = c.req.header("x-request-id");
+    const id = incoming && /^[\w.-]{1,100}$/.test(incoming) ? incoming : `req_${randomUUID()}`;
+    c.set("requestId", id);
+    c.header("x-request-id", id);
+    await next();
+    c.header("x-request-id", id);
+    deps.metrics.inc("toolshed_http_requests_total", { method: c.req.method, status: String(c.res.status) });
+  });
+  app.use(
+    "/v1/*",
+    bodyLimit({
+      maxSize: deps.bodyLimitBytes,
+      onError: () => {
+        throw new PayloadTooLargeError(deps.bodyLimitBytes);
+      },
+    }),
+  );
+  app.use("/v1/*", requireKey(deps.db));
+
+  systemRoutes(app, deps);
+  tenantRoutes(app, deps);
+  sessionRoutes(app, deps);
+  callRoutes(app, deps);
+  jobRoutes(app, deps);
+  eventRoutes(app, deps);
+  policyRoutes(app, deps);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
+  app.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: { title: "Toolshed", version: "1", description: "Runs AI agents' tool calls for many tenants." },
+  });
+  app.get("/docs", (c) => c.html(docsPage("/openapi.json")));
+
+  app.notFound((c) => problem(c, "NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`));
+  app.onError((err, c) => errorResponse(c, err, deps.logger));
+  return app;
+}

@@ -1,0 +1,9 @@
+/** The Hono environment shared by every route: the request id and the authenticated caller. */
+import type { Principal } from "../service/principal.js";
+
+export interface AppEnv {
+  Variables: {
+    requestId: string;
+    principal: Principal;
+  };
+}

@@ -1,0 +1,35 @@
+/** The one mapping from errors to HTTP problem responses (`{error:{code,message,details?},requestId}`). */
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { AppError, ERROR_STATUS, type ErrorCode, type ErrorDetail } from "../errors.js";
+import type { Logger } from "../log.js";
+import { SandboxUnavailableError } from "../sandbox/sandbox.js";
+
+export function problem(
+  c: Context,
+  code: ErrorCode,
+  message: string,
+  details?: ErrorDetail[],
+  headers?: Record<string, string>,
+): Response {
+  const requestId = (c.get("requestId") as string | undefined) ?? "";
+  const body = { error: { code, message, ...(details?.length ? { details } : {}) }, requestId };
+  return c.json(body, ERROR_STATUS[code] as ContentfulStatusCode, headers);
+}
+
+/** Known errors keep their code and message; anything else is logged and answered generically. */
+export function errorResponse(c: Context, err: unknown, logger: Logger): Response {
+  if (err instanceof AppError) {
+    const headers = err.retryAfterS ? { "retry-after": String(err.retryAfterS) } : undefined;
+    return problem(c, err.code, err.message, err.details, headers);
+  }
+  if (err instanceof SandboxUnavailableError) return problem(c, "SANDBOX_UNAVAILABLE", err.message);
+  if (err instanceof HTTPException) {
+    if (err.status === 413) return problem(c, "PAYLOAD_TOO_LARGE", "request body too large");
+    if (err.status === 400) return problem(c, "VALIDATION", "malformed request body (expected JSON)");
+    if (err.status === 401) return problem(c, "UNAUTHENTICATED", "missing or invalid API key");
+  }
+  logger.error({ err, requestId: c.get("requestId") }, "unhandled error");
+  return problem(c, "INTERNAL", "internal error");
+}

@@ -1,0 +1,55 @@
+/** Tool calls: submit (optionally waiting for the result) and the dry-run decision. */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { dryRunDecision, waitForJob } from "../../service/jobs.js";
+import { submitCall } from "../../service/submit-call.js";
+import type { ApiDeps } from "../app.js";
+import type { AppEnv } from "../context.js";
+import { bearer, Decision, errorResponses, JobEnvelope, json, jsonBody } from "../schemas.js";
+
+const Sid = z.object({ sid: z.string() });
+const Call = z.object({
+  tool: z.string().min(1),
+  input: z.record(z.string(), z.unknown()),
+  idempotencyKey: z.string().min(1).max(200).optional(),
+});
+
+const postCall = createRoute({
+  method: "post",
+  path: "/v1/sessions/{sid}/calls",
+  security: bearer,
+  request: {
+    params: Sid,
+    query: z.object({ wait: z.coerce.number().min(0).max(60).optional() }),
+    body: jsonBody(Call),
+  },
+  responses: {
+    200: json(JobEnvelope, "finished within the wait"),
+    202: json(JobEnvelope, "accepted; not finished yet"),
+    ...errorResponses,
+  },
+});
+
+const postDecision = createRoute({
+  method: "post",
+  path: "/v1/sessions/{sid}/decisions",
+  security: bearer,
+  request: { params: Sid, body: jsonBody(Call.omit({ idempotencyKey: true })) },
+  responses: { 200: json(z.object({ decision: Decision }), "what would be decided"), ...errorResponses },
+});
+
+export function callRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
+  app.openapi(postCall, async (c) => {
+    const { sid } = c.req.valid("param");
+    const { wait = 0 } = c.req.valid("query");
+    let { job } = await submitCall(deps, c.get("principal"), sid, c.req.valid("json"));
+    if (wait > 0 && (job.status === "queued" || job.status === "running")) {
+      job = await waitForJob(deps, job.id, wait * 1000);
+    }
+    const done = job.status !== "queued" && job.status !== "running";
+    return done ? c.json({ job }, 200) : c.json({ job }, 202);
+  });
+  app.openapi(postDecision, (c) => {
+    const decision = dryRunDecision(deps, c.get("principal"), c.req.valid("param").sid, c.req.valid("json"));
+    return c.json({ decision }, 200);
+  });
+}

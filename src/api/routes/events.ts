@@ -1,0 +1,32 @@
+/** `GET /v1/jobs/{jid}/events`: SSE of `status`, `chunk` and `result` events; `Last-Event-ID` resumes. */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { streamSSE } from "hono/streaming";
+import { followJobEvents } from "../../service/job-events.js";
+import type { ApiDeps } from "../app.js";
+import type { AppEnv } from "../context.js";
+import { bearer, errorResponses } from "../schemas.js";
+
+const route = createRoute({
+  method: "get",
+  path: "/v1/jobs/{jid}/events",
+  security: bearer,
+  request: { params: z.object({ jid: z.string() }) },
+  responses: {
+    200: { description: "text/event-stream", content: { "text/event-stream": { schema: z.string() } } },
+    ...errorResponses,
+  },
+});
+
+export function eventRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
+  app.openapi(route, async (c) => {
+    const jid = c.req.valid("param").jid;
+    const after = c.req.header("last-event-id") ?? c.req.query("lastEventId");
+    const events = await followJobEvents(deps, c.get("principal"), jid, after);
+    return streamSSE(c, async (stream) => {
+      stream.onAbort(() => events.close());
+      for await (const e of events) {
+        await stream.writeSSE({ id: e.id, event: e.type, data: JSON.stringify(e.data) });
+      }
+    });
+  });
+}

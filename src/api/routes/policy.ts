@@ -1,0 +1,18 @@
+/** `POST /v1/policy/check`: the CLI's policy check over HTTP, for admins testing a rule set. */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { policyCheck } from "../../service/policy-check.js";
+import type { ApiDeps } from "../app.js";
+import type { AppEnv } from "../context.js";
+import { bearer, errorResponses, json, jsonBody } from "../schemas.js";
+
+const route = createRoute({
+  method: "post",
+  path: "/v1/policy/check",
+  security: bearer,
+  request: { body: jsonBody(z.record(z.string(), z.unknown())) },
+  responses: { 200: json(z.record(z.string(), z.unknown()), "the engine's answer"), ...errorResponses },
+});
+
+export function policyRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
+  app.openapi(route, (c) => c.json(policyCheck(deps, c.get("principal"), c.req.valid("json")), 200));
+}

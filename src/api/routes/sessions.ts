@@ -1,0 +1,86 @@
+/** Sessions: create, read, change mode/directories, delete; the tools the model should see. */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { listSessionTools } from "../../service/session-tools.js";
+import { createSession, deleteSession, getSession, updateSession } from "../../service/sessions.js";
+import type { ApiDeps } from "../app.js";
+import type { AppEnv } from "../context.js";
+import { bearer, errorResponses, json, jsonBody, Mode, Session } from "../schemas.js";
+
+const Sid = z.object({ sid: z.string() });
+const Dirs = z.array(z.string().startsWith("/", { error: "must be an absolute path" }));
+
+const postSession = createRoute({
+  method: "post",
+  path: "/v1/sessions",
+  security: bearer,
+  request: {
+    body: jsonBody(
+      z.object({
+        mode: Mode.optional(),
+        workingDirectories: Dirs.optional(),
+        toolGroups: z.array(z.string()).optional(),
+        tools: z.array(z.string()).optional(),
+        skills: z.array(z.string()).optional(),
+      }),
+    ),
+  },
+  responses: { 201: json(Session, "created"), ...errorResponses },
+});
+
+const getOne = createRoute({
+  method: "get",
+  path: "/v1/sessions/{sid}",
+  security: bearer,
+  request: { params: Sid },
+  responses: { 200: json(Session, "the session"), ...errorResponses },
+});
+
+const patchOne = createRoute({
+  method: "patch",
+  path: "/v1/sessions/{sid}",
+  security: bearer,
+  request: {
+    params: Sid,
+    body: jsonBody(z.object({ mode: Mode.optional(), workingDirectories: Dirs.optional() })),
+  },
+  responses: { 200: json(Session, "the session"), ...errorResponses },
+});
+
+const deleteOne = createRoute({
+  method: "delete",
+  path: "/v1/sessions/{sid}",
+  security: bearer,
+  request: { params: Sid },
+  responses: { 204: { description: "deleted with its container and workspace" }, ...errorResponses },
+});
+
+const ToolInfo = z.object({
+  name: z.string(),
+  description: z.string(),
+  inputSchema: z.record(z.string(), z.unknown()),
+});
+const getTools = createRoute({
+  method: "get",
+  path: "/v1/sessions/{sid}/tools",
+  security: bearer,
+  request: { params: Sid },
+  responses: {
+    200: json(z.object({ tools: z.array(ToolInfo), systemPrompt: z.string() }), "what the model sees"),
+    ...errorResponses,
+  },
+});
+
+export function sessionRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
+  app.openapi(postSession, (c) => c.json(createSession(deps, c.get("principal"), c.req.valid("json")), 201));
+  app.openapi(getOne, (c) => c.json(getSession(deps, c.get("principal"), c.req.valid("param").sid), 200));
+  app.openapi(patchOne, (c) =>
+    c.json(updateSession(deps, c.get("principal"), c.req.valid("param").sid, c.req.valid("json")), 200),
+  );
+  app.openapi(deleteOne, async (c) => {
+    await deleteSession(deps, c.get("principal"), c.req.valid("param").sid);
+    return c.body(null, 204);
+  });
+  app.openapi(getTools, (c) =>
+    c.json(listSessionTools(deps, c.get("principal"), c.req.valid("param").sid), 200),
+  );
+}

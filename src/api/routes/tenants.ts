@@ -1,0 +1,79 @@
+/** Tenants, their keys and their rule sets. */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { createKey, revokeKey } from "../../service/keys.js";
+import { getTenantRules, putTenantRules } from "../../service/rules.js";
+import { createTenant } from "../../service/tenants.js";
+import type { ApiDeps } from "../app.js";
+import type { AppEnv } from "../context.js";
+import { bearer, errorResponses, json, jsonBody, RuleSetBody } from "../schemas.js";
+
+const Tenant = z.object({ id: z.string(), name: z.string() }).openapi("Tenant");
+const TenantParams = z.object({ tid: z.string() });
+
+const postTenant = createRoute({
+  method: "post",
+  path: "/v1/tenants",
+  security: bearer,
+  request: { body: jsonBody(z.object({ name: z.string().min(1).max(200) })) },
+  responses: { 201: json(Tenant, "created"), ...errorResponses },
+});
+
+const postKey = createRoute({
+  method: "post",
+  path: "/v1/tenants/{tid}/keys",
+  security: bearer,
+  request: {
+    params: TenantParams,
+    body: jsonBody(
+      z.object({ role: z.enum(["agent", "tenant_admin"]), name: z.string().max(200).optional() }),
+    ),
+  },
+  responses: {
+    201: json(
+      z.object({ id: z.string(), key: z.string(), role: z.string() }),
+      "created; the key is shown once",
+    ),
+    ...errorResponses,
+  },
+});
+
+const deleteKey = createRoute({
+  method: "delete",
+  path: "/v1/keys/{kid}",
+  security: bearer,
+  request: { params: z.object({ kid: z.string() }) },
+  responses: { 204: { description: "revoked" }, ...errorResponses },
+});
+
+const putRules = createRoute({
+  method: "put",
+  path: "/v1/tenants/{tid}/rules",
+  security: bearer,
+  request: { params: TenantParams, body: jsonBody(RuleSetBody) },
+  responses: { 200: json(RuleSetBody, "the stored set"), ...errorResponses },
+});
+
+const getRules = createRoute({
+  method: "get",
+  path: "/v1/tenants/{tid}/rules",
+  security: bearer,
+  request: { params: TenantParams },
+  responses: { 200: json(RuleSetBody, "the set"), ...errorResponses },
+});
+
+export function tenantRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
+  app.openapi(postTenant, (c) => c.json(createTenant(deps, c.get("principal"), c.req.valid("json")), 201));
+  app.openapi(postKey, (c) =>
+    c.json(createKey(deps, c.get("principal"), c.req.valid("param").tid, c.req.valid("json")), 201),
+  );
+  app.openapi(deleteKey, (c) => {
+    revokeKey(deps, c.get("principal"), c.req.valid("param").kid);
+    return c.body(null, 204);
+  });
+  app.openapi(putRules, (c) =>
+    c.json(putTenantRules(deps, c.get("principal"), c.req.valid("param").tid, c.req.valid("json")), 200),
+  );
+  app.openapi(getRules, (c) =>
+    c.json(getTenantRules(deps, c.get("principal"), c.req.valid("param").tid), 200),
+  );
+}

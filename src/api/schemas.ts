@@ -1,0 +1,106 @@
+/** Request and response schemas shared by the routes; they also generate the OpenAPI document. */
+import { z } from "@hono/zod-openapi";
+import { PERMISSION_MODES, type PermissionMode } from "../permission/types.js";
+
+export const ErrorBody = z
+  .object({
+    error: z.object({
+      code: z.string(),
+      message: z.string(),
+      details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    }),
+    requestId: z.string(),
+  })
+  .openapi("Error");
+
+export const Mode = z.enum(PERMISSION_MODES as readonly [PermissionMode, ...PermissionMode[]]);
+
+export const RuleSetBody = z
+  .object({ allow: z.array(z.string()), deny: z.array(z.string()), ask: z.array(z.string()) })
+  .openapi("RuleSet");
+
+export const Session = z
+  .object({
+    id: z.string(),
+    mode: Mode,
+    cwd: z.string(),
+    home: z.string(),
+    workingDirectories: z.array(z.string()),
+    status: z.string(),
+    rules: RuleSetBody,
+    createdAt: z.string(),
+    lastUsedAt: z.string(),
+  })
+  .openapi("Session");
+
+export const Decision = z
+  .object({
+    behavior: z.enum(["allow", "deny", "ask"]),
+    message: z.string(),
+    reason: z.string().nullable(),
+    rule: z.string().optional(),
+    mode: z.string(),
+    bypassImmune: z.boolean(),
+    suggestions: z.array(z.string()),
+    decidedBy: z.enum(["rule", "tool", "mode", "approval"]),
+  })
+  .openapi("Decision");
+
+export const Result = z
+  .object({
+    content: z.array(z.looseObject({ type: z.string() })),
+    state: z.enum(["success", "error", "denied", "interrupted"]),
+    exitCode: z.number().nullable().optional(),
+    truncated: z.boolean().optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  })
+  .openapi("Result");
+
+export const Job = z
+  .object({
+    id: z.string(),
+    sessionId: z.string(),
+    tool: z.string(),
+    input: z.record(z.string(), z.unknown()),
+    status: z.enum([
+      "queued",
+      "running",
+      "succeeded",
+      "failed",
+      "denied",
+      "awaiting_approval",
+      "awaiting_external",
+      "cancelled",
+    ]),
+    decision: Decision,
+    result: Result.optional(),
+    idempotencyKey: z.string().optional(),
+    createdAt: z.string(),
+    startedAt: z.string().optional(),
+    finishedAt: z.string().optional(),
+  })
+  .openapi("Job");
+
+export const JobEnvelope = z.object({ job: Job }).openapi("JobEnvelope");
+
+export const errorResponses = {
+  400: { description: "invalid request", content: { "application/json": { schema: ErrorBody } } },
+  401: { description: "missing or invalid key", content: { "application/json": { schema: ErrorBody } } },
+  403: { description: "role not allowed", content: { "application/json": { schema: ErrorBody } } },
+  404: {
+    description: "not found (or another tenant's)",
+    content: { "application/json": { schema: ErrorBody } },
+  },
+} as const;
+
+export const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+
+export const jsonBody = <T extends z.ZodType>(schema: T) => ({
+  required: true,
+  content: { "application/json": { schema } },
+});
+
+export const bearer = [{ bearer: [] }];

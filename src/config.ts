@@ -1,0 +1,50 @@
+/**
+ * All settings, validated once by one zod schema. Nothing else in the codebase reads
+ * `process.env`: the composition root calls `loadConfig()` and passes the result in.
+ */
+import { z } from "zod";
+
+const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+
+export const Config = z.object({
+  PORT: int(8080),
+  HOST: z.string().default("127.0.0.1"),
+  DATA_DIR: z.string().default("./data"),
+  REDIS_URL: z.string().default("redis://127.0.0.1:6379"),
+  TOOLSHED_ADMIN_KEY: z.string().min(16).optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  SANDBOX_IMAGE: z.string().default("toolshed-sandbox:latest"),
+  /** Labels containers and namespaces Redis keys, so several services can share a host. */
+  SERVICE_ID: z
+    .string()
+    .regex(/^[a-z0-9-]+$/)
+    .default("toolshed"),
+  /** BullMQ prefix; tests give each run its own. */
+  QUEUE_PREFIX: z.string().default("toolshed"),
+  WORKER_CONCURRENCY: int(16, 1),
+  /** BullMQ lock: a dead worker's jobs are recovered after about this long. */
+  JOB_LOCK_MS: int(30_000, 1000),
+  JOB_STALLED_INTERVAL_MS: int(15_000, 500),
+  /** How often a job held back by its session's ordering is looked at again (it is also promoted). */
+  ORDER_RECHECK_MS: int(1000, 10),
+  SANDBOX_RETRY_ATTEMPTS: int(4, 1),
+  SANDBOX_RETRY_BACKOFF_MS: int(1000, 0),
+  BODY_LIMIT_BYTES: int(1024 * 1024, 1024),
+  EVENT_STREAM_MAXLEN: int(10_000, 10),
+  EVENT_STREAM_TTL_S: int(24 * 3600, 1),
+  SANDBOX_MEMORY_MB: int(1024, 64),
+  SANDBOX_CPUS: z.coerce.number().positive().default(1),
+  SANDBOX_PIDS: int(256, 16),
+  SANDBOX_IDLE_STOP_MS: int(15 * 60_000, 1000),
+});
+export type Config = z.infer<typeof Config>;
+
+/** Parses the environment (or a test's explicit object); throws a readable error when invalid. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = Config.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new Error(`invalid configuration:\n  ${lines.join("\n  ")}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,157 @@
+/**
+ * The durable store. Timestamps are ISO-8601 strings (UTC); JSON columns hold the API's
+ * shapes. Every tenant-owned row carries `tenant_id` so that every query can be scoped.
+ */
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+export type KeyRole = "admin" | "tenant_admin" | "agent";
+export type JobStatus =
+  | "queued"
+  | "running"
+  | "succeeded"
+  | "failed"
+  | "denied"
+  | "awaiting_approval"
+  | "awaiting_external"
+  | "cancelled";
+
+export interface RuleStrings {
+  allow: string[];
+  deny: string[];
+  ask: string[];
+}
+
+export interface StoredDecision {
+  behavior: "allow" | "deny" | "ask";
+  message: string;
+  reason: string | null;
+  rule?: string;
+  mode: string;
+  bypassImmune: boolean;
+  suggestions: string[];
+  decidedBy: "rule" | "tool" | "mode" | "approval";
+}
+
+export interface StoredResult {
+  content: ({ type: "text"; text: string } | ({ type: "data" } & Record<string, unknown>))[];
+  state: "success" | "error" | "denied" | "interrupted";
+  exitCode?: number | null;
+  truncated?: boolean;
+  metadata?: Record<string, unknown>;
+}
+
+export const tenants = sqliteTable("tenants", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  createdAt: text("created_at").notNull(),
+});
+
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id").references(() => tenants.id),
+    role: text("role").$type<KeyRole>().notNull(),
+    name: text("name"),
+    hash: text("hash").notNull(),
+    createdAt: text("created_at").notNull(),
+    revokedAt: text("revoked_at"),
+  },
+  (t) => [uniqueIndex("api_keys_hash_idx").on(t.hash)],
+);
+
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
+    mode: text("mode").notNull(),
+    cwd: text("cwd").notNull(),
+    home: text("home").notNull(),
+    workingDirectories: text("working_directories", { mode: "json" }).$type<string[]>().notNull(),
+    rules: text("rules", { mode: "json" }).$type<RuleStrings>().notNull(),
+    status: text("status").$type<"active" | "deleted">().notNull(),
+    /** The next queue position: a job gets its `seq` when it enters the queue. */
+    nextSeq: integer("next_seq").notNull().default(1),
+    createdAt: text("created_at").notNull(),
+    lastUsedAt: text("last_used_at").notNull(),
+  },
+  (t) => [index("sessions_tenant_idx").on(t.tenantId, t.status)],
+);
+
+export const tenantRules = sqliteTable("tenant_rules", {
+  tenantId: text("tenant_id")
+    .primaryKey()
+    .references(() => tenants.id),
+  rules: text("rules", { mode: "json" }).$type<RuleStrings>().notNull(),
+  updatedAt: text("updated_at").notNull(),
+});
+
+export const jobs = sqliteTable(
+  "jobs",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => sessions.id),
+    tool: text("tool").notNull(),
+    input: text("input", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    status: text("status").$type<JobStatus>().notNull(),
+    decision: text("decision", { mode: "json" }).$type<StoredDecision>().notNull(),
+    result: text("result", { mode: "json" }).$type<StoredResult>(),
+    idempotencyKey: text("idempotency_key"),
+    /** Queue order within the session (null until queued); drives per-session ordering. */
+    seq: integer("seq"),
+    concurrencySafe: integer("concurrency_safe", { mode: "boolean" }).notNull(),
+    cancelRequested: integer("cancel_requested", { mode: "boolean" }).notNull().default(false),
+    runs: integer("runs").notNull().default(0),
+    error: text("error"),
+    createdAt: text("created_at").notNull(),
+    startedAt: text("started_at"),
+    finishedAt: text("finished_at"),
+  },
+  (t) => [
+    uniqueIndex("jobs_session_idem_idx").on(t.sessionId, t.idempotencyKey),
+    index("jobs_session_seq_idx").on(t.sessionId, t.seq),
+    index("jobs_status_idx").on(t.status),
+  ],
+);
+
+export const readCache = sqliteTable(
+  "read_cache",
+  {
+    sessionId: text("session_id").notNull(),
+    filePath: text("file_path").notNull(),
+    lines: text("lines", { mode: "json" }).$type<string[]>().notNull(),
+    mtimeMs: real("mtime_ms").notNull(),
+    contentHash: text("content_hash").notNull(),
+    sizeBytes: integer("size_bytes").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionId, t.filePath] })],
+);
+
+export const audit = sqliteTable(
+  "audit",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id").notNull(),
+    sessionId: text("session_id"),
+    jobId: text("job_id"),
+    kind: text("kind").notNull(),
+    actorKeyId: text("actor_key_id"),
+    data: text("data", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("audit_tenant_idx").on(t.tenantId, t.createdAt)],
+);
+
+export type TenantRow = typeof tenants.$inferSelect;
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+export type SessionRow = typeof sessions.$inferSelect;
+export type JobRow = typeof jobs.$inferSelect;

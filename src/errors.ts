@@ -1,0 +1,89 @@
+/**
+ * The closed list of error codes (api.md) with their HTTP statuses, and the error classes the
+ * service throws. `src/api/errors.ts` is the one place that turns them into responses.
+ */
+
+export const ERROR_STATUS = {
+  VALIDATION: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  SANDBOX_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+/** An expected failure with a stable code; its message is safe to show to callers. */
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+    readonly retryAfterS?: number,
+  ) {
+    super(message);
+    this.name = "AppError";
+  }
+}
+
+export class ValidationError extends AppError {
+  constructor(message: string, details?: ErrorDetail[]) {
+    super("VALIDATION", message, details);
+  }
+}
+
+/** Missing and other tenants' resources alike: callers cannot tell them apart. */
+export class NotFoundError extends AppError {
+  constructor(resource: string, id: string) {
+    super("NOT_FOUND", `${resource} ${id} not found`);
+  }
+}
+
+export class UnauthenticatedError extends AppError {
+  constructor(message = "missing or invalid API key") {
+    super("UNAUTHENTICATED", message);
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(message = "this key's role may not do that") {
+    super("FORBIDDEN", message);
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(message: string) {
+    super("CONFLICT", message);
+  }
+}
+
+export class PayloadTooLargeError extends AppError {
+  constructor(limitBytes: number) {
+    super("PAYLOAD_TOO_LARGE", `request body exceeds ${limitBytes} bytes`);
+  }
+}
+
+export class RateLimitedError extends AppError {
+  constructor(message: string, retryAfterS: number) {
+    super("RATE_LIMITED", message, undefined, retryAfterS);
+  }
+}
+
+/** Formats a path of keys and indexes as `input.file_path` / `allow[2]`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const part of path) {
+    if (typeof part === "number") out += `[${part}]`;
+    else out += out ? `.${String(part)}` : String(part);
+  }
+  return out;
+}

@@ -1,0 +1,11 @@
+/** The typed job catalog: job name → payload schema. Payloads carry ids only (rows are the truth). */
+import { z } from "zod";
+
+export const RunCall = z.object({ jobId: z.string().startsWith("job_") });
+export type RunCall = z.infer<typeof RunCall>;
+
+export const JOB_CATALOG = { "run-call": RunCall } as const;
+export type JobName = keyof typeof JOB_CATALOG;
+
+/** The one queue that tool calls go through (per service prefix). */
+export const CALLS_QUEUE = "calls";

@@ -1,0 +1,68 @@
+/** The BullMQ side of the `JobQueue` port: one queue of `run-call` jobs whose id is the job id. */
+import { Job, Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import type { JobQueue } from "../service/deps.js";
+import { CALLS_QUEUE, type RunCall } from "./catalog.js";
+
+export interface CallQueueOptions {
+  prefix: string;
+  /** Attempts when the sandbox is unavailable (the only retried failure). */
+  attempts: number;
+  backoffMs: number;
+}
+
+/** The queue adapter, configured from the service settings. */
+export function createBullQueue(
+  connection: Redis,
+  cfg: { QUEUE_PREFIX: string; SANDBOX_RETRY_ATTEMPTS: number; SANDBOX_RETRY_BACKOFF_MS: number },
+): BullJobQueue {
+  const queue = new Queue<RunCall>(CALLS_QUEUE, { connection, prefix: cfg.QUEUE_PREFIX });
+  return new BullJobQueue(queue, {
+    prefix: cfg.QUEUE_PREFIX,
+    attempts: cfg.SANDBOX_RETRY_ATTEMPTS,
+    backoffMs: cfg.SANDBOX_RETRY_BACKOFF_MS,
+  });
+}
+
+export class BullJobQueue implements JobQueue {
+  constructor(
+    readonly queue: Queue<RunCall>,
+    private readonly opts: CallQueueOptions,
+  ) {}
+
+  async enqueue(jobId: string): Promise<void> {
+    await this.queue.add(
+      "run-call",
+      { jobId },
+      {
+        jobId,
+        attempts: this.opts.attempts,
+        backoff: { type: "exponential", delay: this.opts.backoffMs },
+        removeOnComplete: true,
+        removeOnFail: { age: 7 * 24 * 3600 },
+      },
+    );
+  }
+
+  async promote(jobId: string): Promise<void> {
+    const job = await Job.fromId(this.queue, jobId);
+    if (job && (await job.isDelayed())) await job.promote().catch(() => undefined);
+  }
+
+  async discard(jobId: string): Promise<void> {
+    const job = await Job.fromId(this.queue, jobId);
+    if (job && !(await job.isActive())) await job.remove().catch(() => undefined);
+  }
+
+  /** Re-adds a job whose BullMQ entry is gone or finished although its row still expects a run. */
+  async ensureQueued(jobId: string): Promise<boolean> {
+    const job = await Job.fromId(this.queue, jobId);
+    if (job) {
+      const state = await job.getState();
+      if (state !== "completed" && state !== "failed" && state !== "unknown") return false;
+      await job.remove().catch(() => undefined);
+    }
+    await this.enqueue(jobId);
+    return true;
+  }
+}

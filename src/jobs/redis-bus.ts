@@ -1,0 +1,82 @@
+/**
+ * Per-job event streams (Redis `XADD`, capped and expiring) plus two pub/sub channels: "a job
+ * has new events" (wait, SSE) and "cancel this job" (reaches whichever worker runs it).
+ */
+import type { Redis } from "ioredis";
+import type { CancelBus, JobEvent, JobEvents, JobEventType } from "../service/deps.js";
+
+export interface RedisBusOptions {
+  prefix: string;
+  maxLen: number;
+  ttlS: number;
+}
+
+type Listener = (jobId: string) => void;
+
+export class RedisBus implements JobEvents, CancelBus {
+  private readonly watchers = new Map<string, Set<() => void>>();
+  private readonly cancelListeners = new Set<Listener>();
+  private readonly eventsChannel: string;
+  private readonly cancelChannel: string;
+
+  /** `sub` becomes a subscriber connection: give it a dedicated client. */
+  constructor(
+    private readonly redis: Redis,
+    private readonly sub: Redis,
+    private readonly opts: RedisBusOptions,
+  ) {
+    this.eventsChannel = `${opts.prefix}:bus:events`;
+    this.cancelChannel = `${opts.prefix}:bus:cancel`;
+  }
+
+  async start(): Promise<void> {
+    this.sub.on("message", (channel: string, jobId: string) => {
+      if (channel === this.eventsChannel) for (const w of this.watchers.get(jobId) ?? []) w();
+      if (channel === this.cancelChannel) for (const l of this.cancelListeners) l(jobId);
+    });
+    await this.sub.subscribe(this.eventsChannel, this.cancelChannel);
+  }
+
+  private key(jobId: string): string {
+    return `${this.opts.prefix}:job-events:${jobId}`;
+  }
+
+  async append(jobId: string, type: JobEventType, data: unknown): Promise<void> {
+    const key = this.key(jobId);
+    await this.redis
+      .multi()
+      .xadd(key, "MAXLEN", "~", String(this.opts.maxLen), "*", "type", type, "data", JSON.stringify(data))
+      .expire(key, this.opts.ttlS)
+      .publish(this.eventsChannel, jobId)
+      .exec();
+  }
+
+  async read(jobId: string, afterId?: string, count = 500): Promise<JobEvent[]> {
+    const start = afterId ? `(${afterId}` : "-";
+    const rows = await this.redis.xrange(this.key(jobId), start, "+", "COUNT", count);
+    return rows.map(([id, fields]) => {
+      const f: Record<string, string> = {};
+      for (let i = 0; i + 1 < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
+      return { id, type: f.type as JobEventType, data: JSON.parse(f.data ?? "null") };
+    });
+  }
+
+  async watch(jobId: string, onChange: () => void): Promise<() => void> {
+    const set = this.watchers.get(jobId) ?? new Set();
+    this.watchers.set(jobId, set);
+    set.add(onChange);
+    return () => {
+      set.delete(onChange);
+      if (set.size === 0) this.watchers.delete(jobId);
+    };
+  }
+
+  async requestCancel(jobId: string): Promise<void> {
+    await this.redis.publish(this.cancelChannel, jobId);
+  }
+
+  onCancel(listener: Listener): () => void {
+    this.cancelListeners.add(listener);
+    return () => this.cancelListeners.delete(listener);
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * One analysis of a Bash command, shared by every layer: parse once, copy the tree once, split
+ * into simple commands (nested `sh -c` / `eval` strings included) and find injections. The
+ * last few analyses are memoised, so the engine's several calls per decision parse once.
+ */
+import { trackCwd } from "./cwd-tracking.js";
+import { findInjection } from "./injection.js";
+import { parseBash } from "./parser.js";
+import { collectCommands, type Redirect, type SimpleCommand } from "./simple-commands.js";
+import { toSyntaxTree } from "./syntax.js";
+
+/** Commands longer than this are not parsed at all. */
+export const MAX_COMMAND_LENGTH = 65_536;
+
+/** How deep `sh -c '...'` and `eval` strings are opened. */
+const MAX_NESTING = 3;
+
+const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "ash"]);
+
+/** Everything the layers need to know about one command string. */
+export interface BashAnalysis {
+  command: string;
+  /** Why the command cannot be analysed at all (shown after `Permission required: `), or null. */
+  failure: string | null;
+  /** The first node type that cannot be statically analysed (§5.4), or null. */
+  injection: string | null;
+  /** tree-sitter found a syntax error: the split may be incomplete. */
+  hasError: boolean;
+  commands: SimpleCommand[];
+  looseRedirects: Redirect[];
+  /** Variables assigned outside commands (`export PATH=...`). */
+  assignments: string[];
+}
+
+interface Found {
+  injection: string | null;
+  hasError: boolean;
+  commands: SimpleCommand[];
+  looseRedirects: Redirect[];
+  assignments: string[];
+}
+
+/** The code string a shell or `eval` will run, when this command is one and it is literal. */
+function nestedCode(cmd: SimpleCommand): string | null {
+  if (cmd.name === "eval") {
+    const values = cmd.args.map((a) => a.value);
+    return values.every((v) => v !== null) ? values.join(" ") : null;
+  }
+  if (cmd.name === null || !SHELLS.has(cmd.name)) return null;
+  for (let i = 0; i < cmd.args.length; i++) {
+    const v = cmd.args[i]?.value;
+    if (v == null || !v.startsWith("-") || v.startsWith("--")) continue;
+    if (v.includes("c")) return cmd.args[i + 1]?.value ?? null;
+  }
+  return null;
+}
+
+function analyseText(text: string, home: string, depth: number): Found | null {
+  const tree = parseBash(text);
+  if (tree === null) return null;
+  const root = toSyntaxTree(tree);
+  const found = collectCommands(root, text, home, depth);
+  const result: Found = {
+    injection: findInjection(root),
+    hasError: tree.rootNode.hasError,
+    commands: found.commands,
+    looseRedirects: found.looseRedirects,
+    assignments: found.assignments,
+  };
+  if (depth >= MAX_NESTING) return result;
+  for (const cmd of found.commands) {
+    const code = nestedCode(cmd);
+    if (code === null) continue;
+    const inner = analyseText(code, home, depth + 1);
+    if (inner === null) {
+      result.hasError = true;
+      continue;
+    }
+    result.injection ??= inner.injection;
+    result.hasError ||= inner.hasError;
+    result.commands.push(...inner.commands);
+    result.looseRedirects.push(...inner.looseRedirects);
+    result.assignments.push(...inner.assignments);
+  }
+  return result;
+}
+
+function compute(command: string, cwd: string, home: string): BashAnalysis {
+  const empty = {
+    command,
+    injection: null,
+    hasError: false,
+    commands: [],
+    looseRedirects: [],
+    assignments: [],
+  };
+  if (command.length > MAX_COMMAND_LENGTH) {
+    return {
+      ...empty,
+      failure: `Command is longer than ${MAX_COMMAND_LENGTH} characters and cannot be analysed`,
+    };
+  }
+  try {
+    const parsed = analyseText(command, home, 0);
+    if (parsed === null) return { ...empty, failure: "Command parsing failed, cannot verify safety" };
+    trackCwd(parsed.commands, cwd, home);
+    return { command, failure: null, ...parsed };
+  } catch {
+    return { ...empty, failure: "Command parsing failed, cannot verify safety" };
+  }
+}
+
+const MEMO_SIZE = 8;
+const memo = new Map<string, BashAnalysis>();
+
+/** Analyses `command` as run in `cwd` with home `home`; memoised (a pure function of its inputs). */
+export function analyseBash(command: string, cwd: string, home: string): BashAnalysis {
+  const key = `${cwd}\u0000${home}\u0000${command}`;
+  const hit = memo.get(key);
+  if (hit) return hit;
+  const result = compute(command, cwd, home);
+  if (memo.size >= MEMO_SIZE) memo.delete(memo.keys().next().value as string);
+  memo.set(key, result);
+  return result;
+}

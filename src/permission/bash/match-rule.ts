@@ -1,0 +1,92 @@
+/**
+ * Bash rule matching (permission.md §5.11, §10.10): `X:*` prefixes and plain contents match at a
+ * word boundary, `*` is a wildcard within one simple command, `\*` and `\\` are literal. Deny
+ * and ask rules match the whole line or any simple command; an allow rule set must cover every
+ * simple command (read-only ones excepted).
+ */
+import type { PermissionRule } from "../types.js";
+import type { BashAnalysis } from "./analysis.js";
+import { isHarmlessRedirect, isReadOnlyCommand } from "./read-only.js";
+import type { SimpleCommand } from "./simple-commands.js";
+
+/** A compiled rule content: a test on one piece of command text. */
+export type CompiledRule = (text: string) => boolean;
+
+const compiled = new Map<string, CompiledRule>();
+
+function hasUnescapedStar(content: string): boolean {
+  for (let i = 0; i < content.length; i++) {
+    if (content[i] === "\\") i++;
+    else if (content[i] === "*") return true;
+  }
+  return false;
+}
+
+/** `\*` is `*`, `\\` is `\`, any other backslash stays a literal backslash. */
+function unescapeContent(content: string): string {
+  return content.replace(/\\([*\\])/g, "$1");
+}
+
+function wordPrefix(prefix: string): CompiledRule {
+  return (text) => text === prefix || (text.startsWith(prefix) && /^\s/.test(text.slice(prefix.length)));
+}
+
+function wildcard(content: string): CompiledRule {
+  let source = "";
+  for (let i = 0; i < content.length; i++) {
+    const c = content[i] as string;
+    if (c === "\\" && (content[i + 1] === "*" || content[i + 1] === "\\")) {
+      source += `\\${content[++i]}`;
+    } else if (c === "*") source += ".*";
+    else source += c.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+  }
+  const full = new RegExp(`^(?:${source})$`, "s");
+  // `git *` also matches a bare `git` (the reference's trailing-wildcard rule).
+  const trimmed = source.endsWith(".*") ? new RegExp(`^(?:${source.slice(0, -2).trimEnd()})$`, "s") : null;
+  return (text) => full.test(text) || (trimmed?.test(text) ?? false);
+}
+
+/** Compiles (and caches) one rule content. */
+export function compileBashRule(content: string): CompiledRule {
+  const hit = compiled.get(content);
+  if (hit) return hit;
+  let rule: CompiledRule;
+  if (content.endsWith(":*")) rule = wordPrefix(content.slice(0, -2).trim());
+  else if (!hasUnescapedStar(content)) rule = wordPrefix(unescapeContent(content));
+  else rule = wildcard(content);
+  if (compiled.size > 1000) compiled.clear();
+  compiled.set(content, rule);
+  return rule;
+}
+
+/** The simple command with wrappers, assignments and quoting stripped: `sudo FOO=1 /bin/rm "x"` is `rm x`. */
+function normalisedText(cmd: SimpleCommand): string | null {
+  if (cmd.name === null) return null;
+  return [cmd.name, ...cmd.args.map((a) => a.lit)].join(" ");
+}
+
+/** Deny/ask matching: the whole line, or any simple command as written or normalised. */
+export function matchesAnyPart(content: string, a: BashAnalysis): boolean {
+  const rule = compileBashRule(content);
+  if (rule(a.command) || rule(a.command.trim())) return true;
+  return a.commands.some((c) => {
+    if (rule(c.text.trim())) return true;
+    const n = normalisedText(c);
+    return n !== null && rule(n);
+  });
+}
+
+/** Allow-set matching: the first rule used when every simple command is covered, else undefined. */
+export function matchAllowSet(rules: readonly PermissionRule[], a: BashAnalysis): PermissionRule | undefined {
+  if (a.failure !== null || a.injection !== null || a.hasError || a.commands.length === 0) return undefined;
+  if (!a.looseRedirects.every(isHarmlessRedirect)) return undefined;
+  const withContent = rules.filter((r) => r.ruleContent !== null && r.ruleContent !== "");
+  let decided: PermissionRule | undefined;
+  for (const cmd of a.commands) {
+    const text = cmd.text.trim();
+    const rule = withContent.find((r) => compileBashRule(r.ruleContent as string)(text));
+    if (rule) decided ??= rule;
+    else if (!isReadOnlyCommand(cmd)) return undefined;
+  }
+  return decided;
+}

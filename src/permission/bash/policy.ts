@@ -1,0 +1,175 @@
+/**
+ * The permission face of the `Bash` tool (permission.md §5.1–§5.12 with §10): layers 0–7 run in
+ * order on one shared analysis of the command, and nothing here ever throws.
+ */
+import {
+  type DangerousLists,
+  DEFAULT_DANGEROUS_LISTS,
+  extendDangerousLists,
+  isDangerousPath,
+} from "../paths.js";
+import type {
+  PermissionContext,
+  PermissionRule,
+  PermissionSubject,
+  ToolDecision,
+  ToolInput,
+} from "../types.js";
+import { acceptEditsBase } from "./accept-edits.js";
+import { analyseBash, type BashAnalysis } from "./analysis.js";
+import { findDangerousPattern } from "./dangerous-patterns.js";
+import { injectionMessage } from "./injection.js";
+import { matchAllowSet, matchesAnyPart } from "./match-rule.js";
+import { isReadOnlyAnalysis } from "./read-only.js";
+import { findDangerousRemoval, removalMessage } from "./removal.js";
+import { sedError } from "./sed.js";
+import { suggestRules } from "./suggestions.js";
+import { extractTargets } from "./target-paths.js";
+
+/** Per-instance additions to the default dangerous lists (§4). */
+export interface BashPolicyOptions {
+  additionalDangerousFiles?: readonly string[];
+  additionalDangerousDirectories?: readonly string[];
+}
+
+/** The command of an input: a string, "" when absent, null when it is something else. */
+export function commandOf(input: ToolInput): string | null {
+  const c = input?.command;
+  if (c === undefined || c === null) return "";
+  return typeof c === "string" ? c : null;
+}
+
+const NOT_A_STRING = "Command is not a string and cannot be analysed";
+
+function ask(message: string, reason: string): ToolDecision {
+  return { behavior: "ask", message: `Permission required: ${message}`, reason, bypassImmune: true };
+}
+
+function safetyLayers(a: BashAnalysis, ctx: PermissionContext, lists: DangerousLists): ToolDecision | null {
+  const pattern = findDangerousPattern(a);
+  if (pattern) {
+    return ask(
+      `Command contains dangerous pattern: ${pattern}`,
+      "Safety check: dangerous command pattern detected",
+    );
+  }
+  for (const cmd of a.commands) {
+    if (cmd.name !== "sed") continue;
+    const err = sedError(cmd, a.hasError, ctx.cwd, ctx.home, lists);
+    if (err) return ask(err, `Safety check: ${err}`);
+  }
+  const hits = extractTargets(a, ctx.cwd)
+    .filter(
+      (t) =>
+        isDangerousPath(t.value ?? t.lit, t.cwd ?? ctx.cwd, ctx.home, lists) ||
+        isDangerousPath(t.lit, t.cwd ?? ctx.cwd, ctx.home, lists),
+    )
+    .map((t) => t.lit);
+  if (hits.length > 0) {
+    return ask(
+      `Bash command operates on sensitive paths: ${hits.join(", ")}`,
+      "Safety check: dangerous file or directory in bash command",
+    );
+  }
+  const removal = findDangerousRemoval(a, ctx.cwd, ctx.home);
+  if (removal !== null) {
+    return {
+      behavior: "ask",
+      message: removalMessage(removal),
+      reason: "Safety check: dangerous removal of critical system path",
+      bypassImmune: true,
+    };
+  }
+  return null;
+}
+
+/** Layers 0–7 of §5.2 for one command string. */
+function decide(command: string, ctx: PermissionContext, lists: DangerousLists): ToolDecision {
+  if (command === "")
+    return { behavior: "passthrough", message: "Empty command", reason: null, bypassImmune: false };
+  const a = analyseBash(command, ctx.cwd, ctx.home);
+  if (a.failure !== null) return ask(a.failure, "Safety check: command cannot be statically analyzed");
+  if (a.injection !== null) {
+    return ask(
+      injectionMessage(a.injection),
+      "Safety check: command contains dynamic expansion that cannot be statically analyzed",
+    );
+  }
+  if (isReadOnlyAnalysis(a)) {
+    return {
+      behavior: "allow",
+      message: "Permission granted for read-only command",
+      reason: "Read-only command is allowed",
+      bypassImmune: false,
+    };
+  }
+  const safety = safetyLayers(a, ctx, lists);
+  if (safety) return safety;
+  if (ctx.mode === "accept_edits") {
+    const base = acceptEditsBase(a, ctx);
+    if (base !== null) {
+      return {
+        behavior: "allow",
+        message: `Permission granted for '${base}' command (accept edits mode - filesystem command, all targets in working directory)`,
+        reason: `Filesystem command '${base}' is auto-allowed in accept edits mode because all target paths are within a working directory`,
+        bypassImmune: false,
+      };
+    }
+  }
+  return {
+    behavior: "passthrough",
+    message: `Execute bash command: ${command}`,
+    reason: null,
+    bypassImmune: false,
+  };
+}
+
+/** Runs `fn`, turning any unexpected exception into `fallback` (the policy never throws). */
+function guarded<T>(fallback: T, fn: () => T): T {
+  try {
+    return fn();
+  } catch {
+    return fallback;
+  }
+}
+
+/** The `Bash` permission subject, with optional extra dangerous files and directories. */
+export function bashPolicy(opts?: BashPolicyOptions): PermissionSubject {
+  const lists = extendDangerousLists(DEFAULT_DANGEROUS_LISTS, opts);
+  return {
+    name: "Bash",
+    checkPermissions: (input, ctx) => {
+      const command = commandOf(input);
+      if (command === null) return ask(NOT_A_STRING, "Safety check: command cannot be statically analyzed");
+      return guarded(
+        ask(
+          "Command analysis failed, cannot verify safety",
+          "Safety check: command cannot be statically analyzed",
+        ),
+        () => decide(command, ctx, lists),
+      );
+    },
+    checkReadOnly: (input, ctx) => {
+      const command = commandOf(input);
+      if (!command) return false;
+      return guarded(false, () => isReadOnlyAnalysis(analyseBash(command, ctx.cwd, ctx.home)));
+    },
+    matchRule: (content, input, ctx) => {
+      const command = commandOf(input);
+      if (command === null) return false;
+      if (content === "") return true;
+      // A failed match must not hide a deny rule: on error, count it as a match.
+      return guarded(true, () => matchesAnyPart(content, analyseBash(command, ctx.cwd, ctx.home)));
+    },
+    matchAllowRules: (rules: PermissionRule[], input, ctx) => {
+      const command = commandOf(input);
+      if (command === null) return undefined;
+      return guarded(undefined, () => matchAllowSet(rules, analyseBash(command, ctx.cwd, ctx.home)));
+    },
+    generateSuggestions: (input, ctx) => {
+      const command = commandOf(input);
+      if (!command) return [];
+      return guarded([], () => suggestRules(analyseBash(command, ctx.cwd, ctx.home)));
+    },
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * sed constraints (permission.md §5.6, §10.8), per sed simple command: only substitutions and
+ * `-n` line prints, no w/e commands, and `-i` never on a dangerous file (the §4 path test).
+ */
+import { type DangerousLists, isDangerousPath } from "../paths.js";
+import type { SimpleCommand } from "./simple-commands.js";
+
+/** How one sed invocation reads: its flags, expressions and files. */
+export interface SedCall {
+  flags: Set<string>;
+  expressions: string[];
+  files: string[];
+  /** The first problem with the arguments themselves, or null. */
+  error: string | null;
+}
+
+const ALLOWED_FLAGS = "nEei";
+const LONG_FLAGS: Record<string, string> = { "--quiet": "n", "--silent": "n", "--regexp-extended": "E" };
+const HARMLESS_LONG = new Set(["--posix", "--sandbox", "--debug", "--follow-symlinks"]);
+
+/** Splits sed's arguments (best-effort literal text of each word). */
+export function parseSedArgs(args: readonly string[]): SedCall {
+  const call: SedCall = { flags: new Set(), expressions: [], files: [], error: null };
+  let explicit = false;
+  const positional: string[] = [];
+  let onlyFiles = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (onlyFiles || a === "-" || !a.startsWith("-")) {
+      positional.push(a);
+      continue;
+    }
+    if (a === "--") {
+      onlyFiles = true;
+      continue;
+    }
+    if (a.startsWith("--")) {
+      const [name = "", value] = a.split(/=(.*)/s);
+      if (name === "--expression") {
+        explicit = true;
+        const e = value ?? args[++i];
+        if (e !== undefined) call.expressions.push(e);
+      } else if (name === "--in-place") call.flags.add("i");
+      else if (LONG_FLAGS[name]) call.flags.add(LONG_FLAGS[name] as string);
+      else if (!HARMLESS_LONG.has(name)) call.error ??= `sed flag ${name} not allowed`;
+      continue;
+    }
+    // A short group: `-n`, `-ne`, `-i.bak` (everything after `i` is the backup suffix).
+    for (let j = 1; j < a.length; j++) {
+      const c = a[j] as string;
+      if (!ALLOWED_FLAGS.includes(c)) {
+        call.error ??= `sed flag -${c} not allowed`;
+        break;
+      }
+      call.flags.add(c);
+      if (c === "i") break;
+      if (c === "e") {
+        explicit = true;
+        const e = j + 1 < a.length ? a.slice(j + 1) : args[++i];
+        if (e !== undefined) call.expressions.push(e);
+        break;
+      }
+    }
+  }
+  if (explicit) call.files = positional;
+  else {
+    const [first, ...rest] = positional;
+    if (first !== undefined) call.expressions.push(first);
+    call.files = rest;
+  }
+  if (call.error === null && call.expressions.length === 0) call.error = "sed command missing expression";
+  return call;
+}
+
+/** The reference's expression checks, in order; null when the expression is allowed. */
+export function checkSedExpression(expr: string, quiet: boolean): string | null {
+  if (/\/[wW]\s+\S+/.test(expr) || expr.endsWith("/w") || expr.endsWith("/W")) {
+    return "sed write operation (w/W) not allowed";
+  }
+  if (/\/[eE](\s|$)/.test(expr) || expr.endsWith("/e") || expr.endsWith("/E")) {
+    return "sed execute operation (e/E) not allowed";
+  }
+  if (expr.includes("{") || expr.includes("}")) return "sed curly braces not allowed";
+  if (expr.startsWith("!")) return "sed negation (!) not allowed";
+  if (expr.includes("#") && !expr.startsWith("s#")) return "sed comments not allowed";
+  if (quiet && /^(\d+p|\d+,\d+p)$/.test(expr)) return null;
+  if (/^s[/|#]/.test(expr)) {
+    const delim = expr[1] as string;
+    const parts = expr.slice(2).split(delim);
+    if (parts.length >= 2 && (parts.length < 3 || /^[gp\d]*$/.test(parts[2] as string))) return null;
+  }
+  return `sed expression '${expr}' not in allowlist`;
+}
+
+/** The first sed error of one sed simple command (the §10.8 dangerous-file test for `-i`), or null. */
+export function sedError(
+  cmd: SimpleCommand,
+  hasSyntaxError: boolean,
+  cwd: string,
+  home: string,
+  lists: DangerousLists,
+): string | null {
+  if (hasSyntaxError) return "sed command has invalid shell syntax";
+  const call = parseSedArgs(cmd.args.map((a) => a.lit));
+  if (call.error) return call.error;
+  for (const e of call.expressions) {
+    const err = checkSedExpression(e, call.flags.has("n"));
+    if (err) return err;
+  }
+  if (call.flags.has("i")) {
+    const bad = call.files.find((f) => isDangerousPath(f, cmd.cwd ?? cwd, home, lists));
+    if (bad !== undefined) return `sed -i modifying dangerous file: ${bad}`;
+  }
+  return null;
+}

@@ -1,0 +1,233 @@
+/**
+ * Splitting a parsed command into simple commands (permission.md §10.2): `&& || ; | |& &` and
+ * newlines all separate; each simple command carries its resolved name, its words and the
+ * redirects attached to it. Redirects on compound statements are kept apart as "loose".
+ */
+import { resolveName } from "./command-name.js";
+import type { SyntaxNode } from "./syntax.js";
+import { toWord, type Word } from "./words.js";
+
+/** One redirect (`2>/dev/null`, `> out`, `<<EOF`, `<<< s`). */
+export interface Redirect {
+  op: string;
+  fd: string | null;
+  /** The file (or fd number) redirected to; null for heredocs and here-strings. */
+  target: Word | null;
+  start: number;
+  end: number;
+}
+
+/** One simple command of the line. */
+export interface SimpleCommand {
+  /** Source text, attached redirects included. */
+  text: string;
+  start: number;
+  end: number;
+  /** Names assigned before the command (`FOO=1 cmd`) or through `env FOO=1`. */
+  assignments: string[];
+  /** Only the `FOO=1 cmd` assignments (what the reference's suggestions look at). */
+  prefixAssignments: string[];
+  /** The command word and every argument, as written (assignments excluded). */
+  words: Word[];
+  /** Basename of the command after wrappers; null when unknown or absent. */
+  name: string | null;
+  nameWord: Word | null;
+  /** Arguments of the resolved command (wrapper words excluded). */
+  args: Word[];
+  wrappers: string[];
+  wrapperOptions: string[];
+  redirects: Redirect[];
+  /** 0 for the line itself; more inside `$(..)`, `sh -c '..'` or `eval`. */
+  depth: number;
+  inPipeline: boolean;
+  /** The operator right after it (`&&`, `||`, `;`, `&`, `|`, `|&`) or null. */
+  nextOp: string | null;
+  /** The directory it runs in after earlier `cd`s; null when that cannot be known. */
+  cwd: string | null;
+}
+
+/** Everything found in one tree. */
+export interface Collected {
+  commands: SimpleCommand[];
+  /** Redirects on compound statements or with no command at all (`> f`). */
+  looseRedirects: Redirect[];
+  /** Variables assigned outside commands (`A=1`, `export PATH=...`). */
+  assignments: string[];
+}
+
+const REDIRECTS = new Set(["file_redirect", "heredoc_redirect", "herestring_redirect"]);
+const OPERATORS = new Set(["&&", "||", ";", "&", "|", "|&", ";;", "\n"]);
+const SUBSTITUTIONS = new Set(["command_substitution", "process_substitution"]);
+
+const HEREDOC_PARTS = new Set(["heredoc_start", "heredoc_body", "heredoc_end"]);
+
+/** Reads a redirect node; statements that follow a heredoc start (`<<EOF | grep x`) go to `stmts`. */
+function toRedirects(
+  node: SyntaxNode,
+  src: string,
+  home: string,
+  out: Redirect[],
+  extra: Word[],
+  stmts: SyntaxNode[],
+): void {
+  let fd: string | null = null;
+  let op = "";
+  let target: Word | null = null;
+  for (const c of node.children) {
+    if (c.type === "file_descriptor") fd = src.slice(c.start, c.end);
+    else if (REDIRECTS.has(c.type)) toRedirects(c, src, home, out, extra, stmts);
+    else if (HEREDOC_PARTS.has(c.type)) continue;
+    else if (node.type === "heredoc_redirect" && op !== "") stmts.push(c);
+    else if (op === "" && !/[A-Za-z0-9_]/.test(c.type)) op = c.type;
+    else if (node.type === "file_redirect" && target === null) target = toWord(c, src, home);
+    // `echo > f x`: tree-sitter hangs `x` on the redirect; bash gives it to the command.
+    else if (node.type === "file_redirect") extra.push(toWord(c, src, home));
+  }
+  out.push({ op, fd, target, start: node.start, end: node.end });
+}
+
+/** Collects simple commands and redirects from the tree rooted at `root`. */
+export function collectCommands(root: SyntaxNode, src: string, home: string, depth = 0): Collected {
+  const found: Collected = { commands: [], looseRedirects: [], assignments: [] };
+  visit(root, src, home, depth, false, found);
+  return found;
+}
+
+function visit(
+  node: SyntaxNode,
+  src: string,
+  home: string,
+  depth: number,
+  pipe: boolean,
+  out: Collected,
+): void {
+  if (node.type === "command") {
+    addCommand(node, [], node.end, src, home, depth, pipe, out);
+    return;
+  }
+  if (node.type === "redirected_statement") {
+    const body = node.children.find((c) => !REDIRECTS.has(c.type));
+    const redirects: Redirect[] = [];
+    const extra: Word[] = [];
+    const stmts: SyntaxNode[] = [];
+    for (const c of node.children) {
+      if (REDIRECTS.has(c.type)) toRedirects(c, src, home, redirects, extra, stmts);
+    }
+    const piped = pipe || stmts.some((s) => s.type === "pipeline");
+    if (body?.type === "command") addCommand(body, redirects, node.end, src, home, depth, piped, out, extra);
+    else if (body && (body.type === "list" || body.type === "pipeline")) {
+      // tree-sitter hangs `a && b 2>/dev/null` on the list; bash gives it to `b`.
+      const before = out.commands.length;
+      visit(body, src, home, depth, pipe, out);
+      const last = out.commands.slice(before).findLast((c) => c.depth === depth);
+      if (last) {
+        last.redirects.push(...redirects);
+        last.text = src.slice(last.start, node.end);
+        last.end = node.end;
+        last.args.push(...extra);
+      } else out.looseRedirects.push(...redirects);
+    } else {
+      out.looseRedirects.push(...redirects);
+      if (body) visit(body, src, home, depth, pipe, out);
+    }
+    visitAll(stmts, src, home, depth, piped, out);
+    return;
+  }
+  if (node.type === "variable_assignment") {
+    out.assignments.push(assignedName(node, src));
+    collectSubstitutions(node, src, home, depth + 1, out);
+    return;
+  }
+  if (REDIRECTS.has(node.type)) {
+    const stmts: SyntaxNode[] = [];
+    toRedirects(node, src, home, out.looseRedirects, [], stmts);
+    visitAll(stmts, src, home, depth, pipe, out);
+    return;
+  }
+  const inPipe = pipe || node.type === "pipeline";
+  visitAll(node.children, src, home, SUBSTITUTIONS.has(node.type) ? depth + 1 : depth, inPipe, out);
+}
+
+/** Visits sibling nodes in order, recording the operator after each command. */
+function visitAll(
+  nodes: SyntaxNode[],
+  src: string,
+  home: string,
+  depth: number,
+  pipe: boolean,
+  out: Collected,
+): void {
+  for (const child of nodes) {
+    if (OPERATORS.has(child.type)) {
+      const last = out.commands[out.commands.length - 1];
+      if (last && last.nextOp === null && last.depth === depth) last.nextOp = child.type;
+      continue;
+    }
+    visit(child, src, home, depth, pipe, out);
+  }
+}
+
+function assignedName(node: SyntaxNode, src: string): string {
+  const eq = src.indexOf("=", node.start);
+  return src.slice(node.start, eq === -1 || eq > node.end ? node.end : eq).replace(/\+$/, "");
+}
+
+function addCommand(
+  node: SyntaxNode,
+  redirects: Redirect[],
+  end: number,
+  src: string,
+  home: string,
+  depth: number,
+  pipe: boolean,
+  out: Collected,
+  extra: Word[] = [],
+): void {
+  const assignments: string[] = [];
+  const words: Word[] = [];
+  const own: Redirect[] = [];
+  for (const c of node.children) {
+    if (c.type === "variable_assignment") assignments.push(assignedName(c, src));
+    else if (c.type === "command_name") {
+      const inner = c.children[0];
+      words.push(toWord(inner ?? c, src, home));
+    } else if (REDIRECTS.has(c.type)) toRedirects(c, src, home, own, extra, []);
+    else if (c.type !== "comment" && /[a-z]/.test(c.type)) words.push(toWord(c, src, home));
+  }
+  words.push(...extra);
+  const resolved = resolveName(words);
+  out.commands.push({
+    text: src.slice(node.start, end),
+    start: node.start,
+    end,
+    assignments: [...assignments, ...resolved.envAssignments],
+    prefixAssignments: assignments,
+    words,
+    name: resolved.name,
+    nameWord: resolved.nameWord,
+    args: resolved.args,
+    wrappers: resolved.wrappers,
+    wrapperOptions: resolved.wrapperOptions,
+    redirects: [...own, ...redirects],
+    depth,
+    inPipeline: pipe,
+    nextOp: null,
+    cwd: null,
+  });
+  // Commands hidden in `$(..)` / `<(..)` are listed too, so deny rules can see them.
+  for (const c of node.children) collectSubstitutions(c, src, home, depth + 1, out);
+}
+
+function collectSubstitutions(
+  node: SyntaxNode,
+  src: string,
+  home: string,
+  depth: number,
+  out: Collected,
+): void {
+  if (SUBSTITUTIONS.has(node.type)) {
+    for (const c of node.children) visit(c, src, home, depth, false, out);
+    return;
+  }
+  for (const c of node.children) collectSubstitutions(c, src, home, depth, out);
+}

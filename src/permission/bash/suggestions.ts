@@ -1,0 +1,64 @@
+/**
+ * Suggested allow rules for a Bash call (permission.md §5.12), as the reference makes them: the
+ * first two words of each of the first five simple commands, flags not skipped, `Bash(P:*)`.
+ */
+import type { PermissionRule } from "../types.js";
+import type { BashAnalysis } from "./analysis.js";
+import { SAFE_COMMANDS } from "./read-only.js";
+import type { SimpleCommand } from "./simple-commands.js";
+
+/** Environment variables that may prefix a suggested command. */
+export const SAFE_ENV_VARS: ReadonlySet<string> = new Set([
+  "NODE_ENV",
+  "PYTHONUNBUFFERED",
+  "RUST_LOG",
+  "LANG",
+  "TERM",
+  "NO_COLOR",
+  "FORCE_COLOR",
+  "DEBUG",
+  "VERBOSE",
+  "CI",
+  "PATH",
+  "HOME",
+  "USER",
+  "SHELL",
+  "EDITOR",
+  "PAGER",
+  "TZ",
+  "LC_ALL",
+  "LC_CTYPE",
+  "COLUMNS",
+  "LINES",
+  "CLICOLOR",
+  "CLICOLOR_FORCE",
+]);
+
+const MAX_SUBCOMMANDS = 5;
+
+/** The two-word prefix of one simple command, or null. */
+export function commandPrefix(cmd: SimpleCommand): string | null {
+  const [name, ...rest] = cmd.words;
+  if (!name) return null;
+  if (cmd.prefixAssignments.some((n) => !SAFE_ENV_VARS.has(n))) return null;
+  if (SAFE_COMMANDS.has(name.raw.toLowerCase())) return null;
+  const second = rest.find((w) => w.type === "word");
+  return second ? `${name.raw} ${second.raw}` : null;
+}
+
+/** Up to five `Bash(P:*)` allow rules, source "suggested". */
+export function suggestRules(a: BashAnalysis): PermissionRule[] {
+  if (a.command === "" || a.failure !== null) return [];
+  const prefixes: string[] = [];
+  const top = a.commands.filter((c) => c.depth === 0).slice(0, MAX_SUBCOMMANDS);
+  for (const cmd of top) {
+    const p = commandPrefix(cmd);
+    if (p !== null && !prefixes.includes(p)) prefixes.push(p);
+  }
+  return prefixes.slice(0, MAX_SUBCOMMANDS).map((p) => ({
+    toolName: "Bash",
+    ruleContent: `${p}:*`,
+    behavior: "allow",
+    source: "suggested",
+  }));
+}

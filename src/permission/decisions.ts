@@ -1,0 +1,72 @@
+/**
+ * Builders for the engine's decisions, with the reference's exact messages (permission.md §2),
+ * including the DONT_ASK conversion of an ASK into a DENY (§2.4).
+ */
+import { formatRule } from "./rules.js";
+import type { PermissionDecision, PermissionRule, ToolInput } from "./types.js";
+
+/** Python's rendering of an optional string, as the reference prints it in reasons. */
+function show(value: string | null): string {
+  return value ?? "None";
+}
+
+/** The DENY a deny rule produces (§2.1 step 1). */
+export function denyByRule(tool: string, rule: PermissionRule): PermissionDecision {
+  return {
+    behavior: "deny",
+    message: `Permission to use ${tool} has been denied`,
+    reason: `Rule: ${show(rule.ruleContent)}`,
+    rule: formatRule(rule),
+    bypassImmune: false,
+    suggestions: null,
+    decidedBy: "rule",
+  };
+}
+
+/** The ASK an ask rule produces (§2.1 step 2). */
+export function askByRule(tool: string, rule: PermissionRule, suggestions: string[]): PermissionDecision {
+  return {
+    behavior: "ask",
+    message: `Permission required for ${tool}`,
+    reason: `Rule: ${show(rule.ruleContent)}`,
+    rule: formatRule(rule),
+    bypassImmune: false,
+    suggestions,
+    decidedBy: "rule",
+  };
+}
+
+/** The ALLOW an allow rule produces (§2.1 step 4): the only decision carrying updatedInput. */
+export function allowByRule(tool: string, rule: PermissionRule, input: ToolInput): PermissionDecision {
+  return {
+    behavior: "allow",
+    message: `Permission granted for ${tool}`,
+    reason: null,
+    rule: formatRule(rule),
+    bypassImmune: false,
+    suggestions: null,
+    decidedBy: "rule",
+    updatedInput: input,
+  };
+}
+
+/** A decision settled by the mode alone, never carrying suggestions unless given. */
+export function byMode(
+  behavior: PermissionDecision["behavior"],
+  message: string,
+  reason: string,
+  suggestions: string[] | null = null,
+): PermissionDecision {
+  return { behavior, message, reason, bypassImmune: false, suggestions, decidedBy: "mode" };
+}
+
+/** §2.4 conversion: an ASK becomes a DENY in DONT_ASK, keeping its suggestions and original reason. */
+export function convertAskToDeny(tool: string, ask: PermissionDecision): PermissionDecision {
+  return {
+    ...ask,
+    behavior: "deny",
+    message: `Permission denied for ${tool} (dont_ask mode - ASK converted to DENY, user not available)`,
+    reason: `DONT_ASK mode converted ASK to DENY. Original reason: ${show(ask.reason)}`,
+    bypassImmune: false,
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * The permission engine (permission.md §2): deny rules, ask rules, the mode's read-only path,
+ * the tool's own check, allow rules and the mode default, in that order. Never passthrough.
+ */
+import { allowByRule, askByRule, byMode, convertAskToDeny, denyByRule } from "./decisions.js";
+import { firstMatchingRule, matchingAllowRule } from "./rule-match.js";
+import { formatRule } from "./rules.js";
+import type { PermissionContext, PermissionDecision, PermissionSubject, ToolInput } from "./types.js";
+
+/** Decides whether one call of `subject` with `input` may run under `ctx` (§2.1–§2.7). */
+export function checkPermission(
+  subject: PermissionSubject,
+  input: ToolInput,
+  ctx: PermissionContext,
+): PermissionDecision {
+  const tool = subject.name;
+  const { mode } = ctx;
+  const suggest = (): string[] => subject.generateSuggestions(input, ctx).map(formatRule);
+
+  const deny = firstMatchingRule(ctx.rules.deny, subject, input, ctx);
+  if (deny) return denyByRule(tool, deny);
+
+  const ask = firstMatchingRule(ctx.rules.ask, subject, input, ctx);
+  if (ask) {
+    const decision = askByRule(tool, ask, suggest());
+    return mode === "dont_ask" ? convertAskToDeny(tool, decision) : decision;
+  }
+
+  if (mode === "explore") {
+    return subject.checkReadOnly(input, ctx)
+      ? byMode(
+          "allow",
+          `Permission granted for ${tool} (explore mode - read-only invocation)`,
+          "Explore mode allows read-only operations",
+        )
+      : byMode(
+          "deny",
+          `Permission denied for ${tool} (explore mode is read-only)`,
+          "Explore mode does not allow modifications",
+        );
+  }
+  if (mode === "accept_edits" && subject.checkReadOnly(input, ctx)) {
+    return byMode(
+      "allow",
+      `Permission granted for ${tool} (accept edits mode - read-only invocation)`,
+      "Accept edits mode allows read-only operations",
+    );
+  }
+
+  const own = subject.checkPermissions(input, ctx);
+  if (own.behavior === "allow" || own.behavior === "deny") {
+    return { ...own, behavior: own.behavior, suggestions: null, decidedBy: "tool" };
+  }
+  // A non-immune ASK is PASSTHROUGH in every mode (§2.6); BYPASS ignores even a safety ASK.
+  if (own.behavior === "ask" && own.bypassImmune && mode !== "bypass") {
+    const decision: PermissionDecision = {
+      ...own,
+      behavior: "ask",
+      suggestions: suggest(),
+      decidedBy: "tool",
+    };
+    return mode === "dont_ask" ? convertAskToDeny(tool, decision) : decision;
+  }
+
+  const allow = matchingAllowRule(ctx.rules.allow, subject, input, ctx);
+  if (allow) return allowByRule(tool, allow, input);
+
+  if (mode === "bypass") {
+    return byMode(
+      "allow",
+      `Permission granted for ${tool} (bypass mode)`,
+      "Bypass mode allows all operations",
+    );
+  }
+  if (mode === "dont_ask") {
+    return byMode(
+      "deny",
+      `Permission denied for ${tool} (dont_ask mode - user not available)`,
+      "User is not available to answer permission prompts",
+    );
+  }
+  return byMode("ask", `Permission required for ${tool}`, `Mode: ${mode}`, suggest());
+}

@@ -1,0 +1,40 @@
+/**
+ * Rule lookup for one call (permission.md §1.4–§1.5, §10.10): rules apply by exact tool name,
+ * in insertion order; a null or empty content matches every call before the tool is asked.
+ */
+import type { PermissionContext, PermissionRule, PermissionSubject, ToolInput } from "./types.js";
+
+function isToolLevel(rule: PermissionRule): boolean {
+  return rule.ruleContent === null || rule.ruleContent === "";
+}
+
+/** The first rule of `rules` for this tool that matches the call, or undefined. */
+export function firstMatchingRule(
+  rules: readonly PermissionRule[],
+  subject: PermissionSubject,
+  input: ToolInput,
+  ctx: PermissionContext,
+): PermissionRule | undefined {
+  return rules.find(
+    (r) =>
+      r.toolName === subject.name &&
+      (isToolLevel(r) || subject.matchRule(r.ruleContent as string, input, ctx)),
+  );
+}
+
+/**
+ * The allow rule that covers the call: a tool-level rule first, else the subject's set-level
+ * matcher (Bash: every simple command covered), else the first matching content rule.
+ */
+export function matchingAllowRule(
+  rules: readonly PermissionRule[],
+  subject: PermissionSubject,
+  input: ToolInput,
+  ctx: PermissionContext,
+): PermissionRule | undefined {
+  const own = rules.filter((r) => r.toolName === subject.name);
+  const toolLevel = own.find(isToolLevel);
+  if (toolLevel) return toolLevel;
+  if (subject.matchAllowRules) return subject.matchAllowRules(own, input, ctx);
+  return firstMatchingRule(own, subject, input, ctx);
+}

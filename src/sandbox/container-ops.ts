@@ -1,0 +1,85 @@
+import type Dockerode from "dockerode";
+import {
+  buildContainerSpec,
+  type ContainerSpecInput,
+  LABEL_SERVICE,
+  LABEL_TENANT,
+} from "./container-spec.js";
+import { SandboxUnavailableError } from "./sandbox.js";
+
+function statusOf(err: unknown): number | undefined {
+  return (err as { statusCode?: number } | null)?.statusCode;
+}
+
+async function inspectOrNull(c: Dockerode.Container): Promise<Dockerode.ContainerInspectInfo | null> {
+  try {
+    return await c.inspect();
+  } catch (err) {
+    if (statusOf(err) === 404) return null;
+    throw err;
+  }
+}
+
+/**
+ * Makes the session's container run: starts a stopped one, creates a missing one, and recreates a
+ * stopped one whose image is no longer current. Refuses a container of another service or tenant.
+ */
+export async function ensureContainerRunning(docker: Dockerode, input: ContainerSpecInput): Promise<void> {
+  const container = docker.getContainer(input.name);
+  let info = await inspectOrNull(container);
+  if (info) {
+    const labels = info.Config.Labels ?? {};
+    if (labels[LABEL_SERVICE] !== input.serviceId || labels[LABEL_TENANT] !== input.tenantId) {
+      throw new SandboxUnavailableError(`container ${input.name} belongs to another service or tenant`);
+    }
+    if (!info.State.Running) {
+      const imageId = (await docker.getImage(input.image).inspect()).Id;
+      if (info.Image !== imageId) {
+        await container.remove({ force: true });
+        info = null;
+      }
+    }
+  }
+  if (!info) {
+    try {
+      await docker.createContainer(buildContainerSpec(input));
+    } catch (err) {
+      // 409: another acquire (maybe another process) created it first; starting it is enough.
+      if (statusOf(err) !== 409) throw err;
+    }
+  }
+  if (!info?.State.Running) {
+    try {
+      await container.start();
+    } catch (err) {
+      if (statusOf(err) !== 304) throw err;
+    }
+  }
+}
+
+/** Stops a container; already stopped or gone is fine. */
+export async function stopContainer(docker: Dockerode, name: string, graceSeconds: number): Promise<void> {
+  try {
+    await docker.getContainer(name).stop({ t: graceSeconds });
+  } catch (err) {
+    if (statusOf(err) !== 304 && statusOf(err) !== 404) throw err;
+  }
+}
+
+/** Force-removes a container; already gone is fine. */
+export async function removeContainer(docker: Dockerode, name: string): Promise<void> {
+  try {
+    await docker.getContainer(name).remove({ force: true });
+  } catch (err) {
+    // 409: a removal is already in progress.
+    if (statusOf(err) !== 404 && statusOf(err) !== 409) throw err;
+  }
+}
+
+/** Every container (running or not) labelled with this service's id. */
+export function listServiceContainers(
+  docker: Dockerode,
+  serviceId: string,
+): Promise<Dockerode.ContainerInfo[]> {
+  return docker.listContainers({ all: true, filters: { label: [`${LABEL_SERVICE}=${serviceId}`] } });
+}

@@ -1,0 +1,92 @@
+import type Dockerode from "dockerode";
+import { SANDBOX_HOME, SANDBOX_UID, SANDBOX_WORKSPACE } from "./sandbox.js";
+
+/** Where the executor sees the host's socket directory and its own code, inside the container. */
+export const EXECUTOR_RUN_DIR = "/run/toolshed";
+export const EXECUTOR_CODE_DIR = "/opt/toolshed";
+export const EXECUTOR_SOCKET_NAME = "host.sock";
+
+/** The labels a restarted service uses to find its containers. */
+export const LABEL_SERVICE = "toolshed.service";
+export const LABEL_SESSION = "toolshed.session";
+export const LABEL_TENANT = "toolshed.tenant";
+
+/** Per-container resource limits. */
+export interface SandboxLimits {
+  memoryBytes: number;
+  pids: number;
+  /** CPU in units of 1e-9 CPUs (1 CPU = 1_000_000_000). */
+  nanoCpus: number;
+  /** Size of each of the tmpfs mounts (/tmp and the home); defaults to 256 MiB. */
+  tmpfsBytes?: number;
+}
+
+/** Everything the hardened spec depends on; host paths are absolute. */
+export interface ContainerSpecInput {
+  name: string;
+  image: string;
+  serviceId: string;
+  sessionId: string;
+  tenantId: string;
+  workspaceHostDir: string;
+  runHostDir: string;
+  executorHostDir: string;
+  readOnlyMounts?: { hostPath: string; containerPath: string }[];
+  limits: SandboxLimits;
+}
+
+const DEFAULT_TMPFS_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The create options of a session container: non-root, no capabilities, no new privileges,
+ * read-only root with tmpfs /tmp and home, no network, pids/memory/CPU limits, an init that reaps
+ * zombies, and the executor as the command. Only the workspace is writable and persistent.
+ */
+export function buildContainerSpec(input: ContainerSpecInput): Dockerode.ContainerCreateOptions {
+  const uid = `${SANDBOX_UID}`;
+  const tmpfsSize = input.limits.tmpfsBytes ?? DEFAULT_TMPFS_BYTES;
+  const binds = [
+    `${input.workspaceHostDir}:${SANDBOX_WORKSPACE}:rw`,
+    // Read-only: the host listens here, and the sandbox must not be able to plant a symlink.
+    `${input.runHostDir}:${EXECUTOR_RUN_DIR}:ro`,
+    `${input.executorHostDir}:${EXECUTOR_CODE_DIR}:ro`,
+    ...(input.readOnlyMounts ?? []).map((m) => `${m.hostPath}:${m.containerPath}:ro`),
+  ];
+  return {
+    name: input.name,
+    Image: input.image,
+    User: `${uid}:${uid}`,
+    WorkingDir: SANDBOX_WORKSPACE,
+    Hostname: "sandbox",
+    Cmd: ["node", `${EXECUTOR_CODE_DIR}/executor.mjs`, `${EXECUTOR_RUN_DIR}/${EXECUTOR_SOCKET_NAME}`],
+    Env: [`HOME=${SANDBOX_HOME}`, "LANG=C.UTF-8"],
+    NetworkDisabled: true,
+    StopTimeout: 2,
+    Labels: {
+      [LABEL_SERVICE]: input.serviceId,
+      [LABEL_SESSION]: input.sessionId,
+      [LABEL_TENANT]: input.tenantId,
+    },
+    HostConfig: {
+      Binds: binds,
+      NetworkMode: "none",
+      CapDrop: ["ALL"],
+      SecurityOpt: ["no-new-privileges"],
+      ReadonlyRootfs: true,
+      Tmpfs: {
+        "/tmp": `rw,nosuid,nodev,size=${tmpfsSize},mode=1777`,
+        [SANDBOX_HOME]: `rw,nosuid,nodev,size=${tmpfsSize},uid=${uid},gid=${uid},mode=0700`,
+      },
+      PidsLimit: input.limits.pids,
+      Memory: input.limits.memoryBytes,
+      // Equal to Memory: no swap on top of the limit.
+      MemorySwap: input.limits.memoryBytes,
+      NanoCpus: input.limits.nanoCpus,
+      Init: true,
+      IpcMode: "private",
+      LogConfig: { Type: "none", Config: {} },
+      RestartPolicy: { Name: "no" },
+      Privileged: false,
+    },
+  };
+}

@@ -1,0 +1,137 @@
+import { chmod, unlink } from "node:fs/promises";
+import { createServer, type Server, type Socket } from "node:net";
+
+/** No executor connection arrived in time (the container is stopped, starting or broken). */
+export class ExecutorUnreachableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ExecutorUnreachableError";
+  }
+}
+
+// The executor keeps two spares dialled; more than this idle means something odd is connecting.
+const MAX_IDLE = 4;
+// When every connection of a session is gone the executor is dead or stopped; it would redial
+// within ~20 ms after a request took its spare, so don't wait long before calling it unreachable.
+const DEAD_GRACE_MS = 300;
+
+interface Waiter {
+  resolve(sock: Socket): void;
+  reject(err: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * The host end of one session's executor: a unix socket the host listens on, in a directory the
+ * container sees read-only, and the pool of idle connections the executor has dialled.
+ * `take()` on a warm session is synchronous work: no Docker call, no connect.
+ */
+export class ExecutorChannel {
+  private readonly idle: Socket[] = [];
+  private readonly waiters: Waiter[] = [];
+  private open = 0;
+  private closed = false;
+
+  private constructor(private readonly server: Server) {
+    server.on("connection", (sock) => this.accept(sock));
+  }
+
+  /** Listens at `socketPath` (replacing a stale socket file) writable by the container user. */
+  static async listen(socketPath: string): Promise<ExecutorChannel> {
+    await unlink(socketPath).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== "ENOENT") throw err;
+    });
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(socketPath, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    await chmod(socketPath, 0o666);
+    return new ExecutorChannel(server);
+  }
+
+  /** Whether the executor currently holds at least one connection. */
+  get connected(): boolean {
+    return this.open > 0;
+  }
+
+  /** An idle executor connection, dedicated to one request; the caller ends or destroys it. */
+  take(timeoutMs: number): Promise<Socket> {
+    for (let sock = this.idle.shift(); sock; sock = this.idle.shift()) {
+      if (!sock.destroyed && sock.writable) return Promise.resolve(sock);
+    }
+    if (this.closed) return Promise.reject(new ExecutorUnreachableError("channel closed"));
+    const wait = this.open === 0 ? Math.min(timeoutMs, DEAD_GRACE_MS) : timeoutMs;
+    return this.wait(wait);
+  }
+
+  /** Resolves once the executor has dialled in (after a container start). */
+  async ready(timeoutMs: number): Promise<void> {
+    if (this.idle.length > 0) return;
+    const sock = await this.wait(timeoutMs);
+    this.idle.unshift(sock);
+  }
+
+  /** Stops listening and drops every connection (running requests see a closed socket). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const w of this.waiters.splice(0)) {
+      clearTimeout(w.timer);
+      w.reject(new ExecutorUnreachableError("channel closed"));
+    }
+    for (const sock of this.idle.splice(0)) sock.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private wait(timeoutMs: number): Promise<Socket> {
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          this.waiters.splice(this.waiters.indexOf(waiter), 1);
+          reject(new ExecutorUnreachableError(`no executor connection within ${timeoutMs} ms`));
+        }, timeoutMs),
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** The last connection went away: callers already waiting should not sit out their timeout. */
+  private failWaitersUnlessRedialled(): void {
+    setTimeout(() => {
+      if (this.open > 0) return;
+      for (const w of this.waiters.splice(0)) {
+        clearTimeout(w.timer);
+        w.reject(new ExecutorUnreachableError("the executor closed every connection"));
+      }
+    }, DEAD_GRACE_MS).unref();
+  }
+
+  private accept(sock: Socket): void {
+    if (this.closed) {
+      sock.destroy();
+      return;
+    }
+    this.open++;
+    sock.once("close", () => {
+      this.open--;
+      const i = this.idle.indexOf(sock);
+      if (i !== -1) this.idle.splice(i, 1);
+      if (this.open === 0) this.failWaitersUnlessRedialled();
+    });
+    sock.on("error", () => {});
+    const waiter = this.waiters.shift();
+    if (waiter) {
+      clearTimeout(waiter.timer);
+      waiter.resolve(sock);
+      return;
+    }
+    this.idle.push(sock);
+    if (this.idle.length > MAX_IDLE) this.idle.shift()?.destroy();
+  }
+}

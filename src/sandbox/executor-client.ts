@@ -1,0 +1,244 @@
+import type { Socket } from "node:net";
+import { LineSplitter } from "./line-splitter.js";
+import {
+  type ExecRequest,
+  type ExecResult,
+  type FileStat,
+  type OutputStream,
+  type ReadFileResult,
+  SandboxFileError,
+  SandboxUnavailableError,
+} from "./sandbox.js";
+
+// The executor sends output in pipe-sized pieces (≤ 64 KiB, ≤ 6× that once JSON-escaped).
+const EXEC_LINE_BYTES = 1024 * 1024;
+const SMALL_LINE_BYTES = 64 * 1024;
+/** readFile's default bound when the caller gives none. */
+export const DEFAULT_READ_MAX_BYTES = 64 * 1024 * 1024;
+// Host-side backstops, in case the executor never answers.
+const FILE_OP_TIMEOUT_MS = 30_000;
+const EXEC_GRACE_MS = 5_000;
+
+type Message = Record<string, unknown>;
+
+/** Runs one command over a dedicated executor connection; the executor enforces the limits. */
+export function execOverSocket(sock: Socket, req: ExecRequest): Promise<ExecResult> {
+  const started = Date.now();
+  const out = { stdout: new CappedText(req.maxOutputBytes), stderr: new CappedText(req.maxOutputBytes) };
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    let cancelled = false;
+    const partial = (timedOut: boolean): ExecResult => ({
+      exitCode: null,
+      stdout: out.stdout.text(),
+      stderr: out.stderr.text(),
+      timedOut,
+      cancelled,
+      truncated: out.stdout.truncated || out.stderr.truncated,
+      durationMs: Date.now() - started,
+    });
+    const settle = (result: ExecResult | Error): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(backstop);
+      req.signal?.removeEventListener("abort", onAbort);
+      sock.destroy();
+      if (result instanceof Error) reject(result);
+      else resolve(result);
+    };
+    const onAbort = (): void => {
+      cancelled = true;
+      sock.write(`${JSON.stringify({ op: "cancel" })}\n`);
+      clearTimeout(backstop);
+      backstop = setTimeout(() => settle(partial(false)), EXEC_GRACE_MS);
+    };
+    let backstop = setTimeout(() => settle(partial(true)), req.timeoutMs + EXEC_GRACE_MS);
+
+    const splitter = new LineSplitter(EXEC_LINE_BYTES, (line) => {
+      const msg = parse(line);
+      if (msg?.t === "o" && typeof msg.d === "string") {
+        const stream: OutputStream = msg.s === 1 ? "stdout" : "stderr";
+        const kept = out[stream].add(msg.d);
+        // A throwing listener must not break the protocol; streaming is best effort.
+        if (kept) safely(() => req.onOutput?.(stream, kept));
+      } else if (msg?.t === "x") {
+        settle({
+          exitCode: typeof msg.exitCode === "number" ? msg.exitCode : null,
+          stdout: out.stdout.text(),
+          stderr: out.stderr.text(),
+          timedOut: msg.timedOut === true,
+          cancelled: msg.cancelled === true || cancelled,
+          truncated: msg.truncated === true || out.stdout.truncated || out.stderr.truncated,
+          durationMs: typeof msg.durationMs === "number" ? msg.durationMs : Date.now() - started,
+        });
+      } else {
+        settle(new SandboxUnavailableError("executor sent an unexpected message"));
+      }
+    });
+    sock.on("data", (chunk: Buffer) => {
+      try {
+        splitter.push(chunk);
+      } catch (err) {
+        settle(new SandboxUnavailableError("executor protocol error", { cause: err }));
+      }
+    });
+    sock.once("close", () =>
+      settle(
+        cancelled ? partial(false) : new SandboxUnavailableError("sandbox stopped while the command ran"),
+      ),
+    );
+
+    if (req.signal?.aborted) {
+      cancelled = true;
+      settle(partial(false));
+      return;
+    }
+    req.signal?.addEventListener("abort", onAbort, { once: true });
+    const { argv, cwd, env, stdin, timeoutMs, maxOutputBytes } = req;
+    sock.write(`${JSON.stringify({ op: "exec", argv, cwd, env, stdin, timeoutMs, maxOutputBytes })}\n`);
+  });
+}
+
+/** Reads a file through the executor (symlinks resolve inside the container). */
+export async function readFileOverSocket(
+  sock: Socket,
+  path: string,
+  maxBytes: number,
+): Promise<ReadFileResult> {
+  const lineBytes = Math.ceil(maxBytes / 3) * 4 + SMALL_LINE_BYTES;
+  const msg = await fileOp(sock, { op: "readFile", path, maxBytes }, path, lineBytes);
+  if (typeof msg.data !== "string" || typeof msg.mtimeMs !== "number") throw badReply(path);
+  const data = Buffer.from(msg.data, "base64");
+  if (data.length > maxBytes) throw new SandboxFileError("EFBIG", path, `${path} exceeds ${maxBytes} bytes`);
+  return { data, size: data.length, mtimeMs: msg.mtimeMs };
+}
+
+/** Writes a whole file, creating parents, and returns its new stat. */
+export async function writeFileOverSocket(sock: Socket, path: string, data: Buffer): Promise<FileStat> {
+  const msg = await fileOp(
+    sock,
+    { op: "writeFile", path, data: data.toString("base64") },
+    path,
+    SMALL_LINE_BYTES,
+  );
+  const stat = toStat(msg.stat);
+  if (!stat) throw badReply(path);
+  return stat;
+}
+
+/** lstat; null when missing. */
+export async function statOverSocket(sock: Socket, path: string): Promise<FileStat | null> {
+  const msg = await fileOp(sock, { op: "stat", path }, path, SMALL_LINE_BYTES);
+  if (msg.stat === null) return null;
+  const stat = toStat(msg.stat);
+  if (!stat) throw badReply(path);
+  return stat;
+}
+
+/** realpath, with a missing leaf resolved through its parent. */
+export async function realPathOverSocket(sock: Socket, path: string): Promise<string> {
+  const msg = await fileOp(sock, { op: "realPath", path }, path, SMALL_LINE_BYTES);
+  if (typeof msg.path !== "string" || !msg.path.startsWith("/")) throw badReply(path);
+  return msg.path;
+}
+
+function fileOp(sock: Socket, request: Message, path: string, maxLineBytes: number): Promise<Message> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const settle = (result: Message | Error): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      sock.destroy();
+      if (result instanceof Error) reject(result);
+      else resolve(result);
+    };
+    const timer = setTimeout(
+      () => settle(new SandboxUnavailableError(`executor did not answer ${request.op} in time`)),
+      FILE_OP_TIMEOUT_MS,
+    );
+    const splitter = new LineSplitter(maxLineBytes, (line) => {
+      const msg = parse(line);
+      if (msg?.t === "r") settle(msg);
+      else if (msg?.t === "e")
+        settle(new SandboxFileError(errnoCode(msg.code), path, String(msg.message ?? "")));
+      else settle(badReply(path));
+    });
+    sock.on("data", (chunk: Buffer) => {
+      try {
+        splitter.push(chunk);
+      } catch (err) {
+        settle(new SandboxUnavailableError("executor protocol error", { cause: err }));
+      }
+    });
+    sock.once("close", () => settle(new SandboxUnavailableError(`sandbox stopped during ${request.op}`)));
+    sock.write(`${JSON.stringify(request)}\n`);
+  });
+}
+
+/** Keeps at most `limit` UTF-8 bytes of text; the executor caps too, this guards the host. */
+class CappedText {
+  private readonly parts: string[] = [];
+  private bytes = 0;
+  truncated = false;
+
+  constructor(private readonly limit: number) {}
+
+  add(text: string): string {
+    const size = Buffer.byteLength(text);
+    if (this.bytes + size <= this.limit) {
+      this.bytes += size;
+      this.parts.push(text);
+      return text;
+    }
+    this.truncated = true;
+    const kept = Buffer.from(text)
+      .subarray(0, this.limit - this.bytes)
+      .toString("utf8");
+    this.bytes = this.limit;
+    if (kept) this.parts.push(kept);
+    return kept;
+  }
+
+  text(): string {
+    return this.parts.join("");
+  }
+}
+
+const ERRNO_CODES = new Set(["ENOENT", "EISDIR", "ENOTDIR", "EACCES", "EFBIG", "ELOOP"]);
+
+function errnoCode(code: unknown): SandboxFileError["code"] {
+  if (code === "EPERM" || code === "EROFS") return "EACCES";
+  return typeof code === "string" && ERRNO_CODES.has(code) ? (code as SandboxFileError["code"]) : "EIO";
+}
+
+const STAT_TYPES = new Set(["file", "directory", "symlink", "other"]);
+
+function toStat(value: unknown): FileStat | null {
+  if (typeof value !== "object" || value === null) return null;
+  const { type, size, mtimeMs } = value as Message;
+  if (typeof type !== "string" || !STAT_TYPES.has(type)) return null;
+  if (typeof size !== "number" || typeof mtimeMs !== "number") return null;
+  return { type: type as FileStat["type"], size, mtimeMs };
+}
+
+function parse(line: string): Message | null {
+  try {
+    const msg: unknown = JSON.parse(line);
+    return typeof msg === "object" && msg !== null ? (msg as Message) : null;
+  } catch {
+    return null;
+  }
+}
+
+function badReply(path: string): SandboxUnavailableError {
+  return new SandboxUnavailableError(`executor sent a malformed reply for ${path}`);
+}
+
+function safely(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // ignored: see the caller
+  }
+}

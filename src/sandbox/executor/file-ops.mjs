@@ -1,0 +1,67 @@
+// File operations of the executor (see executor.mjs). They run inside the container, so every
+// path, symlink and `..` resolves in the sandbox's own filesystem, never the host's.
+import { constants as fsc } from "node:fs";
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+
+export async function readFile(p, maxBytes) {
+  const limit = Number.isFinite(maxBytes) ? maxBytes : 64 * 1024 * 1024;
+  // O_NONBLOCK so that opening a FIFO cannot hang the request.
+  const fh = await fs.open(p, fsc.O_RDONLY | fsc.O_NONBLOCK);
+  try {
+    const st = await fh.stat();
+    if (st.isDirectory()) throw Object.assign(new Error(`${p} is a directory`), { code: "EISDIR" });
+    if (!st.isFile()) throw Object.assign(new Error(`${p} is not a regular file`), { code: "EIO" });
+    if (st.size > limit) throw Object.assign(new Error(`${p} is ${st.size} bytes`), { code: "EFBIG" });
+    // Read to EOF rather than trusting st.size: /proc files report 0 and files may grow.
+    const chunks = [];
+    let total = 0;
+    for (;;) {
+      const hint = Math.max(st.size - total + 1, 4096);
+      const buf = Buffer.allocUnsafe(Math.min(hint, limit + 1 - total, 1 << 20));
+      const { bytesRead } = await fh.read(buf, 0, buf.length, null);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total > limit) throw Object.assign(new Error(`${p} exceeds ${limit} bytes`), { code: "EFBIG" });
+      chunks.push(buf.subarray(0, bytesRead));
+    }
+    const data = Buffer.concat(chunks);
+    return { t: "r", data: data.toString("base64"), size: data.length, mtimeMs: st.mtimeMs };
+  } finally {
+    await fh.close();
+  }
+}
+
+export async function writeFile(p, data) {
+  await fs.mkdir(path.dirname(p), { recursive: true });
+  await fs.writeFile(p, data);
+  return { t: "r", stat: await statOrNull(p) };
+}
+
+export async function statOrNull(p) {
+  try {
+    const st = await fs.lstat(p);
+    const type = st.isFile()
+      ? "file"
+      : st.isDirectory()
+        ? "directory"
+        : st.isSymbolicLink()
+          ? "symlink"
+          : "other";
+    return { type, size: st.size, mtimeMs: st.mtimeMs };
+  } catch (err) {
+    if (err.code === "ENOENT" || err.code === "ENOTDIR") return null;
+    throw err;
+  }
+}
+
+/** realpath; a missing leaf resolves its parent (recursively) and keeps the basename. */
+export async function realPath(p) {
+  try {
+    return await fs.realpath(p);
+  } catch (err) {
+    const parent = path.dirname(p);
+    if (err.code !== "ENOENT" || parent === p) throw err;
+    return path.join(await realPath(parent), path.basename(p));
+  }
+}

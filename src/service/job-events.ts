@@ -1,0 +1,64 @@
+/**
+ * Following a job's events from a point (SSE): the Redis stream first, then live. When the
+ * stream has expired or misses the end, the stored final result closes it, so a client always
+ * gets a `result` event for a finished job.
+ */
+import type { JobEvent, ServiceDeps } from "./deps.js";
+import { findJob, isTerminal, loadJob } from "./job-view.js";
+import { type Principal, requireRole } from "./principal.js";
+
+export interface EventFollower extends AsyncIterable<JobEvent> {
+  close(): void;
+}
+
+const IDLE_RECHECK_MS = 10_000;
+
+export async function followJobEvents(
+  deps: ServiceDeps,
+  p: Principal,
+  jobId: string,
+  afterId?: string,
+): Promise<EventFollower> {
+  requireRole(p, ["agent", "tenant_admin"]);
+  loadJob(deps.db, p, jobId);
+  let wake: () => void = () => {};
+  let closed = false;
+  const stop = await deps.events.watch(jobId, () => wake());
+  const close = () => {
+    closed = true;
+    stop();
+    wake();
+  };
+
+  async function* run(): AsyncGenerator<JobEvent> {
+    let last = afterId;
+    try {
+      while (!closed) {
+        const signal = new Promise<void>((r) => (wake = r));
+        const terminalBefore = isTerminal(findJob(deps.db, jobId)?.status ?? "failed");
+        for (const e of await deps.events.read(jobId, last)) {
+          yield e;
+          last = e.id;
+          if (e.type === "result") return;
+        }
+        if (terminalBefore) {
+          yield finalEvent(deps, jobId);
+          return;
+        }
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([signal, new Promise<void>((r) => (timer = setTimeout(r, IDLE_RECHECK_MS)))]);
+        clearTimeout(timer);
+      }
+    } finally {
+      stop();
+    }
+  }
+  const iterator = run();
+  return { close, [Symbol.asyncIterator]: () => iterator };
+}
+
+/** The stored outcome, for a stream that lost (or never had) its `result` event. */
+function finalEvent(deps: ServiceDeps, jobId: string): JobEvent {
+  const row = findJob(deps.db, jobId);
+  return { id: "final", type: "result", data: { status: row?.status, result: row?.result ?? null } };
+}

@@ -1,0 +1,60 @@
+/** The API's `job` shape, and the status groups the verbs reason about. */
+import { eq } from "drizzle-orm";
+import type { Db } from "../db/open.js";
+import { type JobRow, type JobStatus, jobs, type StoredDecision, type StoredResult } from "../db/schema.js";
+import { NotFoundError } from "../errors.js";
+import type { Principal } from "./principal.js";
+import { requireTenant } from "./principal.js";
+
+export interface JobView {
+  id: string;
+  sessionId: string;
+  tool: string;
+  input: Record<string, unknown>;
+  status: JobStatus;
+  decision: StoredDecision;
+  result?: StoredResult;
+  idempotencyKey?: string;
+  createdAt: string;
+  startedAt?: string;
+  finishedAt?: string;
+}
+
+export const TERMINAL: readonly JobStatus[] = ["succeeded", "failed", "denied", "cancelled"];
+/** Statuses in which nothing happens until someone answers or a worker finishes. */
+export const PENDING_WORK: readonly JobStatus[] = ["queued", "running"];
+
+export const isTerminal = (s: JobStatus) => TERMINAL.includes(s);
+
+export function toJobView(row: JobRow): JobView {
+  return {
+    id: row.id,
+    sessionId: row.sessionId,
+    tool: row.tool,
+    input: row.input,
+    status: row.status,
+    decision: row.decision,
+    ...(row.result ? { result: row.result } : {}),
+    ...(row.idempotencyKey ? { idempotencyKey: row.idempotencyKey } : {}),
+    createdAt: row.createdAt,
+    ...(row.startedAt ? { startedAt: row.startedAt } : {}),
+    ...(row.finishedAt ? { finishedAt: row.finishedAt } : {}),
+  };
+}
+
+export function findJob(db: Db, jobId: string): JobRow | undefined {
+  return db.select().from(jobs).where(eq(jobs.id, jobId)).get();
+}
+
+/** The job if the caller's tenant owns it; 404 otherwise. */
+export function loadJob(db: Db, p: Principal, jobId: string): JobRow {
+  const row = findJob(db, jobId);
+  if (!row) throw new NotFoundError("job", jobId);
+  requireTenant(p, row.tenantId, "job", jobId);
+  return row;
+}
+
+/** The result of a call that never ran (denied, cancelled before start). */
+export function textResult(text: string, state: StoredResult["state"]): StoredResult {
+  return { content: [{ type: "text", text }], state };
+}

@@ -1,0 +1,65 @@
+/** Putting a job in its session's queue order and handing it to the queue. */
+import { eq, sql } from "drizzle-orm";
+import type { Db } from "../db/open.js";
+import { type JobStatus, jobs, type StoredResult, sessions } from "../db/schema.js";
+import type { ServiceDeps } from "./deps.js";
+import { nowIso } from "./ids.js";
+import { findJob } from "./job-view.js";
+
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+/** The session's next queue position; a job's `seq` is given when it enters the queue. */
+export function takeSeq(tx: Tx | Db, sessionId: string): number {
+  const row = tx
+    .update(sessions)
+    .set({ nextSeq: sql`${sessions.nextSeq} + 1`, lastUsedAt: nowIso() })
+    .where(eq(sessions.id, sessionId))
+    .returning({ next: sessions.nextSeq })
+    .get();
+  if (!row) throw new Error(`session ${sessionId} vanished`);
+  return row.next - 1;
+}
+
+/** Enqueues a job already marked `queued`; if the queue refuses, the job fails clearly. */
+export async function enqueueOrFail(deps: Pick<ServiceDeps, "db" | "queue" | "logger">, jobId: string) {
+  try {
+    await deps.queue.enqueue(jobId);
+  } catch (err) {
+    deps.logger.error({ err, jobId }, "enqueue failed");
+    finishJob(deps.db, jobId, "failed", {
+      content: [{ type: "text", text: "Error: the job could not be queued; please retry." }],
+      state: "error",
+    });
+    throw err;
+  }
+}
+
+/** Stores a final status and result, unless the job already reached a final status. */
+export function finishJob(
+  db: Db,
+  jobId: string,
+  status: JobStatus,
+  result: StoredResult,
+  error?: string,
+): boolean {
+  const res = db
+    .update(jobs)
+    .set({ status, result, finishedAt: nowIso(), error: error ?? null })
+    .where(sql`${jobs.id} = ${jobId} and ${jobs.status} not in ('succeeded','failed','denied','cancelled')`)
+    .run();
+  return res.changes > 0;
+}
+
+/** Appends the job's status (and result when final) to its event stream; never throws. */
+export async function publishState(deps: Pick<ServiceDeps, "events" | "logger" | "db">, jobId: string) {
+  const row = findJob(deps.db, jobId);
+  if (!row) return;
+  try {
+    await deps.events.append(jobId, "status", { status: row.status });
+    if (row.result && ["succeeded", "failed", "denied", "cancelled"].includes(row.status)) {
+      await deps.events.append(jobId, "result", { status: row.status, result: row.result });
+    }
+  } catch (err) {
+    deps.logger.warn({ err, jobId }, "publishing job events failed");
+  }
+}

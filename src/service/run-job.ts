@@ -1,0 +1,87 @@
+/**
+ * The worker's verbs. `claimJob` enforces per-session ordering from the job rows (the source
+ * of truth): a job may start only when no earlier-queued job of its session that conflicts
+ * with it is still queued or running. Unsafe calls conflict with everything, safe calls only
+ * with unsafe ones. The check depends only on *earlier* jobs, which only move forward, so once
+ * a job may start it stays startable, and concurrent workers cannot deadlock.
+ */
+import { and, eq, gt, inArray, lt, sql } from "drizzle-orm";
+import { type JobRow, jobs, type SessionRow, sessions } from "../db/schema.js";
+import type { ServiceDeps } from "./deps.js";
+import { nowIso } from "./ids.js";
+import { textResult } from "./job-view.js";
+import { finishJob, publishState } from "./queueing.js";
+
+export type Claim =
+  | { kind: "run"; job: JobRow; session: SessionRow }
+  | { kind: "wait"; blockedBy: string }
+  | { kind: "skip"; reason: string };
+
+export async function claimJob(deps: ServiceDeps, jobId: string): Promise<Claim> {
+  const claim = deps.db.transaction((tx): Claim => {
+    const job = tx.select().from(jobs).where(eq(jobs.id, jobId)).get();
+    if (!job) return { kind: "skip", reason: "no such job" };
+    if (job.status !== "queued" && job.status !== "running") return { kind: "skip", reason: job.status };
+    const session = tx.select().from(sessions).where(eq(sessions.id, job.sessionId)).get();
+    if (job.cancelRequested || session?.status !== "active") return { kind: "skip", reason: "cancelled" };
+    const blocker = tx
+      .select({ id: jobs.id })
+      .from(jobs)
+      .where(
+        and(
+          eq(jobs.sessionId, job.sessionId),
+          lt(jobs.seq, job.seq ?? 0),
+          inArray(jobs.status, ["queued", "running"]),
+          job.concurrencySafe ? eq(jobs.concurrencySafe, false) : undefined,
+        ),
+      )
+      .orderBy(jobs.seq)
+      .get();
+    if (blocker) return { kind: "wait", blockedBy: blocker.id };
+    const startedAt = job.startedAt ?? nowIso();
+    tx.update(jobs)
+      .set({ status: "running", startedAt, runs: sql`${jobs.runs} + 1` })
+      .where(eq(jobs.id, jobId))
+      .run();
+    return { kind: "run", job: { ...job, status: "running", startedAt, runs: job.runs + 1 }, session };
+  });
+  if (claim.kind === "skip" && claim.reason === "cancelled") {
+    const text = "The tool call was cancelled before it started.";
+    if (finishJob(deps.db, jobId, "cancelled", textResult(text, "interrupted")))
+      await publishState(deps, jobId);
+  }
+  if (claim.kind === "run") await publishState(deps, jobId);
+  return claim;
+}
+
+/** A job that could not run this time goes back to `queued` (it keeps its place). */
+export function requeueJob(deps: ServiceDeps, jobId: string): void {
+  deps.db
+    .update(jobs)
+    .set({ status: "queued" })
+    .where(and(eq(jobs.id, jobId), eq(jobs.status, "running")))
+    .run();
+}
+
+/** Fails a job for a reason outside the tool (the message is safe to show). */
+export async function failJob(deps: ServiceDeps, jobId: string, message: string): Promise<void> {
+  if (finishJob(deps.db, jobId, "failed", textResult(message, "error"), message)) {
+    deps.metrics.inc("toolshed_jobs_finished_total", { status: "failed" });
+    await publishState(deps, jobId);
+  }
+  await wakeSuccessors(deps, jobId);
+}
+
+/** Wakes the session's later jobs that were held back by ordering. */
+export async function wakeSuccessors(deps: ServiceDeps, jobId: string): Promise<void> {
+  const job = deps.db.select().from(jobs).where(eq(jobs.id, jobId)).get();
+  if (!job || job.seq === null) return;
+  const next = deps.db
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(eq(jobs.sessionId, job.sessionId), eq(jobs.status, "queued"), gt(jobs.seq, job.seq)))
+    .orderBy(jobs.seq)
+    .limit(32)
+    .all();
+  await Promise.all(next.map((n) => deps.queue.promote(n.id).catch(() => undefined)));
+}

@@ -1,0 +1,139 @@
+/** Session verbs: a session is a tenant's sandbox plus its mode, directories and rules. */
+import { and, eq, inArray } from "drizzle-orm";
+import type { Db } from "../db/open.js";
+import { jobs, readCache, type SessionRow, sessions } from "../db/schema.js";
+import { NotFoundError, ValidationError } from "../errors.js";
+import type { PermissionMode } from "../permission/types.js";
+import { SANDBOX_HOME, SANDBOX_WORKSPACE } from "../sandbox/sandbox.js";
+import type { ServiceDeps } from "./deps.js";
+import { newId, nowIso } from "./ids.js";
+import { callerTenant, type Principal, requireRole, requireTenant } from "./principal.js";
+
+export interface SessionView {
+  id: string;
+  mode: PermissionMode;
+  cwd: string;
+  home: string;
+  workingDirectories: string[];
+  status: "active";
+  rules: { allow: string[]; deny: string[]; ask: string[] };
+  createdAt: string;
+  lastUsedAt: string;
+}
+
+export function toSessionView(row: SessionRow): SessionView {
+  return {
+    id: row.id,
+    mode: row.mode as PermissionMode,
+    cwd: row.cwd,
+    home: row.home,
+    workingDirectories: row.workingDirectories,
+    status: "active",
+    rules: row.rules,
+    createdAt: row.createdAt,
+    lastUsedAt: row.lastUsedAt,
+  };
+}
+
+function checkDirectories(dirs: readonly string[]): void {
+  const details = dirs.flatMap((d, i) =>
+    d.startsWith("/") ? [] : [{ path: `workingDirectories[${i}]`, message: "must be an absolute path" }],
+  );
+  if (details.length > 0) throw new ValidationError("invalid working directories", details);
+}
+
+/** The active session if the caller's tenant owns it; 404 otherwise. */
+export function loadSession(db: Db, p: Principal, sessionId: string): SessionRow {
+  const row = db.select().from(sessions).where(eq(sessions.id, sessionId)).get();
+  if (row?.status !== "active") throw new NotFoundError("session", sessionId);
+  requireTenant(p, row.tenantId, "session", sessionId);
+  return row;
+}
+
+export function createSession(
+  deps: { db: Db },
+  p: Principal,
+  input: { mode?: PermissionMode; workingDirectories?: string[] },
+): SessionView {
+  requireRole(p, ["agent", "tenant_admin"]);
+  const tenantId = callerTenant(p);
+  checkDirectories(input.workingDirectories ?? []);
+  const now = nowIso();
+  const row: SessionRow = {
+    id: newId("ses"),
+    tenantId,
+    mode: input.mode ?? "default",
+    cwd: SANDBOX_WORKSPACE,
+    home: SANDBOX_HOME,
+    workingDirectories: input.workingDirectories ?? [],
+    rules: { allow: [], deny: [], ask: [] },
+    status: "active",
+    nextSeq: 1,
+    createdAt: now,
+    lastUsedAt: now,
+  };
+  deps.db.insert(sessions).values(row).run();
+  return toSessionView(row);
+}
+
+export function getSession(deps: { db: Db }, p: Principal, sessionId: string): SessionView {
+  requireRole(p, ["agent", "tenant_admin"]);
+  return toSessionView(loadSession(deps.db, p, sessionId));
+}
+
+export function updateSession(
+  deps: { db: Db },
+  p: Principal,
+  sessionId: string,
+  input: { mode?: PermissionMode; workingDirectories?: string[] },
+): SessionView {
+  requireRole(p, ["agent", "tenant_admin"]);
+  const row = loadSession(deps.db, p, sessionId);
+  if (input.workingDirectories) checkDirectories(input.workingDirectories);
+  const set = {
+    mode: input.mode ?? row.mode,
+    workingDirectories: input.workingDirectories ?? row.workingDirectories,
+    lastUsedAt: nowIso(),
+  };
+  deps.db.update(sessions).set(set).where(eq(sessions.id, sessionId)).run();
+  return toSessionView({ ...row, ...set });
+}
+
+/** Marks the session deleted, cancels its pending jobs, then removes its container and workspace. */
+export async function deleteSession(
+  deps: Pick<ServiceDeps, "db" | "sandboxes" | "logger">,
+  p: Principal,
+  sessionId: string,
+): Promise<void> {
+  requireRole(p, ["agent", "tenant_admin"]);
+  loadSession(deps.db, p, sessionId);
+  const now = nowIso();
+  deps.db.transaction((tx) => {
+    tx.update(sessions).set({ status: "deleted", lastUsedAt: now }).where(eq(sessions.id, sessionId)).run();
+    tx.update(jobs)
+      .set({ status: "cancelled", finishedAt: now, cancelRequested: true })
+      .where(and(eq(jobs.sessionId, sessionId), inArray(jobs.status, ["queued", "awaiting_approval"])))
+      .run();
+    tx.update(jobs)
+      .set({ cancelRequested: true })
+      .where(and(eq(jobs.sessionId, sessionId), eq(jobs.status, "running")))
+      .run();
+    tx.delete(readCache).where(eq(readCache.sessionId, sessionId)).run();
+  });
+  try {
+    await deps.sandboxes.remove(sessionId);
+  } catch (err) {
+    deps.logger.warn({ err, sessionId }, "removing the session sandbox failed; the reaper will retry");
+  }
+}
+
+/** Ids of sessions that still own a sandbox (for `reapOrphans`). */
+export function liveSessionIds(db: Db): Set<string> {
+  const rows = db.select({ id: sessions.id }).from(sessions).where(eq(sessions.status, "active")).all();
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Bash moved the session's working directory. */
+export function setSessionCwd(db: Db, sessionId: string, cwd: string): void {
+  db.update(sessions).set({ cwd, lastUsedAt: nowIso() }).where(eq(sessions.id, sessionId)).run();
+}

@@ -1,0 +1,58 @@
+/**
+ * The ripgrep argv of the `Grep` tool, flag for flag as the reference builds it (§11.7).
+ */
+
+/** The parsed Grep input the argv depends on. */
+export interface GrepArgsInput {
+  pattern: string;
+  output_mode: "content" | "files_with_matches" | "count";
+  glob?: string | undefined;
+  type?: string | undefined;
+  "-A"?: number | undefined;
+  "-B"?: number | undefined;
+  "-C"?: number | undefined;
+  context?: number | undefined;
+  n: boolean;
+  i: boolean;
+  case_insensitive: boolean;
+  multiline: boolean;
+}
+
+const VCS_DIRS = [".git", ".svn", ".hg", ".bzr", ".jj", ".sl"];
+
+/** `rg --hidden --glob !.git … --max-columns 500 [flags] <pattern|-e pattern> [--type] [--glob]… <path>`. */
+export function buildRgArgv(input: GrepArgsInput, searchPath: string): string[] {
+  const argv = ["rg", "--hidden", ...VCS_DIRS.flatMap((d) => ["--glob", `!${d}`]), "--max-columns", "500"];
+  if (input.multiline) argv.push("-U", "--multiline-dotall");
+  if (input.i || input.case_insensitive) argv.push("-i");
+  if (input.output_mode === "files_with_matches") argv.push("-l");
+  else if (input.output_mode === "count") argv.push("-c");
+  if (input.output_mode === "content") {
+    if (input.n) argv.push("-n");
+    argv.push(...contextFlags(input));
+  }
+  argv.push(...(input.pattern.startsWith("-") ? ["-e", input.pattern] : [input.pattern]));
+  if (input.type) argv.push("--type", input.type);
+  for (const g of splitGlobs(input.glob)) argv.push("--glob", g);
+  argv.push(searchPath);
+  return argv;
+}
+
+/** `context` first, then `-C`, then `-B`/`-A`. */
+function contextFlags(input: GrepArgsInput): string[] {
+  if (input.context !== undefined) return ["-C", String(input.context)];
+  if (input["-C"] !== undefined) return ["-C", String(input["-C"])];
+  const out: string[] = [];
+  if (input["-B"] !== undefined) out.push("-B", String(input["-B"]));
+  if (input["-A"] !== undefined) out.push("-A", String(input["-A"]));
+  return out;
+}
+
+/** Whitespace-separated tokens; a token with both `{` and `}` stays whole, others split on `,`. */
+export function splitGlobs(glob: string | undefined): string[] {
+  if (!glob) return [];
+  return glob
+    .split(/\s+/)
+    .filter((t) => t !== "")
+    .flatMap((t) => (t.includes("{") && t.includes("}") ? [t] : t.split(",").filter((p) => p !== "")));
+}

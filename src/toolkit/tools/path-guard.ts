@@ -1,0 +1,54 @@
+/**
+ * The run-time symlink re-check of Write and Edit (permission.md §10.12): the policy judged the
+ * path lexically; here the sandbox resolves the real target, and a link that leads somewhere the
+ * policy would not have allowed is refused before anything is written.
+ */
+import {
+  type DangerousLists,
+  isDangerousPath,
+  isInWorkingDirectory,
+  normalizePath,
+} from "../../permission/paths.js";
+import type { ToolRunContext } from "../run-context.js";
+
+/** The resolved target, or the error text when the tool must refuse. */
+export type GuardResult = { ok: true; realPath: string } | { ok: false; message: string };
+
+/**
+ * Resolves `filePath` in the sandbox and refuses a dangerous real target reached through a link
+ * or, when ACCEPT_EDITS auto-allowed the call, a real target outside the working directories.
+ */
+export async function guardWriteTarget(
+  ctx: ToolRunContext,
+  filePath: string,
+  lists: DangerousLists,
+  verb: "write" | "edit",
+): Promise<GuardResult> {
+  const realPath = await ctx.sandbox.realPath(filePath);
+  const lexical = normalizePath(filePath, ctx.cwd, ctx.home);
+  // A path that is dangerous as written was already judged (and maybe approved) by the policy.
+  if (realPath !== lexical && isDangerousPath(realPath, ctx.cwd, ctx.home, lists)) {
+    return {
+      ok: false,
+      message: `Error: ${filePath} resolves to ${realPath}, which is a sensitive file or directory; refusing to ${verb} through a symlink.`,
+    };
+  }
+  if (ctx.autoAllowedEdit && !(await insideWorkingDirectories(ctx, realPath))) {
+    return {
+      ok: false,
+      message: `Error: ${filePath} resolves to ${realPath}, which is outside the working directories; refusing to ${verb} it without explicit permission.`,
+    };
+  }
+  return { ok: true, realPath };
+}
+
+/** Working directories are resolved in the sandbox too, so a linked workdir still contains its files. */
+async function insideWorkingDirectories(ctx: ToolRunContext, realPath: string): Promise<boolean> {
+  const dirs = [ctx.cwd, ...ctx.workingDirectories];
+  const resolved = await Promise.all(
+    dirs.map((d) => ctx.sandbox.realPath(normalizePath(d, ctx.cwd, ctx.home))),
+  );
+  const check = (cwd: string, workingDirectories: string[]): boolean =>
+    isInWorkingDirectory(realPath, { cwd, home: ctx.home, workingDirectories });
+  return check(ctx.cwd, ctx.workingDirectories) || check(resolved[0]!, resolved.slice(1));
+}

@@ -1,0 +1,179 @@
+/**
+ * End to end through the real HTTP server, Redis, BullMQ worker and Docker sandbox: the six
+ * built-ins with the reference's texts, SSE streaming while Bash runs, deny and ask paths.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Harness, seedTenant, startHarness } from "../support/harness.js";
+
+let h: Harness;
+let agentKey: string;
+let adminKey: string;
+let sid: string;
+
+interface JobLike {
+  result?: { content: { text?: string }[] };
+}
+const text = (job: JobLike) => (job.result?.content ?? []).map((b) => b.text ?? "").join("");
+
+async function run(tool: string, input: Record<string, unknown>) {
+  const res = await h.call("POST", `/v1/sessions/${sid}/calls?wait=60`, {
+    key: agentKey,
+    body: { tool, input },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.job;
+}
+
+beforeAll(async () => {
+  h = await startHarness();
+  const t = await seedTenant(h.call);
+  agentKey = t.agentKey;
+  adminKey = t.adminKey;
+  const rules = {
+    allow: ["Read", "Write", "Edit", "Grep", "Glob", "Bash"],
+    deny: ["Bash(rm:*)"],
+    ask: ["Bash(touch:*)"],
+  };
+  const put = await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, { key: adminKey, body: rules });
+  expect(put.status, JSON.stringify(put.body)).toBe(200);
+  const s = await h.call("POST", "/v1/sessions", { key: agentKey, body: {} });
+  expect(s.status, JSON.stringify(s.body)).toBe(201);
+  sid = s.body.id;
+});
+
+afterAll(async () => {
+  if (sid) await h?.call("DELETE", `/v1/sessions/${sid}`, { key: agentKey });
+  await h?.stop();
+});
+
+describe("a session runs the built-ins end to end", () => {
+  it("Write → Read → Edit → Bash → Grep → Glob with the reference's texts", async () => {
+    // Toolshed reports the real line count (permission.md §10.13), not the reference's 3.
+    const w = await run("Write", { file_path: "/workspace/notes.txt", content: "alpha\nbeta\n" });
+    expect(w.status).toBe("succeeded");
+    expect(text(w)).toBe("The file /workspace/notes.txt has been written successfully (2 lines).");
+
+    const r = await run("Read", { file_path: "/workspace/notes.txt" });
+    expect(text(r)).toBe("     1\talpha\n     2\tbeta");
+
+    const e = await run("Edit", {
+      file_path: "/workspace/notes.txt",
+      old_string: "beta",
+      new_string: "gamma",
+    });
+    expect(text(e)).toBe("Successfully replaced 1 occurrence in /workspace/notes.txt");
+
+    const b = await run("Bash", { command: "cat /workspace/notes.txt" });
+    expect(b.status).toBe("succeeded");
+    expect(text(b)).toBe("alpha\ngamma\n");
+
+    const g = await run("Grep", { pattern: "gam", path: "/workspace" });
+    expect(text(g)).toBe("/workspace/notes.txt");
+
+    const gl = await run("Glob", { pattern: "*.txt", path: "/workspace" });
+    expect(text(gl)).toBe("/workspace/notes.txt");
+
+    const missing = await run("Edit", {
+      file_path: "/workspace/notes.txt",
+      old_string: "zzz",
+      new_string: "y",
+    });
+    expect(missing.status).toBe("failed");
+    expect(text(missing)).toMatch(/^Error: /);
+  });
+
+  it("SSE delivers Bash output while the command still runs, and resumes with Last-Event-ID", async () => {
+    const sub = await h.call("POST", `/v1/sessions/${sid}/calls`, {
+      key: agentKey,
+      body: { tool: "Bash", input: { command: "echo a; sleep 2; echo b" } },
+    });
+    expect(sub.status, JSON.stringify(sub.body)).toBe(202);
+    const jid = sub.body.job.id;
+    const res = await fetch(`${h.url}/v1/jobs/${jid}/events`, {
+      headers: { authorization: `Bearer ${agentKey}` },
+    });
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let buf = "";
+    let sawAAt = 0;
+    let resultAt = 0;
+    const ids: string[] = [];
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buf += decoder.decode(value, { stream: true });
+      if (!sawAAt && /event: chunk\ndata: .*a\\n/.test(buf)) sawAAt = Date.now();
+      if (buf.includes("event: result")) {
+        resultAt = Date.now();
+        break;
+      }
+    }
+    await reader.cancel().catch(() => undefined);
+    for (const m of buf.matchAll(/^id: (.+)$/gm)) ids.push(m[1]!);
+    expect(sawAAt, buf).toBeGreaterThan(0);
+    expect(resultAt - sawAAt).toBeGreaterThan(1000);
+
+    // Resume after the first event: the first one is not sent again.
+    const again = await fetch(`${h.url}/v1/jobs/${jid}/events`, {
+      headers: { authorization: `Bearer ${agentKey}`, "last-event-id": ids[0]! },
+    });
+    const rest = await again.text();
+    expect(rest).not.toContain(`id: ${ids[0]}\n`);
+    expect(rest).toContain("event: result");
+  });
+
+  it("a denied call finishes at once with the denial message", async () => {
+    const res = await h.call("POST", `/v1/sessions/${sid}/calls`, {
+      key: agentKey,
+      body: { tool: "Bash", input: { command: "rm -rf /workspace/x" } },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.job.status).toBe("denied");
+    expect(res.body.job.decision.rule).toBe("Bash(rm:*)");
+    expect(res.body.job.result.state).toBe("denied");
+  });
+
+  it("an ask call runs once approved, and a second answer is a conflict", async () => {
+    const res = await h.call("POST", `/v1/sessions/${sid}/calls`, {
+      key: agentKey,
+      body: { tool: "Bash", input: { command: "touch /workspace/approved" } },
+    });
+    expect(res.body.job.status, JSON.stringify(res.body)).toBe("awaiting_approval");
+    const jid = res.body.job.id;
+    const ok = await h.call("POST", `/v1/jobs/${jid}/approval`, { key: adminKey, body: { approve: true } });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    const twice = await h.call("POST", `/v1/jobs/${jid}/approval`, {
+      key: adminKey,
+      body: { approve: true },
+    });
+    expect(twice.status).toBe(409);
+    const deadline = Date.now() + 30_000;
+    let job = ok.body.job;
+    while (job.status !== "succeeded" && job.status !== "failed" && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      job = (await h.call("GET", `/v1/jobs/${jid}`, { key: agentKey })).body.job;
+    }
+    expect(job.status, JSON.stringify(job)).toBe("succeeded");
+    const check = await run("Bash", { command: "ls /workspace/approved" });
+    expect(text(check)).toBe("/workspace/approved\n");
+  });
+
+  it("cancel kills a running call", async () => {
+    const sub = await h.call("POST", `/v1/sessions/${sid}/calls`, {
+      key: agentKey,
+      body: { tool: "Bash", input: { command: "sleep 30" } },
+    });
+    const jid = sub.body.job.id;
+    let job = sub.body.job;
+    while (job.status === "queued")
+      job = (await h.call("GET", `/v1/jobs/${jid}`, { key: agentKey })).body.job;
+    await h.call("POST", `/v1/jobs/${jid}/cancel`, { key: agentKey });
+    const t0 = Date.now();
+    while (job.status === "running" && Date.now() - t0 < 15_000) {
+      await new Promise((r) => setTimeout(r, 100));
+      job = (await h.call("GET", `/v1/jobs/${jid}`, { key: agentKey })).body.job;
+    }
+    expect(job.status, JSON.stringify(job)).toBe("cancelled");
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * A worker stops in the middle of a queue and another takes over: no job is lost, and the
+ * session's calls still ran one at a time in submission order.
+ */
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { RunningService } from "../../src/cli/serve.js";
+import { type Harness, seedTenant, startHarness } from "../support/harness.js";
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({ mode: "api" });
+});
+afterAll(async () => {
+  await h?.stop();
+});
+
+it("a worker restart mid-queue loses no job and keeps per-session order", async () => {
+  const t = await seedTenant(h.call);
+  await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, {
+    key: t.adminKey,
+    body: { allow: ["Bash"], deny: [], ask: [] },
+  });
+  const s = await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} });
+  const sid = s.body.id;
+  const first: RunningService = await h.start("worker");
+  const n = 8;
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = await h.call("POST", `/v1/sessions/${sid}/calls`, {
+      key: t.agentKey,
+      body: { tool: "Bash", input: { command: `echo ${i} >> /workspace/order.log; sleep 0.4` } },
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    ids.push(r.body.job.id);
+  }
+  const statuses = async () =>
+    Promise.all(
+      ids.map(async (id) => (await h.call("GET", `/v1/jobs/${id}`, { key: t.agentKey })).body.job.status),
+    );
+  for (let t0 = Date.now(); Date.now() - t0 < 60_000; ) {
+    if ((await statuses()).filter((x) => x === "succeeded").length >= 2) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await first.stop();
+  const mid = await statuses();
+  expect(mid.filter((x) => x === "succeeded").length).toBeLessThan(n);
+
+  await h.start("worker");
+  let final: string[] = [];
+  for (let t0 = Date.now(); Date.now() - t0 < 90_000; ) {
+    final = await statuses();
+    if (final.every((x) => x === "succeeded" || x === "failed")) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  expect(final).toEqual(ids.map(() => "succeeded"));
+  const log = await h.call("POST", `/v1/sessions/${sid}/calls?wait=30`, {
+    key: t.agentKey,
+    body: { tool: "Bash", input: { command: "cat /workspace/order.log" } },
+  });
+  const out = log.body.job.result.content[0].text as string;
+  expect(out).toBe(`${[...Array(n).keys()].join("\n")}\n`);
+  await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
+});

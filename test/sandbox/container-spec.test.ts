@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { buildContainerSpec, type ContainerSpecInput } from "../../src/sandbox/container-spec.js";
+import { assertSessionId, assertSocketPathFits, sessionPaths } from "../../src/sandbox/session-paths.js";
+
+const input: ContainerSpecInput = {
+  name: "toolshed-svc-ses_1-abcd1234",
+  image: "toolshed-sandbox:latest",
+  serviceId: "svc",
+  sessionId: "ses_1",
+  tenantId: "ten_1",
+  workspaceHostDir: "/data/workspaces/ses_1",
+  runHostDir: "/data/run/0123456789abcdef",
+  executorHostDir: "/app/src/sandbox/executor",
+  readOnlyMounts: [{ hostPath: "/data/skills/ten_1", containerPath: "/skills" }],
+  limits: { memoryBytes: 512 * 1024 * 1024, pids: 256, nanoCpus: 1_500_000_000 },
+};
+
+describe("buildContainerSpec", () => {
+  const spec = buildContainerSpec(input);
+  const host = spec.HostConfig!;
+
+  it("runs as the unprivileged sandbox user with no capabilities and no new privileges", () => {
+    expect(spec.User).toBe("1000:1000");
+    expect(host.CapDrop).toEqual(["ALL"]);
+    expect(host.CapAdd).toBeUndefined();
+    expect(host.SecurityOpt).toEqual(["no-new-privileges"]);
+    expect(host.Privileged).toBe(false);
+  });
+
+  it("has a read-only root with tmpfs /tmp and home owned by the user", () => {
+    expect(host.ReadonlyRootfs).toBe(true);
+    expect(host.Tmpfs?.["/tmp"]).toMatch(/mode=1777/);
+    expect(host.Tmpfs?.["/home/agent"]).toMatch(/uid=1000,gid=1000/);
+  });
+
+  it("has no network", () => {
+    expect(host.NetworkMode).toBe("none");
+    expect(spec.NetworkDisabled).toBe(true);
+    expect(host.PortBindings).toBeUndefined();
+  });
+
+  it("limits pids, memory without extra swap, and CPU, and runs an init", () => {
+    expect(host.PidsLimit).toBe(256);
+    expect(host.Memory).toBe(512 * 1024 * 1024);
+    expect(host.MemorySwap).toBe(host.Memory);
+    expect(host.NanoCpus).toBe(1_500_000_000);
+    expect(host.Init).toBe(true);
+    expect(host.LogConfig?.Type).toBe("none");
+  });
+
+  it("mounts only the workspace read-write; the socket dir, executor and skills read-only", () => {
+    expect(host.Binds).toEqual([
+      "/data/workspaces/ses_1:/workspace:rw",
+      "/data/run/0123456789abcdef:/run/toolshed:ro",
+      "/app/src/sandbox/executor:/opt/toolshed:ro",
+      "/data/skills/ten_1:/skills:ro",
+    ]);
+    expect(spec.WorkingDir).toBe("/workspace");
+  });
+
+  it("labels the container so a restarted service can find and reap it", () => {
+    expect(spec.Labels).toEqual({
+      "toolshed.service": "svc",
+      "toolshed.session": "ses_1",
+      "toolshed.tenant": "ten_1",
+    });
+  });
+
+  it("starts the executor against the host socket", () => {
+    expect(spec.Cmd).toEqual(["node", "/opt/toolshed/executor.mjs", "/run/toolshed/host.sock"]);
+  });
+});
+
+describe("session paths", () => {
+  it.each(["ses_abc", "A-b_9"])("accepts %s", (id) => expect(() => assertSessionId(id)).not.toThrow());
+  it.each(["", "../x", "a/b", "a b", "x".repeat(129)])("rejects %j", (id) =>
+    expect(() => assertSessionId(id)).toThrow(),
+  );
+
+  it("keeps socket paths short whatever the session id", () => {
+    const p = sessionPaths("/data", "svc", "s".repeat(128));
+    expect(p.socketPath).toMatch(/^\/data\/run\/[0-9a-f]{16}\/host\.sock$/);
+    expect(p.workspaceDir).toBe(`/data/workspaces/${"s".repeat(128)}`);
+    expect(p.containerName.length).toBeLessThan(80);
+  });
+
+  it("refuses a data directory too long for unix sockets", () => {
+    expect(() => assertSocketPathFits(`/${"d".repeat(90)}`)).toThrow(/too long/);
+    expect(() => assertSocketPathFits("/var/lib/toolshed")).not.toThrow();
+  });
+});

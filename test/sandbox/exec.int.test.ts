@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { OutputStream, Sandbox } from "../../src/sandbox/sandbox.js";
+import { createTestProvider, sh, type TestProvider } from "./harness.js";
+
+describe("sandbox exec", () => {
+  let t: TestProvider;
+  let sb: Sandbox;
+
+  beforeAll(async () => {
+    t = await createTestProvider();
+    sb = await t.provider.acquire({ sessionId: "ses_exec", tenantId: "ten_a" });
+  });
+  afterAll(async () => t?.cleanup());
+
+  /** Processes of the sandbox other than the init, the executor and the `ps` itself. */
+  const strays = async () => {
+    const r = await sb.exec({ argv: ["ps", "-eo", "pid=,args="], timeoutMs: 5000, maxOutputBytes: 65536 });
+    return r.stdout.split("\n").filter((l) => l.trim() && !/docker-init|executor\.mjs|ps -eo/.test(l));
+  };
+
+  it("returns exit code, stdout and stderr separately", async () => {
+    const r = await sb.exec(sh("echo out; echo err >&2; exit 3"));
+    expect(r).toMatchObject({
+      exitCode: 3,
+      stdout: "out\n",
+      stderr: "err\n",
+      timedOut: false,
+      truncated: false,
+    });
+  });
+
+  it("passes stdin, env and cwd, and runs in /workspace by default", async () => {
+    const r = await sb.exec(sh("pwd; echo $GREETING; cat", { stdin: "from stdin", env: { GREETING: "hi" } }));
+    expect(r.stdout).toBe("/workspace\nhi\nfrom stdin");
+    const c = await sb.exec(sh("pwd", { cwd: "/tmp" }));
+    expect(c.stdout).toBe("/tmp\n");
+  });
+
+  it("reports a program that cannot be spawned as exit 127", async () => {
+    const r = await sb.exec({ argv: ["no-such-program"], timeoutMs: 5000, maxOutputBytes: 1000 });
+    expect(r.exitCode).toBe(127);
+    expect(r.stderr).toMatch(/ENOENT/);
+  });
+
+  it("kills the whole process group on timeout and keeps the partial output", async () => {
+    const started = Date.now();
+    const r = await sb.exec(sh("echo before; sleep 1000 & sleep 1000", { timeoutMs: 2000 }));
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(r).toMatchObject({ exitCode: null, stdout: "before\n", timedOut: true, cancelled: false });
+    expect(await strays()).toEqual([]);
+  });
+
+  it("returns in bounded time even when a process escaped the group holding the pipes", async () => {
+    const started = Date.now();
+    const r = await sb.exec(sh("echo x; setsid sleep 1000", { timeoutMs: 1000 }));
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(r.timedOut).toBe(true);
+    expect(r.stdout).toBe("x\n");
+    await sb.exec(sh("pkill -f 'sleep 1000' || true"));
+  });
+
+  it("cancels on abort: the group is killed and the result says cancelled", async () => {
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 300);
+    const started = Date.now();
+    const r = await sb.exec(sh("echo go; sleep 1000", { signal: ac.signal }));
+    expect(Date.now() - started).toBeLessThan(4000);
+    expect(r).toMatchObject({ exitCode: null, stdout: "go\n", cancelled: true, timedOut: false });
+    expect(await strays()).toEqual([]);
+  });
+
+  it("streams output before the command ends", async () => {
+    const seen: { stream: OutputStream; data: string; at: number }[] = [];
+    const started = Date.now();
+    const r = await sb.exec(
+      sh("echo a; sleep 2; echo b", {
+        onOutput: (stream, data) => seen.push({ stream, data, at: Date.now() }),
+      }),
+    );
+    expect(r.stdout).toBe("a\nb\n");
+    expect(seen[0]).toMatchObject({ stream: "stdout", data: "a\n" });
+    expect(seen[0]!.at - started).toBeLessThan(1500);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+  });
+
+  it("caps 200 MB of output without buffering it in the service", async () => {
+    const before = process.memoryUsage().rss;
+    const cap = 64 * 1024;
+    let streamed = 0;
+    const r = await sb.exec(
+      sh("head -c 200000000 /dev/zero | tr '\\0' a; echo done >&2", {
+        maxOutputBytes: cap,
+        timeoutMs: 60_000,
+        onOutput: (_s, d) => {
+          streamed += d.length;
+        },
+      }),
+    );
+    const growth = process.memoryUsage().rss - before;
+    expect(r.exitCode).toBe(0);
+    expect(r.truncated).toBe(true);
+    expect(r.stdout.length).toBe(cap);
+    expect(r.stdout).toMatch(/^a+$/);
+    expect(r.stderr).toBe("done\n");
+    expect(streamed).toBe(cap + "done\n".length);
+    expect(growth).toBeLessThan(50 * 1024 * 1024);
+  });
+
+  it("caps on byte boundaries without breaking UTF-8 text", async () => {
+    const r = await sb.exec(sh("printf 'é%.0s' $(seq 1 100)", { maxOutputBytes: 11 }));
+    expect(r.truncated).toBe(true);
+    expect(r.stdout).toBe("ééééé");
+  });
+
+  it("runs calls of one session concurrently", async () => {
+    const started = Date.now();
+    const rs = await Promise.all([1, 2, 3, 4].map((i) => sb.exec(sh(`sleep 1; echo ${i}`))));
+    expect(rs.map((r) => r.stdout)).toEqual(["1\n", "2\n", "3\n", "4\n"]);
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it("reaps zombies through the init", async () => {
+    // The orphaned grandchild is reparented to PID 1, which must reap it once it exits.
+    await sb.exec(sh("(sleep 0.2 &) ; true"));
+    await new Promise((r) => setTimeout(r, 600));
+    const r = await sb.exec(sh("ps -eo stat= | grep -c '^Z' || true"));
+    expect(r.stdout.trim()).toBe("0");
+  });
+});

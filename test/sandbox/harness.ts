@@ -1,0 +1,72 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Dockerode from "dockerode";
+import {
+  DockerSandboxProvider,
+  type DockerSandboxProviderOptions,
+} from "../../src/sandbox/docker-provider.js";
+import type { ExecRequest } from "../../src/sandbox/sandbox.js";
+
+/** The image scripts/test.sh builds. */
+export const TEST_IMAGE = "toolshed-sandbox:latest";
+export const docker = new Dockerode();
+
+/** A provider with its own serviceId and temp dataDir; `cleanup()` removes every trace. */
+export interface TestProvider {
+  provider: DockerSandboxProvider;
+  serviceId: string;
+  dataDir: string;
+  options: DockerSandboxProviderOptions;
+  cleanup(): Promise<void>;
+}
+
+/** Creates a provider for one test file (small limits so the limit tests stay quick). */
+export async function createTestProvider(
+  overrides: Partial<DockerSandboxProviderOptions> = {},
+  shared?: { serviceId: string; dataDir: string },
+): Promise<TestProvider> {
+  const serviceId = shared?.serviceId ?? `test-${randomBytes(4).toString("hex")}`;
+  const dataDir = shared?.dataDir ?? (await mkdtemp(join(tmpdir(), "tsb-")));
+  const options: DockerSandboxProviderOptions = {
+    docker,
+    dataDir,
+    serviceId,
+    image: TEST_IMAGE,
+    limits: { memoryBytes: 256 * 1024 * 1024, pids: 128, nanoCpus: 1_000_000_000 },
+    idleStopMs: 10 * 60_000,
+    ...overrides,
+  };
+  const provider = new DockerSandboxProvider(options);
+  return {
+    provider,
+    serviceId,
+    dataDir,
+    options,
+    async cleanup() {
+      await provider.close();
+      await removeServiceContainers(serviceId);
+      if (!shared) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Force-removes every container labelled with `serviceId` (only ours: ids are random). */
+export async function removeServiceContainers(serviceId: string): Promise<void> {
+  for (const c of await serviceContainers(serviceId)) {
+    await docker.getContainer(c.Id).remove({ force: true });
+  }
+}
+
+/** Containers (running or not) of one test service. */
+export function serviceContainers(serviceId: string, sessionId?: string): Promise<Dockerode.ContainerInfo[]> {
+  const label = [`toolshed.service=${serviceId}`];
+  if (sessionId) label.push(`toolshed.session=${sessionId}`);
+  return docker.listContainers({ all: true, filters: { label } });
+}
+
+/** A bash command with sane defaults for tests. */
+export function sh(command: string, extra: Partial<ExecRequest> = {}): ExecRequest {
+  return { argv: ["bash", "-c", command], timeoutMs: 20_000, maxOutputBytes: 1024 * 1024, ...extra };
+}

@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SandboxUnavailableError } from "../../src/sandbox/sandbox.js";
+import {
+  createTestProvider,
+  docker,
+  removeServiceContainers,
+  serviceContainers,
+  sh,
+  type TestProvider,
+} from "./harness.js";
+
+const running = async (serviceId: string, sessionId: string) =>
+  (await serviceContainers(serviceId, sessionId)).map((c) => c.State);
+
+describe("sandbox lifecycle", () => {
+  let t: TestProvider;
+
+  beforeAll(async () => {
+    t = await createTestProvider({ idleStopMs: 1000 });
+  });
+  afterAll(async () => t?.cleanup());
+
+  it("creates exactly one container for concurrent acquires of a session", async () => {
+    const sbs = await Promise.all(
+      Array.from({ length: 6 }, () => t.provider.acquire({ sessionId: "ses_race", tenantId: "ten_a" })),
+    );
+    expect(new Set(sbs).size).toBe(1);
+    expect(await running(t.serviceId, "ses_race")).toEqual(["running"]);
+    const containers = await serviceContainers(t.serviceId, "ses_race");
+    expect(containers[0]?.Labels).toMatchObject({ "toolshed.tenant": "ten_a" });
+  });
+
+  it("stops an idle container and brings it back on the same workspace", async () => {
+    const sb = await t.provider.acquire({ sessionId: "ses_idle", tenantId: "ten_a" });
+    await sb.writeFile("keep.txt", "still here");
+    await sb.exec(sh("echo gone > /tmp/scratch"));
+    await expect
+      .poll(() => running(t.serviceId, "ses_idle"), { timeout: 8000, interval: 250 })
+      .toEqual(["exited"]);
+    // The same handle keeps working: the call starts the container again.
+    const r = await sb.exec(sh("cat keep.txt; cat /tmp/scratch 2>/dev/null || echo tmp-is-fresh"));
+    expect(r.stdout).toBe("still heretmp-is-fresh\n");
+    expect(await running(t.serviceId, "ses_idle")).toEqual(["running"]);
+  });
+
+  it("does not stop a container while a call is running", async () => {
+    const sb = await t.provider.acquire({ sessionId: "ses_busy", tenantId: "ten_a" });
+    const r = await sb.exec(sh("sleep 2.5; echo finished"));
+    expect(r.stdout).toBe("finished\n");
+  });
+
+  it("stop() then acquire() restarts the same container", async () => {
+    const sb = await t.provider.acquire({ sessionId: "ses_stop", tenantId: "ten_a" });
+    await sb.writeFile("a.txt", "A");
+    const [before] = await serviceContainers(t.serviceId, "ses_stop");
+    await t.provider.stop("ses_stop");
+    expect(await running(t.serviceId, "ses_stop")).toEqual(["exited"]);
+    const again = await t.provider.acquire({ sessionId: "ses_stop", tenantId: "ten_a" });
+    expect((await again.readFile("a.txt")).data.toString()).toBe("A");
+    const [after] = await serviceContainers(t.serviceId, "ses_stop");
+    expect(after?.Id).toBe(before?.Id);
+  });
+
+  it("recovers when the executor dies under a call", async () => {
+    const sb = await t.provider.acquire({ sessionId: "ses_crash", tenantId: "ten_a" });
+    await sb.writeFile("x.txt", "x");
+    await expect(sb.exec(sh("kill -9 $PPID; sleep 5"))).rejects.toBeInstanceOf(SandboxUnavailableError);
+    const r = await sb.exec(sh("cat x.txt"));
+    expect(r.stdout).toBe("x");
+  });
+
+  it("refuses a session id that could escape the data directory", async () => {
+    await expect(t.provider.acquire({ sessionId: "../etc", tenantId: "ten_a" })).rejects.toThrow(
+      /invalid session id/,
+    );
+  });
+
+  it("remove() deletes the container and the workspace", async () => {
+    const sb = await t.provider.acquire({ sessionId: "ses_rm", tenantId: "ten_a" });
+    await sb.writeFile("f.txt", "f");
+    await t.provider.remove("ses_rm");
+    expect(await serviceContainers(t.serviceId, "ses_rm")).toEqual([]);
+    const fresh = await t.provider.acquire({ sessionId: "ses_rm", tenantId: "ten_a" });
+    expect(await fresh.stat("f.txt")).toBeNull();
+  });
+});
+
+describe("sandbox restart and orphans", () => {
+  let a: TestProvider;
+  let other: TestProvider;
+
+  beforeAll(async () => {
+    a = await createTestProvider();
+    other = await createTestProvider();
+  });
+  afterAll(async () => {
+    await a?.cleanup();
+    await other?.cleanup();
+  });
+
+  it("a new process adopts the running containers of its predecessor", async () => {
+    const sb = await a.provider.acquire({ sessionId: "ses_adopt", tenantId: "ten_a" });
+    await sb.writeFile("note.txt", "before restart");
+    const [before] = await serviceContainers(a.serviceId, "ses_adopt");
+    await a.provider.close({ stopContainers: false });
+
+    a = await createTestProvider({}, { serviceId: a.serviceId, dataDir: a.dataDir });
+    const again = await a.provider.acquire({ sessionId: "ses_adopt", tenantId: "ten_a" });
+    expect((await again.readFile("note.txt")).data.toString()).toBe("before restart");
+    const [after] = await serviceContainers(a.serviceId, "ses_adopt");
+    expect(after?.Id).toBe(before?.Id);
+    expect(after?.State).toBe("running");
+  });
+
+  it("refuses to reuse a session container labelled for another tenant", async () => {
+    await a.provider.acquire({ sessionId: "ses_tenant", tenantId: "ten_a" });
+    await a.provider.stop("ses_tenant");
+    await expect(a.provider.acquire({ sessionId: "ses_tenant", tenantId: "ten_b" })).rejects.toBeInstanceOf(
+      SandboxUnavailableError,
+    );
+  });
+
+  it("reapOrphans removes only its own service's containers that no live session owns", async () => {
+    await Promise.all([
+      a.provider.acquire({ sessionId: "ses_live", tenantId: "ten_a" }),
+      a.provider.acquire({ sessionId: "ses_orphan", tenantId: "ten_a" }),
+      other.provider.acquire({ sessionId: "ses_orphan", tenantId: "ten_a" }),
+    ]);
+    const before = (await serviceContainers(a.serviceId)).length;
+    const reaped = await a.provider.reapOrphans(new Set(["ses_live", "ses_adopt"]));
+    expect(reaped).toBe(before - 2);
+    const left = (await serviceContainers(a.serviceId)).map((c) => c.Labels["toolshed.session"]).sort();
+    expect(left).toEqual(["ses_adopt", "ses_live"]);
+    expect(await serviceContainers(other.serviceId, "ses_orphan")).toHaveLength(1);
+    // A reaped session comes back fresh on its next acquire.
+    const back = await a.provider.acquire({ sessionId: "ses_orphan", tenantId: "ten_a" });
+    expect((await back.exec(sh("echo back"))).stdout).toBe("back\n");
+  });
+
+  it("labels nothing it did not create for other services", async () => {
+    await removeServiceContainers(`${other.serviceId}-none`);
+    const all = await docker.listContainers({
+      all: true,
+      filters: { label: [`toolshed.service=${a.serviceId}`] },
+    });
+    expect(all.every((c) => c.Labels["toolshed.service"] === a.serviceId)).toBe(true);
+  });
+});

@@ -1,0 +1,173 @@
+/**
+ * Boots Toolshed in-process for tests. `startHarness` runs the real service (HTTP on a random
+ * loopback port, real Redis with a unique prefix, real worker and Docker sandboxes) in a temp
+ * DATA_DIR; `createApiTestApp` builds only the Hono app on real SQLite with in-memory queue and
+ * events, for API-shape tests that never run a tool.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createApp } from "../../src/api/app.js";
+import { type RunningService, type ServeMode, type StartOptions, startService } from "../../src/cli/serve.js";
+import { type Config, loadConfig } from "../../src/config.js";
+import { openDb } from "../../src/db/open.js";
+import { createLogger } from "../../src/log.js";
+import type { SandboxProvider } from "../../src/sandbox/sandbox.js";
+import { type ServiceDeps, toolRegistry } from "../../src/service/deps.js";
+import { ensureAdminKey } from "../../src/service/keys.js";
+import { Metrics } from "../../src/service/metrics.js";
+import { SqliteReadCache } from "../../src/service/read-cache-store.js";
+import { createBuiltinTools } from "../../src/toolkit/builtins.js";
+import { MemoryBus } from "./memory-bus.js";
+
+export const ADMIN_KEY = "test-admin-key-0123456789abcdef";
+
+export function testConfig(dataDir: string, extra: Record<string, string> = {}): Config {
+  return loadConfig({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+    TOOLSHED_ADMIN_KEY: ADMIN_KEY,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "warn",
+    QUEUE_PREFIX: `tst-${randomBytes(4).toString("hex")}`,
+    SERVICE_ID: `toolshed-test-${randomBytes(3).toString("hex")}`,
+    JOB_LOCK_MS: "3000",
+    JOB_STALLED_INTERVAL_MS: "1000",
+    ORDER_RECHECK_MS: "200",
+    SANDBOX_RETRY_BACKOFF_MS: "200",
+    ...extra,
+  });
+}
+
+/** A small HTTP client bound to the harness's base URL. */
+export type Client = (
+  method: string,
+  path: string,
+  opts?: { key?: string; body?: unknown; headers?: Record<string, string> },
+) => Promise<{
+  status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: tests assert on JSON bodies freely
+  body: any;
+  headers: Headers;
+}>;
+
+export function httpClient(baseUrl: string): Client {
+  return async (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+    if (opts.body !== undefined) headers["content-type"] = "application/json";
+    const res = await fetch(baseUrl + path, {
+      method,
+      headers,
+      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    });
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {}
+    return { status: res.status, body, headers: res.headers };
+  };
+}
+
+export interface Harness {
+  config: Config;
+  url: string;
+  call: Client;
+  service: RunningService;
+  /** Starts another process-like instance (e.g. a second worker) on the same data and queue. */
+  start(mode: ServeMode, opts?: StartOptions): Promise<RunningService>;
+  stop(): Promise<void>;
+}
+
+export async function startHarness(
+  opts: { mode?: ServeMode; env?: Record<string, string>; start?: StartOptions } = {},
+): Promise<Harness> {
+  // Short path: the sandbox provider puts unix sockets under DATA_DIR.
+  const dataDir = mkdtempSync(join(tmpdir(), "tsh-"));
+  const config = testConfig(dataDir, opts.env);
+  const extra: RunningService[] = [];
+  const service = await startService(config, opts.mode ?? "serve", opts.start);
+  const url = service.url!;
+  return {
+    config,
+    url,
+    call: httpClient(url),
+    service,
+    async start(mode, o) {
+      const s = await startService({ ...config, PORT: 0 }, mode, o);
+      extra.push(s);
+      return s;
+    },
+    async stop() {
+      for (const s of extra.reverse()) await s.stop().catch(() => undefined);
+      await service.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Sets up a tenant with an agent key and a tenant-admin key. */
+export async function seedTenant(call: Client, name = "acme") {
+  const t = await call("POST", "/v1/tenants", { key: ADMIN_KEY, body: { name } });
+  const agent = await call("POST", `/v1/tenants/${t.body.id}/keys`, {
+    key: ADMIN_KEY,
+    body: { role: "agent" },
+  });
+  const admin = await call("POST", `/v1/tenants/${t.body.id}/keys`, {
+    key: ADMIN_KEY,
+    body: { role: "tenant_admin" },
+  });
+  return {
+    tenantId: t.body.id as string,
+    agentKey: agent.body.key as string,
+    adminKey: admin.body.key as string,
+  };
+}
+
+/** The Hono app over real SQLite with in-memory queue/events and the given sandbox provider. */
+export function createApiTestApp(sandboxes: SandboxProvider) {
+  const dataDir = mkdtempSync(join(tmpdir(), "tsa-"));
+  const { db, close } = openDb(join(dataDir, "t.db"));
+  ensureAdminKey({ db }, ADMIN_KEY);
+  const bus = new MemoryBus();
+  const deps: ServiceDeps = {
+    db,
+    tools: toolRegistry(createBuiltinTools()),
+    queue: bus,
+    events: bus,
+    cancels: bus,
+    sandboxes,
+    readCache: new SqliteReadCache(db),
+    metrics: new Metrics(),
+    logger: createLogger("silent"),
+  };
+  const app = createApp({ ...deps, bodyLimitBytes: 64 * 1024 });
+  const call: Client = async (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+    if (opts.body !== undefined) headers["content-type"] = "application/json";
+    const res = await app.request(path, {
+      method,
+      headers,
+      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    });
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {}
+    return { status: res.status, body, headers: res.headers };
+  };
+  return {
+    app,
+    deps,
+    bus,
+    call,
+    close() {
+      close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/** In-memory queue and event log for API-shape tests (the unit project needs no Redis). */
+import type { CancelBus, JobEvent, JobEvents, JobEventType, JobQueue } from "../../src/service/deps.js";
+
+export class MemoryBus implements JobQueue, JobEvents, CancelBus {
+  readonly enqueued: string[] = [];
+  readonly cancelled: string[] = [];
+  private readonly logs = new Map<string, JobEvent[]>();
+  private readonly watchers = new Map<string, Set<() => void>>();
+  private seq = 0;
+
+  async enqueue(jobId: string): Promise<void> {
+    this.enqueued.push(jobId);
+  }
+  async promote(): Promise<void> {}
+  async discard(): Promise<void> {}
+  async requestCancel(jobId: string): Promise<void> {
+    this.cancelled.push(jobId);
+  }
+  async append(jobId: string, type: JobEventType, data: unknown): Promise<void> {
+    const log = this.logs.get(jobId) ?? [];
+    log.push({ id: `${++this.seq}-0`, type, data });
+    this.logs.set(jobId, log);
+    for (const w of this.watchers.get(jobId) ?? []) w();
+  }
+  async read(jobId: string, afterId?: string): Promise<JobEvent[]> {
+    const log = this.logs.get(jobId) ?? [];
+    const after = afterId ? Number.parseInt(afterId, 10) : 0;
+    return log.filter((e) => Number.parseInt(e.id, 10) > after);
+  }
+  async watch(jobId: string, onChange: () => void): Promise<() => void> {
+    const set = this.watchers.get(jobId) ?? new Set();
+    set.add(onChange);
+    this.watchers.set(jobId, set);
+    return () => set.delete(onChange);
+  }
+}

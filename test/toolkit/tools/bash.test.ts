@@ -1,0 +1,109 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { BashTool } from "../../../src/toolkit/tools/bash.js";
+import { runTool } from "../run-tool.js";
+import { makeContext, type TestContext } from "../test-context.js";
+
+const bash = new BashTool();
+let t: TestContext;
+afterEach(() => t?.sandbox.dispose());
+
+describe("Bash (reference §11.8, Toolshed §16.4)", () => {
+  it("returns stdout then stderr, with the exit code in the metadata", async () => {
+    t = makeContext();
+    const r = await runTool(bash, { command: "echo out; echo err >&2" }, t.ctx);
+    expect(r).toMatchObject({ text: "out\n\nerr\n", state: "success" });
+    expect(r.metadata.exitCode).toBe(0);
+    expect((await runTool(bash, { command: "true" }, t.ctx)).text).toBe("");
+  });
+
+  it("keeps the reference's failure text and reports the exit code", async () => {
+    t = makeContext();
+    const command = "echo partial; echo oops >&2; exit 3";
+    const r = await runTool(bash, { command }, t.ctx);
+    expect(r.state).toBe("error");
+    expect(r.text).toBe(`Command failed: ${command}\n\nStdout:\npartial\n\nStderr:\noops\n`);
+    expect(r.metadata).toMatchObject({ exitCode: 3, timedOut: false });
+  });
+
+  it("runs bash, not sh, in the session's working directory", async () => {
+    t = makeContext();
+    const r = await runTool(bash, { command: '[[ -n "$BASH_VERSION" ]] && pwd' }, t.ctx);
+    expect(r.text).toBe(`${t.sandbox.workspace}\n`);
+  });
+
+  it("keeps the working directory between calls, but not environment variables", async () => {
+    t = makeContext();
+    mkdirSync(join(t.sandbox.workspace, "sub dir"));
+    const moved = await runTool(bash, { command: 'cd "sub dir" && export FOO=1' }, t.ctx);
+    const sub = join(t.sandbox.workspace, "sub dir");
+    expect(t.cwdChanges).toEqual([sub]);
+    expect(moved.metadata.cwd).toBe(sub);
+    expect((await runTool(bash, { command: 'pwd; echo "${FOO:-unset}"' }, t.ctx)).text).toBe(`${sub}\nunset\n`);
+    expect(t.cwdChanges).toHaveLength(1);
+    await runTool(bash, { command: "cd .. && false" }, t.ctx);
+    expect(t.ctx.cwd).toBe(t.sandbox.workspace);
+  });
+
+  it("on timeout kills the process group and returns the partial output with a note", async () => {
+    t = makeContext();
+    const command = "echo partial; (sleep 30; echo never) & sleep 30";
+    const started = Date.now();
+    const r = await runTool(bash, { command, timeout: 500 }, t.ctx);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(r.state).toBe("error");
+    expect(r.text).toBe(
+      `Command timed out after 500ms: ${command}\nThe command and its child processes were killed. Partial output:\n\nStdout:\npartial\n`,
+    );
+    expect(r.metadata).toMatchObject({ exitCode: null, timedOut: true });
+  });
+
+  it("truncates output past 30,000 characters", async () => {
+    t = makeContext();
+    const r = await runTool(bash, { command: "head -c 40000 /dev/zero | tr '\\0' a" }, t.ctx);
+    expect(r.text).toBe(`${"a".repeat(30_000)}\n... (output truncated)`);
+  });
+
+  it("streams output pieces through ctx.onChunk while running", async () => {
+    t = makeContext();
+    const r = await runTool(bash, { command: "echo tick; sleep 0.2; echo tock" }, t.ctx);
+    const live = t.chunks.filter((c) => c.metadata.live === true);
+    expect(live.length).toBeGreaterThan(0);
+    expect(live.map((c) => (c.content[0]?.type === "text" ? c.content[0].text : "")).join("")).toBe("tick\ntock\n");
+    expect(live.every((c) => c.state === "running" && c.content[0]?.id === live[0]?.content[0]?.id)).toBe(true);
+    expect(r.text).toBe("tick\ntock\n");
+  });
+
+  it("is interrupted by ctx.signal", async () => {
+    t = makeContext();
+    setTimeout(() => t.abort.abort(), 200);
+    const r = await runTool(bash, { command: "sleep 30" }, t.ctx);
+    expect(r).toMatchObject({
+      state: "interrupted",
+      text: "<system-reminder>The tool call has been interrupted by the user.</system-reminder>",
+    });
+  });
+
+  it("rejects a timeout above 600000 ms", async () => {
+    t = makeContext();
+    const r = await runTool(bash, { command: "true", timeout: 600_001 }, t.ctx);
+    expect(r.text).toBe("Input validation failed for tool 'Bash': 600001 is greater than the maximum of 600000");
+  });
+
+  it("delegates its permission face to the Bash policy", () => {
+    const permCtx = {
+      mode: "default" as const,
+      cwd: "/workspace",
+      home: "/home/agent",
+      workingDirectories: [],
+      rules: { allow: [], deny: [], ask: [] },
+    };
+    expect(bash.checkReadOnly({ command: "ls -la" }, permCtx)).toBe(true);
+    expect(bash.checkReadOnly({ command: "rm -rf x" }, permCtx)).toBe(false);
+    expect(bash.generateSuggestions({ command: 'git commit -m "x"' }, permCtx)[0]).toMatchObject({
+      toolName: "Bash",
+      ruleContent: "git commit:*",
+    });
+  });
+});

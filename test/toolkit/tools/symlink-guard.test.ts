@@ -1,0 +1,103 @@
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { EditTool } from "../../../src/toolkit/tools/edit.js";
+import { ReadTool } from "../../../src/toolkit/tools/read.js";
+import { WriteTool } from "../../../src/toolkit/tools/write.js";
+import { runTool } from "../run-tool.js";
+import { makeContext, type TestContext } from "../test-context.js";
+
+const [read, write, edit] = [new ReadTool(), new WriteTool(), new EditTool()];
+let t: TestContext;
+afterEach(() => t?.sandbox.dispose());
+
+describe("run-time symlink re-check (permission.md §10.12)", () => {
+  it("refuses to Write through a link to .env, writing nothing", async () => {
+    t = makeContext();
+    const env = join(t.sandbox.workspace, ".env");
+    writeFileSync(env, "SECRET=1\n");
+    const link = join(t.sandbox.workspace, "notes.txt");
+    symlinkSync(env, link);
+    await runTool(read, { file_path: link }, t.ctx);
+    const r = await runTool(write, { file_path: link, content: "SECRET=stolen\n" }, t.ctx);
+    expect(r.state).toBe("error");
+    expect(r.text).toBe(
+      `Error: ${link} resolves to ${env}, which is a sensitive file or directory; refusing to write through a symlink.`,
+    );
+    expect(readFileSync(env, "utf8")).toBe("SECRET=1\n");
+  });
+
+  it("refuses to Edit through a link to .env, and to create files through a linked .git directory", async () => {
+    t = makeContext();
+    const env = join(t.sandbox.home, ".env");
+    writeFileSync(env, "A=1\n");
+    const link = join(t.sandbox.workspace, "config.txt");
+    symlinkSync(env, link);
+    await runTool(read, { file_path: link }, t.ctx);
+    const r = await runTool(edit, { file_path: link, old_string: "A=1", new_string: "A=2" }, t.ctx);
+    expect(r.text).toBe(
+      `Error: ${link} resolves to ${env}, which is a sensitive file or directory; refusing to edit through a symlink.`,
+    );
+    expect(readFileSync(env, "utf8")).toBe("A=1\n");
+
+    mkdirSync(join(t.sandbox.workspace, ".git"));
+    symlinkSync(join(t.sandbox.workspace, ".git"), join(t.sandbox.workspace, "meta"));
+    const hook = join(t.sandbox.workspace, "meta", "hooks-pre-commit");
+    const w = await runTool(write, { file_path: hook, content: "evil" }, t.ctx);
+    expect(w.text).toMatch(/resolves to .*\/\.git\/hooks-pre-commit, which is a sensitive file/);
+    expect(existsSync(join(t.sandbox.workspace, ".git", "hooks-pre-commit"))).toBe(false);
+  });
+
+  it("leaves a dangerous path written directly to the policy (no symlink involved)", async () => {
+    t = makeContext();
+    const env = join(t.sandbox.workspace, ".env");
+    const r = await runTool(write, { file_path: env, content: "A=1\n" }, t.ctx);
+    expect(r.state).toBe("success");
+  });
+
+  it("with ACCEPT_EDITS auto-allow, refuses a link that leads outside the working directories", async () => {
+    t = makeContext({ autoAllowedEdit: true, mode: "accept_edits" });
+    const outsideDir = join(t.sandbox.root, "outside");
+    mkdirSync(outsideDir);
+    const target = join(outsideDir, "x.txt");
+    const link = join(t.sandbox.workspace, "x.txt");
+    symlinkSync(target, link);
+    const r = await runTool(write, { file_path: link, content: "data" }, t.ctx);
+    expect(r.state).toBe("error");
+    expect(r.text).toBe(
+      `Error: ${link} resolves to ${target}, which is outside the working directories; refusing to write it without explicit permission.`,
+    );
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it("without auto-allow (the user approved), follows the same link", async () => {
+    t = makeContext();
+    const outsideDir = join(t.sandbox.root, "outside");
+    mkdirSync(outsideDir);
+    const target = join(outsideDir, "x.txt");
+    const link = join(t.sandbox.workspace, "x.txt");
+    symlinkSync(target, link);
+    expect((await runTool(write, { file_path: link, content: "data" }, t.ctx)).state).toBe("success");
+    expect(readFileSync(target, "utf8")).toBe("data");
+  });
+
+  it("with auto-allow, accepts targets inside an extra working directory", async () => {
+    t = makeContext({ autoAllowedEdit: true });
+    const extra = join(t.sandbox.root, "extra");
+    mkdirSync(extra);
+    t.ctx.workingDirectories = [extra];
+    const link = join(t.sandbox.workspace, "y.txt");
+    symlinkSync(join(extra, "y.txt"), link);
+    expect((await runTool(write, { file_path: link, content: "ok" }, t.ctx)).state).toBe("success");
+  });
+
+  it("honours additional dangerous files given to the tool", async () => {
+    t = makeContext();
+    const secret = join(t.sandbox.workspace, ".secrets");
+    const link = join(t.sandbox.workspace, "plain.txt");
+    symlinkSync(secret, link);
+    const custom = new WriteTool({ additionalDangerousFiles: [".secrets"] });
+    expect((await runTool(custom, { file_path: link, content: "x" }, t.ctx)).text).toMatch(/sensitive file/);
+    expect((await runTool(write, { file_path: link, content: "x" }, t.ctx)).state).toBe("success");
+  });
+});
