@@ -11,7 +11,7 @@ import {
 } from "./container-ops.js";
 import { LABEL_SESSION, type SandboxLimits } from "./container-spec.js";
 import { DockerSandbox, type ExecutorRunner } from "./docker-sandbox.js";
-import { ExecutorChannel, ExecutorUnreachableError } from "./executor-channel.js";
+import { ExecutorChannel, ExecutorUnreachableError, RequestNotDeliveredError } from "./executor-channel.js";
 import { startIdleReaper } from "./idle-reaper.js";
 import {
   SANDBOX_UID,
@@ -98,17 +98,21 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
   }
 
   async withExecutor<T>(spec: SessionSandboxSpec, use: (sock: Socket) => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
+    let restarted = false;
+    for (let attempt = 0; attempt < 4; attempt++) {
       const session = await this.ensure(spec);
       session.inflight++;
       try {
-        const sock = await session.channel.take(attempt === 0 ? WARM_TAKE_MS : this.startTimeoutMs);
+        const sock = await session.channel.take(restarted ? this.startTimeoutMs : WARM_TAKE_MS);
         return await use(sock);
       } catch (err) {
+        // A connection that died before the ack ran nothing: take another (or find out it is gone).
+        if (err instanceof RequestNotDeliveredError) continue;
         if (!(err instanceof ExecutorUnreachableError)) throw err;
-        if (attempt > 0) throw new SandboxUnavailableError("sandbox executor unreachable", { cause: err });
+        if (restarted) throw new SandboxUnavailableError("sandbox executor unreachable", { cause: err });
         // The container died or was stopped behind our back: forget it and start it again once.
         this.logger.warn({ sessionId: spec.sessionId }, "sandbox executor unreachable; restarting");
+        restarted = true;
         this.forget(spec.sessionId, session);
         this.unreachable.add(spec.sessionId);
       } finally {
@@ -116,6 +120,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
         session.lastUsed = Date.now();
       }
     }
+    throw new SandboxUnavailableError("sandbox executor keeps dropping requests");
   }
 
   async stop(sessionId: string): Promise<void> {

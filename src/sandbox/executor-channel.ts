@@ -9,6 +9,17 @@ export class ExecutorUnreachableError extends Error {
   }
 }
 
+/**
+ * The connection closed before the executor acknowledged the request (it had just died): nothing
+ * ran, so the caller may safely retry on another connection.
+ */
+export class RequestNotDeliveredError extends Error {
+  constructor() {
+    super("executor connection closed before the request was acknowledged");
+    this.name = "RequestNotDeliveredError";
+  }
+}
+
 // The executor keeps two spares dialled; more than this idle means something odd is connecting.
 const MAX_IDLE = 4;
 // When every connection of a session is gone the executor is dead or stopped; it would redial

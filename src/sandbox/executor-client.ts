@@ -1,4 +1,5 @@
 import type { Socket } from "node:net";
+import { RequestNotDeliveredError } from "./executor-channel.js";
 import { LineSplitter } from "./line-splitter.js";
 import {
   type ExecRequest,
@@ -28,6 +29,7 @@ export function execOverSocket(sock: Socket, req: ExecRequest): Promise<ExecResu
   return new Promise((resolve, reject) => {
     let settled = false;
     let cancelled = false;
+    let acked = false;
     const partial = (timedOut: boolean): ExecResult => ({
       exitCode: null,
       stdout: out.stdout.text(),
@@ -56,7 +58,9 @@ export function execOverSocket(sock: Socket, req: ExecRequest): Promise<ExecResu
 
     const splitter = new LineSplitter(EXEC_LINE_BYTES, (line) => {
       const msg = parse(line);
-      if (msg?.t === "o" && typeof msg.d === "string") {
+      if (msg?.t === "a" && !acked) {
+        acked = true;
+      } else if (msg?.t === "o" && typeof msg.d === "string") {
         const stream: OutputStream = msg.s === 1 ? "stdout" : "stderr";
         const kept = out[stream].add(msg.d);
         // A throwing listener must not break the protocol; streaming is best effort.
@@ -82,11 +86,11 @@ export function execOverSocket(sock: Socket, req: ExecRequest): Promise<ExecResu
         settle(new SandboxUnavailableError("executor protocol error", { cause: err }));
       }
     });
-    sock.once("close", () =>
-      settle(
-        cancelled ? partial(false) : new SandboxUnavailableError("sandbox stopped while the command ran"),
-      ),
-    );
+    sock.once("close", () => {
+      if (cancelled) settle(partial(false));
+      else if (!acked) settle(new RequestNotDeliveredError());
+      else settle(new SandboxUnavailableError("sandbox stopped while the command ran"));
+    });
 
     if (req.signal?.aborted) {
       cancelled = true;
@@ -145,6 +149,7 @@ export async function realPathOverSocket(sock: Socket, path: string): Promise<st
 function fileOp(sock: Socket, request: Message, path: string, maxLineBytes: number): Promise<Message> {
   return new Promise((resolve, reject) => {
     let settled = false;
+    let acked = false;
     const settle = (result: Message | Error): void => {
       if (settled) return;
       settled = true;
@@ -159,7 +164,8 @@ function fileOp(sock: Socket, request: Message, path: string, maxLineBytes: numb
     );
     const splitter = new LineSplitter(maxLineBytes, (line) => {
       const msg = parse(line);
-      if (msg?.t === "r") settle(msg);
+      if (msg?.t === "a" && !acked) acked = true;
+      else if (msg?.t === "r") settle(msg);
       else if (msg?.t === "e")
         settle(new SandboxFileError(errnoCode(msg.code), path, String(msg.message ?? "")));
       else settle(badReply(path));
@@ -171,7 +177,9 @@ function fileOp(sock: Socket, request: Message, path: string, maxLineBytes: numb
         settle(new SandboxUnavailableError("executor protocol error", { cause: err }));
       }
     });
-    sock.once("close", () => settle(new SandboxUnavailableError(`sandbox stopped during ${request.op}`)));
+    sock.once("close", () =>
+      settle(acked ? new SandboxUnavailableError(`sandbox stopped during ${request.op}`) : new RequestNotDeliveredError()),
+    );
     sock.write(`${JSON.stringify(request)}\n`);
   });
 }

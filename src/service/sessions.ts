@@ -101,13 +101,18 @@ export function updateSession(
 
 /** Marks the session deleted, cancels its pending jobs, then removes its container and workspace. */
 export async function deleteSession(
-  deps: Pick<ServiceDeps, "db" | "sandboxes" | "logger">,
+  deps: Pick<ServiceDeps, "db" | "sandboxes" | "logger" | "cancels">,
   p: Principal,
   sessionId: string,
 ): Promise<void> {
   requireRole(p, ["agent", "tenant_admin"]);
   loadSession(deps.db, p, sessionId);
   const now = nowIso();
+  const running = deps.db
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(eq(jobs.sessionId, sessionId), eq(jobs.status, "running")))
+    .all();
   deps.db.transaction((tx) => {
     tx.update(sessions).set({ status: "deleted", lastUsedAt: now }).where(eq(sessions.id, sessionId)).run();
     tx.update(jobs)
@@ -120,6 +125,7 @@ export async function deleteSession(
       .run();
     tx.delete(readCache).where(eq(readCache.sessionId, sessionId)).run();
   });
+  await Promise.all(running.map((j) => deps.cancels.requestCancel(j.id).catch(() => undefined)));
   try {
     await deps.sandboxes.remove(sessionId);
   } catch (err) {

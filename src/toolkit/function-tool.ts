@@ -68,7 +68,8 @@ export class FunctionTool<S extends z.ZodObject = z.ZodObject> extends Tool {
   /** Parses again (a direct `invoke` skips the toolkit) so that defaults are applied. */
   override async call(input: ToolInput, ctx: ToolRunContext): Promise<ToolCallOutput> {
     const checked = this.validateInput(input);
-    if (!checked.ok) return textChunk(inputValidationFailedText(this.name, checked.message), { state: "error" });
+    if (!checked.ok)
+      return textChunk(inputValidationFailedText(this.name, checked.message), { state: "error" });
     const result = await this.fn(checked.input as z.output<S>, ctx);
     if (isAsyncIterable(result)) return mapStream(result);
     if (isSyncIterable(result)) return mapStream(toAsync(result));

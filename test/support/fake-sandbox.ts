@@ -90,7 +90,13 @@ export class FakeSandbox implements Sandbox {
 }
 
 function toFileStat(st: Awaited<ReturnType<typeof lstat>>): FileStat {
-  const type = st.isSymbolicLink() ? "symlink" : st.isDirectory() ? "directory" : st.isFile() ? "file" : "other";
+  const type = st.isSymbolicLink()
+    ? "symlink"
+    : st.isDirectory()
+      ? "directory"
+      : st.isFile()
+        ? "file"
+        : "other";
   return { type, size: Number(st.size), mtimeMs: Number(st.mtimeMs) };
 }
 

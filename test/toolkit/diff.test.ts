@@ -3,7 +3,9 @@ import { unifiedDiff } from "../../src/toolkit/diff.js";
 
 describe("unifiedDiff", () => {
   it("shows a new file against /dev/null", () => {
-    expect(unifiedDiff("/w/a.txt", null, "one\ntwo\n")).toBe("--- /dev/null\n+++ b//w/a.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n");
+    expect(unifiedDiff("/w/a.txt", null, "one\ntwo\n")).toBe(
+      "--- /dev/null\n+++ b//w/a.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n",
+    );
   });
 
   it("keeps three lines of context and merges nearby changes into one hunk", () => {
@@ -40,7 +42,9 @@ describe("unifiedDiff", () => {
   });
 
   it("marks a missing final newline and is empty when nothing changed", () => {
-    expect(unifiedDiff("/f", "a\n", "a\nb")).toBe("--- a//f\n+++ b//f\n@@ -1 +1,2 @@\n a\n+b\n\\ No newline at end of file\n");
+    expect(unifiedDiff("/f", "a\n", "a\nb")).toBe(
+      "--- a//f\n+++ b//f\n@@ -1 +1,2 @@\n a\n+b\n\\ No newline at end of file\n",
+    );
     expect(unifiedDiff("/f", "same\n", "same\n")).toBe("");
   });
 });

@@ -94,6 +94,8 @@ describe("tool middleware (reference §3)", () => {
         throw new Error("middleware failed");
       },
     };
-    await expect(collect(invoke(echoTool([], [boom]), { text: "x" }, ctx))).rejects.toThrow("middleware failed");
+    await expect(collect(invoke(echoTool([], [boom]), { text: "x" }, ctx))).rejects.toThrow(
+      "middleware failed",
+    );
   });
 });

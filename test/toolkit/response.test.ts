@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { ContentBlock, ToolChunk } from "../../src/toolkit/content.js";
-import { appendChunk, ChunkMergeError, chunk, createResponse, textChunk } from "../../src/toolkit/response.js";
+import {
+  appendChunk,
+  ChunkMergeError,
+  chunk,
+  createResponse,
+  textChunk,
+} from "../../src/toolkit/response.js";
 
 const text = (t: string, id: string): ContentBlock => ({ type: "text", text: t, id });
 const b64 = (data: string, id: string, name: string | null = null, media = "image/png"): ContentBlock => ({
@@ -9,7 +15,8 @@ const b64 = (data: string, id: string, name: string | null = null, media = "imag
   source: { type: "base64", data, media_type: media },
   name,
 });
-const one = (block: ContentBlock, state: ToolChunk["state"] = "running"): ToolChunk => chunk([block], { state });
+const one = (block: ContentBlock, state: ToolChunk["state"] = "running"): ToolChunk =>
+  chunk([block], { state });
 
 describe("appendChunk (reference §1.3)", () => {
   it("merges text chunks '1','2','3' with different ids into one text '123'", () => {
@@ -54,7 +61,10 @@ describe("appendChunk (reference §1.3)", () => {
     const r = createResponse();
     appendChunk(r, one(b64("QUJD", "d", "a.png", "image/png")));
     appendChunk(r, one(b64("REVG", "d", null, "")));
-    expect(r.content[0]).toMatchObject({ name: "a.png", source: { media_type: "image/png", data: "QUJDREVG" } });
+    expect(r.content[0]).toMatchObject({
+      name: "a.png",
+      source: { media_type: "image/png", data: "QUJDREVG" },
+    });
   });
 
   it("raises on same-id data blocks with URL or mixed sources", () => {

@@ -15,7 +15,10 @@ export interface TestContext {
 }
 
 /** A fresh fake sandbox and context; `cwd` moves when Bash reports a new directory. */
-export function makeContext(overrides: Partial<ToolRunContext> = {}, sandbox = FakeSandbox.create()): TestContext {
+export function makeContext(
+  overrides: Partial<ToolRunContext> = {},
+  sandbox = FakeSandbox.create(),
+): TestContext {
   const cache = new MemoryReadCache();
   const chunks: ToolChunk[] = [];
   const cwdChanges: string[] = [];

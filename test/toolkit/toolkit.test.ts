@@ -9,20 +9,30 @@ import { Toolkit } from "../../src/toolkit/toolkit.js";
 import { ToolkitConfigError } from "../../src/toolkit/toolkit-errors.js";
 
 function tool(name: string, fn: () => unknown = () => `${name} ran`): FunctionTool {
-  return new FunctionTool({ name, description: `${name} tool`, schema: z.object({ n: z.number().optional() }), fn });
+  return new FunctionTool({
+    name,
+    description: `${name} tool`,
+    schema: z.object({ n: z.number().optional() }),
+    fn,
+  });
 }
 
 function context(chunks: ToolChunk[] = [], signal = new AbortController().signal): ToolRunContext {
   return { signal, onChunk: (c: ToolChunk) => chunks.push(c) } as unknown as ToolRunContext;
 }
 
-const textOf = (r: { content: { type: string; text?: string }[] }) => r.content.map((b) => b.text ?? "").join("");
+const textOf = (r: { content: { type: string; text?: string }[] }) =>
+  r.content.map((b) => b.text ?? "").join("");
 
 describe("Toolkit registration", () => {
   it("rejects a group named basic, duplicate groups and missing descriptions", () => {
-    expect(() => new Toolkit({ groups: [{ name: "basic", description: "x", tools: [] }] })).toThrow(/reserved/);
+    expect(() => new Toolkit({ groups: [{ name: "basic", description: "x", tools: [] }] })).toThrow(
+      /reserved/,
+    );
     const g = { name: "db", description: "Database", tools: [] };
-    expect(() => new Toolkit({ groups: [g, g] })).toThrow("Tool groups must not contain duplicate tool groups.");
+    expect(() => new Toolkit({ groups: [g, g] })).toThrow(
+      "Tool groups must not contain duplicate tool groups.",
+    );
     expect(() => new Toolkit({ groups: [{ name: "db", description: "", tools: [] }] })).toThrow(
       /description is required for tool group 'db'/,
     );
@@ -30,14 +40,21 @@ describe("Toolkit registration", () => {
 
   it("rejects colliding tool names, naming both groups (§16.8)", () => {
     expect(
-      () => new Toolkit({ tools: [tool("a")], groups: [{ name: "db", description: "Database", tools: [tool("a")] }] }),
-    ).toThrow(new ToolkitConfigError("Duplicate tool name 'a': registered in group 'basic' and again in group 'db'."));
+      () =>
+        new Toolkit({
+          tools: [tool("a")],
+          groups: [{ name: "db", description: "Database", tools: [tool("a")] }],
+        }),
+    ).toThrow(
+      new ToolkitConfigError("Duplicate tool name 'a': registered in group 'basic' and again in group 'db'."),
+    );
     expect(() => new Toolkit({ tools: [tool("x"), tool("x")] })).toThrow(/Duplicate tool name 'x'/);
   });
 
   it("rejects a tool named reset_tools once a non-basic group exists", () => {
     expect(
-      () => new Toolkit({ tools: [tool("reset_tools")], groups: [{ name: "g", description: "G", tools: [] }] }),
+      () =>
+        new Toolkit({ tools: [tool("reset_tools")], groups: [{ name: "g", description: "G", tools: [] }] }),
     ).toThrow(/collides with the toolkit's built-in 'reset_tools'/);
   });
 });
@@ -61,7 +78,11 @@ describe("Toolkit availability and schemas (§4.2–4.3)", () => {
     expect(schemas.map((s) => s.function.name)).toEqual(["b1", "b2", "x1"]);
     expect(schemas[0]).toEqual({
       type: "function",
-      function: { name: "b1", description: "b1 tool", parameters: { type: "object", properties: { n: { type: "number" } } } },
+      function: {
+        name: "b1",
+        description: "b1 tool",
+        parameters: { type: "object", properties: { n: { type: "number" } } },
+      },
     });
     expect(new Toolkit().getToolSchemas()).toEqual([]);
   });
@@ -153,7 +174,9 @@ describe("Toolkit.callTool (§4.4–4.5, §16.1)", () => {
       ].join("\n"),
     );
     const bad = await kit.callTool("ok", `{"n": ${"x".repeat(300)}}`, context());
-    expect(textOf(bad)).toMatch(/^ToolJSONDecodeError: <system-reminder>Error: When decoding your tool arguments/);
+    expect(textOf(bad)).toMatch(
+      /^ToolJSONDecodeError: <system-reminder>Error: When decoding your tool arguments/,
+    );
     expect(textOf(bad)).toContain('(Because the JSON string is too long, a truncated label "[TRUNCATE]"');
     expect(textOf(bad)).toContain("[TRUNCATE]");
   });
@@ -182,6 +205,8 @@ describe("Toolkit.callTool (§4.4–4.5, §16.1)", () => {
     });
     const r = await new Toolkit({ tools: [slow] }).callTool("slow", {}, context([], abort.signal));
     expect(r.state).toBe("interrupted");
-    expect(textOf(r)).toBe("<system-reminder>The tool call has been interrupted by the user.</system-reminder>");
+    expect(textOf(r)).toBe(
+      "<system-reminder>The tool call has been interrupted by the user.</system-reminder>",
+    );
   });
 });

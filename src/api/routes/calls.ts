@@ -1,5 +1,6 @@
 /** Tool calls: submit (optionally waiting for the result) and the dry-run decision. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { isTerminal } from "../../service/job-view.js";
 import { dryRunDecision, waitForJob } from "../../service/jobs.js";
 import { submitCall } from "../../service/submit-call.js";
 import type { ApiDeps } from "../app.js";
@@ -45,8 +46,7 @@ export function callRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
     if (wait > 0 && (job.status === "queued" || job.status === "running")) {
       job = await waitForJob(deps, job.id, wait * 1000);
     }
-    const done = job.status !== "queued" && job.status !== "running";
-    return done ? c.json({ job }, 200) : c.json({ job }, 202);
+    return isTerminal(job.status) ? c.json({ job }, 200) : c.json({ job }, 202);
   });
   app.openapi(postDecision, (c) => {
     const decision = dryRunDecision(deps, c.get("principal"), c.req.valid("param").sid, c.req.valid("json"));

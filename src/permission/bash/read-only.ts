@@ -148,6 +148,8 @@ function hasStrayGreaterThan(a: BashAnalysis): boolean {
 export function isReadOnlyAnalysis(a: BashAnalysis): boolean {
   if (a.failure !== null || a.injection !== null || a.hasError) return false;
   if (a.commands.length === 0) return false;
+  // Even quoted, these are how code gets smuggled into a later eval; never auto-allow them.
+  if (/\$\(|`|<\(/.test(a.command)) return false;
   if (!a.looseRedirects.every(isHarmlessRedirect)) return false;
   if (a.assignments.some((n) => RISKY_ENV.test(n))) return false;
   return a.commands.every(isReadOnlyCommand) && !hasStrayGreaterThan(a);

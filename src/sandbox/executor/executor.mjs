@@ -4,6 +4,7 @@
 // container only sees read-only, so nothing in the sandbox can swap the socket for a symlink that
 // the host would follow. It keeps SPARES idle connections open; each one carries one request:
 //   host → {"op":"exec"|"readFile"|"writeFile"|"stat"|"realPath", ...}\n   (then {"op":"cancel"}\n)
+//   all  ← {"t":"a"}\n first (request received), then:
 //   exec ← {"t":"o","s":1|2,"d":text}\n ... {"t":"x",exitCode,timedOut,cancelled,truncated,durationMs}\n
 //   file ← {"t":"r",...}\n  or  {"t":"e","code":errno,"message":text}\n
 import { spawn } from "node:child_process";
@@ -67,6 +68,8 @@ function dial() {
     spares--;
     backoffMs = 20;
     topUp();
+    // The ack tells the host the request arrived: without it, a retry cannot run anything twice.
+    send(sock, { t: "a" });
     handle(sock, msg).catch((err) => reply(sock, { t: "e", code: err?.code ?? "EIO", message: String(err) }));
   });
 }

@@ -14,8 +14,9 @@ import { adoptFinalCwd, trackCwd } from "./bash-cwd.js";
 import { formatBashException, formatBashResult, MAX_OUTPUT_CHARS } from "./bash-output.js";
 import { BuiltinTool, type FileToolOptions } from "./builtin-tool.js";
 
-/** Default and maximum timeout in ms. */
+/** Default timeout in ms. */
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
+/** Largest timeout a call may ask for, in ms. */
 export const BASH_MAX_TIMEOUT_MS = 600_000;
 /** Characters forwarded live through `ctx.onChunk` before live streaming stops (flood guard). */
 export const MAX_LIVE_CHARS = 200_000;

@@ -2,8 +2,8 @@
  * The `Glob` tool (reference §11.6, Toolshed §16.6): finds files by pattern under a base
  * directory (default: the session's working directory), newest first, capped, braces expanded.
  */
-import { posix } from "node:path";
 import { z } from "zod";
+import { normalizePath } from "../../permission/paths.js";
 import { globPolicy } from "../../permission/search-policy.js";
 import type { ExecResult } from "../../sandbox/sandbox.js";
 import { textChunk } from "../response.js";
@@ -51,7 +51,7 @@ export class GlobTool extends BuiltinTool<typeof GlobInput> {
   }
 
   protected async run(input: z.output<typeof GlobInput>, ctx: ToolRunContext): Promise<ToolCallOutput> {
-    const base = posix.resolve(ctx.cwd, input.path ?? ctx.cwd);
+    const base = normalizePath(input.path ?? ctx.cwd, ctx.cwd, ctx.home);
     const realBase = await ctx.sandbox.realPath(base).catch(() => base);
     const stat = await ctx.sandbox.stat(realBase).catch(() => null);
     if (stat?.type !== "directory") return errorChunk(`Directory not found: ${base}`);

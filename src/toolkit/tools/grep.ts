@@ -3,6 +3,7 @@
  * (default: the session's working directory), with the reference's pagination.
  */
 import { z } from "zod";
+import { expandHome } from "../../permission/paths.js";
 import { grepPolicy } from "../../permission/search-policy.js";
 import type { ExecResult } from "../../sandbox/sandbox.js";
 import { textChunk } from "../response.js";
@@ -97,7 +98,7 @@ export class GrepTool extends BuiltinTool<typeof GrepInput> {
     let result: ExecResult;
     try {
       result = await ctx.sandbox.exec({
-        argv: buildRgArgv(input, input.path ?? ctx.cwd),
+        argv: buildRgArgv(input, expandHome(input.path ?? ctx.cwd, ctx.home)),
         cwd: ctx.cwd,
         timeoutMs: GREP_TIMEOUT_MS,
         maxOutputBytes: 8 * 1024 * 1024,

@@ -40,7 +40,9 @@ describe("Bash (reference §11.8, Toolshed §16.4)", () => {
     const sub = join(t.sandbox.workspace, "sub dir");
     expect(t.cwdChanges).toEqual([sub]);
     expect(moved.metadata.cwd).toBe(sub);
-    expect((await runTool(bash, { command: 'pwd; echo "${FOO:-unset}"' }, t.ctx)).text).toBe(`${sub}\nunset\n`);
+    expect((await runTool(bash, { command: 'pwd; [ -z "$FOO" ] && echo unset' }, t.ctx)).text).toBe(
+      `${sub}\nunset\n`,
+    );
     expect(t.cwdChanges).toHaveLength(1);
     await runTool(bash, { command: "cd .. && false" }, t.ctx);
     expect(t.ctx.cwd).toBe(t.sandbox.workspace);
@@ -70,8 +72,12 @@ describe("Bash (reference §11.8, Toolshed §16.4)", () => {
     const r = await runTool(bash, { command: "echo tick; sleep 0.2; echo tock" }, t.ctx);
     const live = t.chunks.filter((c) => c.metadata.live === true);
     expect(live.length).toBeGreaterThan(0);
-    expect(live.map((c) => (c.content[0]?.type === "text" ? c.content[0].text : "")).join("")).toBe("tick\ntock\n");
-    expect(live.every((c) => c.state === "running" && c.content[0]?.id === live[0]?.content[0]?.id)).toBe(true);
+    expect(live.map((c) => (c.content[0]?.type === "text" ? c.content[0].text : "")).join("")).toBe(
+      "tick\ntock\n",
+    );
+    expect(live.every((c) => c.state === "running" && c.content[0]?.id === live[0]?.content[0]?.id)).toBe(
+      true,
+    );
     expect(r.text).toBe("tick\ntock\n");
   });
 
@@ -88,7 +94,9 @@ describe("Bash (reference §11.8, Toolshed §16.4)", () => {
   it("rejects a timeout above 600000 ms", async () => {
     t = makeContext();
     const r = await runTool(bash, { command: "true", timeout: 600_001 }, t.ctx);
-    expect(r.text).toBe("Input validation failed for tool 'Bash': 600001 is greater than the maximum of 600000");
+    expect(r.text).toBe(
+      "Input validation failed for tool 'Bash': 600001 is greater than the maximum of 600000",
+    );
   });
 
   it("delegates its permission face to the Bash policy", () => {

@@ -53,7 +53,9 @@ describe("Glob (reference §11.6, Toolshed §16.6)", () => {
     t = makeContext();
     files("real/f.txt");
     symlinkSync(join(t.sandbox.workspace, "real"), join(t.sandbox.workspace, "link"));
-    expect((await runTool(glob, { pattern: "**/*.txt" }, t.ctx)).text).toBe(join(t.sandbox.workspace, "real/f.txt"));
+    expect((await runTool(glob, { pattern: "**/*.txt" }, t.ctx)).text).toBe(
+      join(t.sandbox.workspace, "real/f.txt"),
+    );
   });
 
   it("says when nothing matched, and errors on a missing base directory", async () => {

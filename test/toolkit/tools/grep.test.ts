@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { buildRgArgv, splitGlobs } from "../../../src/toolkit/tools/grep-args.js";
 import { GrepInput, GrepTool } from "../../../src/toolkit/tools/grep.js";
+import { buildRgArgv, splitGlobs } from "../../../src/toolkit/tools/grep-args.js";
 import { runTool } from "../run-tool.js";
 import { makeContext, type TestContext } from "../test-context.js";
 
@@ -88,20 +88,40 @@ describe("Grep on the fake sandbox", () => {
     expect((await runTool(grep, { pattern: "two", output_mode: "content", i: true }, t.ctx)).text).toBe(
       `${a}:2:Two\n${a}:3:three two`,
     );
-    expect((await runTool(grep, { pattern: "two", path: a, output_mode: "content" }, t.ctx)).text).toBe("3:three two");
+    expect((await runTool(grep, { pattern: "two", path: a, output_mode: "content" }, t.ctx)).text).toBe(
+      "3:three two",
+    );
     expect((await runTool(grep, { pattern: "e", path: a, output_mode: "count" }, t.ctx)).text).toBe("2");
   });
 
   it("paginates with head_limit and offset and says so", async () => {
     t = makeContext();
     const p = file("n.txt", `${Array.from({ length: 10 }, (_, i) => `match ${i + 1}`).join("\n")}\n`);
-    const page = await runTool(grep, { pattern: "match", path: p, output_mode: "content", head_limit: 3, offset: 2 }, t.ctx);
-    expect(page.text).toBe("3:match 3\n4:match 4\n5:match 5\n\n[Showing results with pagination = limit: 3, offset: 2]");
-    const first = await runTool(grep, { pattern: "match", path: p, output_mode: "content", head_limit: 4 }, t.ctx);
+    const page = await runTool(
+      grep,
+      { pattern: "match", path: p, output_mode: "content", head_limit: 3, offset: 2 },
+      t.ctx,
+    );
+    expect(page.text).toBe(
+      "3:match 3\n4:match 4\n5:match 5\n\n[Showing results with pagination = limit: 3, offset: 2]",
+    );
+    const first = await runTool(
+      grep,
+      { pattern: "match", path: p, output_mode: "content", head_limit: 4 },
+      t.ctx,
+    );
     expect(first.text.endsWith("\n\n[Showing results with pagination = limit: 4]")).toBe(true);
-    const all = await runTool(grep, { pattern: "match", path: p, output_mode: "content", head_limit: 0 }, t.ctx);
+    const all = await runTool(
+      grep,
+      { pattern: "match", path: p, output_mode: "content", head_limit: 0 },
+      t.ctx,
+    );
     expect(all.text.split("\n")).toHaveLength(10);
-    const tail = await runTool(grep, { pattern: "match", path: p, output_mode: "content", head_limit: 3, offset: 7 }, t.ctx);
+    const tail = await runTool(
+      grep,
+      { pattern: "match", path: p, output_mode: "content", head_limit: 3, offset: 7 },
+      t.ctx,
+    );
     expect(tail.text).toBe("8:match 8\n9:match 9\n10:match 10");
   });
 

@@ -23,7 +23,9 @@ describe("Read (reference §11.2)", () => {
     t = makeContext();
     const p = join(t.sandbox.workspace, "b.txt");
     writeFileSync(p, "one\r\ntwo\rthree\nfour\n");
-    expect((await runTool(read, { file_path: p, offset: 2, limit: 2 }, t.ctx)).text).toBe("     2\ttwo\n     3\tthree");
+    expect((await runTool(read, { file_path: p, offset: 2, limit: 2 }, t.ctx)).text).toBe(
+      "     2\ttwo\n     3\tthree",
+    );
     expect((await runTool(read, { file_path: p, offset: 9 }, t.ctx)).text).toBe("");
   });
 
@@ -31,7 +33,9 @@ describe("Read (reference §11.2)", () => {
     t = makeContext();
     const p = join(t.sandbox.workspace, "long.txt");
     writeFileSync(p, `${"x".repeat(2500)}\n`);
-    expect((await runTool(read, { file_path: p }, t.ctx)).text).toBe(`     1\t${"x".repeat(2000)}[truncated]`);
+    expect((await runTool(read, { file_path: p }, t.ctx)).text).toBe(
+      `     1\t${"x".repeat(2000)}[truncated]`,
+    );
   });
 
   it("returns an empty success for an empty file", async () => {

@@ -90,7 +90,9 @@ describe("Edit (reference §11.4, §16.2–16.3, §10.13)", () => {
       "Error: To edit a file, you must first read it using the Read tool.",
     );
     await runTool(read, { file_path: p }, t.ctx);
-    expect((await run({ old_string: "nope", new_string: "x" })).text).toBe(`Error: old_string not found in ${p}`);
+    expect((await run({ old_string: "nope", new_string: "x" })).text).toBe(
+      `Error: old_string not found in ${p}`,
+    );
     const twice = await run({ old_string: "foo", new_string: "baz" });
     expect(twice.state).toBe("error");
     expect(twice.text).toBe(
@@ -102,19 +104,31 @@ describe("Edit (reference §11.4, §16.2–16.3, §10.13)", () => {
   it("replaces all occurrences with replace_all, and says 'all' even for one", async () => {
     const p = setup("e.txt", "foo bar foo\n");
     await runTool(read, { file_path: p }, t.ctx);
-    const r = await runTool(edit, { file_path: p, old_string: "foo", new_string: "$&x", replace_all: true }, t.ctx);
+    const r = await runTool(
+      edit,
+      { file_path: p, old_string: "foo", new_string: "$&x", replace_all: true },
+      t.ctx,
+    );
     expect(r.text).toBe(`Successfully replaced all 2 occurrences in ${p}`);
     expect(r.metadata).toMatchObject({ file_path: p, occurrences: 2 });
     expect(readFileSync(p, "utf8")).toBe("$&x bar $&x\n");
-    const one = await runTool(edit, { file_path: p, old_string: "bar", new_string: "BAR", replace_all: true }, t.ctx);
+    const one = await runTool(
+      edit,
+      { file_path: p, old_string: "bar", new_string: "BAR", replace_all: true },
+      t.ctx,
+    );
     expect(one.text).toBe(`Successfully replaced all 1 occurrences in ${p}`);
   });
 
   it("allows two Edits in a row without a re-read (the cache is refreshed)", async () => {
     const p = setup("e.txt", "a\nb\nc\n");
     await runTool(read, { file_path: p }, t.ctx);
-    expect((await runTool(edit, { file_path: p, old_string: "a\n", new_string: "A\n" }, t.ctx)).state).toBe("success");
-    expect((await runTool(edit, { file_path: p, old_string: "c\n", new_string: "C\n" }, t.ctx)).state).toBe("success");
+    expect((await runTool(edit, { file_path: p, old_string: "a\n", new_string: "A\n" }, t.ctx)).state).toBe(
+      "success",
+    );
+    expect((await runTool(edit, { file_path: p, old_string: "c\n", new_string: "C\n" }, t.ctx)).state).toBe(
+      "success",
+    );
     expect(readFileSync(p, "utf8")).toBe("A\nb\nC\n");
   });
 
@@ -139,11 +153,15 @@ describe("Edit (reference §11.4, §16.2–16.3, §10.13)", () => {
 
   it("keeps CRLF line endings", async () => {
     const p = setup("win.txt", "one\r\ntwo\r\nthree\r\n");
-    expect((await runTool(read, { file_path: p }, t.ctx)).text).toBe("     1\tone\n     2\ttwo\n     3\tthree");
+    expect((await runTool(read, { file_path: p }, t.ctx)).text).toBe(
+      "     1\tone\n     2\ttwo\n     3\tthree",
+    );
     const r = await runTool(edit, { file_path: p, old_string: "two\nthree", new_string: "2\n3\n4" }, t.ctx);
     expect(r.state).toBe("success");
     expect(readFileSync(p, "utf8")).toBe("one\r\n2\r\n3\r\n4\r\n");
-    expect((await runTool(edit, { file_path: p, old_string: "4", new_string: "four" }, t.ctx)).state).toBe("success");
+    expect((await runTool(edit, { file_path: p, old_string: "4", new_string: "four" }, t.ctx)).state).toBe(
+      "success",
+    );
     expect(readFileSync(p, "utf8")).toBe("one\r\n2\r\n3\r\nfour\r\n");
   });
 
@@ -151,6 +169,8 @@ describe("Edit (reference §11.4, §16.2–16.3, §10.13)", () => {
     const p = setup("d.txt", "1\n2\n3\n4\n5\n6\n7\n8\n");
     await runTool(read, { file_path: p }, t.ctx);
     const r = await runTool(edit, { file_path: p, old_string: "5\n", new_string: "five\n" }, t.ctx);
-    expect(r.metadata.diff).toBe(`--- a/${p}\n+++ b/${p}\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n`);
+    expect(r.metadata.diff).toBe(
+      `--- a/${p}\n+++ b/${p}\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n`,
+    );
   });
 });

@@ -1,0 +1,73 @@
+/**
+ * A worker process is killed (SIGKILL) in the middle of a queue: its running job's lock
+ * expires, BullMQ's stalled-job check hands it to the next worker, and every job finishes.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { type Harness, seedTenant, startHarness } from "../support/harness.js";
+
+let h: Harness;
+let child: ChildProcess | undefined;
+
+beforeAll(async () => {
+  h = await startHarness({ mode: "api" });
+});
+afterAll(async () => {
+  if (child && child.exitCode === null) child.kill("SIGKILL");
+  await h?.stop();
+});
+
+function spawnWorker(): ChildProcess {
+  const env: Record<string, string> = { ...process.env } as Record<string, string>;
+  for (const [k, v] of Object.entries(h.config)) if (v !== undefined) env[k] = String(v);
+  const p = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "worker"], { env, stdio: "ignore" });
+  return p;
+}
+
+it("a killed worker's jobs are recovered by another worker and none is lost", async () => {
+  const t = await seedTenant(h.call);
+  await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, {
+    key: t.adminKey,
+    body: { allow: ["Bash"], deny: [], ask: [] },
+  });
+  const sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id;
+  child = spawnWorker();
+  const n = 6;
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = await h.call("POST", `/v1/sessions/${sid}/calls`, {
+      key: t.agentKey,
+      body: { tool: "Bash", input: { command: `echo ${i} >> /workspace/order.log; sleep 0.5` } },
+    });
+    ids.push(r.body.job.id);
+  }
+  const statuses = async () =>
+    Promise.all(ids.map(async (id) => (await h.call("GET", `/v1/jobs/${id}`, { key: t.agentKey })).body.job.status));
+  for (let t0 = Date.now(); Date.now() - t0 < 90_000; ) {
+    const s = await statuses();
+    if (s.filter((x) => x === "succeeded").length >= 2 && s.includes("running")) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  child.kill("SIGKILL");
+  await new Promise((r) => child!.once("exit", r));
+  const mid = await statuses();
+  expect(mid).toContain("running");
+
+  await h.start("worker");
+  let final: string[] = [];
+  for (let t0 = Date.now(); Date.now() - t0 < 90_000; ) {
+    final = await statuses();
+    if (final.every((x) => x === "succeeded" || x === "failed")) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  expect(final).toEqual(ids.map(() => "succeeded"));
+  const log = await h.call("POST", `/v1/sessions/${sid}/calls?wait=30`, {
+    key: t.agentKey,
+    body: { tool: "Bash", input: { command: "cat /workspace/order.log" } },
+  });
+  // The interrupted job ran again (at-least-once): its line may appear twice, in place.
+  const lines = (log.body.job.result.content[0].text as string).trim().split("\n");
+  const deduped = lines.filter((l, i) => l !== lines[i - 1]);
+  expect(deduped).toEqual([...Array(n).keys()].map(String));
+  await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
+}, 180_000);
