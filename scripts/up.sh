@@ -28,6 +28,13 @@ else
     sleep 0.5
   done
   curl -fsS -m 2 "$url/healthz" >/dev/null 2>&1 || { tail -n 40 "$server_log" >&2; log "no /healthz after 60 s"; exit 1; }
+  # npm does not pass SIGTERM on to the server: record the innermost `main.ts serve` process
+  # (npm → sh → tsx → node), whose SIGTERM handler shuts down gracefully.
+  server_pid=$pid
+  while child="$(pgrep -P "$server_pid" -f 'main\.ts serve' 2>/dev/null | head -n1)" && [[ -n $child ]]; do
+    server_pid=$child
+  done
+  echo "$server_pid" >"$data/toolshed.pid"
 fi
 
 # The admin key: the configured one, else the one the server printed at its first start.

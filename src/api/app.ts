@@ -11,6 +11,7 @@ import { requireKey } from "./auth.js";
 import type { AppEnv } from "./context.js";
 import { docsPage } from "./docs.js";
 import { errorResponse, problem } from "./errors.js";
+import { auditRoutes } from "./routes/audit.js";
 import { callRoutes } from "./routes/calls.js";
 import { eventRoutes } from "./routes/events.js";
 import { jobRoutes } from "./routes/jobs.js";
@@ -60,6 +61,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
   jobRoutes(app, deps);
   eventRoutes(app, deps);
   policyRoutes(app, deps);
+  auditRoutes(app, deps);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
   app.doc31("/openapi.json", {

@@ -55,8 +55,7 @@ export async function startService(
     const { db, close } = openDb(join(config.DATA_DIR, "toolshed.db"));
     stack.push(close);
     const generated = ensureAdminKey({ db }, config.TOOLSHED_ADMIN_KEY);
-    if (generated)
-      logger.warn({ adminKey: generated }, "generated the platform admin key (shown once): admin key");
+    if (generated) logger.warn({ adminKey: generated }, "admin key generated (shown once: store it now)");
 
     const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null, lazyConnect: false });
     stack.push(() => void redis.disconnect());

@@ -41,14 +41,13 @@ export class RedisBus implements JobEvents, CancelBus {
     return `${this.opts.prefix}:job-events:${jobId}`;
   }
 
-  async append(jobId: string, type: JobEventType, data: unknown): Promise<void> {
+  async append(jobId: string, ...events: { type: JobEventType; data: unknown }[]): Promise<void> {
     const key = this.key(jobId);
-    await this.redis
-      .multi()
-      .xadd(key, "MAXLEN", "~", String(this.opts.maxLen), "*", "type", type, "data", JSON.stringify(data))
-      .expire(key, this.opts.ttlS)
-      .publish(this.eventsChannel, jobId)
-      .exec();
+    const multi = this.redis.multi();
+    const maxLen = String(this.opts.maxLen);
+    for (const e of events)
+      multi.xadd(key, "MAXLEN", "~", maxLen, "*", "type", e.type, "data", JSON.stringify(e.data));
+    await multi.expire(key, this.opts.ttlS).publish(this.eventsChannel, jobId).exec();
   }
 
   async read(jobId: string, afterId?: string, count = 500): Promise<JobEvent[]> {

@@ -68,16 +68,14 @@ export function startCallWorker(
     stalledInterval: opts.stalledIntervalMs,
     maxStalledCount: 2,
   });
+  const handlers = new Set<Promise<void>>();
   worker.on("failed", (bjob, err) => {
-    // A job BullMQ gave up on (stalled too often, retries exhausted) must not stay `running`.
     if (!bjob || !RunCall.safeParse(bjob.data).success) return;
-    void bjob.getState().then(async (state) => {
-      const row = findJob(deps.db, bjob.data.jobId);
-      if (state === "failed" && row && !isTerminal(row.status)) {
-        deps.logger.warn({ jobId: row.id, err: err.message }, "queue gave up on job");
-        await failJob(deps, row.id, "Error: the job could not be completed by a worker; please retry.");
-      }
-    });
+    const p = onQueueFailed(deps, bjob, err).catch((e: unknown) =>
+      deps.logger.error({ err: e }, "failed handler"),
+    );
+    handlers.add(p);
+    void p.finally(() => handlers.delete(p));
   });
   worker.on("error", (err) => deps.logger.error({ err }, "worker error"));
 
@@ -86,8 +84,19 @@ export function startCallWorker(
     async close(force = false) {
       stopCancels();
       await worker.close(force);
+      await Promise.allSettled([...handlers]);
     },
   };
+}
+
+/** A job BullMQ gave up on (stalled too often, retries exhausted) must not stay `running`. */
+async function onQueueFailed(deps: ServiceDeps, bjob: Job<RunCall>, err: Error): Promise<void> {
+  const state = await bjob.getState();
+  const row = findJob(deps.db, bjob.data.jobId);
+  if (state === "failed" && row && !isTerminal(row.status)) {
+    deps.logger.warn({ jobId: row.id, err: err.message }, "queue gave up on job");
+    await failJob(deps, row.id, "Error: the job could not be completed by a worker; please retry.");
+  }
 }
 
 async function onRunError(deps: ServiceDeps, bjob: Job<RunCall>, jobId: string, err: unknown): Promise<void> {

@@ -43,6 +43,7 @@ const DEFAULT_TMPFS_BYTES = 256 * 1024 * 1024;
  * zombies, and the executor as the command. Only the workspace is writable and persistent.
  */
 export function buildContainerSpec(input: ContainerSpecInput): Dockerode.ContainerCreateOptions {
+  for (const m of input.readOnlyMounts ?? []) assertExtraMount(m.hostPath, m.containerPath);
   const uid = `${SANDBOX_UID}`;
   const tmpfsSize = input.limits.tmpfsBytes ?? DEFAULT_TMPFS_BYTES;
   const binds = [
@@ -89,4 +90,18 @@ export function buildContainerSpec(input: ContainerSpecInput): Dockerode.Contain
       Privileged: false,
     },
   };
+}
+
+const RESERVED = [SANDBOX_WORKSPACE, EXECUTOR_RUN_DIR, EXECUTOR_CODE_DIR, "/tmp", SANDBOX_HOME];
+
+/** Extra mounts are absolute, plain, and never over (or above) the sandbox's own mounts. */
+function assertExtraMount(hostPath: string, containerPath: string): void {
+  const plain = (p: string) => p.startsWith("/") && !p.includes(":") && !p.split("/").includes("..");
+  if (!plain(hostPath) || !plain(containerPath) || containerPath === "/") {
+    throw new Error(`invalid read-only mount ${hostPath} -> ${containerPath}`);
+  }
+  const clash = RESERVED.find(
+    (r) => `${r}/`.startsWith(`${containerPath}/`) || containerPath.startsWith(`${r}/`),
+  );
+  if (clash) throw new Error(`read-only mount ${containerPath} would cover ${clash}`);
 }

@@ -47,6 +47,7 @@ export interface DockerSandboxProviderOptions {
 }
 
 interface LiveSession extends SessionPaths {
+  tenantId: string;
   channel: ExecutorChannel;
   sandbox: DockerSandbox;
   inflight: number;
@@ -177,7 +178,15 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
 
   private ensure(spec: SessionSandboxSpec): Promise<LiveSession> {
     const session = this.live.get(spec.sessionId);
-    if (session) return Promise.resolve(session);
+    if (session) {
+      // Sessions are tenant-scoped upstream; this keeps a mix-up from crossing tenants here too.
+      if (session.tenantId !== spec.tenantId) {
+        return Promise.reject(
+          new SandboxUnavailableError(`session ${spec.sessionId} belongs to another tenant`),
+        );
+      }
+      return Promise.resolve(session);
+    }
     let starting = this.starting.get(spec.sessionId);
     if (!starting) {
       starting = this.start(spec).finally(() => this.starting.delete(spec.sessionId));
@@ -218,6 +227,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     }
     const session: LiveSession = {
       ...paths,
+      tenantId: spec.tenantId,
       channel,
       sandbox: new DockerSandbox(spec, this),
       inflight: 0,

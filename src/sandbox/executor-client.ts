@@ -54,7 +54,9 @@ export function execOverSocket(sock: Socket, req: ExecRequest): Promise<ExecResu
       clearTimeout(backstop);
       backstop = setTimeout(() => settle(partial(false)), EXEC_GRACE_MS);
     };
-    let backstop = setTimeout(() => settle(partial(true)), req.timeoutMs + EXEC_GRACE_MS);
+    // setTimeout fires at once past 2^31-1 ms, so clamp the backstop.
+    const backstopMs = Math.min(Math.max(req.timeoutMs, 0) + EXEC_GRACE_MS, 2 ** 31 - 1);
+    let backstop = setTimeout(() => settle(partial(true)), backstopMs);
 
     const splitter = new LineSplitter(EXEC_LINE_BYTES, (line) => {
       const msg = parse(line);
@@ -178,7 +180,11 @@ function fileOp(sock: Socket, request: Message, path: string, maxLineBytes: numb
       }
     });
     sock.once("close", () =>
-      settle(acked ? new SandboxUnavailableError(`sandbox stopped during ${request.op}`) : new RequestNotDeliveredError()),
+      settle(
+        acked
+          ? new SandboxUnavailableError(`sandbox stopped during ${request.op}`)
+          : new RequestNotDeliveredError(),
+      ),
     );
     sock.write(`${JSON.stringify(request)}\n`);
   });

@@ -20,7 +20,8 @@ export interface JobEvent {
 
 /** The per-job event log (SSE, wait) and the cross-process notifications. */
 export interface JobEvents {
-  append(jobId: string, type: JobEventType, data: unknown): Promise<void>;
+  /** Appends events in order, in one round trip. */
+  append(jobId: string, ...events: { type: JobEventType; data: unknown }[]): Promise<void>;
   /** Events strictly after `afterId` (all when absent), oldest first. */
   read(jobId: string, afterId?: string, count?: number): Promise<JobEvent[]>;
   /** Calls `onChange` whenever the job gets a new event, from any process; returns unsubscribe. */

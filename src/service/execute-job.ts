@@ -5,8 +5,9 @@ import type { ToolChunk } from "../toolkit/content.js";
 import { appendChunk, createResponse, type ToolResponse } from "../toolkit/response.js";
 import type { ToolRunContext } from "../toolkit/run-context.js";
 import { invoke } from "../toolkit/tool-base.js";
+import { INTERRUPTED_TEXT } from "../toolkit/toolkit-errors.js";
 import type { ServiceDeps } from "./deps.js";
-import { findJob } from "./job-view.js";
+import { findJob, textResult } from "./job-view.js";
 import { finishJob, publishState } from "./queueing.js";
 import { type Claim, failJob, wakeSuccessors } from "./run-job.js";
 import { setSessionCwd } from "./sessions.js";
@@ -21,15 +22,15 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
   const { job, session } = claim;
   const tool = deps.tools.get(job.tool);
   if (!tool) return failJob(deps, job.id, `Error: the tool ${job.tool} is no longer available.`);
+  // Events are published in order but off the critical path; awaited before the result.
+  let pending: Promise<unknown> = publishState(deps, job.id);
   const sandbox = await deps.sandboxes.acquire({ sessionId: session.id, tenantId: session.tenantId });
-
-  let pending: Promise<unknown> = Promise.resolve();
   const seen = new Set<string>();
   const publish = (chunk: ToolChunk) => {
     if (seen.has(chunk.id)) return;
     seen.add(chunk.id);
     const data = { content: chunk.content, state: chunk.state };
-    pending = pending.then(() => deps.events.append(job.id, "chunk", data)).catch(() => undefined);
+    pending = pending.then(() => deps.events.append(job.id, { type: "chunk", data })).catch(() => undefined);
   };
   const ctx: ToolRunContext = {
     sessionId: session.id,
@@ -56,8 +57,14 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
     }
   } catch (err) {
     if (err instanceof SandboxUnavailableError) throw err;
-    deps.logger.error({ err, jobId: job.id, tool: job.tool }, "tool threw");
     await pending;
+    if (signal.aborted) {
+      if (finishJob(deps.db, job.id, "cancelled", textResult(INTERRUPTED_TEXT, "interrupted"))) {
+        await publishState(deps, job.id);
+      }
+      return wakeSuccessors(deps, job.id);
+    }
+    deps.logger.error({ err, jobId: job.id, tool: job.tool }, "tool threw");
     return failJob(deps, job.id, `Error: the tool failed unexpectedly (job ${job.id}).`);
   }
   await pending;

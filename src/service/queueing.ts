@@ -4,7 +4,7 @@ import type { Db } from "../db/open.js";
 import { type JobStatus, jobs, type StoredResult, sessions } from "../db/schema.js";
 import type { ServiceDeps } from "./deps.js";
 import { nowIso } from "./ids.js";
-import { findJob } from "./job-view.js";
+import { findJob, isTerminal } from "./job-view.js";
 
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
@@ -55,10 +55,13 @@ export async function publishState(deps: Pick<ServiceDeps, "events" | "logger" |
   const row = findJob(deps.db, jobId);
   if (!row) return;
   try {
-    await deps.events.append(jobId, "status", { status: row.status });
-    if (row.result && ["succeeded", "failed", "denied", "cancelled"].includes(row.status)) {
-      await deps.events.append(jobId, "result", { status: row.status, result: row.result });
+    const events: { type: "status" | "result"; data: unknown }[] = [
+      { type: "status", data: { status: row.status } },
+    ];
+    if (row.result && isTerminal(row.status)) {
+      events.push({ type: "result", data: { status: row.status, result: row.result } });
     }
+    await deps.events.append(jobId, ...events);
   } catch (err) {
     deps.logger.warn({ err, jobId }, "publishing job events failed");
   }

@@ -23,7 +23,11 @@ export function parseRulesOrThrow(strings: RuleStrings, source: string, prefix =
 }
 
 /** Parses a list of rule strings of one behavior; a bad one is a 400 naming `<field>[i]`. */
-export function parseRuleListOrThrow(list: readonly string[], behavior: "allow" | "deny" | "ask", field: string) {
+export function parseRuleListOrThrow(
+  list: readonly string[],
+  behavior: "allow" | "deny" | "ask",
+  field: string,
+) {
   const details = list.flatMap((s, i) => {
     try {
       parseRule(s, behavior, "approval");

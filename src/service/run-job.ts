@@ -4,6 +4,8 @@
  * with it is still queued or running. Unsafe calls conflict with everything, safe calls only
  * with unsafe ones. The check depends only on *earlier* jobs, which only move forward, so once
  * a job may start it stays startable, and concurrent workers cannot deadlock.
+ * A `run` claim has not published its `running` status yet: `executeJob` does, off the
+ * critical path.
  */
 import { and, eq, gt, inArray, lt, sql } from "drizzle-orm";
 import { type JobRow, jobs, type SessionRow, sessions } from "../db/schema.js";
@@ -50,7 +52,6 @@ export async function claimJob(deps: ServiceDeps, jobId: string): Promise<Claim>
     if (finishJob(deps.db, jobId, "cancelled", textResult(text, "interrupted")))
       await publishState(deps, jobId);
   }
-  if (claim.kind === "run") await publishState(deps, jobId);
   return claim;
 }
 

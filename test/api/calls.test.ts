@@ -44,6 +44,8 @@ describe("POST /v1/sessions/{sid}/calls", () => {
     expect(missing.body.error.details[0].path).toBe("input.file_path");
     const unknown = await submit({ tool: "Nope", input: {} });
     expect(unknown.body.error.details[0].path).toBe("tool");
+    const wait = await submit({ tool: "Read", input: { file_path: "/a" } }, "?wait=61");
+    expect(wait.body.error.details[0].path).toBe("wait");
     const noInput = await submit({ tool: "Read" });
     expect(noInput.body.error.details[0].path).toBe("input");
     expect(t.bus.enqueued).toEqual([]);
@@ -65,12 +67,21 @@ describe("POST /v1/sessions/{sid}/calls", () => {
     const res = await submit({ tool: "Bash", input: { command: "touch x" } });
     expect(res.body.job.status, JSON.stringify(res.body)).toBe("awaiting_approval");
     const jid = res.body.job.id;
-    const agentTry = await t.call("POST", `/v1/jobs/${jid}/approval`, { key: a.agentKey, body: { approve: true } });
+    const agentTry = await t.call("POST", `/v1/jobs/${jid}/approval`, {
+      key: a.agentKey,
+      body: { approve: true },
+    });
     expect(agentTry.status).toBe(403);
-    const no = await t.call("POST", `/v1/jobs/${jid}/approval`, { key: a.adminKey, body: { approve: false } });
+    const no = await t.call("POST", `/v1/jobs/${jid}/approval`, {
+      key: a.adminKey,
+      body: { approve: false },
+    });
     expect(no.status, JSON.stringify(no.body)).toBe(200);
     expect(no.body.job.status).toBe("denied");
-    const again = await t.call("POST", `/v1/jobs/${jid}/approval`, { key: a.adminKey, body: { approve: true } });
+    const again = await t.call("POST", `/v1/jobs/${jid}/approval`, {
+      key: a.adminKey,
+      body: { approve: true },
+    });
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe("CONFLICT");
   });
@@ -137,7 +148,9 @@ describe("jobs", () => {
   it("SSE replays the events and closes with the result; Last-Event-ID resumes", async () => {
     const res = await submit({ tool: "Bash", input: { command: "rm z" } });
     const jid = res.body.job.id;
-    const all = await t.app.request(`/v1/jobs/${jid}/events`, { headers: { authorization: `Bearer ${a.agentKey}` } });
+    const all = await t.app.request(`/v1/jobs/${jid}/events`, {
+      headers: { authorization: `Bearer ${a.agentKey}` },
+    });
     const text = await all.text();
     expect(text).toContain("event: status");
     expect(text).toContain("event: result");
@@ -158,6 +171,26 @@ describe("jobs", () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.decision).toMatchObject({ behavior: "deny", rule: "Bash(rm:*)" });
     expect(t.bus.enqueued).toEqual([]);
+  });
+});
+
+describe("GET /v1/tenants/{tid}/audit", () => {
+  it("lists decisions and approvals newest first, for the tenant's admins only", async () => {
+    const res = await submit({ tool: "Bash", input: { command: "touch q" } });
+    await t.call("POST", `/v1/jobs/${res.body.job.id}/approval`, {
+      key: a.adminKey,
+      body: { approve: false },
+    });
+    const log = await t.call("GET", `/v1/tenants/${a.tenantId}/audit?jobId=${res.body.job.id}`, {
+      key: a.adminKey,
+    });
+    expect(log.status, JSON.stringify(log.body)).toBe(200);
+    expect(log.body.entries.map((e: { kind: string }) => e.kind)).toEqual(["approval", "decision"]);
+    expect((await t.call("GET", `/v1/tenants/${a.tenantId}/audit`, { key: a.agentKey })).status).toBe(403);
+    const b = await seedTenant(t.call, "other");
+    expect((await t.call("GET", `/v1/tenants/${a.tenantId}/audit`, { key: b.adminKey })).status).toBe(404);
+    const bad = await t.call("GET", `/v1/tenants/${a.tenantId}/audit?since=yesterday`, { key: a.adminKey });
+    expect(bad.body.error.details[0].path).toBe("since");
   });
 });
 

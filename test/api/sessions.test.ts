@@ -30,7 +30,10 @@ describe("sessions", () => {
     const sid = res.body.id;
     const got = await t.call("GET", `/v1/sessions/${sid}`, { key: a.adminKey });
     expect(got.status, JSON.stringify(got.body)).toBe(200);
-    const patched = await t.call("PATCH", `/v1/sessions/${sid}`, { key: a.agentKey, body: { mode: "explore" } });
+    const patched = await t.call("PATCH", `/v1/sessions/${sid}`, {
+      key: a.agentKey,
+      body: { mode: "explore" },
+    });
     expect(patched.body.mode).toBe("explore");
     const del = await t.call("DELETE", `/v1/sessions/${sid}`, { key: a.agentKey });
     expect(del.status).toBe(204);

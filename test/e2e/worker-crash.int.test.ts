@@ -42,7 +42,9 @@ it("a killed worker's jobs are recovered by another worker and none is lost", as
     ids.push(r.body.job.id);
   }
   const statuses = async () =>
-    Promise.all(ids.map(async (id) => (await h.call("GET", `/v1/jobs/${id}`, { key: t.agentKey })).body.job.status));
+    Promise.all(
+      ids.map(async (id) => (await h.call("GET", `/v1/jobs/${id}`, { key: t.agentKey })).body.job.status),
+    );
   for (let t0 = Date.now(); Date.now() - t0 < 90_000; ) {
     const s = await statuses();
     if (s.filter((x) => x === "succeeded").length >= 2 && s.includes("running")) break;

@@ -71,6 +71,21 @@ describe("buildContainerSpec", () => {
   });
 });
 
+describe("extra read-only mounts", () => {
+  it.each([
+    ["/workspace", "covers the workspace"],
+    ["/run", "is above the executor socket"],
+    ["/tmp/skills", "is inside a tmpfs"],
+    ["relative", "is relative"],
+    ["/skills:rw", "smuggles options"],
+    ["/", "is the root"],
+  ])("refuses %s (%s)", (containerPath) => {
+    expect(() =>
+      buildContainerSpec({ ...input, readOnlyMounts: [{ hostPath: "/h", containerPath }] }),
+    ).toThrow();
+  });
+});
+
 describe("session paths", () => {
   it.each(["ses_abc", "A-b_9"])("accepts %s", (id) => expect(() => assertSessionId(id)).not.toThrow());
   it.each(["", "../x", "a/b", "a b", "x".repeat(129)])("rejects %j", (id) =>

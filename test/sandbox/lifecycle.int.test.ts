@@ -1,3 +1,4 @@
+import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SandboxUnavailableError } from "../../src/sandbox/sandbox.js";
 import {
@@ -96,6 +97,8 @@ describe("sandbox restart and orphans", () => {
   afterAll(async () => {
     await a?.cleanup();
     await other?.cleanup();
+    // `a` is re-created on the same data directory, which its cleanup leaves alone.
+    if (a) await rm(a.dataDir, { recursive: true, force: true });
   });
 
   it("a new process adopts the running containers of its predecessor", async () => {
@@ -114,6 +117,9 @@ describe("sandbox restart and orphans", () => {
 
   it("refuses to reuse a session container labelled for another tenant", async () => {
     await a.provider.acquire({ sessionId: "ses_tenant", tenantId: "ten_a" });
+    await expect(a.provider.acquire({ sessionId: "ses_tenant", tenantId: "ten_b" })).rejects.toBeInstanceOf(
+      SandboxUnavailableError,
+    );
     await a.provider.stop("ses_tenant");
     await expect(a.provider.acquire({ sessionId: "ses_tenant", tenantId: "ten_b" })).rejects.toBeInstanceOf(
       SandboxUnavailableError,

@@ -6,9 +6,9 @@
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { lstat, mkdir, readFile, readlink, realpath, stat, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readFile, realpath, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import {
   type ExecRequest,
@@ -74,17 +74,14 @@ export class FakeSandbox implements Sandbox {
     }
   }
 
-  /** Like `realpath -m`: follows links, dangling ones too, and appends the missing rest. */
-  async realPath(path: string, depth = 0): Promise<string> {
-    if (depth > 40) throw new SandboxFileError("ELOOP", path, `Too many levels of symbolic links: ${path}`);
+  /** Like the Docker executor: realpath, or for a missing leaf its parent resolved plus the basename. */
+  async realPath(path: string): Promise<string> {
     try {
       return await realpath(path);
-    } catch {
+    } catch (error) {
       const parent = dirname(path);
-      if (parent === path) return path;
-      const resolved = join(await this.realPath(parent, depth + 1), basename(path));
-      const link = await readlink(resolved).catch(() => undefined);
-      return link === undefined ? resolved : this.realPath(resolve(dirname(resolved), link), depth + 1);
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT" || parent === path) throw error;
+      return join(await this.realPath(parent), basename(path));
     }
   }
 }

@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Redis } from "ioredis";
 import { createApp } from "../../src/api/app.js";
 import { type RunningService, type ServeMode, type StartOptions, startService } from "../../src/cli/serve.js";
 import { type Config, loadConfig } from "../../src/config.js";
@@ -103,9 +104,25 @@ export async function startHarness(
     async stop() {
       for (const s of extra.reverse()) await s.stop().catch(() => undefined);
       await service.stop();
+      await dropRedisKeys(config);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Redis is shared: remove this run's queue, streams and meta keys. */
+async function dropRedisKeys(config: Config): Promise<void> {
+  const redis = new Redis(config.REDIS_URL);
+  try {
+    let cursor = "0";
+    do {
+      const [next, keys] = await redis.scan(cursor, "MATCH", `${config.QUEUE_PREFIX}:*`, "COUNT", 500);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== "0");
+  } finally {
+    redis.disconnect();
+  }
 }
 
 /** Sets up a tenant with an agent key and a tenant-admin key. */

@@ -16,9 +16,9 @@ export class MemoryBus implements JobQueue, JobEvents, CancelBus {
   async requestCancel(jobId: string): Promise<void> {
     this.cancelled.push(jobId);
   }
-  async append(jobId: string, type: JobEventType, data: unknown): Promise<void> {
+  async append(jobId: string, ...events: { type: JobEventType; data: unknown }[]): Promise<void> {
     const log = this.logs.get(jobId) ?? [];
-    log.push({ id: `${++this.seq}-0`, type, data });
+    for (const { type, data } of events) log.push({ id: `${++this.seq}-0`, type, data });
     this.logs.set(jobId, log);
     for (const w of this.watchers.get(jobId) ?? []) w();
   }

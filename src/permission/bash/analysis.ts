@@ -4,7 +4,6 @@
  * last few analyses are memoised, so the engine's several calls per decision parse once.
  */
 import { trackCwd } from "./cwd-tracking.js";
-import { findInjection } from "./injection.js";
 import { parseBash } from "./parser.js";
 import { collectCommands, type Redirect, type SimpleCommand } from "./simple-commands.js";
 import { toSyntaxTree } from "./syntax.js";
@@ -58,11 +57,11 @@ function nestedCode(cmd: SimpleCommand): string | null {
 function analyseText(text: string, home: string, depth: number): Found | null {
   const tree = parseBash(text);
   if (tree === null) return null;
-  const root = toSyntaxTree(tree);
+  const { root, hasError, injection } = toSyntaxTree(tree);
   const found = collectCommands(root, text, home, depth);
   const result: Found = {
-    injection: findInjection(root),
-    hasError: tree.rootNode.hasError,
+    injection,
+    hasError,
     commands: found.commands,
     looseRedirects: found.looseRedirects,
     assignments: found.assignments,
@@ -111,15 +110,17 @@ function compute(command: string, cwd: string, home: string): BashAnalysis {
 }
 
 const MEMO_SIZE = 8;
-const memo = new Map<string, BashAnalysis>();
+/** Recent analyses; the engine asks several times per decision with the same string object. */
+const memo: { command: string; cwd: string; home: string; result: BashAnalysis }[] = [];
+let next = 0;
 
 /** Analyses `command` as run in `cwd` with home `home`; memoised (a pure function of its inputs). */
 export function analyseBash(command: string, cwd: string, home: string): BashAnalysis {
-  const key = `${cwd}\u0000${home}\u0000${command}`;
-  const hit = memo.get(key);
-  if (hit) return hit;
+  for (const m of memo) {
+    if (m.command === command && m.cwd === cwd && m.home === home) return m.result;
+  }
   const result = compute(command, cwd, home);
-  if (memo.size >= MEMO_SIZE) memo.delete(memo.keys().next().value as string);
-  memo.set(key, result);
+  memo[next] = { command, cwd, home, result };
+  next = (next + 1) % MEMO_SIZE;
   return result;
 }

@@ -51,29 +51,34 @@ function writesDevice(r: Redirect): boolean {
   return t.startsWith("/dev/") && !SAFE_DEVICES.has(t);
 }
 
-const TESTS: Record<Pattern, (cmd: SimpleCommand) => boolean> = {
-  "rm -rf": (c) => {
-    const f = flagWords(c.args);
-    return c.name === "rm" && isRecursive(f) && hasFlag(f, "f", "force");
-  },
-  "sudo rm": (c) => c.name === "rm" && c.wrappers.includes("sudo"),
-  dd: (c) => c.name === "dd",
-  mkfs: (c) => c.name !== null && (c.name === "mkfs" || c.name.startsWith("mkfs.")),
-  fdisk: (c) => c.name === "fdisk",
-  format: (c) => c.name === "format",
-  "chmod 777": (c) => chmod777(c) && !isRecursive(flagWords(c.args)),
-  "chmod -R 777": (c) => chmod777(c) && isRecursive(flagWords(c.args)),
-  "chown -R": (c) => c.name === "chown" && isRecursive(flagWords(c.args)),
-  "kill -9": killsHard,
-  "> /dev/": (c) => c.redirects.some(writesDevice),
-};
-
-/** The first dangerous pattern found in any simple command (pattern order first), or null. */
-export function findDangerousPattern(a: BashAnalysis): string | null {
-  for (const pattern of DANGEROUS_PATTERNS) {
-    const test = TESTS[pattern];
-    if (a.commands.some(test)) return pattern;
-    if (pattern === "> /dev/" && a.looseRedirects.some(writesDevice)) return pattern;
+/** Which patterns were seen, by their index in DANGEROUS_PATTERNS. */
+class Found {
+  first: number = DANGEROUS_PATTERNS.length;
+  add(p: Pattern): void {
+    this.first = Math.min(this.first, DANGEROUS_PATTERNS.indexOf(p));
   }
-  return null;
+}
+
+/** The patterns one simple command matches (flags are read only for the commands that need them). */
+function patternsOf(c: SimpleCommand, found: Found): void {
+  const name = c.name;
+  if (name === "rm") {
+    const f = flagWords(c.args);
+    if (isRecursive(f) && hasFlag(f, "f", "force")) found.add("rm -rf");
+    if (c.wrappers.includes("sudo")) found.add("sudo rm");
+  } else if (name === "dd" || name === "mkfs" || name === "fdisk" || name === "format") found.add(name);
+  else if (name?.startsWith("mkfs.")) found.add("mkfs");
+  else if (name === "chmod" && chmod777(c))
+    found.add(isRecursive(flagWords(c.args)) ? "chmod -R 777" : "chmod 777");
+  else if (name === "chown" && isRecursive(flagWords(c.args))) found.add("chown -R");
+  else if (killsHard(c)) found.add("kill -9");
+  if (c.redirects.length > 0 && c.redirects.some(writesDevice)) found.add("> /dev/");
+}
+
+/** The first dangerous pattern (in the reference's order) found in any simple command, or null. */
+export function findDangerousPattern(a: BashAnalysis): string | null {
+  const found = new Found();
+  for (const c of a.commands) patternsOf(c, found);
+  if (a.looseRedirects.length > 0 && a.looseRedirects.some(writesDevice)) found.add("> /dev/");
+  return (DANGEROUS_PATTERNS as readonly string[])[found.first] ?? null;
 }

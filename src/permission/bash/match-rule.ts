@@ -27,8 +27,13 @@ function unescapeContent(content: string): string {
   return content.replace(/\\([*\\])/g, "$1");
 }
 
+/** Whitespace that ends a word: space, tab, newline, carriage return. */
+function isBlank(code: number): boolean {
+  return code === 32 || code === 9 || code === 10 || code === 13;
+}
+
 function wordPrefix(prefix: string): CompiledRule {
-  return (text) => text === prefix || (text.startsWith(prefix) && /^\s/.test(text.slice(prefix.length)));
+  return (text) => text === prefix || (text.startsWith(prefix) && isBlank(text.charCodeAt(prefix.length)));
 }
 
 function wildcard(content: string): CompiledRule {
@@ -60,17 +65,26 @@ export function compileBashRule(content: string): CompiledRule {
 }
 
 /** The simple command with wrappers, assignments and quoting stripped: `sudo FOO=1 /bin/rm "x"` is `rm x`. */
+const normalised = new WeakMap<SimpleCommand, string>();
+
 function normalisedText(cmd: SimpleCommand): string | null {
   if (cmd.name === null) return null;
-  return [cmd.name, ...cmd.args.map((a) => a.lit)].join(" ");
+  let text = normalised.get(cmd);
+  if (text === undefined) {
+    text = [cmd.name, ...cmd.args.map((a) => a.lit)].join(" ");
+    normalised.set(cmd, text);
+  }
+  return text;
 }
 
 /** Deny/ask matching: the whole line, or any simple command as written or normalised. */
 export function matchesAnyPart(content: string, a: BashAnalysis): boolean {
   const rule = compileBashRule(content);
-  if (rule(a.command) || rule(a.command.trim())) return true;
+  if (rule(a.command)) return true;
+  const trimmed = a.command.trim();
+  if (trimmed !== a.command && rule(trimmed)) return true;
   return a.commands.some((c) => {
-    if (rule(c.text.trim())) return true;
+    if (rule(c.text)) return true;
     const n = normalisedText(c);
     return n !== null && rule(n);
   });
@@ -83,8 +97,7 @@ export function matchAllowSet(rules: readonly PermissionRule[], a: BashAnalysis)
   const withContent = rules.filter((r) => r.ruleContent !== null && r.ruleContent !== "");
   let decided: PermissionRule | undefined;
   for (const cmd of a.commands) {
-    const text = cmd.text.trim();
-    const rule = withContent.find((r) => compileBashRule(r.ruleContent as string)(text));
+    const rule = withContent.find((r) => compileBashRule(r.ruleContent as string)(cmd.text));
     if (rule) decided ??= rule;
     else if (!isReadOnlyCommand(cmd)) return undefined;
   }

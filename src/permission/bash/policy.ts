@@ -23,8 +23,8 @@ import { matchAllowSet, matchesAnyPart } from "./match-rule.js";
 import { isReadOnlyAnalysis } from "./read-only.js";
 import { findDangerousRemoval, removalMessage } from "./removal.js";
 import { sedError } from "./sed.js";
+import { findSensitivePaths } from "./sensitive-paths.js";
 import { suggestRules } from "./suggestions.js";
-import { extractTargets } from "./target-paths.js";
 
 /** Per-instance additions to the default dangerous lists (§4). */
 export interface BashPolicyOptions {
@@ -58,13 +58,7 @@ function safetyLayers(a: BashAnalysis, ctx: PermissionContext, lists: DangerousL
     const err = sedError(cmd, a.hasError, ctx.cwd, ctx.home, lists);
     if (err) return ask(err, `Safety check: ${err}`);
   }
-  const hits = extractTargets(a, ctx.cwd)
-    .filter(
-      (t) =>
-        isDangerousPath(t.value ?? t.lit, t.cwd ?? ctx.cwd, ctx.home, lists) ||
-        isDangerousPath(t.lit, t.cwd ?? ctx.cwd, ctx.home, lists),
-    )
-    .map((t) => t.lit);
+  const hits = findSensitivePaths(a, ctx, lists);
   if (hits.length > 0) {
     return ask(
       `Bash command operates on sensitive paths: ${hits.join(", ")}`,
@@ -124,52 +118,61 @@ function decide(command: string, ctx: PermissionContext, lists: DangerousLists):
   };
 }
 
-/** Runs `fn`, turning any unexpected exception into `fallback` (the policy never throws). */
-function guarded<T>(fallback: T, fn: () => T): T {
-  try {
-    return fn();
-  } catch {
-    return fallback;
-  }
-}
+const ANALYSIS_FAILED = "Command analysis failed, cannot verify safety";
+const UNANALYSABLE = "Safety check: command cannot be statically analyzed";
 
 /** The `Bash` permission subject, with optional extra dangerous files and directories. */
 export function bashPolicy(opts?: BashPolicyOptions): PermissionSubject {
   const lists = extendDangerousLists(DEFAULT_DANGEROUS_LISTS, opts);
+  // Every entry point catches: an unexpected exception must still yield a safe answer.
   return {
     name: "Bash",
-    checkPermissions: (input, ctx) => {
+    checkPermissions(input, ctx) {
       const command = commandOf(input);
-      if (command === null) return ask(NOT_A_STRING, "Safety check: command cannot be statically analyzed");
-      return guarded(
-        ask(
-          "Command analysis failed, cannot verify safety",
-          "Safety check: command cannot be statically analyzed",
-        ),
-        () => decide(command, ctx, lists),
-      );
+      if (command === null) return ask(NOT_A_STRING, UNANALYSABLE);
+      try {
+        return decide(command, ctx, lists);
+      } catch {
+        return ask(ANALYSIS_FAILED, UNANALYSABLE);
+      }
     },
-    checkReadOnly: (input, ctx) => {
+    checkReadOnly(input, ctx) {
       const command = commandOf(input);
       if (!command) return false;
-      return guarded(false, () => isReadOnlyAnalysis(analyseBash(command, ctx.cwd, ctx.home)));
+      try {
+        return isReadOnlyAnalysis(analyseBash(command, ctx.cwd, ctx.home));
+      } catch {
+        return false;
+      }
     },
-    matchRule: (content, input, ctx) => {
+    matchRule(content, input, ctx) {
       const command = commandOf(input);
       if (command === null) return false;
       if (content === "") return true;
-      // A failed match must not hide a deny rule: on error, count it as a match.
-      return guarded(true, () => matchesAnyPart(content, analyseBash(command, ctx.cwd, ctx.home)));
+      try {
+        return matchesAnyPart(content, analyseBash(command, ctx.cwd, ctx.home));
+      } catch {
+        // A failed match must not hide a deny rule: count it as a match.
+        return true;
+      }
     },
-    matchAllowRules: (rules: PermissionRule[], input, ctx) => {
+    matchAllowRules(rules: PermissionRule[], input, ctx) {
       const command = commandOf(input);
       if (command === null) return undefined;
-      return guarded(undefined, () => matchAllowSet(rules, analyseBash(command, ctx.cwd, ctx.home)));
+      try {
+        return matchAllowSet(rules, analyseBash(command, ctx.cwd, ctx.home));
+      } catch {
+        return undefined;
+      }
     },
-    generateSuggestions: (input, ctx) => {
+    generateSuggestions(input, ctx) {
       const command = commandOf(input);
       if (!command) return [];
-      return guarded([], () => suggestRules(analyseBash(command, ctx.cwd, ctx.home)));
+      try {
+        return suggestRules(analyseBash(command, ctx.cwd, ctx.home));
+      } catch {
+        return [];
+      }
     },
   };
 }

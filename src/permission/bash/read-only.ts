@@ -111,8 +111,20 @@ function argsReadOnly(name: string, args: readonly (string | null)[]): boolean {
   return check === undefined || (known && !values.some(check));
 }
 
-/** Is one simple command read-only? */
+const commandVerdicts = new WeakMap<SimpleCommand, boolean>();
+const lineVerdicts = new WeakMap<BashAnalysis, boolean>();
+
+/** Is one simple command read-only? (Memoised per analysed command.) */
 export function isReadOnlyCommand(cmd: SimpleCommand): boolean {
+  let verdict = commandVerdicts.get(cmd);
+  if (verdict === undefined) {
+    verdict = computeCommand(cmd);
+    commandVerdicts.set(cmd, verdict);
+  }
+  return verdict;
+}
+
+function computeCommand(cmd: SimpleCommand): boolean {
   if (cmd.name === null || cmd.nameWord === null) return false;
   // `./ls` could be anything; only bare names and the system bin directories count.
   const written = cmd.nameWord.value ?? "";
@@ -134,6 +146,7 @@ export function isReadOnlyCommand(cmd: SimpleCommand): boolean {
 
 /** Any `>` outside the harmless redirects (even in quotes, as in §5.3) makes a line not read-only. */
 function hasStrayGreaterThan(a: BashAnalysis): boolean {
+  if (a.command.indexOf(">") === -1) return false;
   const allowed = [...a.commands.flatMap((c) => c.redirects), ...a.looseRedirects].filter(
     (r) => r.op.includes(">") && isHarmlessRedirect(r),
   );
@@ -144,8 +157,17 @@ function hasStrayGreaterThan(a: BashAnalysis): boolean {
   return false;
 }
 
-/** Strict read-only verdict for a whole line (§10.3). */
+/** Strict read-only verdict for a whole line (§10.3), memoised per analysis. */
 export function isReadOnlyAnalysis(a: BashAnalysis): boolean {
+  let verdict = lineVerdicts.get(a);
+  if (verdict === undefined) {
+    verdict = computeLine(a);
+    lineVerdicts.set(a, verdict);
+  }
+  return verdict;
+}
+
+function computeLine(a: BashAnalysis): boolean {
   if (a.failure !== null || a.injection !== null || a.hasError) return false;
   if (a.commands.length === 0) return false;
   // Even quoted, these are how code gets smuggled into a later eval; never auto-allow them.

@@ -19,7 +19,7 @@ export interface Redirect {
 
 /** One simple command of the line. */
 export interface SimpleCommand {
-  /** Source text, attached redirects included. */
+  /** Source text, attached redirects included, trimmed. */
   text: string;
   start: number;
   end: number;
@@ -122,7 +122,7 @@ function visit(
       const last = out.commands.slice(before).findLast((c) => c.depth === depth);
       if (last) {
         last.redirects.push(...redirects);
-        last.text = src.slice(last.start, node.end);
+        last.text = src.slice(last.start, node.end).trim();
         last.end = node.end;
         last.args.push(...extra);
       } else out.looseRedirects.push(...redirects);
@@ -197,7 +197,7 @@ function addCommand(
   words.push(...extra);
   const resolved = resolveName(words);
   out.commands.push({
-    text: src.slice(node.start, end),
+    text: src.slice(node.start, end).trim(),
     start: node.start,
     end,
     assignments: [...assignments, ...resolved.envAssignments],

@@ -46,8 +46,19 @@ export function commandPrefix(cmd: SimpleCommand): string | null {
   return second ? `${name.raw} ${second.raw}` : null;
 }
 
-/** Up to five `Bash(P:*)` allow rules, source "suggested". */
+const cache = new WeakMap<BashAnalysis, PermissionRule[]>();
+
+/** Up to five `Bash(P:*)` allow rules, source "suggested" (a fresh array each call). */
 export function suggestRules(a: BashAnalysis): PermissionRule[] {
+  let rules = cache.get(a);
+  if (!rules) {
+    rules = computeRules(a);
+    cache.set(a, rules);
+  }
+  return rules.map((r) => ({ ...r }));
+}
+
+function computeRules(a: BashAnalysis): PermissionRule[] {
   if (a.command === "" || a.failure !== null) return [];
   const prefixes: string[] = [];
   const top = a.commands.filter((c) => c.depth === 0).slice(0, MAX_SUBCOMMANDS);

@@ -32,6 +32,10 @@ const CHILD_ENV = {
   TMPDIR: "/tmp",
 };
 
+// setTimeout fires at once past 2^31-1 ms; a longer timeout means "about 24 days".
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const clamp = (n, lo, hi) => Math.min(Math.max(Number.isFinite(n) ? Math.floor(n) : lo, lo), hi);
+
 const running = new Set();
 let spares = 0;
 let backoffMs = 20;
@@ -135,7 +139,7 @@ function resolve(p) {
 /** Runs argv in its own process group, streams capped output, kills the group on timeout/cancel. */
 function runExec(sock, req) {
   const startedAt = Date.now();
-  const max = Math.max(0, req.maxOutputBytes | 0);
+  const max = clamp(req.maxOutputBytes, 0, Number.MAX_SAFE_INTEGER);
   const streams = [1, 2].map((s) => ({ s, bytes: 0, cut: false, decoder: new StringDecoder("utf8") }));
   let truncated = false;
   let killedFor = null;
@@ -194,7 +198,7 @@ function runExec(sock, req) {
       finish();
     }, KILL_GRACE_MS).unref();
   };
-  const timer = setTimeout(() => kill("timeout"), Math.max(1, req.timeoutMs | 0));
+  const timer = setTimeout(() => kill("timeout"), clamp(req.timeoutMs, 1, MAX_TIMER_MS));
   sock.on("toolshed-cancel", () => kill("cancel"));
   sock.once("close", () => kill("cancel"));
 

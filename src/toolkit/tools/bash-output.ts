@@ -12,6 +12,8 @@ const TRUNCATED_MARK = "\n... (output truncated)";
 export interface BashOutcome {
   text: string;
   isError: boolean;
+  /** Output was cut (by the character cap or the sandbox's byte cap). */
+  truncated: boolean;
 }
 
 /** The text for a finished, timed-out or failed command (cancel is handled by the caller). */
@@ -22,16 +24,13 @@ export function formatBashResult(command: string, timeoutMs: number, result: Exe
     const header = `Command timed out after ${timeoutMs}ms: ${command}\nThe command and its child processes were killed.`;
     const partial = streams(stdout, stderr);
     const text = partial ? `${header} Partial output:\n${partial}` : `${header} It produced no output.`;
-    return { text: cap(text, result.truncated), isError: true };
+    return outcome(text, result.truncated, true);
   }
   if (result.exitCode === 0) {
     const both = stdout && stderr ? `${stdout}\n${stderr}` : stdout + stderr;
-    return { text: cap(both, result.truncated), isError: false };
+    return outcome(both, result.truncated, false);
   }
-  return {
-    text: cap(`Command failed: ${command}\n${streams(stdout, stderr)}`, result.truncated),
-    isError: true,
-  };
+  return outcome(`Command failed: ${command}\n${streams(stdout, stderr)}`, result.truncated, true);
 }
 
 /** The text when the command could not be run at all. */
@@ -43,9 +42,11 @@ function streams(stdout: string, stderr: string): string {
   return (stdout ? `\nStdout:\n${stdout}` : "") + (stderr ? `\nStderr:\n${stderr}` : "");
 }
 
-function cap(text: string, alreadyTruncated: boolean): string {
-  if (text.length > MAX_OUTPUT_CHARS) return text.slice(0, MAX_OUTPUT_CHARS) + TRUNCATED_MARK;
-  return alreadyTruncated ? text + TRUNCATED_MARK : text;
+function outcome(text: string, alreadyTruncated: boolean, isError: boolean): BashOutcome {
+  if (text.length > MAX_OUTPUT_CHARS) {
+    return { text: text.slice(0, MAX_OUTPUT_CHARS) + TRUNCATED_MARK, isError, truncated: true };
+  }
+  return { text: alreadyTruncated ? text + TRUNCATED_MARK : text, isError, truncated: alreadyTruncated };
 }
 
 function crlfToLf(s: string): string {

@@ -91,7 +91,10 @@ export class BashTool extends BuiltinTool<typeof BashInput> {
     };
     if (result.cancelled) return textChunk(INTERRUPTED_TEXT, { state: "interrupted", metadata });
     const outcome = formatBashResult(command, timeoutMs, result);
-    return textChunk(outcome.text, { state: outcome.isError ? "error" : "running", metadata });
+    return textChunk(outcome.text, {
+      state: outcome.isError ? "error" : "running",
+      metadata: { ...metadata, truncated: outcome.truncated },
+    });
   }
 }
 

@@ -25,6 +25,13 @@ export async function guardWriteTarget(
   verb: "write" | "edit",
 ): Promise<GuardResult> {
   const realPath = await ctx.sandbox.realPath(filePath);
+  // A dangling link does not resolve, and writing to it would create its unchecked target.
+  if ((await ctx.sandbox.stat(realPath))?.type === "symlink") {
+    return {
+      ok: false,
+      message: `Error: ${filePath} is a symbolic link whose target does not exist; refusing to ${verb} through it.`,
+    };
+  }
   const lexical = normalizePath(filePath, ctx.cwd, ctx.home);
   // A path that is dangerous as written was already judged (and maybe approved) by the policy.
   if (realPath !== lexical && isDangerousPath(realPath, ctx.cwd, ctx.home, lists)) {

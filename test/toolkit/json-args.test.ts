@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { parseToolArguments, repairJson } from "../../src/toolkit/json-args.js";
+
+describe("parseToolArguments (reference §4.4 step 3)", () => {
+  it.each([
+    ['{"a": 1', { a: 1 }],
+    ['{"a": "unterminated', { a: "unterminated" }],
+    ['{"a": [1, 2,', { a: [1, 2] }],
+    ['{"a": 1,}', { a: 1 }],
+    ["", {}],
+  ])("repairs %j", (raw, expected) => {
+    expect(parseToolArguments(raw)).toEqual({ ok: true, input: expected });
+  });
+
+  it("passes objects through and rejects non-objects with the reminder", () => {
+    expect(parseToolArguments({ x: 1 })).toEqual({ ok: true, input: { x: 1 } });
+    const r = parseToolArguments('"text"');
+    expect(r.ok).toBe(false);
+    if (!r.ok)
+      expect(r.reminder).toContain("decoded into a <class 'str'> object, but a dict object is expected!");
+  });
+
+  it("quotes the input as a Python repr", () => {
+    const r = parseToolArguments('["it\'s"]');
+    if (r.ok) throw new Error("expected failure");
+    expect(r.reminder).toContain(`your_tool_arguments = '["it\\'s"]'`);
+  });
+
+  it("leaves valid JSON alone", () => {
+    expect(repairJson('{"a":"b"}')).toBe('{"a":"b"}');
+  });
+});
