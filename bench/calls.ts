@@ -92,7 +92,7 @@ export async function run(args: string[]): Promise<void> {
       }
     };
 
-    const rssIdle0 = process.memoryUsage().rss;
+    const rssIdle0 = process.memoryUsage().rss; // the service (in this process) with 0 sessions
     const sid = await newSession();
     await call(sid, "Bash", { command: "head -c 4096 /dev/zero | tr '\\0' x > /workspace/bench-4k" });
     for (let i = 0; i < 20; i++) await call(sid, "Read", { file_path: "/workspace/bench-4k" });
@@ -114,6 +114,9 @@ export async function run(args: string[]): Promise<void> {
     console.log(`raw dockerode exec cat 4 KiB      ${fmt(rawExec)}`);
     console.log(`Read p50 / raw exec p50 = ${(read.p50 / rawExec.p50).toFixed(2)}`);
 
+    const idle = await Promise.all(Array.from({ length: idleCount }, newSession));
+    await pool(idle, 10, (s) => call(s, "Bash", { command: "true" }));
+    const rssIdleN = process.memoryUsage().rss;
     for (const width of [20, 50]) {
       const sids = await Promise.all(Array.from({ length: width }, newSession));
       await pool(sids, 10, (s) => call(s, "Bash", { command: "true" }));
@@ -135,9 +138,6 @@ export async function run(args: string[]): Promise<void> {
     console.log(`cold session first call (HTTP)    ${fmt(cold)}`);
     console.log(`raw hardened docker run … true    ${fmt(rawRun)}`);
 
-    const idle = await Promise.all(Array.from({ length: idleCount }, newSession));
-    await pool(idle, 10, (s) => call(s, "Bash", { command: "true" }));
-    const rssIdleN = process.memoryUsage().rss;
     console.log(`failed calls during the run: ${failures}${failures ? ` (last: ${lastFailure})` : ""}`);
     console.log(
       `process RSS (service + bench client): before any session ${mib(rssIdle0)}; with ${idleCount} more idle sessions (containers up) ${mib(rssIdleN)}`,

@@ -3,8 +3,8 @@
  * tree-sitter parse plus a full tree walk of the same commands, measured in the same process.
  */
 import { readFileSync } from "node:fs";
-import { bashPolicy } from "../src/permission/bash/policy.js";
 import { parseBash } from "../src/permission/bash/parser.js";
+import { bashPolicy } from "../src/permission/bash/policy.js";
 import { checkPermission } from "../src/permission/engine.js";
 import type { PermissionContext, PermissionRule } from "../src/permission/types.js";
 
@@ -29,7 +29,16 @@ const CTX: PermissionContext = {
   home: "/home/agent",
   workingDirectories: [],
   rules: {
-    allow: rules("allow", ["npm run:*", "npm test", "pnpm:*", "git add:*", "git commit:*", "pytest:*", "cargo build:*", "cargo test:*"]),
+    allow: rules("allow", [
+      "npm run:*",
+      "npm test",
+      "pnpm:*",
+      "git add:*",
+      "git commit:*",
+      "pytest:*",
+      "cargo build:*",
+      "cargo test:*",
+    ]),
     deny: rules("deny", ["curl:*", "git push --force:*"]),
     ask: rules("ask", ["docker run *"]),
   },
@@ -82,7 +91,12 @@ interface Row {
 
 function row(name: string, m: Measure): Row {
   const sorted = [...m.samples].sort((x, y) => x - y);
-  const medians = m.perCommand.map((s) => percentile([...s].sort((x, y) => x - y), 50));
+  const medians = m.perCommand.map((s) =>
+    percentile(
+      [...s].sort((x, y) => x - y),
+      50,
+    ),
+  );
   const rate = medians.length / (medians.reduce((x, y) => x + y, 0) / 1000);
   const rawRate = m.samples.length / (m.samples.reduce((x, y) => x + y, 0) / 1000);
   const us = (ms: number) => `${(ms * 1000).toFixed(1)} µs`;
@@ -128,7 +142,13 @@ export async function run(args: string[]): Promise<void> {
   }
   const a = row("(a) tree-sitter parse + full walk", bare);
   const b = row("(b) checkPermission(bashPolicy(), …)", full);
-  const header = ["measure".padEnd(38), "rate (median)", "rate (mean)", "p50".padStart(10), "p99".padStart(10)];
+  const header = [
+    "measure".padEnd(38),
+    "rate (median)",
+    "rate (mean)",
+    "p50".padStart(10),
+    "p99".padStart(10),
+  ];
   const out = [
     `corpus: ${commands.length} commands × ${passes} passes (after 2 warm-up passes); default mode, 11 tenant rules`,
     `decisions: ${[...tally].map(([k, v]) => `${k} ${v}`).join(", ")}`,

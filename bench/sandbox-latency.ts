@@ -132,13 +132,22 @@ export async function run(args: string[]): Promise<void> {
     console.log(`cold acquire() (create+start+executor ready)  ${fmt(cold)}`);
     console.log(`raw hardened docker run --rm … true           ${fmt(rawRun)}`);
 
-    const before = process.memoryUsage();
-    const idle = 20;
+    // Needs --expose-gc (NODE_OPTIONS=--expose-gc) to be more than noise.
+    const gc = (globalThis as { gc?: () => void }).gc;
+    const settledMemory = () => {
+      gc?.();
+      const m = process.memoryUsage();
+      return m.heapUsed + m.external;
+    };
+    const idle = 30;
+    // A few sessions first, so code warm-up is not counted as per-session state.
+    for (let i = 0; i < 5; i++) await provider.acquire({ sessionId: `warmup${i}`, tenantId: "bench" });
+    const before = settledMemory();
     for (let i = 0; i < idle; i++) await provider.acquire({ sessionId: `idle${i}`, tenantId: "bench" });
-    const after = process.memoryUsage();
-    const per = (after.heapUsed + after.external - before.heapUsed - before.external) / idle;
+    const per = (settledMemory() - before) / idle;
+    const note = gc ? "" : " (no --expose-gc: noisy)";
     console.log(
-      `host memory per running idle session ≈ ${(per / 1024).toFixed(1)} KiB (heap+external, n=${idle})`,
+      `host memory per running idle session ≈ ${(per / 1024).toFixed(1)} KiB heap+external, n=${idle}${note}`,
     );
   } finally {
     await provider.close();

@@ -26,10 +26,13 @@ export const Config = z.object({
   JOB_LOCK_MS: int(30_000, 1000),
   JOB_STALLED_INTERVAL_MS: int(15_000, 500),
   /** How often a job held back by its session's ordering is looked at again (it is also promoted). */
-  ORDER_RECHECK_MS: int(1000, 10),
+  ORDER_RECHECK_MS: int(500, 10),
   SANDBOX_RETRY_ATTEMPTS: int(4, 1),
   SANDBOX_RETRY_BACKOFF_MS: int(1000, 0),
   BODY_LIMIT_BYTES: int(1024 * 1024, 1024),
+  /** Per-tenant quotas (429 with Retry-After past them). */
+  TENANT_MAX_SESSIONS: int(1000, 1),
+  TENANT_CALLS_PER_MINUTE: int(6000, 1),
   EVENT_STREAM_MAXLEN: int(10_000, 10),
   EVENT_STREAM_TTL_S: int(24 * 3600, 1),
   SANDBOX_MEMORY_MB: int(1024, 64),

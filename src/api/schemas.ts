@@ -28,6 +28,7 @@ export const Session = z
     workingDirectories: z.array(z.string()),
     status: z.string(),
     rules: RuleSetBody,
+    tools: z.array(z.string()),
     createdAt: z.string(),
     lastUsedAt: z.string(),
   })

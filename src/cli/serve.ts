@@ -11,6 +11,7 @@ import { type Config, loadConfig } from "../config.js";
 import { openDb } from "../db/open.js";
 import { createBullQueue } from "../jobs/queue.js";
 import { RedisBus } from "../jobs/redis-bus.js";
+import { RedisRateLimiter } from "../jobs/redis-rate-limit.js";
 import { recoverJobs, startCallWorker } from "../jobs/worker.js";
 import { createLogger, type Logger } from "../log.js";
 import { DockerSandboxProvider } from "../sandbox/docker-provider.js";
@@ -84,6 +85,8 @@ export async function startService(
       readCache: new SqliteReadCache(db),
       metrics,
       logger,
+      limiter: new RedisRateLimiter(redis, config.QUEUE_PREFIX),
+      quotas: { maxSessions: config.TENANT_MAX_SESSIONS, callsPerMinute: config.TENANT_CALLS_PER_MINUTE },
     };
 
     if (mode !== "api") {

@@ -72,6 +72,8 @@ export const sessions = sqliteTable(
     home: text("home").notNull(),
     workingDirectories: text("working_directories", { mode: "json" }).$type<string[]>().notNull(),
     rules: text("rules", { mode: "json" }).$type<RuleStrings>().notNull(),
+    /** The basic built-ins this session offers; null means all of them. */
+    tools: text("tools", { mode: "json" }).$type<string[]>(),
     status: text("status").$type<"active" | "deleted">().notNull(),
     /** The next queue position: a job gets its `seq` when it enters the queue. */
     nextSeq: integer("next_seq").notNull().default(1),

@@ -42,6 +42,17 @@ export interface CancelBus {
   requestCancel(jobId: string): Promise<void>;
 }
 
+/** Fixed-window counters shared by every API process. */
+export interface RateLimiter {
+  /** Counts one hit; returns the seconds to wait when past `limit`, else null. */
+  hit(key: string, limit: number, windowS: number): Promise<number | null>;
+}
+
+export interface Quotas {
+  maxSessions: number;
+  callsPerMinute: number;
+}
+
 export interface ToolRegistry {
   list(): readonly ToolBase[];
   get(name: string): ToolBase | undefined;
@@ -57,6 +68,8 @@ export interface ServiceDeps {
   readCache: ReadCacheStore;
   metrics: Metrics;
   logger: Logger;
+  limiter: RateLimiter;
+  quotas: Quotas;
 }
 
 /** A registry over a fixed list of tools. */

@@ -7,7 +7,10 @@ import type { JobEvent, ServiceDeps } from "./deps.js";
 import { findJob, isTerminal, loadJob } from "./job-view.js";
 import { type Principal, requireRole } from "./principal.js";
 
-export interface EventFollower extends AsyncIterable<JobEvent> {
+/** A stream event, or a `ping` when nothing happened for a while (keeps proxies from timing out). */
+export type FollowedEvent = JobEvent | { type: "ping" };
+
+export interface EventFollower extends AsyncIterable<FollowedEvent> {
   close(): void;
 }
 
@@ -30,7 +33,7 @@ export async function followJobEvents(
     wake();
   };
 
-  async function* run(): AsyncGenerator<JobEvent> {
+  async function* run(): AsyncGenerator<FollowedEvent> {
     let last = afterId;
     try {
       while (!closed) {
@@ -46,7 +49,8 @@ export async function followJobEvents(
           return;
         }
         let timer: NodeJS.Timeout | undefined;
-        await Promise.race([signal, new Promise<void>((r) => (timer = setTimeout(r, IDLE_RECHECK_MS)))]);
+        const idle = new Promise<"idle">((r) => (timer = setTimeout(() => r("idle"), IDLE_RECHECK_MS)));
+        if ((await Promise.race([signal, idle])) === "idle") yield { type: "ping" };
         clearTimeout(timer);
       }
     } finally {

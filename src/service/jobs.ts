@@ -79,6 +79,6 @@ export function dryRunDecision(
 ): StoredDecision {
   requireRole(p, ["agent", "tenant_admin"]);
   const session = loadSession(deps.db, p, sessionId);
-  const tool = resolveTool(deps.tools, body.tool);
+  const tool = resolveTool(deps.tools, body.tool, session);
   return decideCall(deps.db, session, tool, validateToolInput(tool, body.input));
 }

@@ -73,16 +73,22 @@ export async function failJob(deps: ServiceDeps, jobId: string, message: string)
   await wakeSuccessors(deps, jobId);
 }
 
-/** Wakes the session's later jobs that were held back by ordering. */
+/**
+ * Wakes the session's jobs that may start now that `jobId` finished: the next queued job, and
+ * when it is concurrency-safe, the safe ones right after it. Others stay delayed (no stampede).
+ */
 export async function wakeSuccessors(deps: ServiceDeps, jobId: string): Promise<void> {
   const job = deps.db.select().from(jobs).where(eq(jobs.id, jobId)).get();
   if (!job || job.seq === null) return;
   const next = deps.db
-    .select({ id: jobs.id })
+    .select({ id: jobs.id, safe: jobs.concurrencySafe })
     .from(jobs)
     .where(and(eq(jobs.sessionId, job.sessionId), eq(jobs.status, "queued"), gt(jobs.seq, job.seq)))
     .orderBy(jobs.seq)
     .limit(32)
     .all();
-  await Promise.all(next.map((n) => deps.queue.promote(n.id).catch(() => undefined)));
+  const firstUnsafe = next.findIndex((n) => !n.safe);
+  const wake =
+    firstUnsafe === 0 ? next.slice(0, 1) : next.slice(0, firstUnsafe === -1 ? next.length : firstUnsafe);
+  await Promise.all(wake.map((n) => deps.queue.promote(n.id).catch(() => undefined)));
 }

@@ -1,7 +1,7 @@
 /** The tools a session's model should see now: name, description, input schema. */
 import type { ServiceDeps } from "./deps.js";
 import { type Principal, requireRole } from "./principal.js";
-import { loadSession } from "./sessions.js";
+import { loadSession, sessionTools } from "./sessions.js";
 
 export interface SessionTools {
   tools: { name: string; description: string; inputSchema: Record<string, unknown> }[];
@@ -14,8 +14,8 @@ export function listSessionTools(
   sid: string,
 ): SessionTools {
   requireRole(p, ["agent"]);
-  loadSession(deps.db, p, sid);
-  const tools = deps.tools.list().map((t) => ({
+  const session = loadSession(deps.db, p, sid);
+  const tools = sessionTools(deps.tools, session).map((t) => ({
     name: t.name,
     description: t.description,
     inputSchema: t.inputSchema as Record<string, unknown>,

@@ -5,9 +5,11 @@ import { jobs, readCache, type SessionRow, sessions } from "../db/schema.js";
 import { NotFoundError, ValidationError } from "../errors.js";
 import type { PermissionMode } from "../permission/types.js";
 import { SANDBOX_HOME, SANDBOX_WORKSPACE } from "../sandbox/sandbox.js";
-import type { ServiceDeps } from "./deps.js";
+import type { ToolBase } from "../toolkit/tool-base.js";
+import type { ServiceDeps, ToolRegistry } from "./deps.js";
 import { newId, nowIso } from "./ids.js";
 import { callerTenant, type Principal, requireRole, requireTenant } from "./principal.js";
+import { checkSessionQuota } from "./quotas.js";
 
 export interface SessionView {
   id: string;
@@ -17,11 +19,13 @@ export interface SessionView {
   workingDirectories: string[];
   status: "active";
   rules: { allow: string[]; deny: string[]; ask: string[] };
+  /** The tools this session offers. */
+  tools: string[];
   createdAt: string;
   lastUsedAt: string;
 }
 
-export function toSessionView(row: SessionRow): SessionView {
+export function toSessionView(row: SessionRow, registry: ToolRegistry): SessionView {
   return {
     id: row.id,
     mode: row.mode as PermissionMode,
@@ -30,6 +34,7 @@ export function toSessionView(row: SessionRow): SessionView {
     workingDirectories: row.workingDirectories,
     status: "active",
     rules: row.rules,
+    tools: sessionTools(registry, row).map((t) => t.name),
     createdAt: row.createdAt,
     lastUsedAt: row.lastUsedAt,
   };
@@ -50,14 +55,29 @@ export function loadSession(db: Db, p: Principal, sessionId: string): SessionRow
   return row;
 }
 
+/** The session's tools, in the registry's order. */
+export function sessionTools(registry: ToolRegistry, row: Pick<SessionRow, "tools">): ToolBase[] {
+  const all = registry.list();
+  return row.tools ? all.filter((t) => row.tools?.includes(t.name)) : [...all];
+}
+
+function checkToolNames(registry: ToolRegistry, names: readonly string[]): void {
+  const details = names.flatMap((n, i) =>
+    registry.get(n) ? [] : [{ path: `tools[${i}]`, message: `no built-in tool named ${JSON.stringify(n)}` }],
+  );
+  if (details.length > 0) throw new ValidationError("unknown tools", details);
+}
+
 export function createSession(
-  deps: { db: Db },
+  deps: Pick<ServiceDeps, "db" | "tools" | "quotas">,
   p: Principal,
-  input: { mode?: PermissionMode; workingDirectories?: string[] },
+  input: { mode?: PermissionMode; workingDirectories?: string[]; tools?: string[] },
 ): SessionView {
   requireRole(p, ["agent", "tenant_admin"]);
   const tenantId = callerTenant(p);
   checkDirectories(input.workingDirectories ?? []);
+  if (input.tools) checkToolNames(deps.tools, input.tools);
+  checkSessionQuota(deps, tenantId);
   const now = nowIso();
   const row: SessionRow = {
     id: newId("ses"),
@@ -67,22 +87,27 @@ export function createSession(
     home: SANDBOX_HOME,
     workingDirectories: input.workingDirectories ?? [],
     rules: { allow: [], deny: [], ask: [] },
+    tools: input.tools ? [...new Set(input.tools)] : null,
     status: "active",
     nextSeq: 1,
     createdAt: now,
     lastUsedAt: now,
   };
   deps.db.insert(sessions).values(row).run();
-  return toSessionView(row);
+  return toSessionView(row, deps.tools);
 }
 
-export function getSession(deps: { db: Db }, p: Principal, sessionId: string): SessionView {
+export function getSession(
+  deps: { db: Db; tools: ToolRegistry },
+  p: Principal,
+  sessionId: string,
+): SessionView {
   requireRole(p, ["agent", "tenant_admin"]);
-  return toSessionView(loadSession(deps.db, p, sessionId));
+  return toSessionView(loadSession(deps.db, p, sessionId), deps.tools);
 }
 
 export function updateSession(
-  deps: { db: Db },
+  deps: { db: Db; tools: ToolRegistry },
   p: Principal,
   sessionId: string,
   input: { mode?: PermissionMode; workingDirectories?: string[] },
@@ -96,7 +121,7 @@ export function updateSession(
     lastUsedAt: nowIso(),
   };
   deps.db.update(sessions).set(set).where(eq(sessions.id, sessionId)).run();
-  return toSessionView({ ...row, ...set });
+  return toSessionView({ ...row, ...set }, deps.tools);
 }
 
 /** Marks the session deleted, cancels its pending jobs, then removes its container and workspace. */

@@ -7,6 +7,7 @@ import { newId, nowIso } from "./ids.js";
 import { type JobView, textResult, toJobView } from "./job-view.js";
 import { type Principal, requireRole } from "./principal.js";
 import { enqueueOrFail, publishState, takeSeq } from "./queueing.js";
+import { checkCallRate } from "./quotas.js";
 import { loadSession } from "./sessions.js";
 import { resolveTool, validateToolInput } from "./tool-input.js";
 
@@ -29,8 +30,9 @@ export async function submitCall(
   const session = loadSession(deps.db, p, sessionId);
   const existing = findByKey(deps, sessionId, body.idempotencyKey);
   if (existing) return { job: toJobView(existing), created: false };
+  await checkCallRate(deps, session.tenantId);
 
-  const tool = resolveTool(deps.tools, body.tool);
+  const tool = resolveTool(deps.tools, body.tool, session);
   const input = validateToolInput(tool, body.input);
   const decision = decideCall(deps.db, session, tool, input);
   const status: JobStatus = STATUS_OF[decision.behavior];

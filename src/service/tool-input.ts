@@ -1,13 +1,19 @@
 /** Resolves a call's tool and checks its input against the tool's JSON schema (400 with paths). */
+import type { SessionRow } from "../db/schema.js";
 import { ValidationError } from "../errors.js";
 import type { ToolInput } from "../permission/types.js";
 import type { ToolBase } from "../toolkit/tool-base.js";
 import type { ToolRegistry } from "./deps.js";
 import { validateJsonSchema } from "./json-schema.js";
 
-export function resolveTool(tools: ToolRegistry, name: string): ToolBase {
+/** The session's tool of that name; an unknown or not-offered tool is a 400 on `tool`. */
+export function resolveTool(
+  tools: ToolRegistry,
+  name: string,
+  session?: Pick<SessionRow, "tools">,
+): ToolBase {
   const tool = tools.get(name);
-  if (!tool) {
+  if (!tool || (session?.tools && !session.tools.includes(name))) {
     throw new ValidationError(`unknown tool ${name}`, [
       { path: "tool", message: `no tool named ${JSON.stringify(name)} in this session` },
     ]);

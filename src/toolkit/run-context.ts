@@ -2,6 +2,7 @@ import type { PermissionMode } from "../permission/types.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import type { ToolChunk } from "./content.js";
 import type { ReadCacheStore } from "./read-cache.js";
+import type { TaskStore } from "./tasks/task.js";
 
 /**
  * What a tool's `call` receives besides its input when it runs for a session: the sandbox to
@@ -27,4 +28,10 @@ export interface ToolRunContext {
   setCwd(cwd: string): void | Promise<void>;
   /** Streaming: every chunk as it is produced, before accumulation. */
   onChunk?(chunk: ToolChunk): void;
+  /** The session's active non-basic tool groups (`basic` is implicit); absent means none. */
+  activeGroups?: readonly string[];
+  /** `reset_tools` reports the new active set here; the service persists it per session. */
+  setActiveGroups?(groups: string[]): void | Promise<void>;
+  /** The session's durable task list, used by TaskCreate/Get/List/Update. */
+  taskStore?: TaskStore;
 }

@@ -1,67 +1,110 @@
 /**
- * The Toolkit (reference §4): registers tools in groups (`basic` always active), lists the
- * schemas of the available tools, and dispatches one call to a final ToolResponse, streaming
- * every chunk through `ctx.onChunk`. `reset_tools` and the `Skill` viewer come later.
+ * The Toolkit (reference §4): registers tools, MCP tool sets and skills in groups (`basic`
+ * always active), adds `reset_tools` and the `Skill` viewer, lists what is available for a set
+ * of active groups, and dispatches one call to a final ToolResponse, streaming every chunk
+ * through `ctx.onChunk`. It holds no session state: active groups come with each call.
  */
 import type { ToolInput } from "../permission/types.js";
 import type { ToolChunk } from "./content.js";
 import { parseToolArguments } from "./json-args.js";
+import { META_TOOL_NAME, type MetaToolResponseTemplate, ResetToolsTool } from "./meta-tool.js";
 import { appendChunk, createResponse, type ToolResponse, textChunk } from "./response.js";
 import type { ToolRunContext } from "./run-context.js";
 import { stripTitles, type ToolSchema } from "./schemas.js";
+import type { Skill, SkillSource } from "./skills/skill.js";
+import { defaultSkillInstructions, type SkillInstructionTemplate } from "./skills/skill-prompt.js";
+import { SKILL_VIEWER_NAME, SkillViewerTool } from "./skills/skill-viewer.js";
 import { assertInputSchema, invoke, type ToolBase } from "./tool-base.js";
 import {
-  INTERRUPTED_TEXT,
-  mcpErrorText,
-  ToolkitConfigError,
-  toolGroupInactiveText,
-  toolNotFoundText,
-} from "./toolkit-errors.js";
+  BASIC_GROUP,
+  groupTools,
+  type McpToolSet,
+  type ToolGroup,
+  validateGroups,
+  validateNames,
+} from "./tool-group.js";
+import { INTERRUPTED_TEXT, mcpErrorText, toolGroupInactiveText, toolNotFoundText } from "./toolkit-errors.js";
 import { inputValidationFailedText } from "./validate-input.js";
 
-/** A named set of tools switched on and off as a whole; `basic` is reserved. */
-export interface ToolGroup {
-  name: string;
-  description: string;
-  /** Appended to the `reset_tools` result when the group gets activated. */
-  instructions?: string;
-  tools: ToolBase[];
-}
-
-/** Toolkit construction: top-level tools form the always-active `basic` group. */
+/** Toolkit construction: top-level tools, skills and MCPs form the always-active `basic` group. */
 export interface ToolkitOptions {
   tools?: ToolBase[];
+  skills?: Skill[];
+  mcps?: McpToolSet[];
   groups?: ToolGroup[];
+  /** Where the `Skill` viewer reads SKILL.md for skills without inline `markdown`. */
+  skillSource?: SkillSource;
+  /** Replaces the reference's `reset_tools` result template. */
+  metaToolResponse?: MetaToolResponseTemplate;
+  /** Replaces the reference's skills system-prompt template. */
+  skillInstructions?: SkillInstructionTemplate;
 }
 
 /** Per-call dispatch options. */
 export interface CallToolOptions {
   /** The tool call id; becomes the response id. */
   callId?: string;
-  /** Active non-basic groups (names that match no group are ignored). */
+  /** Active non-basic groups; defaults to `ctx.activeGroups` (unknown names are ignored). */
   activeGroups?: readonly string[];
 }
 
-/** The meta tool the toolkit registers once a non-basic group exists. */
-const META_TOOL_NAME = "reset_tools";
+/** What `resolve` finds for a name: the available tool, or the model-facing error text. */
+export type ToolLookup = { ok: true; tool: ToolBase } | { ok: false; message: string };
 
 /** The container of tools; see the module comment. */
 export class Toolkit {
+  /** `basic` first, then the extra groups in registration order. */
   readonly groups: readonly ToolGroup[];
+  private readonly metaTool?: ResetToolsTool;
+  private readonly viewer?: SkillViewerTool;
+  private readonly skillInstructions: SkillInstructionTemplate;
 
   constructor(opts: ToolkitOptions = {}) {
     const extra = opts.groups ?? [];
-    this.groups = [{ name: "basic", description: "", tools: opts.tools ?? [] }, ...extra];
     validateGroups(extra);
-    validateToolNames(this.groups);
+    const basic: ToolGroup = {
+      name: BASIC_GROUP,
+      description: "",
+      tools: opts.tools ?? [],
+      skills: opts.skills ?? [],
+      mcps: opts.mcps ?? [],
+    };
+    this.groups = [basic, ...extra];
+    const hasSkills = this.groups.some((g) => (g.skills ?? []).length > 0);
+    const reserved = [...(extra.length ? [META_TOOL_NAME] : []), ...(hasSkills ? [SKILL_VIEWER_NAME] : [])];
+    validateNames(this.groups, reserved);
+    if (extra.length) this.metaTool = new ResetToolsTool(extra, opts.metaToolResponse);
+    if (hasSkills)
+      this.viewer = new SkillViewerTool((active) => this.visibleSkills(active), opts.skillSource);
+    this.skillInstructions = opts.skillInstructions ?? defaultSkillInstructions;
   }
 
-  /** The available tools in reference order (§4.2) for the given active groups. */
+  /** True when a non-basic group of that name is registered. */
+  hasGroup(name: string): boolean {
+    return name !== BASIC_GROUP && this.groups.some((g) => g.name === name);
+  }
+
+  /** The groups that count as active: `basic` plus the named ones that exist. */
+  activeGroupObjects(activeGroups: readonly string[] = []): ToolGroup[] {
+    return this.groups.filter((g) => g.name === BASIC_GROUP || activeGroups.includes(g.name));
+  }
+
+  /** The skills of `basic` and the active groups, by name, in group order (§6.3). */
+  visibleSkills(activeGroups: readonly string[] = []): Map<string, Skill> {
+    const out = new Map<string, Skill>();
+    for (const group of this.activeGroupObjects(activeGroups)) {
+      for (const skill of group.skills ?? []) out.set(skill.name, skill);
+    }
+    return out;
+  }
+
+  /** The available tools in reference order (§4.2): `Skill`, `reset_tools`, then each active group. */
   availableTools(activeGroups: readonly string[] = []): Map<string, ToolBase> {
     const out = new Map<string, ToolBase>();
-    for (const group of this.groups) {
-      if (group.name !== "basic" && !activeGroups.includes(group.name)) continue;
-      for (const tool of group.tools) {
+    if (this.viewer && this.visibleSkills(activeGroups).size > 0) out.set(this.viewer.name, this.viewer);
+    if (this.metaTool) out.set(this.metaTool.name, this.metaTool);
+    for (const group of this.activeGroupObjects(activeGroups)) {
+      for (const tool of groupTools(group)) {
         assertInputSchema(tool);
         out.set(tool.name, tool);
       }
@@ -77,14 +120,31 @@ export class Toolkit {
     }));
   }
 
-  /** Any registered tool, active or not. */
-  getTool(name: string): ToolBase | undefined {
-    return this.groupOf(name)?.tools.find((t) => t.name === name);
+  /** The skills fragment of the system prompt (§6.5), or null when no skill is visible. */
+  getSkillInstructions(activeGroups: readonly string[] = []): string | null {
+    const skills = [...this.visibleSkills(activeGroups).values()];
+    return skills.length ? this.skillInstructions(skills) : null;
   }
 
-  /** The group that registers `name`. */
+  /** Any registered tool, active or not, including `reset_tools` and `Skill`. */
+  getTool(name: string): ToolBase | undefined {
+    if (name === this.metaTool?.name) return this.metaTool;
+    if (name === this.viewer?.name) return this.viewer;
+    const group = this.groupOf(name);
+    return group && groupTools(group).find((t) => t.name === name);
+  }
+
+  /** The group that registers `name` (MCP tools included). */
   groupOf(name: string): ToolGroup | undefined {
-    return this.groups.find((g) => g.tools.some((t) => t.name === name));
+    return this.groups.find((g) => groupTools(g).some((t) => t.name === name));
+  }
+
+  /** The tool a call may run now, or the text to answer (unknown tool, inactive group; §16.1). */
+  resolve(name: string, activeGroups: readonly string[] = []): ToolLookup {
+    const tool = this.availableTools(activeGroups).get(name);
+    if (tool) return { ok: true, tool };
+    const group = this.groupOf(name);
+    return { ok: false, message: group ? toolGroupInactiveText(name, group.name) : toolNotFoundText(name) };
   }
 
   /**
@@ -107,59 +167,24 @@ export class Toolkit {
       return response;
     };
 
-    const tool = this.availableTools(opts.activeGroups).get(name);
-    if (!tool) {
-      const group = this.groupOf(name);
-      return fail(group ? toolGroupInactiveText(name, group.name) : toolNotFoundText(name));
-    }
+    const active = opts.activeGroups ?? ctx.activeGroups ?? [];
+    const found = this.resolve(name, active);
+    if (!found.ok) return fail(found.message);
+    const tool = found.tool;
     const parsed = parseToolArguments(rawInput);
     if (!parsed.ok) return fail(`ToolJSONDecodeError: ${parsed.reminder}`);
     const checked = tool.validateInput?.(parsed.input) ?? { ok: true, input: parsed.input };
     if (!checked.ok) return fail(inputValidationFailedText(name, checked.message));
+    // The state-injected tools (`Skill`, `reset_tools`) read the active set from the context.
+    const runCtx = active === ctx.activeGroups ? ctx : { ...ctx, activeGroups: active };
 
     try {
-      for await (const c of invoke(tool, checked.input, ctx)) emit(c);
+      for await (const c of invoke(tool, checked.input, runCtx)) emit(c);
     } catch (error) {
       if (ctx.signal.aborted) return fail(INTERRUPTED_TEXT, "interrupted");
       const message = error instanceof Error ? error.message : String(error);
       return fail(tool.isMcp ? mcpErrorText(message) : message);
     }
     return response;
-  }
-}
-
-function validateGroups(groups: readonly ToolGroup[]): void {
-  const seen = new Set<string>();
-  for (const group of groups) {
-    if (group.name === "basic") throw new ToolkitConfigError("The tool group name 'basic' is reserved.");
-    if (seen.has(group.name)) {
-      throw new ToolkitConfigError("Tool groups must not contain duplicate tool groups.");
-    }
-    if (!group.description) {
-      throw new ToolkitConfigError(`The tool group description is required for tool group '${group.name}'.`);
-    }
-    seen.add(group.name);
-  }
-}
-
-/** §16.8: a second tool with the same name is an error naming both places. */
-function validateToolNames(groups: readonly ToolGroup[]): void {
-  const owner = new Map<string, string>();
-  const reserved = groups.length > 1 ? [META_TOOL_NAME] : [];
-  for (const group of groups) {
-    for (const tool of group.tools) {
-      const where = owner.get(tool.name);
-      if (where !== undefined) {
-        throw new ToolkitConfigError(
-          `Duplicate tool name '${tool.name}': registered in group '${where}' and again in group '${group.name}'.`,
-        );
-      }
-      if (reserved.includes(tool.name)) {
-        throw new ToolkitConfigError(
-          `Tool name '${tool.name}' in group '${group.name}' collides with the toolkit's built-in '${tool.name}' tool.`,
-        );
-      }
-      owner.set(tool.name, group.name);
-    }
   }
 }

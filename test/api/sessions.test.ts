@@ -92,4 +92,21 @@ describe("sessions", () => {
     const admin = await t.call("GET", `/v1/sessions/${s.body.id}/tools`, { key: a.adminKey });
     expect(admin.status).toBe(403);
   });
+
+  it("a session may offer a subset of the built-ins; others are a 400 on `tool`", async () => {
+    const a = await seedTenant(t.call);
+    const bad = await t.call("POST", "/v1/sessions", { key: a.agentKey, body: { tools: ["Read", "Nope"] } });
+    expect(bad.status, JSON.stringify(bad.body)).toBe(400);
+    expect(bad.body.error.details[0].path).toBe("tools[1]");
+    const s = await t.call("POST", "/v1/sessions", { key: a.agentKey, body: { tools: ["Read", "Grep"] } });
+    expect(s.body.tools).toEqual(["Read", "Grep"]);
+    const list = await t.call("GET", `/v1/sessions/${s.body.id}/tools`, { key: a.agentKey });
+    expect(list.body.tools.map((x: { name: string }) => x.name)).toEqual(["Read", "Grep"]);
+    const call = await t.call("POST", `/v1/sessions/${s.body.id}/calls`, {
+      key: a.agentKey,
+      body: { tool: "Bash", input: { command: "ls" } },
+    });
+    expect(call.status).toBe(400);
+    expect(call.body.error.details[0].path).toBe("tool");
+  });
 });

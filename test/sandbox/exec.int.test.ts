@@ -40,6 +40,8 @@ describe("sandbox exec", () => {
     const r = await sb.exec({ argv: ["no-such-program"], timeoutMs: 5000, maxOutputBytes: 1000 });
     expect(r.exitCode).toBe(127);
     expect(r.stderr).toMatch(/ENOENT/);
+    const c = await sb.exec(sh("true", { cwd: "/workspace/missing" }));
+    expect(c).toMatchObject({ exitCode: 127, stderr: "cwd /workspace/missing: no such directory\n" });
   });
 
   it("kills the whole process group on timeout and keeps the partial output", async () => {

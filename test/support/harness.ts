@@ -15,7 +15,7 @@ import { type Config, loadConfig } from "../../src/config.js";
 import { openDb } from "../../src/db/open.js";
 import { createLogger } from "../../src/log.js";
 import type { SandboxProvider } from "../../src/sandbox/sandbox.js";
-import { type ServiceDeps, toolRegistry } from "../../src/service/deps.js";
+import { type Quotas, type ServiceDeps, toolRegistry } from "../../src/service/deps.js";
 import { ensureAdminKey } from "../../src/service/keys.js";
 import { Metrics } from "../../src/service/metrics.js";
 import { SqliteReadCache } from "../../src/service/read-cache-store.js";
@@ -144,7 +144,7 @@ export async function seedTenant(call: Client, name = "acme") {
 }
 
 /** The Hono app over real SQLite with in-memory queue/events and the given sandbox provider. */
-export function createApiTestApp(sandboxes: SandboxProvider) {
+export function createApiTestApp(sandboxes: SandboxProvider, quotas: Partial<Quotas> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "tsa-"));
   const { db, close } = openDb(join(dataDir, "t.db"));
   ensureAdminKey({ db }, ADMIN_KEY);
@@ -159,6 +159,8 @@ export function createApiTestApp(sandboxes: SandboxProvider) {
     readCache: new SqliteReadCache(db),
     metrics: new Metrics(),
     logger: createLogger("silent"),
+    limiter: bus,
+    quotas: { maxSessions: 1000, callsPerMinute: 1000, ...quotas },
   };
   const app = createApp({ ...deps, bodyLimitBytes: 64 * 1024 });
   const call: Client = async (method, path, opts = {}) => {

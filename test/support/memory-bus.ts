@@ -1,13 +1,26 @@
 /** In-memory queue and event log for API-shape tests (the unit project needs no Redis). */
-import type { CancelBus, JobEvent, JobEvents, JobEventType, JobQueue } from "../../src/service/deps.js";
+import type {
+  CancelBus,
+  JobEvent,
+  JobEvents,
+  JobEventType,
+  JobQueue,
+  RateLimiter,
+} from "../../src/service/deps.js";
 
-export class MemoryBus implements JobQueue, JobEvents, CancelBus {
+export class MemoryBus implements JobQueue, JobEvents, CancelBus, RateLimiter {
+  private readonly hits = new Map<string, number>();
   readonly enqueued: string[] = [];
   readonly cancelled: string[] = [];
   private readonly logs = new Map<string, JobEvent[]>();
   private readonly watchers = new Map<string, Set<() => void>>();
   private seq = 0;
 
+  async hit(key: string, limit: number, windowS: number): Promise<number | null> {
+    const n = (this.hits.get(key) ?? 0) + 1;
+    this.hits.set(key, n);
+    return n > limit ? windowS : null;
+  }
   async enqueue(jobId: string): Promise<void> {
     this.enqueued.push(jobId);
   }

@@ -68,15 +68,21 @@ describe("Toolkit availability and schemas (§4.2–4.3)", () => {
     ],
   });
 
-  it("lists basic first, then active groups in registration order; unknown names are ignored", () => {
-    expect([...kit.availableTools(["g2", "nope", "g1"]).keys()]).toEqual(["b1", "b2", "x1", "y1"]);
-    expect([...kit.availableTools().keys()]).toEqual(["b1", "b2"]);
+  it("lists reset_tools, basic, then active groups in registration order; unknown names are ignored", () => {
+    expect([...kit.availableTools(["g2", "nope", "g1"]).keys()]).toEqual([
+      "reset_tools",
+      "b1",
+      "b2",
+      "x1",
+      "y1",
+    ]);
+    expect([...kit.availableTools().keys()]).toEqual(["reset_tools", "b1", "b2"]);
   });
 
   it("gives function schemas for the available tools only", () => {
     const schemas = kit.getToolSchemas(["g1"]);
-    expect(schemas.map((s) => s.function.name)).toEqual(["b1", "b2", "x1"]);
-    expect(schemas[0]).toEqual({
+    expect(schemas.map((s) => s.function.name)).toEqual(["reset_tools", "b1", "b2", "x1"]);
+    expect(schemas[1]).toEqual({
       type: "function",
       function: {
         name: "b1",

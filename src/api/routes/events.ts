@@ -25,7 +25,8 @@ export function eventRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
     return streamSSE(c, async (stream) => {
       stream.onAbort(() => events.close());
       for await (const e of events) {
-        await stream.writeSSE({ id: e.id, event: e.type, data: JSON.stringify(e.data) });
+        if (e.type === "ping") await stream.write(": keep-alive\n\n");
+        else await stream.writeSSE({ id: e.id, event: e.type, data: JSON.stringify(e.data) });
       }
     });
   });

@@ -3,6 +3,7 @@
  * into simple commands (nested `sh -c` / `eval` strings included) and find injections. The
  * last few analyses are memoised, so the engine's several calls per decision parse once.
  */
+import type { PermissionRule } from "../types.js";
 import { trackCwd } from "./cwd-tracking.js";
 import { parseBash } from "./parser.js";
 import { collectCommands, type Redirect, type SimpleCommand } from "./simple-commands.js";
@@ -29,6 +30,8 @@ export interface BashAnalysis {
   looseRedirects: Redirect[];
   /** Variables assigned outside commands (`export PATH=...`). */
   assignments: string[];
+  /** Results computed once per analysis and shared by the engine's several calls. */
+  memo: { readOnly?: boolean; suggestions?: PermissionRule[] };
 }
 
 interface Found {
@@ -92,6 +95,7 @@ function compute(command: string, cwd: string, home: string): BashAnalysis {
     commands: [],
     looseRedirects: [],
     assignments: [],
+    memo: {},
   };
   if (command.length > MAX_COMMAND_LENGTH) {
     return {
@@ -103,9 +107,10 @@ function compute(command: string, cwd: string, home: string): BashAnalysis {
     const parsed = analyseText(command, home, 0);
     if (parsed === null) return { ...empty, failure: "Command parsing failed, cannot verify safety" };
     trackCwd(parsed.commands, cwd, home);
-    return { command, failure: null, ...parsed };
+    return { command, failure: null, ...parsed, memo: {} };
   } catch {
-    return { ...empty, failure: "Command parsing failed, cannot verify safety" };
+    // In practice only a stack overflow on pathologically deep nesting lands here.
+    return { ...empty, failure: "Command analysis failed, cannot verify safety" };
   }
 }
 

@@ -65,16 +65,10 @@ export function compileBashRule(content: string): CompiledRule {
 }
 
 /** The simple command with wrappers, assignments and quoting stripped: `sudo FOO=1 /bin/rm "x"` is `rm x`. */
-const normalised = new WeakMap<SimpleCommand, string>();
-
 function normalisedText(cmd: SimpleCommand): string | null {
   if (cmd.name === null) return null;
-  let text = normalised.get(cmd);
-  if (text === undefined) {
-    text = [cmd.name, ...cmd.args.map((a) => a.lit)].join(" ");
-    normalised.set(cmd, text);
-  }
-  return text;
+  cmd.memo.normalised ??= [cmd.name, ...cmd.args.map((a) => a.lit)].join(" ");
+  return cmd.memo.normalised;
 }
 
 /** Deny/ask matching: the whole line, or any simple command as written or normalised. */

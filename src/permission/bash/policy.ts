@@ -2,12 +2,7 @@
  * The permission face of the `Bash` tool (permission.md §5.1–§5.12 with §10): layers 0–7 run in
  * order on one shared analysis of the command, and nothing here ever throws.
  */
-import {
-  type DangerousLists,
-  DEFAULT_DANGEROUS_LISTS,
-  extendDangerousLists,
-  isDangerousPath,
-} from "../paths.js";
+import { type DangerousLists, DEFAULT_DANGEROUS_LISTS, extendDangerousLists } from "../paths.js";
 import type {
   PermissionContext,
   PermissionRule,
@@ -39,7 +34,9 @@ export function commandOf(input: ToolInput): string | null {
   return typeof c === "string" ? c : null;
 }
 
+const UNANALYSABLE = "Safety check: command cannot be statically analyzed";
 const NOT_A_STRING = "Command is not a string and cannot be analysed";
+const SYNTAX_ERROR = "Command has a syntax error and cannot be statically analyzed";
 
 function ask(message: string, reason: string): ToolDecision {
   return { behavior: "ask", message: `Permission required: ${message}`, reason, bypassImmune: true };
@@ -55,7 +52,7 @@ function safetyLayers(a: BashAnalysis, ctx: PermissionContext, lists: DangerousL
   }
   for (const cmd of a.commands) {
     if (cmd.name !== "sed") continue;
-    const err = sedError(cmd, a.hasError, ctx.cwd, ctx.home, lists);
+    const err = sedError(cmd, ctx.cwd, ctx.home, lists);
     if (err) return ask(err, `Safety check: ${err}`);
   }
   const hits = findSensitivePaths(a, ctx, lists);
@@ -82,13 +79,15 @@ function decide(command: string, ctx: PermissionContext, lists: DangerousLists):
   if (command === "")
     return { behavior: "passthrough", message: "Empty command", reason: null, bypassImmune: false };
   const a = analyseBash(command, ctx.cwd, ctx.home);
-  if (a.failure !== null) return ask(a.failure, "Safety check: command cannot be statically analyzed");
+  if (a.failure !== null) return ask(a.failure, UNANALYSABLE);
   if (a.injection !== null) {
     return ask(
       injectionMessage(a.injection),
       "Safety check: command contains dynamic expansion that cannot be statically analyzed",
     );
   }
+  // tree-sitter had to guess around a syntax error: the split may miss commands.
+  if (a.hasError) return ask(SYNTAX_ERROR, UNANALYSABLE);
   if (isReadOnlyAnalysis(a)) {
     return {
       behavior: "allow",
@@ -119,7 +118,6 @@ function decide(command: string, ctx: PermissionContext, lists: DangerousLists):
 }
 
 const ANALYSIS_FAILED = "Command analysis failed, cannot verify safety";
-const UNANALYSABLE = "Safety check: command cannot be statically analyzed";
 
 /** The `Bash` permission subject, with optional extra dangerous files and directories. */
 export function bashPolicy(opts?: BashPolicyOptions): PermissionSubject {

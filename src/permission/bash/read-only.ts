@@ -111,17 +111,10 @@ function argsReadOnly(name: string, args: readonly (string | null)[]): boolean {
   return check === undefined || (known && !values.some(check));
 }
 
-const commandVerdicts = new WeakMap<SimpleCommand, boolean>();
-const lineVerdicts = new WeakMap<BashAnalysis, boolean>();
-
 /** Is one simple command read-only? (Memoised per analysed command.) */
 export function isReadOnlyCommand(cmd: SimpleCommand): boolean {
-  let verdict = commandVerdicts.get(cmd);
-  if (verdict === undefined) {
-    verdict = computeCommand(cmd);
-    commandVerdicts.set(cmd, verdict);
-  }
-  return verdict;
+  cmd.memo.readOnly ??= computeCommand(cmd);
+  return cmd.memo.readOnly;
 }
 
 function computeCommand(cmd: SimpleCommand): boolean {
@@ -159,12 +152,8 @@ function hasStrayGreaterThan(a: BashAnalysis): boolean {
 
 /** Strict read-only verdict for a whole line (§10.3), memoised per analysis. */
 export function isReadOnlyAnalysis(a: BashAnalysis): boolean {
-  let verdict = lineVerdicts.get(a);
-  if (verdict === undefined) {
-    verdict = computeLine(a);
-    lineVerdicts.set(a, verdict);
-  }
-  return verdict;
+  a.memo.readOnly ??= computeLine(a);
+  return a.memo.readOnly;
 }
 
 function computeLine(a: BashAnalysis): boolean {

@@ -95,12 +95,10 @@ export function checkSedExpression(expr: string, quiet: boolean): string | null 
 /** The first sed error of one sed simple command (the §10.8 dangerous-file test for `-i`), or null. */
 export function sedError(
   cmd: SimpleCommand,
-  hasSyntaxError: boolean,
   cwd: string,
   home: string,
   lists: DangerousLists,
 ): string | null {
-  if (hasSyntaxError) return "sed command has invalid shell syntax";
   const call = parseSedArgs(cmd.args.map((a) => a.lit));
   if (call.error) return call.error;
   for (const e of call.expressions) {

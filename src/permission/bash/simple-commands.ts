@@ -44,6 +44,8 @@ export interface SimpleCommand {
   nextOp: string | null;
   /** The directory it runs in after earlier `cd`s; null when that cannot be known. */
   cwd: string | null;
+  /** Verdicts computed once per analysed command (the analysis is memoised and shared). */
+  memo: { readOnly?: boolean; normalised?: string };
 }
 
 /** Everything found in one tree. */
@@ -213,6 +215,7 @@ function addCommand(
     inPipeline: pipe,
     nextOp: null,
     cwd: null,
+    memo: {},
   });
   // Commands hidden in `$(..)` / `<(..)` are listed too, so deny rules can see them.
   for (const c of node.children) collectSubstitutions(c, src, home, depth + 1, out);

@@ -46,16 +46,10 @@ export function commandPrefix(cmd: SimpleCommand): string | null {
   return second ? `${name.raw} ${second.raw}` : null;
 }
 
-const cache = new WeakMap<BashAnalysis, PermissionRule[]>();
-
 /** Up to five `Bash(P:*)` allow rules, source "suggested" (a fresh array each call). */
 export function suggestRules(a: BashAnalysis): PermissionRule[] {
-  let rules = cache.get(a);
-  if (!rules) {
-    rules = computeRules(a);
-    cache.set(a, rules);
-  }
-  return rules.map((r) => ({ ...r }));
+  a.memo.suggestions ??= computeRules(a);
+  return a.memo.suggestions.map((r) => ({ ...r }));
 }
 
 function computeRules(a: BashAnalysis): PermissionRule[] {

@@ -8,6 +8,7 @@
 //   exec ← {"t":"o","s":1|2,"d":text}\n ... {"t":"x",exitCode,timedOut,cancelled,truncated,durationMs}\n
 //   file ← {"t":"r",...}\n  or  {"t":"e","code":errno,"message":text}\n
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import { connect } from "node:net";
 import { constants as osc } from "node:os";
@@ -155,12 +156,12 @@ function runExec(sock, req) {
       stdio: [typeof req.stdin === "string" ? "pipe" : "ignore", "pipe", "pipe"],
     });
   } catch (err) {
-    return spawnFailed(sock, err, startedAt);
+    return spawnFailed(sock, err, startedAt, req.cwd);
   }
   child.on("error", (err) => {
     if (child.pid === undefined && !finished) {
       finished = true;
-      spawnFailed(sock, err, startedAt);
+      spawnFailed(sock, err, startedAt, req.cwd);
     }
   });
   if (child.pid === undefined) return;
@@ -235,8 +236,13 @@ function runExec(sock, req) {
   }
 }
 
-function spawnFailed(sock, err, startedAt) {
-  send(sock, { t: "o", s: 2, d: `${err.message}\n` });
+function spawnFailed(sock, err, startedAt, cwd) {
+  // Node reports a missing cwd as the program missing; say which it was.
+  let message = err.message;
+  try {
+    if (cwd && !existsSync(resolve(cwd))) message = `cwd ${cwd}: no such directory`;
+  } catch {}
+  send(sock, { t: "o", s: 2, d: `${message}\n` });
   reply(sock, {
     t: "x",
     exitCode: 127,

@@ -16,7 +16,7 @@ describe("§9 holes closed by §10", () => {
     ["git remote add o url", "explore"],
     ["ls $(rm -rf /)", "explore"],
     ["cat $(curl x | sh)", "accept_edits"],
-    ["echo ${HOME}", "explore"],
+    ["echo \u0024{HOME}", "explore"],
     ["[ -f x ] && echo y", "accept_edits"],
   ] as const)("%j is not allowed in %s", (command, mode) => {
     expect(checkPermission(bash, { command }, bashCtx(mode)).behavior).not.toBe("allow");
@@ -41,20 +41,27 @@ describe("§9 holes closed by §10", () => {
     expect(d.message).toContain(text);
   });
 
-  it.each(["npm run format", "prettier --format x", "ls > /dev/null", "sed 's/a/b/' f | sort -u", "sed -i s/a/b/ .env.example"])(
-    "%j is not a safety ASK",
-    (command) => {
-      const d = check(command);
-      expect(d.bypassImmune).toBe(false);
-    },
-  );
+  it.each([
+    "npm run format",
+    "prettier --format x",
+    "ls > /dev/null",
+    "sed 's/a/b/' f | sort -u",
+    "sed -i s/a/b/ .env.example",
+  ])("%j is not a safety ASK", (command) => {
+    const d = check(command);
+    expect(d.bypassImmune).toBe(false);
+  });
 
   it("`ls > /dev/null` stays read-only", () => {
     expect(check("ls > /dev/null").behavior).toBe("allow");
   });
 
   it("`npm run format` can be allowed by `Bash(npm run:*)`", () => {
-    const d = checkPermission(bash, { command: "npm run format" }, bashCtx("default", { allow: ["npm run:*"] }));
+    const d = checkPermission(
+      bash,
+      { command: "npm run format" },
+      bashCtx("default", { allow: ["npm run:*"] }),
+    );
     expect(d.behavior).toBe("allow");
   });
 
@@ -78,14 +85,16 @@ describe("§9 holes closed by §10", () => {
 
   it("a read-only ACCEPT_EDITS fast path never lets injections through", () => {
     expect(bash.checkReadOnly({ command: "ls $(rm -rf /)" }, bashCtx())).toBe(false);
-    expect(checkPermission(bash, { command: "ls $(rm -rf /)" }, bashCtx("accept_edits")).behavior).toBe("ask");
+    expect(checkPermission(bash, { command: "ls $(rm -rf /)" }, bashCtx("accept_edits")).behavior).toBe(
+      "ask",
+    );
   });
 });
 
 describe("splitting beyond the reference", () => {
   it.each([
     ["bash -c 'rm -rf /'", "dangerous pattern: rm -rf"],
-    ["sh -lc \"touch ~/.bashrc\"", "sensitive paths: ~/.bashrc"],
+    ['sh -lc "touch ~/.bashrc"', "sensitive paths: ~/.bashrc"],
     ["eval rm -rf /tmp/x", "dangerous pattern: rm -rf"],
     ["timeout 5 rm -rf x", "dangerous pattern: rm -rf"],
     ["xargs rm -rf < list", "dangerous pattern: rm -rf"],

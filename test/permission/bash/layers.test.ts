@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { bashPolicy } from "../../../src/permission/bash/policy.js";
 import { bash, bashCtx, check } from "./context.js";
 
-const INJECTION_REASON = "Safety check: command contains dynamic expansion that cannot be statically analyzed";
+const INJECTION_REASON =
+  "Safety check: command contains dynamic expansion that cannot be statically analyzed";
 const PATTERN_REASON = "Safety check: dangerous command pattern detected";
 const PATH_REASON = "Safety check: dangerous file or directory in bash command";
 const REMOVAL_REASON = "Safety check: dangerous removal of critical system path";
@@ -11,7 +12,12 @@ const removalMessage = (p: string) =>
 
 describe("Bash pre-check: empty command", () => {
   it("gives PASSTHROUGH 'Empty command' for exactly empty", () => {
-    expect(check("")).toEqual({ behavior: "passthrough", message: "Empty command", reason: null, bypassImmune: false });
+    expect(check("")).toEqual({
+      behavior: "passthrough",
+      message: "Empty command",
+      reason: null,
+      bypassImmune: false,
+    });
   });
   it("treats a missing command as empty", () => {
     expect(bash.checkPermissions({}, bashCtx()).message).toBe("Empty command");
@@ -27,7 +33,7 @@ describe("layer 0: injection (§5.4, §10.4)", () => {
     ["echo `id`", "command_substitution"],
     ['echo "$(id)"', "command_substitution"],
     ["diff <(ls a) <(ls b)", "process_substitution"],
-    ["echo ${HOME}", "expansion"],
+    ["echo \u0024{HOME}", "expansion"],
     ["(cd x && ls)", "subshell"],
     ["for f in *; do echo $f; done", "for_statement"],
     ["for ((i=0;i<3;i++)); do echo; done", "c_style_for_statement"],
@@ -56,17 +62,21 @@ describe("layer 0: injection (§5.4, §10.4)", () => {
 });
 
 describe("layer 1: read-only", () => {
-  it.each(["ls -la", "git status", "cat a | grep b", "git log --oneline | head -5", "FOO=bar ls", "export A=1 && ls"])(
-    "%s → ALLOW",
-    (command) => {
-      expect(check(command)).toEqual({
-        behavior: "allow",
-        message: "Permission granted for read-only command",
-        reason: "Read-only command is allowed",
-        bypassImmune: false,
-      });
-    },
-  );
+  it.each([
+    "ls -la",
+    "git status",
+    "cat a | grep b",
+    "git log --oneline | head -5",
+    "FOO=bar ls",
+    "export A=1 && ls",
+  ])("%s → ALLOW", (command) => {
+    expect(check(command)).toEqual({
+      behavior: "allow",
+      message: "Permission granted for read-only command",
+      reason: "Read-only command is allowed",
+      bypassImmune: false,
+    });
+  });
   it("runs before the dangerous-pattern layer (git log --format)", () => {
     expect(check("git log --format=oneline").behavior).toBe("allow");
   });
@@ -160,7 +170,10 @@ describe("layer 4: dangerous paths (§5.7, §10.6)", () => {
   });
 
   it("honours additionalDangerousFiles / additionalDangerousDirectories", () => {
-    const policy = bashPolicy({ additionalDangerousFiles: [".secrets"], additionalDangerousDirectories: [".credentials"] });
+    const policy = bashPolicy({
+      additionalDangerousFiles: [".secrets"],
+      additionalDangerousDirectories: [".credentials"],
+    });
     const ctx = bashCtx();
     expect(policy.checkPermissions({ command: "touch .secrets" }, ctx).reason).toBe(PATH_REASON);
     expect(policy.checkPermissions({ command: "cp a .credentials/x" }, ctx).reason).toBe(PATH_REASON);
@@ -192,9 +205,12 @@ describe("layer 5: dangerous removal (§10.7)", () => {
     });
   });
 
-  it.each(["rm -r build/*", "rm -r build", "rm x", "rm -r /workspace/a"])("%s is not a dangerous removal", (command) => {
-    expect(check(command).behavior).toBe("passthrough");
-  });
+  it.each(["rm -r build/*", "rm -r build", "rm x", "rm -r /workspace/a"])(
+    "%s is not a dangerous removal",
+    (command) => {
+      expect(check(command).behavior).toBe("passthrough");
+    },
+  );
 });
 
 describe("layer 6: ACCEPT_EDITS file-system auto-allow (§10.9)", () => {

@@ -64,7 +64,9 @@ describe("Bash matchRule (§5.11, §10.10): deny/ask semantics", () => {
   });
 
   it("an ask rule turns even `ls` into an ASK", () => {
-    expect(checkPermission(bash, { command: "ls" }, bashCtx("default", { ask: ["ls"] })).behavior).toBe("ask");
+    expect(checkPermission(bash, { command: "ls" }, bashCtx("default", { ask: ["ls"] })).behavior).toBe(
+      "ask",
+    );
   });
 });
 
@@ -97,8 +99,19 @@ describe("Bash matchAllowRules: every simple command covered (§10.10)", () => {
     expect(no).toMatchObject({ behavior: "ask", reason: "Mode: default" });
   });
 
+  it.each([null, ""])("a tool-level rule (content %j) covers every call through the engine", (content) => {
+    const ctx2 = bashCtx();
+    ctx2.rules.allow.push({ toolName: "Bash", ruleContent: content, behavior: "allow", source: "test" });
+    expect(checkPermission(bash, { command: "curl x | sh; npm publish" }, ctx2).behavior).toBe("allow");
+    ctx2.rules.deny.push({ toolName: "Bash", ruleContent: content, behavior: "deny", source: "test" });
+    expect(checkPermission(bash, { command: "ls" }, ctx2).behavior).toBe("deny");
+  });
+
   it("allow rules never override a safety ASK", () => {
     const ctx2 = bashCtx("default", { allow: ["rm:*"] });
-    expect(checkPermission(bash, { command: "rm -rf x" }, ctx2)).toMatchObject({ behavior: "ask", bypassImmune: true });
+    expect(checkPermission(bash, { command: "rm -rf x" }, ctx2)).toMatchObject({
+      behavior: "ask",
+      bypassImmune: true,
+    });
   });
 });

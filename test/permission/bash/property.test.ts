@@ -22,9 +22,35 @@ const REALISTIC = [
   "ls -la ~ > /dev/null",
 ];
 
-const INSERTS = ["$(", "`", "<(", "&&", "||", ";", "|", "&", "\n", "'", '"', "é", "😀", "\\", ")", "{", ">", "<", "#", "${", "~", " "];
+const INSERTS = [
+  "$(",
+  "`",
+  "<(",
+  "&&",
+  "||",
+  ";",
+  "|",
+  "&",
+  "\n",
+  "'",
+  '"',
+  "é",
+  "😀",
+  "\\",
+  ")",
+  "{",
+  ">",
+  "<",
+  "#",
+  "${",
+  "~",
+  " ",
+];
 
-type Mutation = { kind: "insert"; at: number; text: string } | { kind: "truncate"; at: number } | { kind: "double" };
+type Mutation =
+  | { kind: "insert"; at: number; text: string }
+  | { kind: "truncate"; at: number }
+  | { kind: "double" };
 
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant("insert" as const), at: fc.nat(), text: fc.constantFrom(...INSERTS) }),
@@ -44,8 +70,14 @@ function mutate(base: string, ms: Mutation[]): string {
   return s;
 }
 
-const mutated = fc.tuple(fc.constantFrom(...REALISTIC), fc.array(mutation, { maxLength: 6 })).map(([b, ms]) => mutate(b, ms));
-const anyCommand = fc.oneof(fc.string({ unit: "binary", maxLength: 120 }), fc.string({ maxLength: 120 }), mutated);
+const mutated = fc
+  .tuple(fc.constantFrom(...REALISTIC), fc.array(mutation, { maxLength: 6 }))
+  .map(([b, ms]) => mutate(b, ms));
+const anyCommand = fc.oneof(
+  fc.string({ unit: "binary", maxLength: 120 }),
+  fc.string({ maxLength: 120 }),
+  mutated,
+);
 const MODES: PermissionMode[] = ["default", "accept_edits", "explore", "bypass", "dont_ask"];
 
 describe("Bash policy properties", () => {
@@ -85,8 +117,34 @@ describe("Bash policy properties", () => {
   it("an rm with recursive and force flags is never allowed in default mode without rules", () => {
     const safe = ["", "ls", "git status", "echo 'a b'", "cat f | grep x", "pwd", "echo é😀", "cd src"];
     const seps = ["&&", "||", ";", "|", "&", "\n", "|&"];
-    const flags = ["-rf", "-fr", "-r -f", "-Rf", "-f -R", "--recursive --force", "-r --force", "--force -R", "-rfv", "-vfr", "--rec --fo", "-r x -f"];
-    const wrappers = ["", "sudo ", "FOO=1 ", "/bin/", "env ", "env A=1 ", "nice -n 5 ", "command ", "time ", "nohup ", "xargs ", "timeout 5 "];
+    const flags = [
+      "-rf",
+      "-fr",
+      "-r -f",
+      "-Rf",
+      "-f -R",
+      "--recursive --force",
+      "-r --force",
+      "--force -R",
+      "-rfv",
+      "-vfr",
+      "--rec --fo",
+      "-r x -f",
+    ];
+    const wrappers = [
+      "",
+      "sudo ",
+      "FOO=1 ",
+      "/bin/",
+      "env ",
+      "env A=1 ",
+      "nice -n 5 ",
+      "command ",
+      "time ",
+      "nohup ",
+      "xargs ",
+      "timeout 5 ",
+    ];
     const targets = ["x", "/tmp/x", "'a b'", "build/*", "~/x", '"$HOME/x"', "--", "-- -x"];
     const rmLine = fc
       .tuple(
@@ -98,7 +156,10 @@ describe("Bash policy properties", () => {
         fc.constantFrom(...seps),
         fc.constantFrom(...safe),
       )
-      .map(([pre, s1, w, f, t, s2, post]) => `${pre ? `${pre} ${s1} ` : ""}${w}rm ${f} ${t}${post ? ` ${s2} ${post}` : ""}`);
+      .map(
+        ([pre, s1, w, f, t, s2, post]) =>
+          `${pre ? `${pre} ${s1} ` : ""}${w}rm ${f} ${t}${post ? ` ${s2} ${post}` : ""}`,
+      );
     fc.assert(
       fc.property(rmLine, (command) => {
         const d = checkPermission(bash, { command }, bashCtx("default"));

@@ -15,7 +15,9 @@ describe("the Bash policy never throws", () => {
       bypassImmune: true,
     });
     expect(bash.checkReadOnly({ command }, bashCtx())).toBe(false);
-    expect(checkPermission(bash, { command }, bashCtx("default", { allow: ["echo:*"] })).behavior).toBe("ask");
+    expect(checkPermission(bash, { command }, bashCtx("default", { allow: ["echo:*"] })).behavior).toBe(
+      "ask",
+    );
   });
 
   it("analyses a command of exactly 65536 characters", () => {
@@ -53,6 +55,26 @@ describe("the Bash policy never throws", () => {
     expect(["allow", "ask", "passthrough", "deny"]).toContain(d.behavior);
     expect(() => bash.generateSuggestions({ command }, bashCtx())).not.toThrow();
     expect(() => bash.matchAllowRules?.([], { command }, bashCtx())).not.toThrow();
+  });
+});
+
+describe("syntax errors", () => {
+  it.each(["ls )", 'echo "unterminated', "ls &&", "rm -rf x\n)", "$($($("])(
+    "%j is a safety ASK",
+    (command) => {
+      expect(bash.checkPermissions({ command }, bashCtx())).toEqual({
+        behavior: "ask",
+        message: "Permission required: Command has a syntax error and cannot be statically analyzed",
+        reason: UNANALYSABLE,
+        bypassImmune: true,
+      });
+      expect(bash.checkReadOnly({ command }, bashCtx())).toBe(false);
+    },
+  );
+
+  it("asks, immune, when nesting is too deep to analyse", () => {
+    const d = bash.checkPermissions({ command: `${"ls && ".repeat(10_000)}ls` }, bashCtx());
+    expect(d).toMatchObject({ behavior: "ask", bypassImmune: true });
   });
 });
 

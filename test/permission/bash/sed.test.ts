@@ -73,7 +73,10 @@ describe("sed in the policy", () => {
     ["/usr/bin/sed -e 's/a/b/w /tmp/x' f", "sed write operation (w/W) not allowed"],
     ["sed --expression 's/a/b/' --expression 'd' f", "sed expression 'd' not in allowlist"],
   ])("%j → %s", (command, error) => {
-    expect(check(command)).toMatchObject({ message: `Permission required: ${error}`, reason: `Safety check: ${error}` });
+    expect(check(command)).toMatchObject({
+      message: `Permission required: ${error}`,
+      reason: `Safety check: ${error}`,
+    });
   });
 
   it("without -i, a dangerous file is caught by the path layer", () => {

@@ -1,0 +1,75 @@
+/**
+ * External tools (reference §10, tools.md "External tools"): declared by a tenant with a name,
+ * description and JSON schema, never executed by Toolshed. The service parks their calls in
+ * `awaiting_external` until the client posts the result.
+ */
+import { genericPolicy } from "../permission/generic.js";
+import type {
+  PermissionContext,
+  PermissionRule,
+  PermissionSubject,
+  ToolDecision,
+  ToolInput,
+} from "../permission/types.js";
+import { assertInputSchema, type JsonSchemaObject, Tool, type ToolOptions } from "./tool-base.js";
+import { ToolkitConfigError } from "./toolkit-errors.js";
+
+/** A tenant's declaration of one external tool (`PUT /v1/tenants/{tid}/tools`). */
+export interface ExternalToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  readOnly?: boolean;
+}
+
+/** Model-facing tool names: what function-calling APIs accept. */
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** A tool whose execution is delegated to the client; `call` throws (the base's message). */
+export class ExternalTool extends Tool {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchemaObject;
+  readonly isReadOnly: boolean;
+  /** Side effects are unknown, so only read-only external tools may overlap. */
+  readonly isConcurrencySafe: boolean;
+  override readonly isExternalTool = true;
+  private readonly permission: PermissionSubject;
+
+  constructor(def: ExternalToolDefinition, opts: ToolOptions = {}) {
+    super(opts);
+    if (!TOOL_NAME_PATTERN.test(def.name)) {
+      throw new ToolkitConfigError(
+        `External tool name '${def.name}' must match ${TOOL_NAME_PATTERN.source}.`,
+      );
+    }
+    this.name = def.name;
+    this.description = def.description;
+    this.inputSchema = structuredClone(def.inputSchema) as JsonSchemaObject;
+    try {
+      assertInputSchema(this);
+    } catch (error) {
+      throw new ToolkitConfigError((error as Error).message);
+    }
+    this.isReadOnly = def.readOnly ?? false;
+    this.isConcurrencySafe = this.isReadOnly;
+    this.permission = genericPolicy(def.name, { kind: "external", readOnly: this.isReadOnly });
+  }
+
+  checkPermissions(input: ToolInput, ctx: PermissionContext): ToolDecision {
+    return this.permission.checkPermissions(input, ctx);
+  }
+
+  override checkReadOnly(input: ToolInput, ctx: PermissionContext): boolean {
+    return this.permission.checkReadOnly(input, ctx);
+  }
+
+  override generateSuggestions(input: ToolInput, ctx: PermissionContext): PermissionRule[] {
+    return this.permission.generateSuggestions(input, ctx);
+  }
+}
+
+/** Builds the tool for one definition; throws ToolkitConfigError on a bad name or schema. */
+export function externalTool(def: ExternalToolDefinition, opts: ToolOptions = {}): ExternalTool {
+  return new ExternalTool(def, opts);
+}

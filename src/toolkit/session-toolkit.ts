@@ -1,0 +1,122 @@
+/**
+ * Builds one session's Toolkit from a tenant's configuration (built-ins, external tools, tool
+ * groups, skills, MCP servers, all by name) and the model-facing listing that
+ * `GET /v1/sessions/{sid}/tools` returns. A tool, skill or MCP server named by a group belongs
+ * to that group; everything else the session selected is `basic`.
+ */
+
+import { ExternalTool, type ExternalToolDefinition } from "./external-tool.js";
+import type { Skill, SkillSource } from "./skills/skill.js";
+import type { ToolBase } from "./tool-base.js";
+import type { McpToolSet, ToolGroup } from "./tool-group.js";
+import { Toolkit } from "./toolkit.js";
+import { ToolkitConfigError } from "./toolkit-errors.js";
+
+/** A tenant's stored group (`PUT /v1/tenants/{tid}/tool-groups`): members by name. */
+export interface ToolGroupConfig {
+  name: string;
+  description: string;
+  instructions?: string | null;
+  tools: string[];
+  skills?: string[];
+  mcpServers?: string[];
+}
+
+/** Everything a session's toolkit is made of. */
+export interface SessionToolkitInput {
+  /** The built-in tools on offer, e.g. `[...createBuiltinTools(), ...createTaskTools()]`. */
+  builtins: ToolBase[];
+  /** The session's basic built-ins by name; default: all not claimed by a group. */
+  basicTools?: readonly string[];
+  externalTools?: ExternalToolDefinition[];
+  groups?: ToolGroupConfig[];
+  /** The tenant's skills. */
+  skills?: Skill[];
+  /** The session's basic skills by name; default: all not claimed by a group. */
+  basicSkills?: readonly string[];
+  /** The tenant's MCP servers, already listed; unclaimed ones are basic. */
+  mcps?: McpToolSet[];
+  /** The session's active groups (persisted); names of groups that no longer exist are dropped. */
+  activeGroups?: readonly string[];
+  skillSource?: SkillSource;
+}
+
+/** What the model should see now. */
+export interface SessionToolListing {
+  tools: { name: string; description: string; inputSchema: Record<string, unknown> }[];
+  /** The skills fragment (§6.5), or "" when no skill is visible. */
+  systemPrompt: string;
+}
+
+/** The built toolkit, the effective active groups and the listing for them. */
+export interface SessionToolkit {
+  toolkit: Toolkit;
+  activeGroups: string[];
+  listing: SessionToolListing;
+}
+
+/** Builds the session's toolkit; throws ToolkitConfigError on unknown names or collisions. */
+export function buildSessionToolkit(input: SessionToolkitInput): SessionToolkit {
+  const tools = byName(
+    [...input.builtins, ...(input.externalTools ?? []).map((d) => new ExternalTool(d))],
+    "tool",
+  );
+  const skills = byName(input.skills ?? [], "skill");
+  const mcps = byName(input.mcps ?? [], "MCP server");
+  const configs = input.groups ?? [];
+  const claimed = (key: "tools" | "skills" | "mcpServers") => new Set(configs.flatMap((g) => g[key] ?? []));
+
+  const groups: ToolGroup[] = configs.map((g) => ({
+    name: g.name,
+    description: g.description,
+    instructions: g.instructions ?? null,
+    tools: g.tools.map((n) => pick(tools, n, "tool", g.name)),
+    skills: (g.skills ?? []).map((n) => pick(skills, n, "skill", g.name)),
+    mcps: (g.mcpServers ?? []).map((n) => pick(mcps, n, "MCP server", g.name)),
+  }));
+
+  const builtinNames = input.builtins.map((t) => t.name);
+  const externalNames = (input.externalTools ?? []).map((d) => d.name);
+  const basicToolNames = [...(input.basicTools ?? builtinNames), ...externalNames];
+  const claimedTools = claimed("tools");
+  const claimedSkills = claimed("skills");
+  const claimedMcps = claimed("mcpServers");
+  const toolkit = new Toolkit({
+    tools: basicToolNames.filter((n) => !claimedTools.has(n)).map((n) => pick(tools, n, "tool", "basic")),
+    skills: (input.basicSkills ?? [...skills.keys()])
+      .filter((n) => !claimedSkills.has(n))
+      .map((n) => pick(skills, n, "skill", "basic")),
+    mcps: [...mcps.values()].filter((m) => !claimedMcps.has(m.name)),
+    groups,
+    skillSource: input.skillSource,
+  });
+  const activeGroups = (input.activeGroups ?? []).filter((n) => toolkit.hasGroup(n));
+  return { toolkit, activeGroups, listing: listSessionTools(toolkit, activeGroups) };
+}
+
+/** The listing for a toolkit and active set, in the reference order (§4.2–4.3, §6.5). */
+export function listSessionTools(toolkit: Toolkit, activeGroups: readonly string[]): SessionToolListing {
+  return {
+    tools: toolkit.getToolSchemas(activeGroups).map((s) => ({
+      name: s.function.name,
+      description: s.function.description,
+      inputSchema: s.function.parameters,
+    })),
+    systemPrompt: toolkit.getSkillInstructions(activeGroups) ?? "",
+  };
+}
+
+function byName<T extends { name: string }>(items: readonly T[], kind: string): Map<string, T> {
+  const out = new Map<string, T>();
+  for (const item of items) {
+    if (out.has(item.name)) throw new ToolkitConfigError(`Duplicate ${kind} name '${item.name}'.`);
+    out.set(item.name, item);
+  }
+  return out;
+}
+
+function pick<T>(items: Map<string, T>, name: string, kind: string, where: string): T {
+  const item = items.get(name);
+  if (item === undefined) throw new ToolkitConfigError(`Unknown ${kind} '${name}' in group '${where}'.`);
+  return item;
+}

@@ -1,0 +1,48 @@
+/** The Redis event streams and notifications, on the real Redis with a unique prefix. */
+import { randomBytes } from "node:crypto";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { RedisBus } from "../../src/jobs/redis-bus.js";
+
+const prefix = `tst-bus-${randomBytes(4).toString("hex")}`;
+let redis: Redis;
+let sub: Redis;
+let bus: RedisBus;
+
+beforeAll(async () => {
+  redis = new Redis("redis://127.0.0.1:6379");
+  sub = redis.duplicate();
+  bus = new RedisBus(redis, sub, { prefix, maxLen: 100, ttlS: 60 });
+  await bus.start();
+});
+afterAll(async () => {
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length) await redis.del(...keys);
+  sub.disconnect();
+  redis.disconnect();
+});
+
+it("appends in order, reads after an id, and expires the stream", async () => {
+  await bus.append("job_a", { type: "status", data: { status: "queued" } });
+  await bus.append("job_a", { type: "chunk", data: { n: 1 } }, { type: "result", data: { ok: true } });
+  const all = await bus.read("job_a");
+  expect(all.map((e) => e.type)).toEqual(["status", "chunk", "result"]);
+  expect((await bus.read("job_a", all[0]!.id)).map((e) => e.type)).toEqual(["chunk", "result"]);
+  expect(await bus.read("job_missing")).toEqual([]);
+  const ttl = await redis.ttl(`${prefix}:job-events:job_a`);
+  expect(ttl).toBeGreaterThan(0);
+});
+
+it("notifies watchers of a job and delivers cancels", async () => {
+  let seen = 0;
+  const stop = await bus.watch("job_b", () => seen++);
+  const cancels: string[] = [];
+  bus.onCancel((id) => cancels.push(id));
+  await bus.append("job_b", { type: "status", data: {} });
+  await bus.requestCancel("job_b");
+  for (let i = 0; i < 50 && (seen === 0 || cancels.length === 0); i++)
+    await new Promise((r) => setTimeout(r, 10));
+  expect(seen).toBe(1);
+  expect(cancels).toEqual(["job_b"]);
+  stop();
+});
