@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Dockerode from "dockerode";
+import { Redis } from "ioredis";
 import { startService } from "../src/cli/serve.js";
 import { loadConfig } from "../src/config.js";
 import { sessionPaths } from "../src/sandbox/session-paths.js";
@@ -46,6 +47,18 @@ async function pool<T>(items: T[], width: number, fn: (item: T) => Promise<void>
       for (let item = queue.shift(); item !== undefined; item = queue.shift()) await fn(item);
     }),
   );
+}
+
+/** Redis is shared: remove this run's queue, streams and counters. */
+async function dropKeys(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url);
+  let cursor = "0";
+  do {
+    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== "0");
+  redis.disconnect();
 }
 
 export async function run(args: string[]): Promise<void> {
@@ -151,5 +164,6 @@ export async function run(args: string[]): Promise<void> {
     });
     await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true })));
     rmSync(dataDir, { recursive: true, force: true });
+    await dropKeys(config.REDIS_URL, config.QUEUE_PREFIX);
   }
 }

@@ -27,12 +27,12 @@ if docker image inspect "$tag" >/dev/null 2>&1; then
   exit 0
 fi
 
-# The mirror comes from the machine's own apt sources, never from this repository.
-mirror_from_sources() {
-  local f=/etc/apt/sources.list.d/debian.sources
+# Mirrors come from the machine's own apt sources, never from this repository.
+uri_for_suite() {
+  local want=$1 f=/etc/apt/sources.list.d/debian.sources
   if [[ -r $f ]]; then
-    # deb822: the URIs of the first stanza whose Suites names the plain release.
-    awk -v suite="$suite" '
+    # deb822: the URIs of the first stanza whose Suites names exactly that suite.
+    awk -v suite="$want" '
       /^[[:space:]]*$/ { if (uri != "" && ok) { print uri; exit } uri = ""; ok = 0; next }
       /^URIs:/ { uri = $2 }
       /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == suite) ok = 1 }
@@ -40,17 +40,20 @@ mirror_from_sources() {
     return
   fi
   if [[ -r /etc/apt/sources.list ]]; then
-    sed -nE 's/^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?([^[:space:]]+)[[:space:]].*/\2/p' /etc/apt/sources.list | head -n1
+    sed -nE "s/^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?([^[:space:]]+)[[:space:]]+${want}([[:space:]].*)?\$/\2/p" \
+      /etc/apt/sources.list | head -n1
   fi
 }
-mirror="$(mirror_from_sources)"
+mirror="$(uri_for_suite "$suite")"
+security="$(uri_for_suite "$suite-security")"
 [[ -n $mirror ]] || { log "no Debian mirror found in /etc/apt/sources.list.d/debian.sources or /etc/apt/sources.list"; exit 1; }
 command -v debootstrap >/dev/null || { log "debootstrap is missing (apt-get install debootstrap)"; exit 1; }
 
 packages="$(grep -v '^#' "$here/sandbox/packages.txt" | xargs | tr ' ' ',')"
 work="$(mktemp -d /var/tmp/toolshed-rootfs.XXXXXX)"
-trap 'rm -rf "$work"' EXIT
 root="$work/rootfs"
+# Unmount first, and never let rm cross into a mounted /proc.
+trap 'umount "$root/proc" 2>/dev/null || true; rm -rf --one-file-system "$work"' EXIT
 mkdir -p "$root/etc/dpkg/dpkg.cfg.d"
 # dpkg honours the excludes from the first package on, so docs and locales never land.
 cp "$here/sandbox/dpkg-excludes" "$root/etc/dpkg/dpkg.cfg.d/toolshed-excludes"
@@ -62,6 +65,20 @@ debootstrap --variant=minbase --include="$packages" --cache-dir="$cache/debootst
   exit 1
 }
 
+# Security updates, from the security archive the machine's own sources name (if any).
+if [[ -n $security ]]; then
+  log "applying $suite-security updates from $security"
+  printf 'deb %s %s main\ndeb %s %s-security main\n' "$mirror" "$suite" "$security" "$suite" \
+    >"$root/etc/apt/sources.list"
+  cp /etc/resolv.conf "$root/etc/resolv.conf"
+  mount -t proc proc "$root/proc"
+  in_root() { chroot "$root" env PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive "$@"; }
+  { in_root apt-get update -qq && in_root apt-get -y -qq -o Dpkg::Options::=--force-confold upgrade; } \
+    >"$work/upgrade.log" 2>&1 || { tail -n 40 "$work/upgrade.log" >&2; exit 1; }
+  umount "$root/proc"
+  rm -f "$root/etc/resolv.conf"
+fi
+
 # The agent user, written directly so the build does not depend on passwd tools in the chroot.
 echo 'agent:x:1000:1000:agent:/home/agent:/bin/bash' >>"$root/etc/passwd"
 echo 'agent:x:1000:' >>"$root/etc/group"
@@ -69,8 +86,11 @@ echo 'agent:x:1000:' >>"$root/etc/group"
 mkdir -p "$root/home/agent" "$root/workspace" "$root/run/toolshed" "$root/opt/toolshed"
 chown 1000:1000 "$root/home/agent" "$root/workspace"
 
+# Docs go, except the copyright files the Debian licences ask to ship with the binaries.
+find "$root/usr/share/doc" -mindepth 1 ! -type d ! -name copyright -delete
+find "$root/usr/share/doc" -mindepth 1 -type d -empty -delete
 rm -rf "$root"/var/cache/apt/* "$root"/var/lib/apt/lists/* "$root"/var/log/* \
-  "$root"/usr/share/doc/* "$root"/usr/share/man/* "$root"/usr/share/info/* \
+  "$root"/usr/share/man/* "$root"/usr/share/info/* \
   "$root"/usr/share/locale/* "$root"/usr/share/lintian "$root"/var/cache/debconf/*-old \
   "$root"/tmp/* "$root"/var/tmp/*
 
@@ -83,6 +103,10 @@ tar --numeric-owner -C "$root" -c . | docker import \
   --change 'CMD ["bash"]' \
   - "$tag" >/dev/null
 docker tag "$tag" "$name:latest"
+
+# Older builds go too, unless a container still uses them (then rmi refuses, which is fine).
+docker image ls --format '{{.Repository}}:{{.Tag}}' "$name" | grep -vxF -e "$tag" -e "$name:latest" |
+  xargs -r docker rmi >/dev/null 2>&1 || true
 
 size="$(docker image inspect -f '{{.Size}}' "$tag")"
 log "built $tag ($((size / 1024 / 1024)) MiB) in $((SECONDS - started)) s"

@@ -3,6 +3,7 @@
  * stream has expired or misses the end, the stored final result closes it, so a client always
  * gets a `result` event for a finished job.
  */
+import { ValidationError } from "../errors.js";
 import type { JobEvent, ServiceDeps } from "./deps.js";
 import { findJob, isTerminal, loadJob } from "./job-view.js";
 import { type Principal, requireRole } from "./principal.js";
@@ -15,6 +16,8 @@ export interface EventFollower extends AsyncIterable<FollowedEvent> {
 }
 
 const IDLE_RECHECK_MS = 10_000;
+/** The id of a `result` event rebuilt from the stored job (nothing follows it). */
+const FINAL_ID = "final";
 
 export async function followJobEvents(
   deps: ServiceDeps,
@@ -24,6 +27,12 @@ export async function followJobEvents(
 ): Promise<EventFollower> {
   requireRole(p, ["agent", "tenant_admin"]);
   loadJob(deps.db, p, jobId);
+  if (afterId !== undefined && afterId !== FINAL_ID && !/^\d+-\d+$/.test(afterId)) {
+    throw new ValidationError("invalid Last-Event-ID", [
+      { path: "Last-Event-ID", message: "not an event id" },
+    ]);
+  }
+  if (afterId === FINAL_ID) return { close: () => {}, [Symbol.asyncIterator]: async function* () {} };
   let wake: () => void = () => {};
   let closed = false;
   const stop = await deps.events.watch(jobId, () => wake());
@@ -64,5 +73,5 @@ export async function followJobEvents(
 /** The stored outcome, for a stream that lost (or never had) its `result` event. */
 function finalEvent(deps: ServiceDeps, jobId: string): JobEvent {
   const row = findJob(deps.db, jobId);
-  return { id: "final", type: "result", data: { status: row?.status, result: row?.result ?? null } };
+  return { id: FINAL_ID, type: "result", data: { status: row?.status, result: row?.result ?? null } };
 }

@@ -176,7 +176,8 @@ export class Toolkit {
     const checked = tool.validateInput?.(parsed.input) ?? { ok: true, input: parsed.input };
     if (!checked.ok) return fail(inputValidationFailedText(name, checked.message));
     // The state-injected tools (`Skill`, `reset_tools`) read the active set from the context.
-    const runCtx = active === ctx.activeGroups ? ctx : { ...ctx, activeGroups: active };
+    const given = opts.activeGroups;
+    const runCtx = given === undefined || given === ctx.activeGroups ? ctx : { ...ctx, activeGroups: given };
 
     try {
       for await (const c of invoke(tool, checked.input, runCtx)) emit(c);

@@ -161,6 +161,10 @@ describe("jobs", () => {
     const restText = await rest.text();
     expect(restText).not.toContain("event: status");
     expect(restText).toContain("event: result");
+    const bad = await t.app.request(`/v1/jobs/${jid}/events`, {
+      headers: { authorization: `Bearer ${a.agentKey}`, "last-event-id": "nope" },
+    });
+    expect(bad.status).toBe(400);
   });
 
   it("the dry-run decision records nothing", async () => {

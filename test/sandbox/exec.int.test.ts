@@ -47,7 +47,7 @@ describe("sandbox exec", () => {
   it("kills the whole process group on timeout and keeps the partial output", async () => {
     const started = Date.now();
     const r = await sb.exec(sh("echo before; sleep 1000 & sleep 1000", { timeoutMs: 2000 }));
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(Date.now() - started).toBeLessThan(6000);
     expect(r).toMatchObject({ exitCode: null, stdout: "before\n", timedOut: true, cancelled: false });
     expect(await strays()).toEqual([]);
   });
@@ -80,9 +80,11 @@ describe("sandbox exec", () => {
       }),
     );
     expect(r.stdout).toBe("a\nb\n");
+    const ended = Date.now();
     expect(seen[0]).toMatchObject({ stream: "stdout", data: "a\n" });
-    expect(seen[0]!.at - started).toBeLessThan(1500);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+    // The first chunk arrived while the command was still sleeping, not with the result.
+    expect(ended - seen[0]!.at).toBeGreaterThan(1000);
+    expect(ended - started).toBeGreaterThanOrEqual(2000);
   });
 
   it("caps 200 MB of output without buffering it in the service", async () => {

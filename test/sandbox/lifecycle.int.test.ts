@@ -36,7 +36,7 @@ describe("sandbox lifecycle", () => {
     await sb.writeFile("keep.txt", "still here");
     await sb.exec(sh("echo gone > /tmp/scratch"));
     await expect
-      .poll(() => running(t.serviceId, "ses_idle"), { timeout: 8000, interval: 250 })
+      .poll(() => running(t.serviceId, "ses_idle"), { timeout: 20_000, interval: 250 })
       .toEqual(["exited"]);
     // The same handle keeps working: the call starts the container again.
     const r = await sb.exec(sh("cat keep.txt; cat /tmp/scratch 2>/dev/null || echo tmp-is-fresh"));

@@ -22,7 +22,8 @@ describe("sandbox resource limits", () => {
     const started = Date.now();
     const probe = await neighbour.exec(sh("echo alive"));
     expect(probe.stdout).toBe("alive\n");
-    expect(Date.now() - started).toBeLessThan(1000);
+    // Generous for loaded CI hosts; a starved or blocked neighbour would sit out the whole flood.
+    expect(Date.now() - started).toBeLessThan(2500);
 
     const r = await flood;
     expect(r.timedOut).toBe(true);

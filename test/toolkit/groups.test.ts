@@ -8,14 +8,20 @@ import { Toolkit } from "../../src/toolkit/toolkit.js";
 import { ToolkitConfigError } from "../../src/toolkit/toolkit-errors.js";
 
 function tool(name: string): FunctionTool {
-  return new FunctionTool({ name, description: `${name} tool`, schema: z.object({}), fn: () => `${name} ran` });
+  return new FunctionTool({
+    name,
+    description: `${name} tool`,
+    schema: z.object({}),
+    fn: () => `${name} ran`,
+  });
 }
 
 function skill(name: string): Skill {
   return { name, description: `${name} skill`, dir: `/skills/${name}`, markdown: `# ${name}` };
 }
 
-const textOf = (r: { content: { type: string; text?: string }[] }) => r.content.map((b) => b.text ?? "").join("");
+const textOf = (r: { content: { type: string; text?: string }[] }) =>
+  r.content.map((b) => b.text ?? "").join("");
 
 function group(name: string, extra: Partial<ToolGroup> = {}): ToolGroup {
   return { name, description: `Group ${name}`, tools: [], ...extra };
@@ -42,12 +48,12 @@ describe("ToolGroup construction (§4.1, §5.1, §16.8)", () => {
   });
 
   it("rejects duplicate skills and skills named like a tool, naming both groups", () => {
-    expect(() => new Toolkit({ skills: [skill("pdf")], groups: [group("g", { skills: [skill("pdf")] })] })).toThrow(
-      "Duplicate skill name 'pdf': registered in group 'basic' and again in group 'g'.",
-    );
-    expect(() => new Toolkit({ tools: [tool("pdf")], groups: [group("g", { skills: [skill("pdf")] })] })).toThrow(
-      "Skill name 'pdf' in group 'g' collides with the tool 'pdf' in group 'basic'.",
-    );
+    expect(
+      () => new Toolkit({ skills: [skill("pdf")], groups: [group("g", { skills: [skill("pdf")] })] }),
+    ).toThrow("Duplicate skill name 'pdf': registered in group 'basic' and again in group 'g'.");
+    expect(
+      () => new Toolkit({ tools: [tool("pdf")], groups: [group("g", { skills: [skill("pdf")] })] }),
+    ).toThrow("Skill name 'pdf' in group 'g' collides with the tool 'pdf' in group 'basic'.");
   });
 
   it("rejects an MCP tool that collides with a group tool", () => {

@@ -5,10 +5,16 @@ import { createHostContext } from "../../src/toolkit/host-context.js";
 import { Toolkit } from "../../src/toolkit/toolkit.js";
 
 function tool(name: string): FunctionTool {
-  return new FunctionTool({ name, description: `${name} tool`, schema: z.object({}), fn: () => `${name} ran` });
+  return new FunctionTool({
+    name,
+    description: `${name} tool`,
+    schema: z.object({}),
+    fn: () => `${name} ran`,
+  });
 }
 
-const textOf = (r: { content: { type: string; text?: string }[] }) => r.content.map((b) => b.text ?? "").join("");
+const textOf = (r: { content: { type: string; text?: string }[] }) =>
+  r.content.map((b) => b.text ?? "").join("");
 
 const DESCRIPTION = [
   "This tool allows you to reset your equipped tools based on your current task requirements. These tools are organized into different groups, and you can activate/deactivate them by specifying the boolean values for each group in the input.",
@@ -88,7 +94,9 @@ describe("reset_tools calls (§5.2, §16.9)", () => {
     );
     expect(ctx.activeGroups).toEqual(["group_3"]);
     expect([...k.availableTools(ctx.activeGroups).keys()]).toEqual(["reset_tools", "Bash", "three"]);
-    expect(textOf(await k.callTool("two", {}, ctx))).toMatch(/^ToolGroupInactiveError: The tool 'two' in group 'group_2'/);
+    expect(textOf(await k.callTool("two", {}, ctx))).toMatch(
+      /^ToolGroupInactiveError: The tool 'two' in group 'group_2'/,
+    );
   });
 
   it("deactivates everything with an empty input, without instructions", async () => {

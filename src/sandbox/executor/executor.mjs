@@ -61,7 +61,9 @@ function dial() {
     let msg;
     try {
       msg = JSON.parse(line);
-    } catch {
+    } catch {}
+    // The host is the only peer, but a bad line must not crash the executor and its commands.
+    if (typeof msg !== "object" || msg === null) {
       sock.destroy();
       return;
     }

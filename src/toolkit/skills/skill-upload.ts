@@ -111,7 +111,7 @@ function normalize(raw: RawFile[], errors: SkillUploadError[]): SkillFile[] {
   const files: SkillFile[] = [];
   const seen = new Set<string>();
   for (const f of raw) {
-    if (f.kind === "directory" && /^[./]*$/.test(f.path)) continue; // `./`, the archive's root
+    if (f.kind === "directory" && /^(\.\/?)?$/.test(f.path)) continue; // `./`, the archive's root
     const checked = normalizeUploadPath(f.path);
     if (!checked.ok) errors.push({ path: f.path, message: checked.message });
     else if (f.kind === "file" && seen.has(checked.path)) {
@@ -121,7 +121,20 @@ function normalize(raw: RawFile[], errors: SkillUploadError[]): SkillFile[] {
       files.push({ path: checked.path, content: f.content, executable: f.executable });
     }
   }
+  for (const path of fileDirConflicts(files)) {
+    errors.push({ path, message: "The path is both a file and a directory." });
+  }
   return stripWrapperDir(files);
+}
+
+/** Paths that are files and also parents of other files: they cannot be written to disk. */
+function fileDirConflicts(files: SkillFile[]): string[] {
+  const dirs = new Set<string>();
+  for (const f of files) {
+    const parts = f.path.split("/");
+    for (let i = 1; i < parts.length; i++) dirs.add(parts.slice(0, i).join("/"));
+  }
+  return files.filter((f) => dirs.has(f.path)).map((f) => f.path);
 }
 
 /** `tar czf x.tar.gz my-skill/` puts everything under one directory: take its contents. */

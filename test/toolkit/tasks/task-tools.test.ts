@@ -27,11 +27,18 @@ const COMPLETED =
   "\n\nTask completed. Call TaskList now to find your next available task or see if your work unblocked others.";
 
 describe("task tool schemas (§7.2)", () => {
-  const schemas = Object.fromEntries(kit.getToolSchemas().map((s) => [s.function.name, s.function.parameters]));
+  const schemas = Object.fromEntries(
+    kit.getToolSchemas().map((s) => [s.function.name, s.function.parameters]),
+  );
 
   it("lists the four tools in order with the reference's flags", () => {
     expect(Object.keys(schemas)).toEqual(["TaskCreate", "TaskGet", "TaskList", "TaskUpdate"]);
-    const flags = createTaskTools().map((t) => [t.name, t.isReadOnly, t.isConcurrencySafe, t.isStateInjected]);
+    const flags = createTaskTools().map((t) => [
+      t.name,
+      t.isReadOnly,
+      t.isConcurrencySafe,
+      t.isStateInjected,
+    ]);
     expect(flags).toEqual([
       ["TaskCreate", false, true, true],
       ["TaskGet", true, true, true],
@@ -97,7 +104,10 @@ describe("TaskCreate and TaskList (§7.3)", () => {
   it("creates numbered tasks and lists them", async () => {
     expect(await create("Task 1")).toBe("Task (id=1) created successfully: Task 1");
     expect(await create("Task 2")).toBe("Task (id=2) created successfully: Task 2");
-    expect(await call("TaskList", {})).toEqual({ text: "1 [pending] Task 1\n2 [pending] Task 2", state: "success" });
+    expect(await call("TaskList", {})).toEqual({
+      text: "1 [pending] Task 1\n2 [pending] Task 2",
+      state: "success",
+    });
   });
 
   it("says when there are no tasks", async () => {
@@ -109,7 +119,9 @@ describe("TaskCreate and TaskList (§7.3)", () => {
     await create("Task 2");
     await call("TaskUpdate", { task_id: "2", owner: "agent-1", add_blocked_by: ["1"] });
     await call("TaskUpdate", { task_id: "1", status: "completed" });
-    expect((await call("TaskList", {})).text).toBe("1 [completed] Task 1\n2 [pending] Task 2(agent-1)[blocked by 1]");
+    expect((await call("TaskList", {})).text).toBe(
+      "1 [completed] Task 1\n2 [pending] Task 2(agent-1)[blocked by 1]",
+    );
   });
 
   it("keeps tasks per session", async () => {
@@ -188,7 +200,10 @@ describe("TaskUpdate (§7.3, §16.7)", () => {
       subject: "Renamed",
       task_id: "2",
     });
-    expect(r).toEqual({ text: "Update task (id=2) subject, add_blocked_by, status, owner, metadata.", state: "success" });
+    expect(r).toEqual({
+      text: "Update task (id=2) subject, add_blocked_by, status, owner, metadata.",
+      state: "success",
+    });
     const [t1, t2] = await store.list("ses_tasks");
     expect(t1).toMatchObject({ blocks: ["2"], blockedBy: [] });
     expect(t2).toMatchObject({ subject: "Renamed", state: "in_progress", owner: "me", blockedBy: ["1"] });
@@ -196,7 +211,12 @@ describe("TaskUpdate (§7.3, §16.7)", () => {
 
   it("says when nothing was applied: empty subject, unknown or existing blockers, empty metadata", async () => {
     await call("TaskUpdate", { task_id: "2", add_blocks: ["1"] });
-    const r = await call("TaskUpdate", { task_id: "2", subject: "", add_blocks: ["1", "9", "2"], metadata: {} });
+    const r = await call("TaskUpdate", {
+      task_id: "2",
+      subject: "",
+      add_blocks: ["1", "9", "2"],
+      metadata: {},
+    });
     expect(r.text).toBe(
       "No updates were made to the task (id=2). Make sure you provided at least one field to update and the values are correct.",
     );
@@ -218,24 +238,38 @@ describe("TaskUpdate (§7.3, §16.7)", () => {
     expect((await call("TaskUpdate", { task_id: "1", status: "completed" })).text).toBe(
       `Update task (id=1) status.${COMPLETED}`,
     );
-    expect((await call("TaskUpdate", { task_id: "1", owner: "x" })).text).toBe(`Update task (id=1) owner.${COMPLETED}`);
+    expect((await call("TaskUpdate", { task_id: "1", owner: "x" })).text).toBe(
+      `Update task (id=1) owner.${COMPLETED}`,
+    );
   });
 
   it("allows every status transition", async () => {
     await call("TaskUpdate", { task_id: "1", status: "completed" });
-    expect((await call("TaskUpdate", { task_id: "1", status: "pending" })).text).toBe("Update task (id=1) status.");
+    expect((await call("TaskUpdate", { task_id: "1", status: "pending" })).text).toBe(
+      "Update task (id=1) status.",
+    );
   });
 
   it("deletes a task and removes it from every dependency list", async () => {
     await call("TaskUpdate", { task_id: "2", add_blocked_by: ["1"] });
-    expect((await call("TaskUpdate", { task_id: "1", status: "deleted" })).text).toBe("Task (id=1) has been deleted.");
+    expect((await call("TaskUpdate", { task_id: "1", status: "deleted" })).text).toBe(
+      "Task (id=1) has been deleted.",
+    );
     expect((await call("TaskList", {})).text).toBe("2 [pending] Task 2");
     expect(await call("TaskGet", { task_id: "1" })).toEqual({ text: "Task not found", state: "error" });
   });
 
   it("does not apply the other fields of a deleting call, and names them", async () => {
-    const r = await call("TaskUpdate", { task_id: "2", status: "deleted", subject: "X", add_blocks: ["1"], owner: "o" });
-    expect(r.text).toBe("Task (id=2) has been deleted. The other fields of this call were not applied: subject, add_blocks, owner.");
+    const r = await call("TaskUpdate", {
+      task_id: "2",
+      status: "deleted",
+      subject: "X",
+      add_blocks: ["1"],
+      owner: "o",
+    });
+    expect(r.text).toBe(
+      "Task (id=2) has been deleted. The other fields of this call were not applied: subject, add_blocks, owner.",
+    );
     const [t1] = await store.list("ses_tasks");
     expect(t1).toMatchObject({ blocks: [], blockedBy: [] });
   });

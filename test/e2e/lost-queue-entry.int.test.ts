@@ -1,0 +1,43 @@
+/**
+ * The row is the source of truth: a queued job whose queue entry vanished (Redis flushed,
+ * enqueue lost) is queued again when a worker starts, and runs.
+ */
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { type Harness, seedTenant, startHarness } from "../support/harness.js";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ mode: "api" });
+});
+afterAll(async () => {
+  await h?.stop();
+});
+
+it("a worker start re-queues rows whose queue entry is gone", async () => {
+  const t = await seedTenant(h.call);
+  await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, {
+    key: t.adminKey,
+    body: { allow: ["Bash"], deny: [], ask: [] },
+  });
+  const sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id;
+  const sub = await h.call("POST", `/v1/sessions/${sid}/calls`, {
+    key: t.agentKey,
+    body: { tool: "Bash", input: { command: "echo survived" } },
+  });
+  const jid = sub.body.job.id;
+  const redis = new Redis(h.config.REDIS_URL);
+  const keys = await redis.keys(`${h.config.QUEUE_PREFIX}:calls:*`);
+  if (keys.length) await redis.del(...keys);
+  redis.disconnect();
+
+  await h.start("worker");
+  let job = sub.body.job;
+  for (let t0 = Date.now(); job.status !== "succeeded" && Date.now() - t0 < 60_000; ) {
+    await new Promise((r) => setTimeout(r, 100));
+    job = (await h.call("GET", `/v1/jobs/${jid}`, { key: t.agentKey })).body.job;
+  }
+  expect(job.status, JSON.stringify(job)).toBe("succeeded");
+  expect(job.result.content[0].text).toBe("survived\n");
+  await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
+});
