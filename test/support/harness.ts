@@ -103,6 +103,8 @@ export async function startHarness(
     },
     async stop() {
       for (const s of extra.reverse()) await s.stop().catch(() => undefined);
+      // The service id is this harness's own: every container labelled with it is ours to remove.
+      await service.deps.sandboxes.reapOrphans(new Set()).catch(() => undefined);
       await service.stop();
       await dropRedisKeys(config);
       rmSync(dataDir, { recursive: true, force: true });
