@@ -74,6 +74,12 @@ export const sessions = sqliteTable(
     rules: text("rules", { mode: "json" }).$type<RuleStrings>().notNull(),
     /** The basic built-ins this session offers; null means all of them. */
     tools: text("tools", { mode: "json" }).$type<string[]>(),
+    /** Tool groups named at creation; null means none. */
+    toolGroups: text("tool_groups", { mode: "json" }).$type<string[]>(),
+    /** The basic skills; null means all of the tenant's. */
+    skills: text("skills", { mode: "json" }).$type<string[]>(),
+    /** The non-basic groups active now (reset_tools overwrites it). */
+    activeGroups: text("active_groups", { mode: "json" }).$type<string[]>().notNull().default([]),
     status: text("status").$type<"active" | "deleted">().notNull(),
     /** The next queue position: a job gets its `seq` when it enters the queue. */
     nextSeq: integer("next_seq").notNull().default(1),
@@ -113,6 +119,10 @@ export const jobs = sqliteTable(
     cancelRequested: integer("cancel_requested", { mode: "boolean" }).notNull().default(false),
     runs: integer("runs").notNull().default(0),
     error: text("error"),
+    /** When a pending approval is denied by expiry. */
+    approvalExpiresAt: text("approval_expires_at"),
+    /** The key that approved or denied (audit), or "expiry". */
+    approvedBy: text("approved_by"),
     createdAt: text("created_at").notNull(),
     startedAt: text("started_at"),
     finishedAt: text("finished_at"),
@@ -157,3 +167,5 @@ export type TenantRow = typeof tenants.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type SessionRow = typeof sessions.$inferSelect;
 export type JobRow = typeof jobs.$inferSelect;
+
+export * from "./schema-tools.js";

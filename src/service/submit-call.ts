@@ -52,6 +52,8 @@ export async function submitCall(
     cancelRequested: false,
     runs: 0,
     error: null,
+    approvalExpiresAt: null,
+    approvedBy: null,
     createdAt: now,
     startedAt: null,
     finishedAt: status === "denied" ? now : null,

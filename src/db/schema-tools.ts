@@ -1,0 +1,110 @@
+/**
+ * Tenant configuration beyond rules (settings, external tools, tool groups, skills, MCP
+ * servers) and per-session tool state (tasks). Split from schema.ts to keep files small.
+ */
+import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { sessions, tenants } from "./schema.js";
+
+/** Per-tenant switches and limits; a missing row means the defaults. */
+export interface TenantQuotas {
+  maxSessions?: number;
+  /** Queued + running calls at once. */
+  maxActiveCalls?: number;
+  callsPerMinute?: number;
+}
+
+export const tenantSettings = sqliteTable("tenant_settings", {
+  tenantId: text("tenant_id")
+    .primaryKey()
+    .references(() => tenants.id),
+  /** Whether this tenant's sessions may use `bypass` mode (off by default). */
+  allowBypass: integer("allow_bypass", { mode: "boolean" }).notNull().default(false),
+  /** Whether agent keys may approve or deny their own tenant's calls. */
+  agentsMayApprove: integer("agents_may_approve", { mode: "boolean" }).notNull().default(false),
+  /** A pending approval is denied after this many seconds. */
+  approvalTtlSeconds: integer("approval_ttl_seconds").notNull().default(3600),
+  quotas: text("quotas", { mode: "json" }).$type<TenantQuotas>().notNull().default({}),
+  updatedAt: text("updated_at").notNull(),
+});
+
+export interface ExternalToolDef {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  readOnly?: boolean;
+}
+
+/** The tenant's external tools, replaced as a whole by PUT. */
+export const externalTools = sqliteTable("external_tools", {
+  tenantId: text("tenant_id")
+    .primaryKey()
+    .references(() => tenants.id),
+  tools: text("tools", { mode: "json" }).$type<ExternalToolDef[]>().notNull(),
+  updatedAt: text("updated_at").notNull(),
+});
+
+export interface ToolGroupDef {
+  name: string;
+  description: string;
+  instructions?: string;
+  tools: string[];
+  skills?: string[];
+  mcpServers?: string[];
+}
+
+/** The tenant's tool groups, replaced as a whole by PUT. */
+export const toolGroups = sqliteTable("tool_groups", {
+  tenantId: text("tenant_id")
+    .primaryKey()
+    .references(() => tenants.id),
+  groups: text("groups", { mode: "json" }).$type<ToolGroupDef[]>().notNull(),
+  updatedAt: text("updated_at").notNull(),
+});
+
+/** A tenant's skill; its files live on disk under the data directory. */
+export const skills = sqliteTable(
+  "skills",
+  {
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
+    name: text("name").notNull(),
+    description: text("description").notNull(),
+    markdown: text("markdown").notNull(),
+    fileCount: integer("file_count").notNull(),
+    sizeBytes: integer("size_bytes").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.name] })],
+);
+
+/** A tenant's MCP server; secrets (headers, env) are stored encrypted, never returned. */
+export const mcpServers = sqliteTable(
+  "mcp_servers",
+  {
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
+    name: text("name").notNull(),
+    transport: text("transport").$type<"http" | "stdio">().notNull(),
+    url: text("url"),
+    /** AES-GCM ciphertext of the JSON headers/env object (see the service's secret box). */
+    secretsEnc: text("secrets_enc"),
+    command: text("command"),
+    args: text("args", { mode: "json" }).$type<string[]>(),
+    stateful: integer("stateful", { mode: "boolean" }).notNull().default(false),
+    enableTools: text("enable_tools", { mode: "json" }).$type<string[]>(),
+    disableTools: text("disable_tools", { mode: "json" }).$type<string[]>(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.name] })],
+);
+
+/** A session's task list: `{tasks, lastId}` so that ids are never reused. */
+export const sessionTasks = sqliteTable("session_tasks", {
+  sessionId: text("session_id")
+    .primaryKey()
+    .references(() => sessions.id),
+  data: text("data", { mode: "json" }).$type<{ tasks: unknown[]; lastId: number }>().notNull(),
+  updatedAt: text("updated_at").notNull(),
+});
