@@ -6,6 +6,7 @@
 const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void> }>> = {
   policy: () => import("./policy.js"),
   calls: () => import("./calls.js"),
+  sandbox: () => import("./sandbox-latency.js"),
 };
 
 async function main(): Promise<void> {

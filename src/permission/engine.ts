@@ -7,6 +7,11 @@ import { firstMatchingRule, matchingAllowRule } from "./rule-match.js";
 import { formatRule } from "./rules.js";
 import type { PermissionContext, PermissionDecision, PermissionSubject, ToolInput } from "./types.js";
 
+/** The subject's suggestions, formatted (a plain function: no closure made per decision). */
+function suggest(subject: PermissionSubject, input: ToolInput, ctx: PermissionContext): string[] {
+  return subject.generateSuggestions(input, ctx).map(formatRule);
+}
+
 /** Decides whether one call of `subject` with `input` may run under `ctx` (§2.1–§2.7). */
 export function checkPermission(
   subject: PermissionSubject,
@@ -15,14 +20,13 @@ export function checkPermission(
 ): PermissionDecision {
   const tool = subject.name;
   const { mode } = ctx;
-  const suggest = (): string[] => subject.generateSuggestions(input, ctx).map(formatRule);
 
   const deny = firstMatchingRule(ctx.rules.deny, subject, input, ctx);
   if (deny) return denyByRule(tool, deny);
 
   const ask = firstMatchingRule(ctx.rules.ask, subject, input, ctx);
   if (ask) {
-    const decision = askByRule(tool, ask, suggest());
+    const decision = askByRule(tool, ask, suggest(subject, input, ctx));
     return mode === "dont_ask" ? convertAskToDeny(tool, decision) : decision;
   }
 
@@ -56,7 +60,7 @@ export function checkPermission(
     const decision: PermissionDecision = {
       ...own,
       behavior: "ask",
-      suggestions: suggest(),
+      suggestions: suggest(subject, input, ctx),
       decidedBy: "tool",
     };
     return mode === "dont_ask" ? convertAskToDeny(tool, decision) : decision;
@@ -79,5 +83,5 @@ export function checkPermission(
       "User is not available to answer permission prompts",
     );
   }
-  return byMode("ask", `Permission required for ${tool}`, `Mode: ${mode}`, suggest());
+  return byMode("ask", `Permission required for ${tool}`, `Mode: ${mode}`, suggest(subject, input, ctx));
 }

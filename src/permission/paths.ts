@@ -98,8 +98,47 @@ function containsRun(hay: string[], needle: string[], atEnd: boolean): boolean {
  */
 export function isDangerousPath(p: string, cwd: string, home: string, lists: DangerousLists): boolean {
   const segments = segmentsOf(normalizePath(p, cwd, home));
-  if (lists.files.some((f) => containsRun(segments, segmentsOf(f), true))) return true;
-  return lists.directories.some((d) => containsRun(segments, segmentsOf(d), false));
+  const split = splitLists(lists);
+  for (const f of split.files) if (containsRun(segments, f, true)) return true;
+  for (const d of split.directories) if (containsRun(segments, d, false)) return true;
+  return false;
+}
+
+/** The list entries already split into lower-case segments (derived from the lists alone). */
+interface SplitLists {
+  source: DangerousLists;
+  filesRef: readonly string[];
+  directoriesRef: readonly string[];
+  filesLength: number;
+  directoriesLength: number;
+  files: string[][];
+  directories: string[][];
+}
+
+const splitCache = new WeakMap<DangerousLists, SplitLists>();
+
+function splitLists(lists: DangerousLists): SplitLists {
+  const hit = splitCache.get(lists);
+  if (
+    hit !== undefined &&
+    hit.filesRef === lists.files &&
+    hit.directoriesRef === lists.directories &&
+    hit.filesLength === lists.files.length &&
+    hit.directoriesLength === lists.directories.length
+  ) {
+    return hit;
+  }
+  const split: SplitLists = {
+    source: lists,
+    filesRef: lists.files,
+    directoriesRef: lists.directories,
+    filesLength: lists.files.length,
+    directoriesLength: lists.directories.length,
+    files: lists.files.map(segmentsOf),
+    directories: lists.directories.map(segmentsOf),
+  };
+  splitCache.set(lists, split);
+  return split;
 }
 
 /** §3 + §10.12: inside cwd or any working directory (equal or below); `/` contains every path; lexical. */
