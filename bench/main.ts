@@ -7,6 +7,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   policy: () => import("./policy.js"),
   calls: () => import("./calls.js"),
   sandbox: () => import("./sandbox-latency.js"),
+  fairness: () => import("./fairness.js"),
 };
 
 async function main(): Promise<void> {

@@ -12,7 +12,9 @@ started=$SECONDS
 
 log() { printf '[images] %s\n' "$*" >&2; }
 
-hash="$(cd "$here" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12)"
+# The bundled MCP servers (bundle-mcp.mjs) come from node_modules: their versions count too.
+mcp_versions="$(cd "$repo" && node -e 'for (const p of ["@modelcontextprotocol/server-everything", "@modelcontextprotocol/server-memory"]) console.log(p, require(p + "/package.json").version)')"
+hash="$(cd "$here" && { find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum; echo "$mcp_versions"; } | sha256sum | cut -c1-12)"
 tag="$name:$hash"
 
 # Another engineer or CI step may be building at the same time: serialise on a lock file.
@@ -85,6 +87,11 @@ echo 'agent:x:1000:' >>"$root/etc/group"
 [[ -f $root/etc/shadow ]] && echo 'agent:!:19000:0:99999:7:::' >>"$root/etc/shadow"
 mkdir -p "$root/home/agent" "$root/workspace" "$root/run/toolshed" "$root/opt/toolshed"
 chown 1000:1000 "$root/home/agent" "$root/workspace"
+
+# Platform-provided MCP servers under /opt/mcp: third-party npm packages bundled for Node 18.
+mkdir -p "$root/opt/mcp"
+node "$here/bundle-mcp.mjs" "$root/opt/mcp" >"$work/bundle-mcp.log" 2>&1 || { cat "$work/bundle-mcp.log" >&2; exit 1; }
+chmod -R a+rX,go-w "$root/opt/mcp"
 
 # Docs go, except the copyright files the Debian licences ask to ship with the binaries.
 find "$root/usr/share/doc" -mindepth 1 ! -type d ! -name copyright -delete

@@ -7,6 +7,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { formatPath, PayloadTooLargeError, ValidationError } from "../errors.js";
 import type { ServiceDeps } from "../service/deps.js";
+import type { McpRuntime } from "../service/mcp-clients.js";
 import { requireKey } from "./auth.js";
 import type { AppEnv } from "./context.js";
 import { docsPage } from "./docs.js";
@@ -14,14 +15,22 @@ import { errorResponse, problem } from "./errors.js";
 import { auditRoutes } from "./routes/audit.js";
 import { callRoutes } from "./routes/calls.js";
 import { eventRoutes } from "./routes/events.js";
+import { externalToolRoutes } from "./routes/external-tools.js";
 import { jobRoutes } from "./routes/jobs.js";
+import { mcpServerRoutes } from "./routes/mcp-servers.js";
 import { policyRoutes } from "./routes/policy.js";
+import { sessionMcpRoutes } from "./routes/session-mcp.js";
 import { sessionRoutes } from "./routes/sessions.js";
+import { skillRoutes } from "./routes/skills.js";
 import { systemRoutes } from "./routes/system.js";
+import { tenantSettingsRoutes } from "./routes/tenant-settings.js";
 import { tenantRoutes } from "./routes/tenants.js";
+import { toolGroupRoutes } from "./routes/tool-groups.js";
 
 export interface ApiDeps extends ServiceDeps {
   bodyLimitBytes: number;
+  /** Tenants' MCP servers (secrets and clients); without it their routes are not mounted. */
+  mcp?: McpRuntime;
 }
 
 export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
@@ -62,6 +71,12 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
   eventRoutes(app, deps);
   policyRoutes(app, deps);
   auditRoutes(app, deps);
+  tenantSettingsRoutes(app, deps);
+  externalToolRoutes(app, deps);
+  toolGroupRoutes(app, deps);
+  skillRoutes(app, deps);
+  if (deps.mcp) mcpServerRoutes(app, deps, deps.mcp);
+  sessionMcpRoutes(app, deps);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
   app.doc31("/openapi.json", {

@@ -76,6 +76,14 @@ export const Job = z
     decision: Decision,
     result: Result.optional(),
     idempotencyKey: z.string().optional(),
+    approvedBy: z
+      .string()
+      .optional()
+      .openapi({ description: 'the key id that answered the approval, or "expiry"' }),
+    approvalExpiresAt: z
+      .string()
+      .optional()
+      .openapi({ description: "when a pending approval is denied unanswered" }),
     createdAt: z.string(),
     startedAt: z.string().optional(),
     finishedAt: z.string().optional(),
@@ -84,15 +92,35 @@ export const Job = z
 
 export const JobEnvelope = z.object({ job: Job }).openapi("JobEnvelope");
 
+const problem = (description: string) => ({
+  description,
+  content: { "application/json": { schema: ErrorBody } },
+});
+
+/** The errors every authenticated endpoint may answer. */
 export const errorResponses = {
-  400: { description: "invalid request", content: { "application/json": { schema: ErrorBody } } },
-  401: { description: "missing or invalid key", content: { "application/json": { schema: ErrorBody } } },
-  403: { description: "role not allowed", content: { "application/json": { schema: ErrorBody } } },
-  404: {
-    description: "not found (or another tenant's)",
-    content: { "application/json": { schema: ErrorBody } },
-  },
+  400: problem("VALIDATION: invalid request; `details[].path` names the field"),
+  401: problem("UNAUTHENTICATED: missing, unknown or revoked key"),
+  403: problem("FORBIDDEN: the key's role may not do this"),
+  404: problem("NOT_FOUND: no such resource, or another tenant's (indistinguishable)"),
+  500: problem("INTERNAL: unexpected error (generic message; details only in logs)"),
 } as const;
+
+/** For endpoints with a body (the limit is `BODY_LIMIT_BYTES`). */
+export const tooLargeResponse = { 413: problem("PAYLOAD_TOO_LARGE: the body exceeds the limit") };
+
+export const conflictResponse = { 409: problem("CONFLICT: the resource is not in a state that allows this") };
+
+export const rateLimitedResponse = {
+  429: {
+    ...problem("RATE_LIMITED: a tenant quota is exhausted; retry after `Retry-After` seconds"),
+    headers: { "Retry-After": { description: "seconds to wait", schema: { type: "integer" as const } } },
+  },
+};
+
+export const unavailableResponse = {
+  503: problem("SANDBOX_UNAVAILABLE: the session's sandbox cannot be reached"),
+};
 
 export const json = <T extends z.ZodType>(schema: T, description: string) => ({
   description,

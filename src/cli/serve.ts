@@ -21,6 +21,7 @@ import { ensureAdminKey } from "../service/keys.js";
 import { Metrics } from "../service/metrics.js";
 import { SqliteReadCache } from "../service/read-cache-store.js";
 import { liveSessionIds } from "../service/sessions.js";
+import { SkillFiles } from "../service/skill-files.js";
 import { loadBuiltinTools } from "./tools.js";
 
 export type ServeMode = "serve" | "api" | "worker";
@@ -83,6 +84,7 @@ export async function startService(
       cancels: bus,
       sandboxes,
       readCache: new SqliteReadCache(db),
+      skillFiles: new SkillFiles(join(config.DATA_DIR, "skills")),
       metrics,
       logger,
       limiter: new RedisRateLimiter(redis, config.QUEUE_PREFIX),

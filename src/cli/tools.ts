@@ -1,7 +1,8 @@
-/** The built-in tools the service offers. */
+/** The built-in tools the service offers: the six sandbox tools, then the four task tools (basic by default). */
 import { type ToolRegistry, toolRegistry } from "../service/deps.js";
 import { createBuiltinTools } from "../toolkit/builtins.js";
+import { createTaskTools } from "../toolkit/tasks/task-tools.js";
 
 export async function loadBuiltinTools(): Promise<ToolRegistry> {
-  return toolRegistry(createBuiltinTools());
+  return toolRegistry([...createBuiltinTools(), ...createTaskTools()]);
 }

@@ -30,12 +30,13 @@ export class BullJobQueue implements JobQueue {
     private readonly opts: CallQueueOptions,
   ) {}
 
-  async enqueue(jobId: string): Promise<void> {
+  async enqueue(jobId: string, opts: { priority?: number } = {}): Promise<void> {
     await this.queue.add(
       "run-call",
       { jobId },
       {
         jobId,
+        ...(opts.priority ? { priority: opts.priority } : {}),
         attempts: this.opts.attempts,
         backoff: { type: "exponential", delay: this.opts.backoffMs },
         removeOnComplete: true,
@@ -55,14 +56,14 @@ export class BullJobQueue implements JobQueue {
   }
 
   /** Re-adds a job whose BullMQ entry is gone or finished although its row still expects a run. */
-  async ensureQueued(jobId: string): Promise<boolean> {
+  async ensureQueued(jobId: string, priority?: number): Promise<boolean> {
     const job = await Job.fromId(this.queue, jobId);
     if (job) {
       const state = await job.getState();
       if (state !== "completed" && state !== "failed" && state !== "unknown") return false;
       await job.remove().catch(() => undefined);
     }
-    await this.enqueue(jobId);
+    await this.enqueue(jobId, { priority });
     return true;
   }
 }

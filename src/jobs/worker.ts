@@ -10,8 +10,10 @@ import { inArray } from "drizzle-orm";
 import type { Redis } from "ioredis";
 import { jobs } from "../db/schema.js";
 import { SandboxUnavailableError } from "../sandbox/sandbox.js";
+import { startApprovalSweeper } from "../service/approval-expiry.js";
 import type { ServiceDeps } from "../service/deps.js";
 import { executeJob } from "../service/execute-job.js";
+import { fairPriority } from "../service/fair-priority.js";
 import { findJob, isTerminal } from "../service/job-view.js";
 import { claimJob, failJob, requeueJob } from "../service/run-job.js";
 import { CALLS_QUEUE, RunCall } from "./catalog.js";
@@ -24,6 +26,8 @@ export interface CallWorkerOptions {
   lockDurationMs: number;
   stalledIntervalMs: number;
   orderRecheckMs: number;
+  /** How often pending approvals past their expiry are denied (default 5 s). */
+  approvalSweepMs?: number;
 }
 
 export interface CallWorker {
@@ -40,6 +44,8 @@ export function startCallWorker(
 ): CallWorker {
   const running = new Map<string, AbortController>();
   const stopCancels = bus.onCancel((jobId) => running.get(jobId)?.abort());
+  // Expiry lives with the worker so that every deployment (serve or a separate worker) runs it.
+  const stopSweeper = startApprovalSweeper(deps, opts.approvalSweepMs ?? 5000);
 
   const process = async (bjob: Job<RunCall>, token?: string): Promise<void> => {
     const { jobId } = RunCall.parse(bjob.data);
@@ -83,6 +89,7 @@ export function startCallWorker(
     worker,
     async close(force = false) {
       stopCancels();
+      stopSweeper();
       await worker.close(force);
       await Promise.allSettled([...handlers]);
     },
@@ -123,6 +130,6 @@ export async function recoverJobs(deps: ServiceDeps, queue: BullJobQueue): Promi
     .where(inArray(jobs.status, ["queued", "running"]))
     .all();
   let n = 0;
-  for (const row of rows) if (await queue.ensureQueued(row.id)) n++;
+  for (const row of rows) if (await queue.ensureQueued(row.id, fairPriority(deps.db, row.id))) n++;
   return n;
 }

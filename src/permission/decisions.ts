@@ -62,11 +62,11 @@ export function byMode(
 
 /** §2.4 conversion: an ASK becomes a DENY in DONT_ASK, keeping its suggestions and original reason. */
 export function convertAskToDeny(tool: string, ask: PermissionDecision): PermissionDecision {
-  return {
-    ...ask,
-    behavior: "deny",
+  // Object.assign, not a spread with overrides: same result, without V8's slow path for it.
+  return Object.assign({}, ask, {
+    behavior: "deny" as const,
     message: `Permission denied for ${tool} (dont_ask mode - ASK converted to DENY, user not available)`,
     reason: `DONT_ASK mode converted ASK to DENY. Original reason: ${show(ask.reason)}`,
     bypassImmune: false,
-  };
+  });
 }

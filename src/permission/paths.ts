@@ -65,20 +65,36 @@ const HOME_PREFIX = /^(?:~|\$HOME|\$\{HOME\})(?=\/|$)/;
 
 /** Expands a leading `~`, `$HOME` or `${HOME}` (alone or followed by `/`) to `home`. */
 export function expandHome(p: string, home: string): string {
+  // Only `~` (126) or `$` (36) can start a home prefix; skip the regex otherwise.
+  const c = p.charCodeAt(0);
+  if (c !== 126 && c !== 36) return p;
   return p.replace(HOME_PREFIX, () => home);
 }
 
 /** expandHome, then make absolute against cwd and collapse `.`, `..` and repeated slashes (lexical POSIX). */
 export function normalizePath(p: string, cwd: string, home: string): string {
-  const base = posix.resolve("/", expandHome(cwd, home));
-  return posix.resolve(base, expandHome(p, home));
+  const c = expandHome(cwd, home);
+  const base = isCleanAbsolute(c) ? c : posix.resolve("/", c);
+  const q = expandHome(p, home);
+  // Fast paths giving exactly what posix.resolve gives for already-normal input.
+  if (q === "") return base;
+  if (q.charCodeAt(0) === 47) return isCleanAbsolute(q) ? q : posix.resolve(base, q);
+  if (!UNCLEAN.test(q)) return base === "/" ? `/${q}` : `${base}/${q}`;
+  return posix.resolve(base, q);
+}
+
+/** Something posix.resolve would rewrite: `//`, a trailing `/`, or a `.`/`..` segment. */
+const UNCLEAN = /\/\/|\/$|(?:^|\/)\.\.?(?:\/|$)/;
+
+/** Already absolute and normal, so posix.resolve would return it unchanged. */
+function isCleanAbsolute(s: string): boolean {
+  return s === "/" || (s.charCodeAt(0) === 47 && !UNCLEAN.test(s));
 }
 
 function segmentsOf(p: string): string[] {
-  return p
-    .toLowerCase()
-    .split("/")
-    .filter((s) => s !== "");
+  const out: string[] = [];
+  for (const s of p.toLowerCase().split("/")) if (s !== "") out.push(s);
+  return out;
 }
 
 /** True when `needle` occurs as consecutive elements of `hay`, optionally only at its end. */
@@ -86,7 +102,9 @@ function containsRun(hay: string[], needle: string[], atEnd: boolean): boolean {
   if (needle.length === 0 || needle.length > hay.length) return false;
   const first = atEnd ? hay.length - needle.length : 0;
   for (let i = first; i <= hay.length - needle.length; i++) {
-    if (needle.every((n, j) => hay[i + j] === n)) return true;
+    let j = 0;
+    while (j < needle.length && hay[i + j] === needle[j]) j++;
+    if (j === needle.length) return true;
   }
   return false;
 }
@@ -99,20 +117,32 @@ function containsRun(hay: string[], needle: string[], atEnd: boolean): boolean {
 export function isDangerousPath(p: string, cwd: string, home: string, lists: DangerousLists): boolean {
   const segments = segmentsOf(normalizePath(p, cwd, home));
   const split = splitLists(lists);
-  for (const f of split.files) if (containsRun(segments, f, true)) return true;
-  for (const d of split.directories) if (containsRun(segments, d, false)) return true;
+  // Pre-checks, both necessary: a file entry ends with the path's last segment, and a
+  // directory entry shares at least one segment with the path.
+  const last = segments[segments.length - 1];
+  if (last !== undefined && split.fileLast.has(last)) {
+    for (const f of split.files) if (containsRun(segments, f, true)) return true;
+  }
+  for (const s of segments) {
+    if (!split.directorySegments.has(s)) continue;
+    for (const d of split.directories) if (containsRun(segments, d, false)) return true;
+    return false;
+  }
   return false;
 }
 
 /** The list entries already split into lower-case segments (derived from the lists alone). */
 interface SplitLists {
-  source: DangerousLists;
   filesRef: readonly string[];
   directoriesRef: readonly string[];
   filesLength: number;
   directoriesLength: number;
   files: string[][];
   directories: string[][];
+  /** The last segment of every file entry. */
+  fileLast: Set<string>;
+  /** Every segment of every directory entry. */
+  directorySegments: Set<string>;
 }
 
 const splitCache = new WeakMap<DangerousLists, SplitLists>();
@@ -128,14 +158,17 @@ function splitLists(lists: DangerousLists): SplitLists {
   ) {
     return hit;
   }
+  const files = lists.files.map(segmentsOf);
+  const directories = lists.directories.map(segmentsOf);
   const split: SplitLists = {
-    source: lists,
     filesRef: lists.files,
     directoriesRef: lists.directories,
     filesLength: lists.files.length,
     directoriesLength: lists.directories.length,
-    files: lists.files.map(segmentsOf),
-    directories: lists.directories.map(segmentsOf),
+    files,
+    directories,
+    fileLast: new Set(files.flatMap((f) => f.slice(-1))),
+    directorySegments: new Set(directories.flat()),
   };
   splitCache.set(lists, split);
   return split;

@@ -15,11 +15,11 @@ export function firstMatchingRule(
   input: ToolInput,
   ctx: PermissionContext,
 ): PermissionRule | undefined {
-  return rules.find(
-    (r) =>
-      r.toolName === subject.name &&
-      (isToolLevel(r) || subject.matchRule(r.ruleContent as string, input, ctx)),
-  );
+  for (const r of rules) {
+    if (r.toolName !== subject.name) continue;
+    if (isToolLevel(r) || subject.matchRule(r.ruleContent as string, input, ctx)) return r;
+  }
+  return undefined;
 }
 
 /**
@@ -32,9 +32,9 @@ export function matchingAllowRule(
   input: ToolInput,
   ctx: PermissionContext,
 ): PermissionRule | undefined {
+  // A fresh array: the subject's matcher must not be able to touch the context's rules.
   const own = rules.filter((r) => r.toolName === subject.name);
-  const toolLevel = own.find(isToolLevel);
-  if (toolLevel) return toolLevel;
+  for (const r of own) if (isToolLevel(r)) return r;
   if (subject.matchAllowRules) return subject.matchAllowRules(own, input, ctx);
   return firstMatchingRule(own, subject, input, ctx);
 }

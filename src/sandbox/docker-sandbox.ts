@@ -7,13 +7,16 @@ import {
   statOverSocket,
   writeFileOverSocket,
 } from "./executor-client.js";
+import { spawnOverSocket } from "./process-client.js";
 import type {
   ExecRequest,
   ExecResult,
   FileStat,
   ReadFileResult,
   Sandbox,
+  SandboxProcess,
   SessionSandboxSpec,
+  SpawnRequest,
 } from "./sandbox.js";
 
 /** Hands out one executor connection of a session, restarting its container when needed. */
@@ -56,5 +59,11 @@ export class DockerSandbox implements Sandbox {
 
   realPath(path: string): Promise<string> {
     return this.runner.withExecutor(this.spec, (sock) => realPathOverSocket(sock, path));
+  }
+
+  /** The process lives on its own connection; an idle stop of the container ends it (`lost`). */
+  spawnProcess(req: SpawnRequest): Promise<SandboxProcess> {
+    if (req.argv.length === 0) return Promise.reject(new TypeError("spawnProcess needs a non-empty argv"));
+    return this.runner.withExecutor(this.spec, (sock) => spawnOverSocket(sock, req));
   }
 }

@@ -39,6 +39,8 @@ interface Waiter {
  */
 export class ExecutorChannel {
   private readonly idle: Socket[] = [];
+  /** Every open connection, idle or taken: long-lived processes hold theirs until closed. */
+  private readonly sockets = new Set<Socket>();
   private readonly waiters: Waiter[] = [];
   private open = 0;
   private closed = false;
@@ -94,7 +96,9 @@ export class ExecutorChannel {
       clearTimeout(w.timer);
       w.reject(new ExecutorUnreachableError("channel closed"));
     }
-    for (const sock of this.idle.splice(0)) sock.destroy();
+    this.idle.length = 0;
+    // server.close waits for open connections; a spawned process's would keep it waiting forever.
+    for (const sock of this.sockets) sock.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
@@ -129,8 +133,10 @@ export class ExecutorChannel {
       return;
     }
     this.open++;
+    this.sockets.add(sock);
     sock.once("close", () => {
       this.open--;
+      this.sockets.delete(sock);
       const i = this.idle.indexOf(sock);
       if (i !== -1) this.idle.splice(i, 1);
       if (this.open === 0) this.failWaitersUnlessRedialled();

@@ -32,6 +32,34 @@ export interface ExecResult {
   durationMs: number;
 }
 
+/** A long-lived process in the sandbox (stdio MCP servers); see `Sandbox.spawnProcess`. */
+export interface SpawnRequest {
+  /** argv, no shell. */
+  argv: string[];
+  cwd?: string;
+  env?: Record<string, string>;
+  /** Every piece of output as it arrives; nothing is buffered or capped for the caller. */
+  onOutput: (stream: OutputStream, data: string) => void;
+}
+
+/** How a spawned process ended; `lost` when the sandbox went away before it reported. */
+export interface ProcessExit {
+  /** null when killed or lost. */
+  exitCode: number | null;
+  signal: string | null;
+  lost: boolean;
+}
+
+/** A running process: text to its stdin, kill its whole group, and its end. */
+export interface SandboxProcess {
+  write(data: string): void;
+  /** Closes stdin. */
+  end(): void;
+  /** Kills the process group (also done when the connection drops). */
+  kill(): void;
+  readonly exited: Promise<ProcessExit>;
+}
+
 export interface FileStat {
   type: "file" | "directory" | "symlink" | "other";
   size: number;
@@ -77,6 +105,8 @@ export interface Sandbox {
   /** The fully resolved path (symlinks followed, `..` collapsed); for a missing file, its
    * parent resolved plus the basename. */
   realPath(path: string): Promise<string>;
+  /** Starts a long-lived process (optional: fakes may leave it out); resolves once it runs. */
+  spawnProcess?(req: SpawnRequest): Promise<SandboxProcess>;
 }
 
 export interface SessionSandboxSpec {

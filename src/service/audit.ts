@@ -1,15 +1,55 @@
-/** The tenant's audit trail: decisions and approvals, newest first. */
+/**
+ * The tenant's audit trail: decisions, approvals (by a key or by expiry) and external results,
+ * newest first. Entries carry a digest of the call's input, never the input itself, so that
+ * secrets in commands or file contents do not end up in the log.
+ */
+import { createHash } from "node:crypto";
 import { and, desc, eq, gte, type SQL } from "drizzle-orm";
 import type { Db } from "../db/open.js";
 import { audit } from "../db/schema.js";
+import { newId, nowIso } from "./ids.js";
 import { type Principal, requireRole } from "./principal.js";
+import type { Tx } from "./queueing.js";
 import { loadTenant } from "./tenants.js";
+
+export type AuditKind = "decision" | "approval" | "external_result";
 
 export interface AuditQuery {
   sessionId?: string;
   jobId?: string;
   since?: string;
   limit?: number;
+}
+
+export interface AuditEntry {
+  tenantId: string;
+  sessionId: string;
+  jobId: string;
+  kind: AuditKind;
+  /** The key that acted; null for the service itself (expiry). */
+  actorKeyId: string | null;
+  data: Record<string, unknown>;
+}
+
+/** `sha256:<hex>` of the input as canonical JSON (keys sorted), so equal inputs match. */
+export function inputDigest(input: unknown): string {
+  return `sha256:${createHash("sha256").update(canonicalJson(input)).digest("hex")}`;
+}
+
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
+  if (v && typeof v === "object") {
+    const entries = Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(",")}}`;
+  }
+  return JSON.stringify(v) ?? "null";
+}
+
+/** Appends one entry (inside the caller's transaction, so it lands with the change it records). */
+export function writeAudit(tx: Tx | Db, entry: AuditEntry): void {
+  tx.insert(audit)
+    .values({ id: newId("aud"), ...entry, createdAt: nowIso() })
+    .run();
 }
 
 export function listAudit(deps: { db: Db }, p: Principal, tenantId: string, q: AuditQuery) {

@@ -4,7 +4,12 @@ import type { SessionRow, StoredDecision } from "../db/schema.js";
 import { checkPermission } from "../permission/engine.js";
 import type { PermissionContext, ToolInput } from "../permission/types.js";
 import type { ToolBase } from "../toolkit/tool-base.js";
+import { type Principal, requireRole } from "./principal.js";
 import { parseRulesOrThrow, readTenantRules } from "./rules.js";
+import type { SessionToolkitDeps } from "./session-toolkit.js";
+import { inactiveCall, resolveSessionTool } from "./session-tools.js";
+import { loadSession } from "./sessions.js";
+import { validateToolInput } from "./tool-input.js";
 
 /** The permission context of a call in this session: tenant rules first, then session rules. */
 export function permissionContext(db: Db, session: SessionRow): PermissionContext {
@@ -37,4 +42,19 @@ export function decideCall(db: Db, session: SessionRow, tool: ToolBase, input: T
     suggestions: d.suggestions ?? [],
     decidedBy: d.decidedBy,
   };
+}
+
+/** What the engine would decide for this call now, without running or recording anything. */
+export function dryRunDecision(
+  deps: SessionToolkitDeps,
+  p: Principal,
+  sessionId: string,
+  body: { tool: string; input: unknown },
+): StoredDecision {
+  requireRole(p, ["agent", "tenant_admin"]);
+  const session = loadSession(deps.db, p, sessionId);
+  const resolved = resolveSessionTool(deps, session, body.tool);
+  if (resolved.inactive) return inactiveCall(session, resolved.message).decision;
+  const tool = resolved.tool;
+  return decideCall(deps.db, session, tool, validateToolInput(tool, body.input));
 }

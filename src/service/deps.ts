@@ -8,6 +8,7 @@ import type { SandboxProvider } from "../sandbox/sandbox.js";
 import type { ReadCacheStore } from "../toolkit/read-cache.js";
 import type { ToolBase } from "../toolkit/tool-base.js";
 import type { Metrics } from "./metrics.js";
+import type { SkillFiles } from "./skill-files.js";
 
 export type JobEventType = "status" | "chunk" | "result";
 
@@ -30,7 +31,8 @@ export interface JobEvents {
 
 /** The work queue; payloads are job ids only: the row is the source of truth. */
 export interface JobQueue {
-  enqueue(jobId: string): Promise<void>;
+  /** `priority`: BullMQ-style, lower runs first (tenant fairness, see fair-priority.ts). */
+  enqueue(jobId: string, opts?: { priority?: number }): Promise<void>;
   /** Wakes a job held back by its session's ordering (no-op when it is not waiting). */
   promote(jobId: string): Promise<void>;
   /** Drops a queued job that will never run (cancelled before start); best effort. */
@@ -51,6 +53,8 @@ export interface RateLimiter {
 export interface Quotas {
   maxSessions: number;
   callsPerMinute: number;
+  /** Queued + running calls per tenant; unset means DEFAULT_MAX_ACTIVE_CALLS. */
+  maxActiveCalls?: number;
 }
 
 export interface ToolRegistry {
@@ -66,6 +70,8 @@ export interface ServiceDeps {
   cancels: CancelBus;
   sandboxes: SandboxProvider;
   readCache: ReadCacheStore;
+  /** Tenants' skill files on the host (mounted read-only at /skills in session containers). */
+  skillFiles: SkillFiles;
   metrics: Metrics;
   logger: Logger;
   limiter: RateLimiter;

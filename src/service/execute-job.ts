@@ -1,30 +1,44 @@
-/** Runs a claimed job's tool in the session's sandbox and stores its result durably. */
+/** Runs a claimed job's tool through the session's toolkit and stores its result durably. */
 import type { JobStatus, StoredResult } from "../db/schema.js";
-import { SandboxUnavailableError } from "../sandbox/sandbox.js";
+import { AppError } from "../errors.js";
+import type { ToolInput } from "../permission/types.js";
+import { type Sandbox, SandboxUnavailableError } from "../sandbox/sandbox.js";
 import type { ToolChunk } from "../toolkit/content.js";
-import { appendChunk, createResponse, type ToolResponse } from "../toolkit/response.js";
+import type { NextHandler, ToolMiddleware } from "../toolkit/middleware.js";
+import type { ToolResponse } from "../toolkit/response.js";
 import type { ToolRunContext } from "../toolkit/run-context.js";
-import { invoke } from "../toolkit/tool-base.js";
-import { INTERRUPTED_TEXT } from "../toolkit/toolkit-errors.js";
+import type { ToolBase } from "../toolkit/tool-base.js";
 import type { ServiceDeps } from "./deps.js";
-import { findJob, textResult } from "./job-view.js";
+import { findJob } from "./job-view.js";
 import { finishJob, publishState } from "./queueing.js";
 import { type Claim, failJob, wakeSuccessors } from "./run-job.js";
+import { acquireSessionSandbox } from "./session-sandbox.js";
+import { sessionToolkit } from "./session-toolkit.js";
+import { saveActiveGroups } from "./session-tools.js";
 import { setSessionCwd } from "./sessions.js";
+import { SqliteTaskStore } from "./task-store.js";
 
 type Running = Extract<Claim, { kind: "run" }>;
 
 /**
  * Throws SandboxUnavailableError (the caller retries with backoff); every other failure ends
- * the job: a tool that fails is a result, an unexpected exception a generic `failed`.
+ * the job: a tool that fails is a result, an unexpected exception a generic `failed`. The
+ * sandbox is acquired on first use, so `reset_tools`, `Skill` and the task tools never start a
+ * container.
  */
 export async function executeJob(deps: ServiceDeps, claim: Running, signal: AbortSignal): Promise<void> {
   const { job, session } = claim;
-  const tool = deps.tools.get(job.tool);
-  if (!tool) return failJob(deps, job.id, `Error: the tool ${job.tool} is no longer available.`);
+  const guard = new CrashGuard(job.id);
+  let built: ReturnType<typeof sessionToolkit>;
+  try {
+    built = sessionToolkit(deps, session, { wrap: (t) => guard.wrap(t) });
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    return failJob(deps, job.id, `Error: ${err.message}`);
+  }
+  const { toolkit, activeGroups } = built;
   // Events are published in order but off the critical path; awaited before the result.
   let pending: Promise<unknown> = publishState(deps, job.id);
-  const sandbox = await deps.sandboxes.acquire({ sessionId: session.id, tenantId: session.tenantId });
   const seen = new Set<string>();
   const publish = (chunk: ToolChunk) => {
     if (seen.has(chunk.id)) return;
@@ -32,9 +46,14 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
     const data = { content: chunk.content, state: chunk.state };
     pending = pending.then(() => deps.events.append(job.id, { type: "chunk", data })).catch(() => undefined);
   };
+  let unavailable: SandboxUnavailableError | undefined;
   const ctx: ToolRunContext = {
     sessionId: session.id,
-    sandbox,
+    sandbox: lazySandbox(
+      session.id,
+      () => acquireSessionSandbox(deps, session),
+      (err) => (unavailable ??= err),
+    ),
     cwd: session.cwd,
     home: session.home,
     workingDirectories: session.workingDirectories,
@@ -47,27 +66,18 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
       job.decision.decidedBy !== "approval",
     setCwd: (cwd) => setSessionCwd(deps.db, session.id, cwd),
     onChunk: publish,
+    activeGroups,
+    setActiveGroups: (groups) => saveActiveGroups(deps.db, session.id, groups),
+    taskStore: new SqliteTaskStore(deps.db),
   };
 
-  const response = createResponse(job.id);
-  try {
-    for await (const chunk of invoke(tool, job.input, ctx)) {
-      publish(chunk);
-      appendChunk(response, chunk);
-    }
-  } catch (err) {
-    if (err instanceof SandboxUnavailableError) throw err;
-    await pending;
-    if (signal.aborted) {
-      if (finishJob(deps.db, job.id, "cancelled", textResult(INTERRUPTED_TEXT, "interrupted"))) {
-        await publishState(deps, job.id);
-      }
-      return wakeSuccessors(deps, job.id);
-    }
-    deps.logger.error({ err, jobId: job.id, tool: job.tool }, "tool threw");
-    return failJob(deps, job.id, `Error: the tool failed unexpectedly (job ${job.id}).`);
-  }
+  const response = await toolkit.callTool(job.tool, job.input, ctx, { callId: job.id });
   await pending;
+  if (unavailable) throw unavailable;
+  if (guard.crash !== undefined) {
+    deps.logger.error({ err: guard.crash, jobId: job.id, tool: job.tool }, "tool threw");
+    return failJob(deps, job.id, guard.message);
+  }
   const cancelled = signal.aborted || findJob(deps.db, job.id)?.cancelRequested === true;
   const status = statusOf(response, cancelled);
   if (finishJob(deps.db, job.id, status, toResult(response))) {
@@ -75,6 +85,70 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
     await publishState(deps, job.id);
   }
   await wakeSuccessors(deps, job.id);
+}
+
+/**
+ * The outermost middleware of every built-in tool in a job: an unexpected exception is logged
+ * and answered with a generic text (never the raw error); cancels and sandbox failures pass.
+ */
+class CrashGuard implements ToolMiddleware {
+  crash: unknown;
+  readonly message: string;
+
+  constructor(jobId: string) {
+    this.message = `Error: the tool failed unexpectedly (job ${jobId}).`;
+  }
+
+  wrap(tool: ToolBase): ToolBase {
+    const middlewares = [this, ...tool.middlewares];
+    return new Proxy(tool, { get: (t, key) => (key === "middlewares" ? middlewares : Reflect.get(t, key)) });
+  }
+
+  async *onToolCall(
+    _tool: ToolBase,
+    input: ToolInput,
+    next: NextHandler,
+    ctx: ToolRunContext,
+  ): AsyncIterable<ToolChunk> {
+    try {
+      yield* next(input);
+    } catch (err) {
+      if (err instanceof SandboxUnavailableError || ctx.signal.aborted) throw err;
+      this.crash = err;
+      throw new Error(this.message);
+    }
+  }
+}
+
+/** A sandbox acquired on first use; reports SandboxUnavailableError even when a tool swallows it. */
+function lazySandbox(
+  sessionId: string,
+  acquire: () => Promise<Sandbox>,
+  onUnavailable: (err: SandboxUnavailableError) => void,
+): Sandbox {
+  let sandbox: Promise<Sandbox> | undefined;
+  const use = async <T>(fn: (sb: Sandbox) => Promise<T>): Promise<T> => {
+    try {
+      sandbox ??= acquire();
+      return await fn(await sandbox);
+    } catch (err) {
+      if (err instanceof SandboxUnavailableError) onUnavailable(err);
+      throw err;
+    }
+  };
+  return {
+    sessionId,
+    exec: (req) => use((sb) => sb.exec(req)),
+    readFile: (path, opts) => use((sb) => sb.readFile(path, opts)),
+    writeFile: (path, data) => use((sb) => sb.writeFile(path, data)),
+    stat: (path) => use((sb) => sb.stat(path)),
+    realPath: (path) => use((sb) => sb.realPath(path)),
+    spawnProcess: (req) =>
+      use(async (sb) => {
+        if (!sb.spawnProcess) throw new Error("This sandbox cannot start long-lived processes.");
+        return sb.spawnProcess(req);
+      }),
+  };
 }
 
 function statusOf(r: ToolResponse, cancelled: boolean): JobStatus {

@@ -15,6 +15,10 @@ export interface JobView {
   decision: StoredDecision;
   result?: StoredResult;
   idempotencyKey?: string;
+  /** The key that answered the approval, or "expiry". */
+  approvedBy?: string;
+  /** When a pending approval will be denied unanswered. */
+  approvalExpiresAt?: string;
   createdAt: string;
   startedAt?: string;
   finishedAt?: string;
@@ -36,6 +40,8 @@ export function toJobView(row: JobRow): JobView {
     decision: row.decision,
     ...(row.result ? { result: row.result } : {}),
     ...(row.idempotencyKey ? { idempotencyKey: row.idempotencyKey } : {}),
+    ...(row.approvedBy ? { approvedBy: row.approvedBy } : {}),
+    ...(row.approvalExpiresAt ? { approvalExpiresAt: row.approvalExpiresAt } : {}),
     createdAt: row.createdAt,
     ...(row.startedAt ? { startedAt: row.startedAt } : {}),
     ...(row.finishedAt ? { finishedAt: row.finishedAt } : {}),

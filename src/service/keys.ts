@@ -102,3 +102,29 @@ export function ensureAdminKey(deps: { db: Db }, configured: string | undefined)
     .run();
   return key;
 }
+
+export interface KeyView {
+  id: string;
+  role: KeyRole;
+  name: string | null;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+/** The tenant's keys without secrets or hashes (revoked ones included, marked). */
+export function listKeys(deps: { db: Db }, p: Principal, tenantId: string): KeyView[] {
+  requireRole(p, ["tenant_admin"]);
+  loadTenant(deps, p, tenantId);
+  return deps.db
+    .select({
+      id: apiKeys.id,
+      role: apiKeys.role,
+      name: apiKeys.name,
+      createdAt: apiKeys.createdAt,
+      revokedAt: apiKeys.revokedAt,
+    })
+    .from(apiKeys)
+    .where(eq(apiKeys.tenantId, tenantId))
+    .orderBy(apiKeys.createdAt)
+    .all();
+}

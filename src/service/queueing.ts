@@ -3,6 +3,7 @@ import { eq, sql } from "drizzle-orm";
 import type { Db } from "../db/open.js";
 import { type JobStatus, jobs, type StoredResult, sessions } from "../db/schema.js";
 import type { ServiceDeps } from "./deps.js";
+import { fairPriority } from "./fair-priority.js";
 import { nowIso } from "./ids.js";
 import { findJob, isTerminal } from "./job-view.js";
 
@@ -23,7 +24,7 @@ export function takeSeq(tx: Tx | Db, sessionId: string): number {
 /** Enqueues a job already marked `queued`; if the queue refuses, the job fails clearly. */
 export async function enqueueOrFail(deps: Pick<ServiceDeps, "db" | "queue" | "logger">, jobId: string) {
   try {
-    await deps.queue.enqueue(jobId);
+    await deps.queue.enqueue(jobId, { priority: fairPriority(deps.db, jobId) });
   } catch (err) {
     deps.logger.error({ err, jobId }, "enqueue failed");
     finishJob(deps.db, jobId, "failed", {

@@ -1,24 +1,74 @@
-/** The tools a session's model should see now: name, description, input schema. */
-import type { ServiceDeps } from "./deps.js";
+/**
+ * A session's tools as the model sees them, and how a submitted call's name resolves.
+ *
+ * Seam note (issue 5): `resolveSessionTool(deps, session, name)` replaces
+ * `resolveTool(deps.tools, name, session)` from tool-input.ts for calls (submit-call.ts) and dry
+ * runs (decide.ts). It resolves against the session's whole toolkit (built-ins, task tools,
+ * external tools, group tools, `reset_tools`, `Skill`): an unknown name is still a 400 on `tool`;
+ * a tool of an inactive group comes back as `{inactive: true, message}` and its call is recorded
+ * `failed` at once with that message (`inactiveCall`), without validation or a decision (§16.1).
+ * `deps` needs `skillFiles` and `logger` besides `db` and `tools` (ServiceDeps has them).
+ */
+import { eq } from "drizzle-orm";
+import type { Db } from "../db/open.js";
+import { type SessionRow, type StoredDecision, type StoredResult, sessions } from "../db/schema.js";
+import { ValidationError } from "../errors.js";
+import type { SessionToolListing } from "../toolkit/session-toolkit.js";
+import type { ToolBase } from "../toolkit/tool-base.js";
+import { textResult } from "./job-view.js";
 import { type Principal, requireRole } from "./principal.js";
-import { loadSession, sessionTools } from "./sessions.js";
+import { type SessionToolkitDeps, sessionToolkit } from "./session-toolkit.js";
+import { loadSession } from "./sessions.js";
 
-export interface SessionTools {
-  tools: { name: string; description: string; inputSchema: Record<string, unknown> }[];
-  systemPrompt: string;
+export type SessionTools = SessionToolListing;
+
+/** `GET /v1/sessions/{sid}/tools`: the active tools in the reference's order and the skills prompt. */
+export function listSessionTools(deps: SessionToolkitDeps, p: Principal, sid: string): SessionTools {
+  requireRole(p, ["agent"]);
+  return sessionToolkit(deps, loadSession(deps.db, p, sid)).listing;
 }
 
-export function listSessionTools(
-  deps: Pick<ServiceDeps, "db" | "tools">,
-  p: Principal,
-  sid: string,
-): SessionTools {
-  requireRole(p, ["agent"]);
-  const session = loadSession(deps.db, p, sid);
-  const tools = sessionTools(deps.tools, session).map((t) => ({
-    name: t.name,
-    description: t.description,
-    inputSchema: t.inputSchema as Record<string, unknown>,
-  }));
-  return { tools, systemPrompt: "" };
+/** What a call's tool name names in this session now. */
+export type ResolvedTool =
+  | { tool: ToolBase; inactive: false }
+  | { tool: ToolBase; inactive: true; message: string };
+
+/** Resolves a call's tool; an unknown name is a 400 on `tool` (the contract since v1). */
+export function resolveSessionTool(
+  deps: SessionToolkitDeps,
+  session: SessionRow,
+  name: string,
+): ResolvedTool {
+  const { toolkit, activeGroups } = sessionToolkit(deps, session);
+  const found = toolkit.resolve(name, activeGroups);
+  if (found.ok) return { tool: found.tool, inactive: false };
+  const tool = toolkit.groupOf(name) ? toolkit.getTool(name) : undefined;
+  if (tool) return { tool, inactive: true, message: found.message };
+  throw new ValidationError(`unknown tool ${name}`, [
+    { path: "tool", message: `no tool named ${JSON.stringify(name)} in this session` },
+  ]);
+}
+
+/** The decision and result of a call of an inactive group's tool: `failed`, never run or decided. */
+export function inactiveCall(
+  session: Pick<SessionRow, "mode">,
+  message: string,
+): { decision: StoredDecision; result: StoredResult } {
+  return {
+    decision: {
+      behavior: "deny",
+      message,
+      reason: "The tool's group is inactive; the call was not run.",
+      mode: session.mode,
+      bypassImmune: false,
+      suggestions: [],
+      decidedBy: "tool",
+    },
+    result: textResult(message, "error"),
+  };
+}
+
+/** `reset_tools` changed the session's active groups. */
+export function saveActiveGroups(db: Db, sessionId: string, groups: string[]): void {
+  db.update(sessions).set({ activeGroups: groups }).where(eq(sessions.id, sessionId)).run();
 }

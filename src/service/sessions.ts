@@ -10,6 +10,8 @@ import type { ServiceDeps, ToolRegistry } from "./deps.js";
 import { newId, nowIso } from "./ids.js";
 import { callerTenant, type Principal, requireRole, requireTenant } from "./principal.js";
 import { checkSessionQuota } from "./quotas.js";
+import { getSkillRecords, getToolGroups } from "./session-toolkit.js";
+import { assertModeAllowed } from "./tenant-settings.js";
 
 export interface SessionView {
   id: string;
@@ -68,15 +70,41 @@ function checkToolNames(registry: ToolRegistry, names: readonly string[]): void 
   if (details.length > 0) throw new ValidationError("unknown tools", details);
 }
 
+/** Names a session picks from its tenant's configuration; each unknown one is a 400 naming it. */
+function checkTenantNames(
+  field: string,
+  names: readonly string[],
+  known: readonly string[],
+  kind: string,
+): void {
+  const details = names.flatMap((n, i) =>
+    known.includes(n) ? [] : [{ path: `${field}[${i}]`, message: `no ${kind} named ${JSON.stringify(n)}` }],
+  );
+  if (details.length > 0) throw new ValidationError(`unknown ${kind}s`, details);
+}
+
 export function createSession(
   deps: Pick<ServiceDeps, "db" | "tools" | "quotas">,
   p: Principal,
-  input: { mode?: PermissionMode; workingDirectories?: string[]; tools?: string[] },
+  input: {
+    mode?: PermissionMode;
+    workingDirectories?: string[];
+    tools?: string[];
+    toolGroups?: string[];
+    skills?: string[];
+  },
 ): SessionView {
   requireRole(p, ["agent", "tenant_admin"]);
   const tenantId = callerTenant(p);
+  assertModeAllowed(deps.db, tenantId, input.mode);
   checkDirectories(input.workingDirectories ?? []);
   if (input.tools) checkToolNames(deps.tools, input.tools);
+  const groups = getToolGroups(deps.db, tenantId).map((g) => g.name);
+  if (input.toolGroups) checkTenantNames("toolGroups", input.toolGroups, groups, "tool group");
+  if (input.skills) {
+    const known = getSkillRecords(deps.db, tenantId).map((s) => s.name);
+    checkTenantNames("skills", input.skills, known, "skill");
+  }
   checkSessionQuota(deps, tenantId);
   const now = nowIso();
   const row: SessionRow = {
@@ -88,9 +116,10 @@ export function createSession(
     workingDirectories: input.workingDirectories ?? [],
     rules: { allow: [], deny: [], ask: [] },
     tools: input.tools ? [...new Set(input.tools)] : null,
-    toolGroups: null,
-    skills: null,
-    activeGroups: [],
+    toolGroups: input.toolGroups ? [...new Set(input.toolGroups)] : null,
+    skills: input.skills ? [...new Set(input.skills)] : null,
+    // The named groups start active, in the tenant's registration order (as reset_tools stores them).
+    activeGroups: groups.filter((g) => input.toolGroups?.includes(g)),
     status: "active",
     nextSeq: 1,
     createdAt: now,
@@ -117,6 +146,7 @@ export function updateSession(
 ): SessionView {
   requireRole(p, ["agent", "tenant_admin"]);
   const row = loadSession(deps.db, p, sessionId);
+  assertModeAllowed(deps.db, row.tenantId, input.mode);
   if (input.workingDirectories) checkDirectories(input.workingDirectories);
   const set = {
     mode: input.mode ?? row.mode,

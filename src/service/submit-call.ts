@@ -1,23 +1,31 @@
-/** Submit a tool call: validate, decide, record the job with its decision, enqueue when allowed. */
+/**
+ * Submit a tool call: validate, decide, record the job with its decision (and an audit entry),
+ * then act on it: enqueue (allow), finish (deny), wait for a human (ask, until the tenant's
+ * approval TTL) or for the client (external tools).
+ */
 import { and, eq } from "drizzle-orm";
-import { audit, type JobRow, type JobStatus, jobs } from "../db/schema.js";
+import type { JobRow, JobStatus, SessionRow, StoredDecision, StoredResult } from "../db/schema.js";
+import { jobs } from "../db/schema.js";
+import type { ToolInput } from "../permission/types.js";
+import type { ToolBase } from "../toolkit/tool-base.js";
+import { inputDigest, writeAudit } from "./audit.js";
 import { decideCall } from "./decide.js";
 import type { ServiceDeps } from "./deps.js";
-import { newId, nowIso } from "./ids.js";
+import { newId } from "./ids.js";
 import { type JobView, textResult, toJobView } from "./job-view.js";
 import { type Principal, requireRole } from "./principal.js";
 import { enqueueOrFail, publishState, takeSeq } from "./queueing.js";
-import { checkCallRate } from "./quotas.js";
+import { checkCallQuotas } from "./quotas.js";
+import { inactiveCall, resolveSessionTool } from "./session-tools.js";
 import { loadSession } from "./sessions.js";
-import { resolveTool, validateToolInput } from "./tool-input.js";
+import { readTenantSettings } from "./tenant-settings.js";
+import { validateToolInput } from "./tool-input.js";
 
 export interface SubmitCallInput {
   tool: string;
   input: unknown;
   idempotencyKey?: string;
 }
-
-const STATUS_OF = { allow: "queued", deny: "denied", ask: "awaiting_approval" } as const;
 
 /** Returns the job and whether it was created now (false: the idempotency key's existing job). */
 export async function submitCall(
@@ -30,54 +38,93 @@ export async function submitCall(
   const session = loadSession(deps.db, p, sessionId);
   const existing = findByKey(deps, sessionId, body.idempotencyKey);
   if (existing) return { job: toJobView(existing), created: false };
-  await checkCallRate(deps, session.tenantId);
+  await checkCallQuotas(deps, session.tenantId);
 
-  const tool = resolveTool(deps.tools, body.tool, session);
+  const row = newJobRow(deps, session, planCall(deps, session, body), body.idempotencyKey);
+  deps.db.transaction((tx) => {
+    if (row.status === "queued") row.seq = takeSeq(tx, sessionId);
+    tx.insert(jobs).values(row).run();
+    const data = {
+      tool: row.tool,
+      inputDigest: inputDigest(row.input),
+      status: row.status,
+      decision: row.decision,
+    };
+    writeAudit(tx, {
+      tenantId: session.tenantId,
+      sessionId,
+      jobId: row.id,
+      kind: "decision",
+      actorKeyId: p.keyId,
+      data,
+    });
+  });
+  deps.metrics.inc("toolshed_calls_submitted_total", { behavior: row.decision.behavior });
+  await publishState(deps, row.id);
+  if (row.status === "queued") await enqueueOrFail(deps, row.id);
+  return { job: toJobView(row), created: true };
+}
+
+interface CallPlan {
+  tool: ToolBase;
+  input: ToolInput;
+  decision: StoredDecision;
+  status: JobStatus;
+  result: StoredResult | null;
+}
+
+/** Resolves, validates and decides; a tool of an inactive group fails at once, undecided. */
+function planCall(deps: ServiceDeps, session: SessionRow, body: SubmitCallInput): CallPlan {
+  const resolved = resolveSessionTool(deps, session, body.tool);
+  if (resolved.inactive) {
+    const { decision, result } = inactiveCall(session, resolved.message);
+    return { tool: resolved.tool, input: body.input as ToolInput, decision, status: "failed", result };
+  }
+  const tool = resolved.tool;
   const input = validateToolInput(tool, body.input);
   const decision = decideCall(deps.db, session, tool, input);
-  const status: JobStatus = STATUS_OF[decision.behavior];
-  const now = nowIso();
-  const row: JobRow = {
+  const status = statusOf(decision, tool);
+  const result = status === "denied" ? textResult(decision.message, "denied") : null;
+  return { tool, input, decision, status, result };
+}
+
+function statusOf(decision: StoredDecision, tool: ToolBase): JobStatus {
+  if (decision.behavior === "deny") return "denied";
+  if (decision.behavior === "ask") return "awaiting_approval";
+  return tool.isExternalTool ? "awaiting_external" : "queued";
+}
+
+function newJobRow(
+  deps: Pick<ServiceDeps, "db">,
+  session: SessionRow,
+  plan: CallPlan,
+  idempotencyKey: string | undefined,
+): JobRow {
+  const { status } = plan;
+  const now = Date.now();
+  const ttlMs = readTenantSettings(deps.db, session.tenantId).approvalTtlSeconds * 1000;
+  const finished = status === "denied" || status === "failed";
+  return {
     id: newId("job"),
     tenantId: session.tenantId,
-    sessionId,
-    tool: tool.name,
-    input,
+    sessionId: session.id,
+    tool: plan.tool.name,
+    input: plan.input,
     status,
-    decision,
-    result: status === "denied" ? textResult(decision.message, "denied") : null,
-    idempotencyKey: body.idempotencyKey ?? null,
+    decision: plan.decision,
+    result: plan.result,
+    idempotencyKey: idempotencyKey ?? null,
     seq: null,
-    concurrencySafe: tool.isConcurrencySafe,
+    concurrencySafe: plan.tool.isConcurrencySafe,
     cancelRequested: false,
     runs: 0,
     error: null,
-    approvalExpiresAt: null,
+    approvalExpiresAt: status === "awaiting_approval" ? new Date(now + ttlMs).toISOString() : null,
     approvedBy: null,
-    createdAt: now,
+    createdAt: new Date(now).toISOString(),
     startedAt: null,
-    finishedAt: status === "denied" ? now : null,
+    finishedAt: finished ? new Date(now).toISOString() : null,
   };
-  deps.db.transaction((tx) => {
-    if (status === "queued") row.seq = takeSeq(tx, sessionId);
-    tx.insert(jobs).values(row).run();
-    tx.insert(audit)
-      .values({
-        id: newId("aud"),
-        tenantId: session.tenantId,
-        sessionId,
-        jobId: row.id,
-        kind: "decision",
-        actorKeyId: p.keyId,
-        data: { tool: row.tool, decision },
-        createdAt: now,
-      })
-      .run();
-  });
-  deps.metrics.inc("toolshed_calls_submitted_total", { behavior: decision.behavior });
-  await publishState(deps, row.id);
-  if (status === "queued") await enqueueOrFail(deps, row.id);
-  return { job: toJobView(row), created: true };
 }
 
 function findByKey(deps: ServiceDeps, sessionId: string, key: string | undefined): JobRow | undefined {

@@ -87,7 +87,10 @@ describe("sessions", () => {
     const res = await t.call("GET", `/v1/sessions/${s.body.id}/tools`, { key: a.agentKey });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const names = res.body.tools.map((x: { name: string }) => x.name);
-    expect(names).toEqual(["Bash", "Read", "Write", "Edit", "Glob", "Grep"]);
+    expect(names).toEqual([
+      ...["Bash", "Read", "Write", "Edit", "Glob", "Grep"],
+      ...["TaskCreate", "TaskGet", "TaskList", "TaskUpdate"],
+    ]);
     expect(res.body.tools[1].inputSchema.required).toContain("file_path");
     const admin = await t.call("GET", `/v1/sessions/${s.body.id}/tools`, { key: a.adminKey });
     expect(admin.status).toBe(403);

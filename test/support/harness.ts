@@ -19,7 +19,9 @@ import { type Quotas, type ServiceDeps, toolRegistry } from "../../src/service/d
 import { ensureAdminKey } from "../../src/service/keys.js";
 import { Metrics } from "../../src/service/metrics.js";
 import { SqliteReadCache } from "../../src/service/read-cache-store.js";
+import { SkillFiles } from "../../src/service/skill-files.js";
 import { createBuiltinTools } from "../../src/toolkit/builtins.js";
+import { createTaskTools } from "../../src/toolkit/tasks/task-tools.js";
 import { MemoryBus } from "./memory-bus.js";
 
 export const ADMIN_KEY = "test-admin-key-0123456789abcdef";
@@ -153,12 +155,13 @@ export function createApiTestApp(sandboxes: SandboxProvider, quotas: Partial<Quo
   const bus = new MemoryBus();
   const deps: ServiceDeps = {
     db,
-    tools: toolRegistry(createBuiltinTools()),
+    tools: toolRegistry([...createBuiltinTools(), ...createTaskTools()]),
     queue: bus,
     events: bus,
     cancels: bus,
     sandboxes,
     readCache: new SqliteReadCache(db),
+    skillFiles: new SkillFiles(join(dataDir, "skills")),
     metrics: new Metrics(),
     logger: createLogger("silent"),
     limiter: bus,

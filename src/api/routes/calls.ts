@@ -1,11 +1,21 @@
 /** Tool calls: submit (optionally waiting for the result) and the dry-run decision. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { dryRunDecision } from "../../service/decide.js";
 import { isTerminal } from "../../service/job-view.js";
-import { dryRunDecision, waitForJob } from "../../service/jobs.js";
+import { waitForJob } from "../../service/jobs.js";
 import { submitCall } from "../../service/submit-call.js";
 import type { ApiDeps } from "../app.js";
 import type { AppEnv } from "../context.js";
-import { bearer, Decision, errorResponses, JobEnvelope, json, jsonBody } from "../schemas.js";
+import {
+  bearer,
+  Decision,
+  errorResponses,
+  JobEnvelope,
+  json,
+  jsonBody,
+  rateLimitedResponse,
+  tooLargeResponse,
+} from "../schemas.js";
 
 const Sid = z.object({ sid: z.string() });
 const Call = z.object({
@@ -25,8 +35,13 @@ const postCall = createRoute({
   },
   responses: {
     200: json(JobEnvelope, "finished within the wait"),
-    202: json(JobEnvelope, "accepted; not finished yet"),
+    202: json(
+      JobEnvelope,
+      "accepted; not finished yet (queued, running, awaiting_approval, awaiting_external)",
+    ),
     ...errorResponses,
+    ...tooLargeResponse,
+    ...rateLimitedResponse,
   },
 });
 
@@ -34,8 +49,13 @@ const postDecision = createRoute({
   method: "post",
   path: "/v1/sessions/{sid}/decisions",
   security: bearer,
+  description: "What the policy would decide for this call now; nothing is run or recorded.",
   request: { params: Sid, body: jsonBody(Call.omit({ idempotencyKey: true })) },
-  responses: { 200: json(z.object({ decision: Decision }), "what would be decided"), ...errorResponses },
+  responses: {
+    200: json(z.object({ decision: Decision }), "what would be decided"),
+    ...errorResponses,
+    ...tooLargeResponse,
+  },
 });
 
 export function callRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {

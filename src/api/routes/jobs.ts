@@ -1,10 +1,20 @@
-/** Jobs: read, cancel, answer an approval. */
+/** Jobs: read, cancel, answer an approval, post an external tool's result. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { answerApproval } from "../../service/approval.js";
+import { expireIfDue } from "../../service/approval-expiry.js";
+import { postExternalResult } from "../../service/external-result.js";
 import { cancelJob, getJob } from "../../service/jobs.js";
 import type { ApiDeps } from "../app.js";
 import type { AppEnv } from "../context.js";
-import { bearer, ErrorBody, errorResponses, JobEnvelope, json, jsonBody } from "../schemas.js";
+import {
+  bearer,
+  conflictResponse,
+  errorResponses,
+  JobEnvelope,
+  json,
+  jsonBody,
+  tooLargeResponse,
+} from "../schemas.js";
 
 const Jid = z.object({ jid: z.string() });
 
@@ -28,27 +38,73 @@ const approval = createRoute({
   method: "post",
   path: "/v1/jobs/{jid}/approval",
   security: bearer,
+  description:
+    "Answers an `awaiting_approval` job. tenant_admin always; agent only when the tenant's " +
+    "`agentsMayApprove` is on, and then `remember` may hold only the call's suggested rules. " +
+    "A second answer, or one after the approval expired, is a 409.",
   request: {
     params: Jid,
-    body: jsonBody(z.object({ approve: z.boolean(), remember: z.array(z.string()).optional() })),
+    body: jsonBody(
+      z.strictObject({
+        approve: z.boolean(),
+        remember: z
+          .array(z.string())
+          .max(50)
+          .optional()
+          .openapi({ description: "allow rules added to the session" }),
+      }),
+    ),
   },
   responses: {
     200: json(JobEnvelope, "the job"),
-    409: json(ErrorBody, "not awaiting approval (already answered)"),
+    ...conflictResponse,
     ...errorResponses,
+    ...tooLargeResponse,
+  },
+});
+
+const ExternalResult = z
+  .strictObject({
+    content: z.array(z.strictObject({ type: z.literal("text"), text: z.string() })).min(1),
+    isError: z.boolean().optional(),
+  })
+  .openapi("ExternalResult");
+
+const externalResult = createRoute({
+  method: "post",
+  path: "/v1/jobs/{jid}/external-result",
+  security: bearer,
+  description:
+    "The result of an external tool's call: the job (`awaiting_external`) ends succeeded, or failed when `isError`.",
+  request: { params: Jid, body: jsonBody(ExternalResult) },
+  responses: {
+    200: json(JobEnvelope, "the finished job"),
+    ...conflictResponse,
+    ...errorResponses,
+    ...tooLargeResponse,
   },
 });
 
 export function jobRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
-  app.openapi(getOne, (c) =>
-    c.json({ job: getJob(deps, c.get("principal"), c.req.valid("param").jid) }, 200),
-  );
+  app.openapi(getOne, async (c) => {
+    const { jid } = c.req.valid("param");
+    const job = getJob(deps, c.get("principal"), jid);
+    // The check on read: an approval past its expiry is shown denied even between sweeps.
+    if (job.status !== "awaiting_approval") return c.json({ job }, 200);
+    await expireIfDue(deps, jid);
+    return c.json({ job: getJob(deps, c.get("principal"), jid) }, 200);
+  });
   app.openapi(cancel, async (c) => {
     const job = await cancelJob(deps, c.get("principal"), c.req.valid("param").jid);
     return c.json({ job }, 200);
   });
   app.openapi(approval, async (c) => {
     const job = await answerApproval(deps, c.get("principal"), c.req.valid("param").jid, c.req.valid("json"));
+    return c.json({ job }, 200);
+  });
+  app.openapi(externalResult, async (c) => {
+    const body = c.req.valid("json");
+    const job = await postExternalResult(deps, c.get("principal"), c.req.valid("param").jid, body);
     return c.json({ job }, 200);
   });
 }

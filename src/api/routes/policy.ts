@@ -3,14 +3,19 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { policyCheck } from "../../service/policy-check.js";
 import type { ApiDeps } from "../app.js";
 import type { AppEnv } from "../context.js";
-import { bearer, errorResponses, json, jsonBody } from "../schemas.js";
+import { bearer, errorResponses, json, jsonBody, tooLargeResponse } from "../schemas.js";
 
 const route = createRoute({
   method: "post",
   path: "/v1/policy/check",
   security: bearer,
   request: { body: jsonBody(z.record(z.string(), z.unknown())) },
-  responses: { 200: json(z.record(z.string(), z.unknown()), "the engine's answer"), ...errorResponses },
+  description: "The CLI's policy check over HTTP (api.md): nothing is run or recorded.",
+  responses: {
+    200: json(z.record(z.string(), z.unknown()), "the engine's answer"),
+    ...errorResponses,
+    ...tooLargeResponse,
+  },
 });
 
 export function policyRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {

@@ -1,11 +1,11 @@
 /** Tenants, their keys and their rule sets. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { createKey, revokeKey } from "../../service/keys.js";
+import { createKey, listKeys, revokeKey } from "../../service/keys.js";
 import { getTenantRules, putTenantRules } from "../../service/rules.js";
 import { createTenant } from "../../service/tenants.js";
 import type { ApiDeps } from "../app.js";
 import type { AppEnv } from "../context.js";
-import { bearer, errorResponses, json, jsonBody, RuleSetBody } from "../schemas.js";
+import { bearer, errorResponses, json, jsonBody, RuleSetBody, tooLargeResponse } from "../schemas.js";
 
 const Tenant = z.object({ id: z.string(), name: z.string() }).openapi("Tenant");
 const TenantParams = z.object({ tid: z.string() });
@@ -15,7 +15,7 @@ const postTenant = createRoute({
   path: "/v1/tenants",
   security: bearer,
   request: { body: jsonBody(z.object({ name: z.string().min(1).max(200) })) },
-  responses: { 201: json(Tenant, "created"), ...errorResponses },
+  responses: { 201: json(Tenant, "created"), ...errorResponses, ...tooLargeResponse },
 });
 
 const postKey = createRoute({
@@ -34,6 +34,28 @@ const postKey = createRoute({
       "created; the key is shown once",
     ),
     ...errorResponses,
+    ...tooLargeResponse,
+  },
+});
+
+const Key = z
+  .object({
+    id: z.string(),
+    role: z.enum(["admin", "tenant_admin", "agent"]),
+    name: z.string().nullable(),
+    createdAt: z.string(),
+    revokedAt: z.string().nullable(),
+  })
+  .openapi("Key");
+
+const getKeys = createRoute({
+  method: "get",
+  path: "/v1/tenants/{tid}/keys",
+  security: bearer,
+  request: { params: TenantParams },
+  responses: {
+    200: json(z.object({ keys: z.array(Key) }), "the tenant's keys, without secrets"),
+    ...errorResponses,
   },
 });
 
@@ -50,7 +72,7 @@ const putRules = createRoute({
   path: "/v1/tenants/{tid}/rules",
   security: bearer,
   request: { params: TenantParams, body: jsonBody(RuleSetBody) },
-  responses: { 200: json(RuleSetBody, "the stored set"), ...errorResponses },
+  responses: { 200: json(RuleSetBody, "the stored set"), ...errorResponses, ...tooLargeResponse },
 });
 
 const getRules = createRoute({
@@ -65,6 +87,9 @@ export function tenantRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
   app.openapi(postTenant, (c) => c.json(createTenant(deps, c.get("principal"), c.req.valid("json")), 201));
   app.openapi(postKey, (c) =>
     c.json(createKey(deps, c.get("principal"), c.req.valid("param").tid, c.req.valid("json")), 201),
+  );
+  app.openapi(getKeys, (c) =>
+    c.json({ keys: listKeys(deps, c.get("principal"), c.req.valid("param").tid) }, 200),
   );
   app.openapi(deleteKey, (c) => {
     revokeKey(deps, c.get("principal"), c.req.valid("param").kid);

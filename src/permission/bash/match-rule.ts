@@ -32,8 +32,14 @@ function isBlank(code: number): boolean {
   return code === 32 || code === 9 || code === 10 || code === 13;
 }
 
+/** Per compiled rule: a text it matches always starts with this literal head. */
+const heads = new WeakMap<CompiledRule, string>();
+
 function wordPrefix(prefix: string): CompiledRule {
-  return (text) => text === prefix || (text.startsWith(prefix) && isBlank(text.charCodeAt(prefix.length)));
+  const rule: CompiledRule = (text) =>
+    text === prefix || (text.startsWith(prefix) && isBlank(text.charCodeAt(prefix.length)));
+  heads.set(rule, prefix);
+  return rule;
 }
 
 function wildcard(content: string): CompiledRule {
@@ -48,7 +54,25 @@ function wildcard(content: string): CompiledRule {
   const full = new RegExp(`^(?:${source})$`, "s");
   // `git *` also matches a bare `git` (the reference's trailing-wildcard rule).
   const trimmed = source.endsWith(".*") ? new RegExp(`^(?:${source.slice(0, -2).trimEnd()})$`, "s") : null;
-  return (text) => full.test(text) || (trimmed?.test(text) ?? false);
+  // Both patterns start with the literal text before the first `*` (trailing blanks trimmed):
+  // a cheap necessary test that skips the regexes for most texts.
+  const head = literalHead(content).trimEnd();
+  const rule: CompiledRule = (text) =>
+    text.startsWith(head) && (full.test(text) || (trimmed?.test(text) ?? false));
+  heads.set(rule, head);
+  return rule;
+}
+
+/** The literal text of `content` before its first unescaped `*` (`\*` is `*`, `\\` is `\`). */
+function literalHead(content: string): string {
+  let head = "";
+  for (let i = 0; i < content.length; i++) {
+    const c = content[i] as string;
+    if (c === "\\" && (content[i + 1] === "*" || content[i + 1] === "\\")) head += content[++i];
+    else if (c === "*") return head;
+    else head += c;
+  }
+  return head;
 }
 
 /** Compiles (and caches) one rule content. */
@@ -67,8 +91,17 @@ export function compileBashRule(content: string): CompiledRule {
 /** The simple command with wrappers, assignments and quoting stripped: `sudo FOO=1 /bin/rm "x"` is `rm x`. */
 function normalisedText(cmd: SimpleCommand): string | null {
   if (cmd.name === null) return null;
-  cmd.memo.normalised ??= [cmd.name, ...cmd.args.map((a) => a.lit)].join(" ");
+  if (cmd.memo.normalised === undefined) {
+    let n = cmd.name;
+    for (const a of cmd.args) n += ` ${a.lit}`;
+    cmd.memo.normalised = n;
+  }
   return cmd.memo.normalised;
+}
+
+/** Could a text beginning with `name` start with `head`? */
+function couldStartWith(name: string, head: string): boolean {
+  return head.length <= name.length ? name.startsWith(head) : head.startsWith(name);
 }
 
 /** Deny/ask matching: the whole line, or any simple command as written or normalised. */
@@ -77,23 +110,35 @@ export function matchesAnyPart(content: string, a: BashAnalysis): boolean {
   if (rule(a.command)) return true;
   const trimmed = a.command.trim();
   if (trimmed !== a.command && rule(trimmed)) return true;
-  return a.commands.some((c) => {
+  const head = heads.get(rule) ?? "";
+  for (const c of a.commands) {
     if (rule(c.text)) return true;
+    // The normalised text starts with the name: skip building it when the head rules it out.
+    if (c.name === null || !couldStartWith(c.name, head)) continue;
     const n = normalisedText(c);
-    return n !== null && rule(n);
-  });
+    if (n !== null && rule(n)) return true;
+  }
+  return false;
 }
 
 /** Allow-set matching: the first rule used when every simple command is covered, else undefined. */
 export function matchAllowSet(rules: readonly PermissionRule[], a: BashAnalysis): PermissionRule | undefined {
   if (a.failure !== null || a.injection !== null || a.hasError || a.commands.length === 0) return undefined;
   if (!a.looseRedirects.every(isHarmlessRedirect)) return undefined;
-  const withContent = rules.filter((r) => r.ruleContent !== null && r.ruleContent !== "");
   let decided: PermissionRule | undefined;
   for (const cmd of a.commands) {
-    const rule = withContent.find((r) => compileBashRule(r.ruleContent as string)(cmd.text));
+    const rule = firstCovering(rules, cmd.text);
     if (rule) decided ??= rule;
     else if (!isReadOnlyCommand(cmd)) return undefined;
   }
   return decided;
+}
+
+/** The first content rule of `rules` that matches `text`, in order. */
+function firstCovering(rules: readonly PermissionRule[], text: string): PermissionRule | undefined {
+  for (const r of rules) {
+    if (r.ruleContent === null || r.ruleContent === "") continue;
+    if (compileBashRule(r.ruleContent)(text)) return r;
+  }
+  return undefined;
 }

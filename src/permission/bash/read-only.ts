@@ -85,6 +85,20 @@ const READ_ONLY_WRAPPERS = new Set(["env", "nice", "command", "time", "xargs", "
 const RISKY_ENV =
   /^(PATH|LD_\w*|DYLD_\w*|BASH_ENV|ENV|IFS|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|GIT_\w*|PAGER|MANPAGER|LESS\w*|EDITOR|VISUAL|NODE_OPTIONS|PYTHON\w*|PERL5?\w*|RUBY\w*)$/;
 
+/**
+ * Can argsReadOnly accept `name` for some arguments (SAFE_COMMANDS aside)? The same lookups it
+ * makes, prototype keys included, so anything it would look at further still reaches it.
+ */
+function argumentChecked(name: string): boolean {
+  return (
+    name === "git" ||
+    name === "gh" ||
+    READING_SUBCOMMANDS[name] !== undefined ||
+    VERSION_QUERIES[name] !== undefined ||
+    PLAIN_READERS.has(name)
+  );
+}
+
 /** Output redirects that write nothing: to /dev/null, or duplicating a numbered descriptor. */
 export function isHarmlessRedirect(r: Redirect): boolean {
   if (!r.op.includes(">")) return r.op !== "<>";
@@ -131,6 +145,9 @@ function computeCommand(cmd: SimpleCommand): boolean {
     return false;
   }
   if (!cmd.redirects.every(isHarmlessRedirect)) return false;
+  // argsReadOnly's verdict for these names does not depend on the arguments.
+  if (SAFE_COMMANDS.has(cmd.name)) return true;
+  if (!argumentChecked(cmd.name)) return false;
   return argsReadOnly(
     cmd.name,
     cmd.args.map((a) => a.value),

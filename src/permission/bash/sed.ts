@@ -72,6 +72,12 @@ export function parseSedArgs(args: readonly string[]): SedCall {
   return call;
 }
 
+/** parseSedArgs of a sed simple command's words, once per analysed command (read-only result). */
+export function sedCallOf(cmd: SimpleCommand): SedCall {
+  cmd.memo.sed ??= parseSedArgs(cmd.args.map((a) => a.lit));
+  return cmd.memo.sed;
+}
+
 /** The reference's expression checks, in order; null when the expression is allowed. */
 export function checkSedExpression(expr: string, quiet: boolean): string | null {
   if (/\/[wW]\s+\S+/.test(expr) || expr.endsWith("/w") || expr.endsWith("/W")) {
@@ -99,7 +105,7 @@ export function sedError(
   home: string,
   lists: DangerousLists,
 ): string | null {
-  const call = parseSedArgs(cmd.args.map((a) => a.lit));
+  const call = sedCallOf(cmd);
   if (call.error) return call.error;
   for (const e of call.expressions) {
     const err = checkSedExpression(e, call.flags.has("n"));

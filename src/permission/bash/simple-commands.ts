@@ -4,6 +4,7 @@
  * redirects attached to it. Redirects on compound statements are kept apart as "loose".
  */
 import { resolveName } from "./command-name.js";
+import type { SedCall } from "./sed.js";
 import type { SyntaxNode } from "./syntax.js";
 import { toWord, type Word } from "./words.js";
 
@@ -45,7 +46,7 @@ export interface SimpleCommand {
   /** The directory it runs in after earlier `cd`s; null when that cannot be known. */
   cwd: string | null;
   /** Verdicts computed once per analysed command (the analysis is memoised and shared). */
-  memo: { readOnly?: boolean; normalised?: string };
+  memo: { readOnly?: boolean; normalised?: string; sed?: SedCall };
 }
 
 /** Everything found in one tree. */
@@ -55,6 +56,11 @@ export interface Collected {
   looseRedirects: Redirect[];
   /** Variables assigned outside commands (`A=1`, `export PATH=...`). */
   assignments: string[];
+}
+
+/** The walk's state: what is found so far, and whether the tree has any substitution at all. */
+interface State extends Collected {
+  substitutions: boolean;
 }
 
 const REDIRECTS = new Set(["file_redirect", "heredoc_redirect", "herestring_redirect"]);
@@ -88,21 +94,23 @@ function toRedirects(
   out.push({ op, fd, target, start: node.start, end: node.end });
 }
 
-/** Collects simple commands and redirects from the tree rooted at `root`. */
-export function collectCommands(root: SyntaxNode, src: string, home: string, depth = 0): Collected {
-  const found: Collected = { commands: [], looseRedirects: [], assignments: [] };
-  visit(root, src, home, depth, false, found);
-  return found;
-}
-
-function visit(
-  node: SyntaxNode,
+/**
+ * Collects simple commands and redirects from the tree rooted at `root`. `substitutions` false
+ * promises the tree has no `$(..)`/`<(..)`, so words need not be searched for hidden commands.
+ */
+export function collectCommands(
+  root: SyntaxNode,
   src: string,
   home: string,
-  depth: number,
-  pipe: boolean,
-  out: Collected,
-): void {
+  depth = 0,
+  substitutions = true,
+): Collected {
+  const state: State = { commands: [], looseRedirects: [], assignments: [], substitutions };
+  visit(root, src, home, depth, false, state);
+  return { commands: state.commands, looseRedirects: state.looseRedirects, assignments: state.assignments };
+}
+
+function visit(node: SyntaxNode, src: string, home: string, depth: number, pipe: boolean, out: State): void {
   if (node.type === "command") {
     addCommand(node, [], node.end, src, home, depth, pipe, out);
     return;
@@ -137,7 +145,7 @@ function visit(
   }
   if (node.type === "variable_assignment") {
     out.assignments.push(assignedName(node, src));
-    collectSubstitutions(node, src, home, depth + 1, out);
+    if (out.substitutions) collectSubstitutions(node, src, home, depth + 1, out);
     return;
   }
   if (REDIRECTS.has(node.type)) {
@@ -157,7 +165,7 @@ function visitAll(
   home: string,
   depth: number,
   pipe: boolean,
-  out: Collected,
+  out: State,
 ): void {
   for (const child of nodes) {
     if (OPERATORS.has(child.type)) {
@@ -174,6 +182,8 @@ function assignedName(node: SyntaxNode, src: string): string {
   return src.slice(node.start, eq === -1 || eq > node.end ? node.end : eq).replace(/\+$/, "");
 }
 
+const NO_WORDS: Word[] = [];
+
 function addCommand(
   node: SyntaxNode,
   redirects: Redirect[],
@@ -182,27 +192,35 @@ function addCommand(
   home: string,
   depth: number,
   pipe: boolean,
-  out: Collected,
-  extra: Word[] = [],
+  out: State,
+  extra: Word[] = NO_WORDS,
 ): void {
   const assignments: string[] = [];
   const words: Word[] = [];
   const own: Redirect[] = [];
+  // `extra` may be the shared empty array: toRedirects then gets a fresh one to push into.
+  let spill = extra === NO_WORDS ? null : extra;
   for (const c of node.children) {
-    if (c.type === "variable_assignment") assignments.push(assignedName(c, src));
-    else if (c.type === "command_name") {
+    const type = c.type;
+    if (type === "variable_assignment") assignments.push(assignedName(c, src));
+    else if (type === "command_name") {
       const inner = c.children[0];
       words.push(toWord(inner ?? c, src, home));
-    } else if (REDIRECTS.has(c.type)) toRedirects(c, src, home, own, extra, []);
-    else if (c.type !== "comment" && /[a-z]/.test(c.type)) words.push(toWord(c, src, home));
+    } else if (REDIRECTS.has(type)) {
+      spill ??= [];
+      toRedirects(c, src, home, own, spill, []);
+    } else if (type !== "comment" && /[a-z]/.test(type)) words.push(toWord(c, src, home));
   }
-  words.push(...extra);
+  if (spill !== null) for (const w of spill) words.push(w);
   const resolved = resolveName(words);
+  // Neither array is mutated after this point, so the common cases share instead of copying.
+  const env = resolved.envAssignments;
+  if (redirects.length > 0) for (const r of redirects) own.push(r);
   out.commands.push({
     text: src.slice(node.start, end).trim(),
     start: node.start,
     end,
-    assignments: [...assignments, ...resolved.envAssignments],
+    assignments: env.length === 0 ? assignments.slice() : assignments.concat(env),
     prefixAssignments: assignments,
     words,
     name: resolved.name,
@@ -210,7 +228,7 @@ function addCommand(
     args: resolved.args,
     wrappers: resolved.wrappers,
     wrapperOptions: resolved.wrapperOptions,
-    redirects: [...own, ...redirects],
+    redirects: own,
     depth,
     inPipeline: pipe,
     nextOp: null,
@@ -218,16 +236,10 @@ function addCommand(
     memo: {},
   });
   // Commands hidden in `$(..)` / `<(..)` are listed too, so deny rules can see them.
-  for (const c of node.children) collectSubstitutions(c, src, home, depth + 1, out);
+  if (out.substitutions) for (const c of node.children) collectSubstitutions(c, src, home, depth + 1, out);
 }
 
-function collectSubstitutions(
-  node: SyntaxNode,
-  src: string,
-  home: string,
-  depth: number,
-  out: Collected,
-): void {
+function collectSubstitutions(node: SyntaxNode, src: string, home: string, depth: number, out: State): void {
   if (SUBSTITUTIONS.has(node.type)) {
     for (const c of node.children) visit(c, src, home, depth, false, out);
     return;

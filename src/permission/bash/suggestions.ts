@@ -38,12 +38,16 @@ const MAX_SUBCOMMANDS = 5;
 
 /** The two-word prefix of one simple command, or null. */
 export function commandPrefix(cmd: SimpleCommand): string | null {
-  const [name, ...rest] = cmd.words;
+  const words = cmd.words;
+  const name = words[0];
   if (!name) return null;
-  if (cmd.prefixAssignments.some((n) => !SAFE_ENV_VARS.has(n))) return null;
+  for (const n of cmd.prefixAssignments) if (!SAFE_ENV_VARS.has(n)) return null;
   if (SAFE_COMMANDS.has(name.raw.toLowerCase())) return null;
-  const second = rest.find((w) => w.type === "word");
-  return second ? `${name.raw} ${second.raw}` : null;
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i] as (typeof words)[number];
+    if (w.type === "word") return `${name.raw} ${w.raw}`;
+  }
+  return null;
 }
 
 /** Up to five `Bash(P:*)` allow rules, source "suggested" (a fresh array each call). */
@@ -55,8 +59,10 @@ export function suggestRules(a: BashAnalysis): PermissionRule[] {
 function computeRules(a: BashAnalysis): PermissionRule[] {
   if (a.command === "" || a.failure !== null) return [];
   const prefixes: string[] = [];
-  const top = a.commands.filter((c) => c.depth === 0).slice(0, MAX_SUBCOMMANDS);
-  for (const cmd of top) {
+  let top = 0;
+  for (const cmd of a.commands) {
+    if (cmd.depth !== 0) continue;
+    if (top++ === MAX_SUBCOMMANDS) break;
     const p = commandPrefix(cmd);
     if (p !== null && !prefixes.includes(p)) prefixes.push(p);
   }

@@ -19,6 +19,8 @@ export interface SyntaxTree {
   hasError: boolean;
   /** The first node type, in pre-order, that §5.4 flags; null when none. */
   injection: string | null;
+  /** Some node is a `$(..)`/`` `..` ``/`<(..)` substitution (commands may hide inside words). */
+  substitutions: boolean;
 }
 
 /** Leaves share one empty array (most nodes are leaves; this halves the allocations). */
@@ -27,46 +29,114 @@ const LEAF: SyntaxNode[] = [];
 /** Zero-width nodes that are legitimate; any other zero-width node is a MISSING token. */
 const EMPTY_OK = new Set(["heredoc_content", "string_content", "heredoc_body", "program"]);
 
+/** What the walk needs to know about one node type. */
+interface TypeInfo {
+  name: string;
+  /** §5.4 flags it. */
+  injection: boolean;
+  /** A zero-width node of this type is legitimate. */
+  emptyOk: boolean;
+  /** A command or process substitution. */
+  substitution: boolean;
+}
+
+/**
+ * Node types by (public) grammar symbol id, per grammar, learnt from the cursor the first time
+ * an id is seen. The mapping is a fixed property of the grammar, not of any command: it lets
+ * the walk read a number instead of making a fresh native string per node, and gives every
+ * layer one shared string per type (`===` and Set lookups compare a pointer, reuse a hash).
+ */
+interface TypeTable {
+  /** Ids below DENSE_IDS; filled without gaps so the array stays packed. */
+  dense: (TypeInfo | undefined)[];
+  /** Larger ids (ERROR is 0xFFFF). */
+  sparse: Map<number, TypeInfo>;
+}
+const DENSE_IDS = 4096;
+const tables = new WeakMap<object, TypeTable>();
+
+function typeInfo(name: string): TypeInfo {
+  return {
+    name,
+    injection: INJECTION_NODE_TYPES.has(name),
+    emptyOk: EMPTY_OK.has(name),
+    substitution: name === "command_substitution" || name === "process_substitution",
+  };
+}
+
+/** The table of the tree's grammar (node-tree-sitter sets `tree.language`), or null if unknown. */
+function tableFor(tree: Parser.Tree): TypeTable | null {
+  const language = (tree as unknown as { language?: unknown }).language;
+  if (typeof language !== "object" || language === null) return null;
+  let table = tables.get(language);
+  if (table === undefined) {
+    table = { dense: [], sparse: new Map() };
+    tables.set(language, table);
+  }
+  return table;
+}
+
+/** The type of the node under the cursor. */
+function typeAt(cursor: Parser.TreeCursor, table: TypeTable | null): TypeInfo {
+  if (table === null) return typeInfo(cursor.nodeType);
+  const id = cursor.nodeTypeId;
+  if (id >= 0 && id < DENSE_IDS) {
+    const dense = table.dense;
+    let info = dense[id];
+    if (info === undefined) {
+      while (dense.length < id) dense.push(undefined);
+      info = typeInfo(cursor.nodeType);
+      dense[id] = info;
+    }
+    return info;
+  }
+  let info = table.sparse.get(id);
+  if (info === undefined) {
+    info = typeInfo(cursor.nodeType);
+    table.sparse.set(id, info);
+  }
+  return info;
+}
+
 /** Copies `tree` into plain objects (node-tree-sitter offsets are UTF-16 units for JS strings). */
 export function toSyntaxTree(tree: Parser.Tree): SyntaxTree {
+  const table = tableFor(tree);
   const cursor = tree.walk();
+  let info = typeAt(cursor, table);
   const root: SyntaxNode = {
-    type: cursor.nodeType,
+    type: info.name,
     start: cursor.startIndex,
     end: cursor.endIndex,
     children: LEAF,
   };
+  // The path from the root to the current node; entries past `depth` are stale.
   const stack: SyntaxNode[] = [root];
+  let depth = 1;
   let hasError = false;
-  let injection: string | null = INJECTION_NODE_TYPES.has(root.type) ? root.type : null;
-  const enter = (): void => {
-    const parent = stack[stack.length - 1] as SyntaxNode;
-    const node: SyntaxNode = {
-      type: cursor.nodeType,
-      start: cursor.startIndex,
-      end: cursor.endIndex,
-      children: LEAF,
-    };
-    if (node.type === "ERROR" || (node.start === node.end && !EMPTY_OK.has(node.type))) hasError = true;
-    // The cursor walk is pre-order, so the first flagged node seen is the one §5.4 reports.
-    if (injection === null && INJECTION_NODE_TYPES.has(node.type)) injection = node.type;
-    if (parent.children === LEAF) parent.children = [node];
-    else parent.children.push(node);
-    stack.push(node);
-  };
+  let injection: string | null = info.injection ? info.name : null;
+  let substitutions = info.substitution;
   // Depth-first: descend when possible, else advance to a sibling, else climb.
   for (;;) {
-    if (cursor.gotoFirstChild()) {
-      enter();
-      continue;
-    }
-    for (;;) {
-      stack.pop();
-      if (cursor.gotoNextSibling()) {
-        enter();
-        break;
+    if (!cursor.gotoFirstChild()) {
+      for (;;) {
+        depth--;
+        if (cursor.gotoNextSibling()) break;
+        if (!cursor.gotoParent()) return { root, hasError, injection, substitutions };
       }
-      if (!cursor.gotoParent()) return { root, hasError, injection };
     }
+    // Entering a node; its parent is the top of the stack.
+    info = typeAt(cursor, table);
+    const type = info.name;
+    const start = cursor.startIndex;
+    const end = cursor.endIndex;
+    const node: SyntaxNode = { type, start, end, children: LEAF };
+    if (type === "ERROR" || (start === end && !info.emptyOk)) hasError = true;
+    // The cursor walk is pre-order, so the first flagged node seen is the one §5.4 reports.
+    if (injection === null && info.injection) injection = type;
+    if (info.substitution) substitutions = true;
+    const parent = stack[depth - 1] as SyntaxNode;
+    if (parent.children === LEAF) parent.children = [node];
+    else parent.children.push(node);
+    stack[depth++] = node;
   }
 }

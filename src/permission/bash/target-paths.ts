@@ -4,7 +4,7 @@
  * kept as unknown (value null) so it never counts as inside a working directory.
  */
 import type { BashAnalysis } from "./analysis.js";
-import { parseSedArgs } from "./sed.js";
+import { sedCallOf } from "./sed.js";
 import type { SimpleCommand } from "./simple-commands.js";
 import type { Word } from "./words.js";
 
@@ -47,6 +47,15 @@ function fromWord(source: string, w: Word, cwd: string | null): Target {
   return { source, lit: w.lit, value: w.value, cwd };
 }
 
+/** The last of `words` written as `lit` (what a Map built from them in order would hold). */
+function lastWithLit(words: readonly Word[], lit: string): Word | undefined {
+  for (let i = words.length - 1; i >= 0; i--) {
+    const w = words[i] as Word;
+    if (w.lit === lit) return w;
+  }
+  return undefined;
+}
+
 /** The path arguments of one file-system command (nothing for other commands). */
 export function commandTargets(cmd: SimpleCommand): Target[] {
   const name = cmd.name;
@@ -56,14 +65,14 @@ export function commandTargets(cmd: SimpleCommand): Target[] {
     ? [{ source: name, lit: "<stdin>", value: null, cwd: cmd.cwd }]
     : [];
   if (name === "sed") {
-    const files = parseSedArgs(cmd.args.map((a) => a.lit)).files;
-    const byLit = new Map(cmd.args.map((a) => [a.lit, a] as const));
-    return [
-      ...unknown,
-      ...files.map((f) =>
-        fromWord(name, byLit.get(f) ?? { raw: f, type: "word", value: f, lit: f }, cmd.cwd),
-      ),
-    ];
+    const files = sedCallOf(cmd).files;
+    const out = unknown;
+    for (const f of files) {
+      out.push(
+        fromWord(name, lastWithLit(cmd.args, f) ?? { raw: f, type: "word", value: f, lit: f }, cmd.cwd),
+      );
+    }
+    return out;
   }
   const out = [...unknown];
   let onlyPaths = false;
@@ -103,9 +112,16 @@ export function redirectTargets(cmd: Pick<SimpleCommand, "redirects" | "cwd">): 
 /** Every target of the line: redirects and file-system command arguments, in order. */
 export function extractTargets(a: BashAnalysis, sessionCwd: string): Target[] {
   const out: Target[] = [];
-  for (const cmd of a.commands) out.push(...redirectTargets(cmd), ...commandTargets(cmd));
+  let moved = false;
+  for (const cmd of a.commands) {
+    if (cmd.redirects.length > 0) for (const t of redirectTargets(cmd)) out.push(t);
+    if (cmd.name !== null && PATH_COMMANDS.has(cmd.name)) for (const t of commandTargets(cmd)) out.push(t);
+    if (cmd.name === "cd" || cmd.name === "pushd" || cmd.name === "popd") moved = true;
+  }
   // Loose redirects carry no position: after any `cd` their directory is unknown.
-  const moved = a.commands.some((c) => c.name === "cd" || c.name === "pushd" || c.name === "popd");
-  out.push(...redirectTargets({ redirects: a.looseRedirects, cwd: moved ? null : sessionCwd }));
+  if (a.looseRedirects.length > 0) {
+    for (const t of redirectTargets({ redirects: a.looseRedirects, cwd: moved ? null : sessionCwd }))
+      out.push(t);
+  }
   return out;
 }

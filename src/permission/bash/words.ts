@@ -76,7 +76,11 @@ function doubleQuoted(node: SyntaxNode, src: string, home: string): Parts {
 }
 
 function evaluate(node: SyntaxNode, src: string, home: string, first: boolean): Parts {
-  const raw = src.slice(node.start, node.end);
+  return evaluateRaw(node, src.slice(node.start, node.end), src, home, first);
+}
+
+/** evaluate() with the node's source text already sliced. */
+function evaluateRaw(node: SyntaxNode, raw: string, src: string, home: string, first: boolean): Parts {
   switch (node.type) {
     case "word":
     case "number":
@@ -98,11 +102,12 @@ function evaluate(node: SyntaxNode, src: string, home: string, first: boolean): 
     case "concatenation": {
       let value: string | null = "";
       let lit = "";
-      node.children.forEach((child, i) => {
-        const part = evaluate(child, src, home, first && i === 0);
+      const children = node.children;
+      for (let i = 0; i < children.length; i++) {
+        const part = evaluate(children[i] as SyntaxNode, src, home, first && i === 0);
         lit += part.lit;
         value = value === null || part.value === null ? null : value + part.value;
-      });
+      }
       return { value, lit };
     }
     default:
@@ -112,6 +117,12 @@ function evaluate(node: SyntaxNode, src: string, home: string, first: boolean): 
 
 /** Evaluates one argument node into a Word. */
 export function toWord(node: SyntaxNode, src: string, home: string): Word {
-  const parts = evaluate(node, src, home, true);
-  return { raw: src.slice(node.start, node.end), type: node.type, value: parts.value, lit: parts.lit };
+  const raw = src.slice(node.start, node.end);
+  const type = node.type;
+  // The commonest case, a plain word with no `~` or backslash, is its own value.
+  if ((type === "word" || type === "number") && raw.charCodeAt(0) !== 126 && raw.indexOf("\\") === -1) {
+    return { raw, type, value: raw, lit: raw };
+  }
+  const parts = evaluateRaw(node, raw, src, home, true);
+  return { raw, type, value: parts.value, lit: parts.lit };
 }

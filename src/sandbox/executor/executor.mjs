@@ -7,6 +7,9 @@
 //   all  ← {"t":"a"}\n first (request received), then:
 //   exec ← {"t":"o","s":1|2,"d":text}\n ... {"t":"x",exitCode,timedOut,cancelled,truncated,durationMs}\n
 //   file ← {"t":"r",...}\n  or  {"t":"e","code":errno,"message":text}\n
+// "spawn" starts a long-lived process (stdio MCP servers): the host then streams
+//   {"op":"stdin","d":text}\n, {"op":"eof"}\n or {"op":"kill"}\n; output comes back as for exec,
+//   ending with {"t":"x",exitCode,signal,durationMs}\n. Closing the connection kills the group.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import * as fs from "node:fs/promises";
@@ -69,6 +72,7 @@ function dial() {
     }
     if (!first) {
       if (msg.op === "cancel") sock.emit("toolshed-cancel");
+      else sock.emit("toolshed-msg", msg);
       return;
     }
     used = true;
@@ -120,6 +124,8 @@ async function handle(sock, msg) {
   switch (msg.op) {
     case "exec":
       return runExec(sock, msg);
+    case "spawn":
+      return runSpawn(sock, msg);
     case "readFile":
       return reply(sock, await readFile(resolve(msg.path), msg.maxBytes));
     case "writeFile":
@@ -233,6 +239,87 @@ function runExec(sock, req) {
       timedOut: killedFor === "timeout",
       cancelled: killedFor === "cancel",
       truncated,
+      durationMs: Date.now() - startedAt,
+    });
+  }
+}
+
+/** Starts a long-lived process in its own group; stdin comes from later lines, output streams back. */
+function runSpawn(sock, req) {
+  const startedAt = Date.now();
+  const decoders = [new StringDecoder("utf8"), new StringDecoder("utf8")];
+  let finished = false;
+  let killed = false;
+  let exit = null;
+  let child;
+  try {
+    child = spawn(req.argv[0], req.argv.slice(1), {
+      cwd: req.cwd ? resolve(req.cwd) : WORKSPACE,
+      env: { ...CHILD_ENV, ...(req.env ?? {}) },
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+  } catch (err) {
+    return spawnFailed(sock, err, startedAt, req.cwd);
+  }
+  child.on("error", (err) => {
+    if (child.pid === undefined && !finished) {
+      finished = true;
+      spawnFailed(sock, err, startedAt, req.cwd);
+    }
+  });
+  if (child.pid === undefined) return;
+  running.add(child);
+  fs.writeFile(`/proc/${child.pid}/oom_score_adj`, "1000").catch(() => {});
+  child.stdin.on("error", () => {});
+  child.stdout.on("data", (buf) => {
+    const d = decoders[0].write(buf);
+    if (d) send(sock, { t: "o", s: 1, d });
+  });
+  child.stderr.on("data", (buf) => {
+    const d = decoders[1].write(buf);
+    if (d) send(sock, { t: "o", s: 2, d });
+  });
+
+  const kill = () => {
+    if (killed || finished) return;
+    killed = true;
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {}
+    setTimeout(() => {
+      child.stdout.destroy();
+      child.stderr.destroy();
+      finish();
+    }, KILL_GRACE_MS).unref();
+  };
+  sock.on("toolshed-msg", (m) => {
+    if (m.op === "stdin" && typeof m.d === "string") child.stdin.write(m.d);
+    else if (m.op === "eof") child.stdin.end();
+    else if (m.op === "kill") kill();
+  });
+  sock.on("toolshed-cancel", kill);
+  sock.once("close", kill);
+  child.once("exit", (code, signal) => {
+    exit = { code, signal };
+  });
+  child.once("close", (code, signal) => {
+    exit ??= { code, signal };
+    finish();
+  });
+
+  function finish() {
+    if (finished) return;
+    finished = true;
+    running.delete(child);
+    // The group may outlive its leader; nothing of it may keep running once the host is told.
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {}
+    reply(sock, {
+      t: "x",
+      exitCode: exit && !killed ? (exit.code ?? 128 + (osc.signals[exit.signal] ?? 0)) : null,
+      signal: exit?.signal ?? null,
       durationMs: Date.now() - startedAt,
     });
   }

@@ -1,0 +1,173 @@
+/**
+ * `npm run bench -- fairness [nA=500] [nB=10] [concurrency=4]`: tenant A floods the queue with
+ * nA cheap calls (Read of a 4-byte file, over 10 sessions), then tenant B submits nB (over 5
+ * sessions). Reads are concurrency-safe, so per-session ordering holds none of them back: the
+ * backlog is the queue's alone.
+ * Prints B's queue wait (claim time − submit time, from the job rows) on an idle system, under
+ * A's flood with fair priorities (the service as built), and under the same flood with plain
+ * FIFO (priorities dropped in this process only), next to A's drain time. Sessions are warmed
+ * first so that container starts are not measured; everything it creates is removed at the end.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Dockerode from "dockerode";
+import { Redis } from "ioredis";
+import { startService } from "../src/cli/serve.js";
+import { loadConfig } from "../src/config.js";
+import type { JobQueue } from "../src/service/deps.js";
+
+const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
+
+interface JobRow {
+  id: string;
+  status: string;
+  createdAt: string;
+  startedAt?: string;
+  finishedAt?: string;
+}
+
+const pct = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN;
+};
+const waits = (jobs: JobRow[]) =>
+  jobs.map((j) => Date.parse(j.startedAt ?? j.finishedAt!) - Date.parse(j.createdAt));
+const fmt = (xs: number[]) =>
+  `p50 ${pct(xs, 0.5).toFixed(0).padStart(5)} ms  p95 ${pct(xs, 0.95).toFixed(0).padStart(5)} ms  max ${Math.max(
+    ...xs,
+  )
+    .toFixed(0)
+    .padStart(5)} ms`;
+
+async function pool<T, R>(items: T[], width: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      for (let i = next++; i < items.length; i = next++) out[i] = await fn(items[i]!);
+    }),
+  );
+  return out;
+}
+
+async function dropKeys(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url);
+  let cursor = "0";
+  do {
+    const [nextCursor, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
+    cursor = nextCursor;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== "0");
+  redis.disconnect();
+}
+
+export async function run(args: string[]): Promise<void> {
+  const nA = Number(args[0] ?? 500);
+  const nB = Number(args[1] ?? 10);
+  const concurrency = String(args[2] ?? 4);
+  const dataDir = mkdtempSync(join(tmpdir(), "tsf-"));
+  const config = loadConfig({
+    PORT: "0",
+    DATA_DIR: dataDir,
+    TOOLSHED_ADMIN_KEY: ADMIN,
+    LOG_LEVEL: "warn",
+    QUEUE_PREFIX: `bench-fair-${randomBytes(4).toString("hex")}`,
+    SERVICE_ID: `toolshed-bench-${randomBytes(3).toString("hex")}`,
+    WORKER_CONCURRENCY: concurrency,
+    TENANT_CALLS_PER_MINUTE: "100000",
+  });
+  const service = await startService(config, "serve");
+  const base = service.url!;
+  // biome-ignore lint/suspicious/noExplicitAny: bench reads loosely typed JSON bodies
+  const req = async (method: string, path: string, key: string, body?: unknown): Promise<any> => {
+    const res = await fetch(base + path, {
+      method,
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = await res.json();
+    if (res.status >= 300 && res.status !== 202)
+      throw new Error(`${method} ${path}: ${JSON.stringify(json)}`);
+    return json;
+  };
+  const tenant = async (name: string, sessions: number) => {
+    const t = await req("POST", "/v1/tenants", ADMIN, { name });
+    const key = (await req("POST", `/v1/tenants/${t.id}/keys`, ADMIN, { role: "agent" })).key as string;
+    await req("PUT", `/v1/tenants/${t.id}/rules`, ADMIN, { allow: ["Bash", "Read"], deny: [], ask: [] });
+    const sids: string[] = [];
+    for (let i = 0; i < sessions; i++) sids.push((await req("POST", "/v1/sessions", key, {})).id);
+    return { key, sids };
+  };
+  const call = async (t: { key: string; sids: string[] }, i: number, wait: number, body: object) =>
+    (await req("POST", `/v1/sessions/${t.sids[i % t.sids.length]}/calls?wait=${wait}`, t.key, body))
+      .job as JobRow;
+  const submit = (t: { key: string; sids: string[] }, i: number, wait: number) =>
+    call(t, i, wait, { tool: "Read", input: { file_path: "/workspace/f" } });
+  const warm = (t: { key: string; sids: string[] }, i: number) =>
+    call(t, i, 60, { tool: "Bash", input: { command: "echo ok > /workspace/f" } });
+  const finish = (t: { key: string }, jobs: JobRow[]) =>
+    pool(jobs, 32, async (j) => {
+      for (;;) {
+        const { job } = await req("GET", `/v1/jobs/${j.id}`, t.key);
+        if (!["queued", "running"].includes(job.status)) return job as JobRow;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    });
+
+  // One phase: A floods, B then submits and waits; returns B's waits and A's drain time.
+  const flood = async (a: { key: string; sids: string[] }, b: { key: string; sids: string[] }) => {
+    const t0 = performance.now();
+    const aJobs = await pool(
+      Array.from({ length: nA }, (_, i) => i),
+      64,
+      (i) => submit(a, i, 0),
+    );
+    const submitted = performance.now() - t0;
+    const bJobs = await Promise.all(Array.from({ length: nB }, (_, i) => submit(b, i, 60)));
+    const aDone = await finish(a, aJobs);
+    const drained =
+      Math.max(...aDone.map((j) => Date.parse(j.finishedAt!))) - Date.parse(aDone[0]!.createdAt);
+    const failed = [...aDone, ...bJobs].filter((j) => j.status !== "succeeded").length;
+    return { b: waits(bJobs), a: waits(aDone), submitted, drained, failed };
+  };
+
+  try {
+    const a = await tenant("flood", 10);
+    const b = await tenant("quiet", 5);
+    await Promise.all([...a.sids.map((_, i) => warm(a, i)), ...b.sids.map((_, i) => warm(b, i))]);
+
+    const idle = waits(await Promise.all(Array.from({ length: nB }, (_, i) => submit(b, i, 60))));
+    const fair = await flood(a, b);
+    const queue = service.deps.queue as JobQueue;
+    const enqueue = queue.enqueue.bind(queue);
+    queue.enqueue = (jobId) => enqueue(jobId); // FIFO: the same queue without priorities
+    const fifo = await flood(a, b);
+    queue.enqueue = enqueue;
+
+    console.log(
+      `worker concurrency ${concurrency}; A: ${nA} × Read over 10 sessions; B: ${nB} × Read over 5 sessions`,
+    );
+    console.log(`B queue wait, idle system            ${fmt(idle)}`);
+    console.log(`B queue wait, after A's flood (fair) ${fmt(fair.b)}`);
+    console.log(`B queue wait, after A's flood (FIFO) ${fmt(fifo.b)}`);
+    console.log(`A queue wait (fair)                  ${fmt(fair.a)}`);
+    console.log(
+      `A: ${nA} submitted in ${fair.submitted.toFixed(0)} ms, drained in ${fair.drained} ms (fair) / ${fifo.drained} ms (FIFO)`,
+    );
+    console.log(
+      `B p95 (fair) / B p95 idle = ${(pct(fair.b, 0.95) / Math.max(1, pct(idle, 0.95))).toFixed(1)}; failed calls: ${fair.failed + fifo.failed}`,
+    );
+  } finally {
+    await service.stop();
+    const docker = new Dockerode();
+    const left = await docker.listContainers({
+      all: true,
+      filters: { label: [`toolshed.service=${config.SERVICE_ID}`] },
+    });
+    await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true })));
+    rmSync(dataDir, { recursive: true, force: true });
+    await dropKeys(config.REDIS_URL, config.QUEUE_PREFIX);
+  }
+}

@@ -1,0 +1,51 @@
+/** `PUT/GET /v1/tenants/{tid}/tools`: the tenant's external tools (run by the client, not by us). */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { listExternalTools, putExternalTools } from "../../service/external-tools.js";
+import type { ApiDeps } from "../app.js";
+import type { AppEnv } from "../context.js";
+import { bearer, errorResponses, json, jsonBody, tooLargeResponse } from "../schemas.js";
+
+const TenantParams = z.object({ tid: z.string() });
+
+const ExternalTool = z
+  .object({
+    name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { error: "must match ^[A-Za-z0-9_-]{1,64}$" }),
+    description: z.string().min(1).max(10_000),
+    inputSchema: z.record(z.string(), z.unknown()),
+    readOnly: z.boolean().optional(),
+  })
+  .openapi("ExternalTool");
+const ExternalTools = z.array(ExternalTool).max(200).openapi("ExternalTools");
+
+const putTools = createRoute({
+  method: "put",
+  path: "/v1/tenants/{tid}/tools",
+  security: bearer,
+  description:
+    "Replaces the tenant's external tools. Their calls are decided like any other and then wait in " +
+    "`awaiting_external` until `POST /v1/jobs/{jid}/external-result`.",
+  request: { params: TenantParams, body: jsonBody(ExternalTools) },
+  responses: { 200: json(ExternalTools, "the stored list"), ...errorResponses, ...tooLargeResponse },
+});
+
+const getTools = createRoute({
+  method: "get",
+  path: "/v1/tenants/{tid}/tools",
+  security: bearer,
+  request: { params: TenantParams },
+  responses: { 200: json(ExternalTools, "the stored list"), ...errorResponses },
+});
+
+export function externalToolRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
+  const builtinNames = deps.tools.list().map((t) => t.name);
+  app.openapi(putTools, (c) => {
+    const { tid } = c.req.valid("param");
+    return c.json(
+      putExternalTools({ ...deps, builtinNames }, c.get("principal"), tid, c.req.valid("json")),
+      200,
+    );
+  });
+  app.openapi(getTools, (c) =>
+    c.json(listExternalTools(deps, c.get("principal"), c.req.valid("param").tid), 200),
+  );
+}

@@ -1,0 +1,74 @@
+/** `GET/PUT /v1/tenants/{tid}/settings`: bypass, agent approvals, approval TTL, quotas. */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { getTenantSettings, putTenantSettings } from "../../service/tenant-settings.js";
+import type { ApiDeps } from "../app.js";
+import type { AppEnv } from "../context.js";
+import { bearer, errorResponses, json, jsonBody, tooLargeResponse } from "../schemas.js";
+
+const TenantParams = z.object({ tid: z.string() });
+const limit = (max: number) => z.number().int().min(1).max(max);
+
+const Quotas = z
+  .strictObject({
+    maxSessions: limit(1_000_000).optional(),
+    maxActiveCalls: limit(1_000_000).optional(),
+    callsPerMinute: limit(10_000_000).optional(),
+  })
+  .openapi("TenantQuotas", { description: "absent limits fall back to the platform defaults" });
+
+const Settings = z
+  .object({
+    allowBypass: z.boolean(),
+    agentsMayApprove: z.boolean(),
+    approvalTtlSeconds: z.number().int(),
+    quotas: Quotas,
+  })
+  .openapi("TenantSettings");
+
+const SettingsPatch = z
+  .strictObject({
+    allowBypass: z.boolean().optional(),
+    agentsMayApprove: z.boolean().optional(),
+    approvalTtlSeconds: z
+      .number()
+      .int()
+      .min(10)
+      .max(7 * 24 * 3600)
+      .optional(),
+    quotas: Quotas.optional(),
+  })
+  .openapi("TenantSettingsPatch");
+
+const WHO = [
+  "Fields left out keep their value.",
+  "`quotas` may only be set by the platform admin (a tenant_admin sending it gets 403); ",
+  "`allowBypass`, `agentsMayApprove` and `approvalTtlSeconds` (10 s – 7 days) relax or tune the tenant's own",
+  "safety and may be set by its tenant_admin or the platform admin. Defaults: bypass off, agents may not",
+  "approve, approvals expire after 3600 s.",
+].join(" ");
+
+const getOne = createRoute({
+  method: "get",
+  path: "/v1/tenants/{tid}/settings",
+  security: bearer,
+  request: { params: TenantParams },
+  responses: { 200: json(Settings, "the settings (defaults where unset)"), ...errorResponses },
+});
+
+const putOne = createRoute({
+  method: "put",
+  path: "/v1/tenants/{tid}/settings",
+  security: bearer,
+  description: WHO,
+  request: { params: TenantParams, body: jsonBody(SettingsPatch) },
+  responses: { 200: json(Settings, "the stored settings"), ...errorResponses, ...tooLargeResponse },
+});
+
+export function tenantSettingsRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
+  app.openapi(getOne, (c) =>
+    c.json(getTenantSettings(deps, c.get("principal"), c.req.valid("param").tid), 200),
+  );
+  app.openapi(putOne, (c) =>
+    c.json(putTenantSettings(deps, c.get("principal"), c.req.valid("param").tid, c.req.valid("json")), 200),
+  );
+}

@@ -1,0 +1,169 @@
+/**
+ * A session's Toolkit from its tenant's stored configuration (tool groups, skills, external
+ * tools, MCP server names) and the session's own choices (basic tools and skills, active groups).
+ * Built per request: it reads a few small rows and constructs no sandbox, so no cache is needed.
+ * Stored configuration is validated when written; here, names that have vanished since (a removed
+ * external tool, say) are dropped with a warning instead of breaking every call of the tenant.
+ */
+import { eq } from "drizzle-orm";
+import type { Db } from "../db/open.js";
+import {
+  type ExternalToolDef,
+  mcpServers,
+  type SessionRow,
+  skills,
+  type ToolGroupDef,
+  toolGroups,
+} from "../db/schema.js";
+import { ConflictError } from "../errors.js";
+import type { Logger } from "../log.js";
+import { buildSessionToolkit, type SessionToolkit } from "../toolkit/session-toolkit.js";
+import { type Skill, type SkillSource, skillDir } from "../toolkit/skills/skill.js";
+import type { ToolBase } from "../toolkit/tool-base.js";
+import type { McpToolSet } from "../toolkit/tool-group.js";
+import { ToolkitConfigError } from "../toolkit/toolkit-errors.js";
+import type { ToolRegistry } from "./deps.js";
+import { getExternalTools } from "./external-tools.js";
+import type { SkillFiles } from "./skill-files.js";
+
+/** Everything a tenant has configured for its sessions' toolkits. */
+export interface TenantToolConfig {
+  groups: ToolGroupDef[];
+  skills: Skill[];
+  externalTools: ExternalToolDef[];
+  mcpServers: string[];
+}
+
+export interface SessionToolkitDeps {
+  db: Db;
+  tools: ToolRegistry;
+  skillFiles: SkillFiles;
+  logger: Logger;
+}
+
+export function getToolGroups(db: Db, tenantId: string): ToolGroupDef[] {
+  return db.select().from(toolGroups).where(eq(toolGroups.tenantId, tenantId)).get()?.groups ?? [];
+}
+
+/** The tenant's skills as toolkit records (no markdown: the viewer reads SKILL.md from disk). */
+export function getSkillRecords(db: Db, tenantId: string): Skill[] {
+  return db
+    .select({ name: skills.name, description: skills.description })
+    .from(skills)
+    .where(eq(skills.tenantId, tenantId))
+    .orderBy(skills.name)
+    .all()
+    .map((s) => ({ name: s.name, description: s.description, dir: skillDir(s.name) }));
+}
+
+export function loadTenantToolConfig(db: Db, tenantId: string): TenantToolConfig {
+  const mcps = db.select({ name: mcpServers.name }).from(mcpServers).where(eq(mcpServers.tenantId, tenantId));
+  return {
+    groups: getToolGroups(db, tenantId),
+    skills: getSkillRecords(db, tenantId),
+    externalTools: getExternalTools(db, tenantId),
+    mcpServers: mcps.all().map((m) => m.name),
+  };
+}
+
+/** The `Skill` viewer reads the stored SKILL.md, so viewing a skill never starts a container. */
+export function skillFileSource(files: SkillFiles, tenantId: string): SkillSource {
+  return {
+    async readSkillMd(skill) {
+      try {
+        return await files.readSkillMd(tenantId, skill.name);
+      } catch {
+        throw new Error(`The skill '${skill.name}' could not be read; it may have just been removed.`);
+      }
+    },
+  };
+}
+
+/**
+ * Builds the toolkit strictly from `config` (throws ToolkitConfigError): the check behind
+ * `PUT /tool-groups` and skill uploads. MCP servers contribute the `listed` tools, if given.
+ */
+export function buildTenantToolkit(
+  builtins: readonly ToolBase[],
+  config: TenantToolConfig,
+  session?: Pick<SessionRow, "tools" | "skills" | "activeGroups">,
+  skillSource?: SkillSource,
+  listed?: McpToolSet[],
+): SessionToolkit {
+  const mcps = config.mcpServers.map((name) => listed?.find((m) => m.name === name) ?? { name, tools: [] });
+  return buildSessionToolkit({
+    builtins: [...builtins],
+    basicTools: session?.tools ?? undefined,
+    externalTools: config.externalTools,
+    groups: config.groups.map((g) => ({ ...g, instructions: g.instructions ?? null })),
+    skills: config.skills,
+    basicSkills: session?.skills ?? undefined,
+    mcps,
+    activeGroups: session?.activeGroups ?? [],
+    skillSource,
+  });
+}
+
+/** Per-build options of `sessionToolkit`. */
+export interface SessionToolkitOptions {
+  /** Decorates the built-in tools (the worker's crash guard). */
+  wrap?: (tool: ToolBase) => ToolBase;
+  /** The tenant's MCP servers, already listed; without them each server contributes no tools. */
+  mcps?: McpToolSet[];
+}
+
+/**
+ * The session's toolkit now. A configuration that still does not build (e.g. a skill and an
+ * external tool of one name) is a 409 naming the clash, for the tenant's admin to fix.
+ */
+export function sessionToolkit(
+  deps: SessionToolkitDeps,
+  session: SessionRow,
+  opts: SessionToolkitOptions = {},
+): SessionToolkit {
+  const builtinNames = deps.tools.list().map((t) => t.name);
+  const { config, dropped } = dropStaleMembers(builtinNames, loadTenantToolConfig(deps.db, session.tenantId));
+  if (dropped.length > 0)
+    deps.logger.warn({ tenantId: session.tenantId, dropped }, "tool groups name members that are gone");
+  const known = new Set(config.skills.map((s) => s.name));
+  const row = { ...session, skills: session.skills?.filter((n) => known.has(n)) ?? null };
+  const source = skillFileSource(deps.skillFiles, session.tenantId);
+  const builtins = opts.wrap ? deps.tools.list().map(opts.wrap) : deps.tools.list();
+  try {
+    return buildTenantToolkit(builtins, config, row, source, opts.mcps);
+  } catch (err) {
+    if (!(err instanceof ToolkitConfigError)) throw err;
+    deps.logger.warn({ tenantId: session.tenantId, err: err.message }, "tool configuration does not build");
+    throw new ConflictError(`the tenant's tool configuration is inconsistent: ${err.message}`);
+  }
+}
+
+/**
+ * The configuration without members that vanished after it was stored (a removed external tool,
+ * say) and without external tools shadowing a built-in; `dropped` names what was left out.
+ */
+export function dropStaleMembers(
+  builtinNames: readonly string[],
+  config: TenantToolConfig,
+): { config: TenantToolConfig; dropped: string[] } {
+  const builtins = new Set(builtinNames);
+  const externalTools = config.externalTools.filter((t) => !builtins.has(t.name));
+  const known = {
+    tools: new Set([...builtins, ...externalTools.map((t) => t.name)]),
+    skills: new Set(config.skills.map((s) => s.name)),
+    mcpServers: new Set(config.mcpServers),
+  };
+  const dropped: string[] = [];
+  const keep = (names: readonly string[] | undefined, member: keyof typeof known) => {
+    const kept = (names ?? []).filter((n) => known[member].has(n));
+    dropped.push(...(names ?? []).filter((n) => !known[member].has(n)));
+    return kept;
+  };
+  const groups = config.groups.map((g) => ({
+    ...g,
+    tools: keep(g.tools, "tools"),
+    skills: keep(g.skills, "skills"),
+    mcpServers: keep(g.mcpServers, "mcpServers"),
+  }));
+  return { config: { ...config, externalTools, groups }, dropped };
+}

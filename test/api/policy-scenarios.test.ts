@@ -1,0 +1,320 @@
+/**
+ * Policy scenarios through the API (no worker: the queue is in memory): rules, modes, safety
+ * asks, approvals with remember, agent approvals, expiry, external tools, bypass, audit and the
+ * active-calls quota.
+ */
+import { eq } from "drizzle-orm";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { jobs } from "../../src/db/schema.js";
+import { expireIfDue, sweepExpiredApprovals } from "../../src/service/approval-expiry.js";
+import { fairPriority } from "../../src/service/fair-priority.js";
+import { ADMIN_KEY, createApiTestApp, seedTenant } from "../support/harness.js";
+import { NullSandboxProvider } from "../support/null-sandbox.js";
+import { LOOKUP_TOOL } from "./tenancy-fixture.js";
+
+let t: ReturnType<typeof createApiTestApp>;
+let a: Awaited<ReturnType<typeof seedTenant>>;
+let sid: string;
+
+const as = (key: string, method: string, path: string, body?: unknown) =>
+  t.call(method, path, { key, ...(body === undefined ? {} : { body }) });
+const rules = (body: { allow?: string[]; deny?: string[]; ask?: string[] }) =>
+  as(a.adminKey, "PUT", `/v1/tenants/${a.tenantId}/rules`, { allow: [], deny: [], ask: [], ...body });
+const settings = (body: object, key = a.adminKey) =>
+  as(key, "PUT", `/v1/tenants/${a.tenantId}/settings`, body);
+const submit = async (tool: string, input: object, session = sid) => {
+  const res = await as(a.agentKey, "POST", `/v1/sessions/${session}/calls`, { tool, input });
+  expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+  return res.body.job;
+};
+const approve = (jid: string, body: object, key = a.adminKey) =>
+  as(key, "POST", `/v1/jobs/${jid}/approval`, body);
+const newSession = async (body: object = {}) => (await as(a.agentKey, "POST", "/v1/sessions", body)).body.id;
+
+beforeEach(async () => {
+  t = createApiTestApp(new NullSandboxProvider());
+  a = await seedTenant(t.call);
+  sid = await newSession();
+});
+afterEach(() => t.close());
+
+describe("rules and modes", () => {
+  it("a deny rule denies, recording the rule that decided", async () => {
+    await rules({ deny: ["Bash(curl:*)"], allow: ["Bash"] });
+    const job = await submit("Bash", { command: "curl example.com" });
+    expect(job).toMatchObject({
+      status: "denied",
+      decision: { behavior: "deny", rule: "Bash(curl:*)", decidedBy: "rule" },
+    });
+    expect(job.result.state).toBe("denied");
+  });
+
+  it("an uncovered call waits for approval with a suggestion and an expiry", async () => {
+    const job = await submit("Bash", { command: "npm test" });
+    expect(job.status).toBe("awaiting_approval");
+    expect(job.decision).toMatchObject({ behavior: "ask", mode: "default", bypassImmune: false });
+    expect(job.decision.suggestions).toEqual(["Bash(npm test:*)"]);
+    expect(Date.parse(job.approvalExpiresAt) - Date.parse(job.createdAt)).toBe(3600_000);
+  });
+
+  it("approving with remember lets the next matching call through without asking", async () => {
+    const first = await submit("Bash", { command: "npm test" });
+    const ok = await approve(first.id, { approve: true, remember: first.decision.suggestions });
+    expect(ok.body.job).toMatchObject({
+      status: "queued",
+      approvedBy: expect.stringMatching(/^key_/),
+      decision: { decidedBy: "approval" },
+    });
+    const next = await submit("Bash", { command: "npm test -- --watch=false" });
+    expect(next).toMatchObject({
+      status: "queued",
+      decision: { behavior: "allow", rule: "Bash(npm test:*)" },
+    });
+    expect(t.bus.enqueued).toEqual([first.id, next.id]);
+    const other = await submit("Bash", { command: "npm test" }, await newSession());
+    expect(other.status).toBe("awaiting_approval"); // remembered on that session only
+  });
+
+  it.each([
+    ["Bash", { command: "rm -rf build" }, "Bash"],
+    ["Write", { file_path: "/workspace/.env", content: "SECRET=1" }, "Write"],
+  ])(
+    "a safety ask (%s) is not silenced by an allow rule, nor by accept_edits",
+    async (tool, input, allow) => {
+      await rules({ allow: [allow] });
+      const job = await submit(tool, input);
+      expect(job).toMatchObject({
+        status: "awaiting_approval",
+        decision: { behavior: "ask", bypassImmune: true },
+      });
+      const edits = await submit(tool, input, await newSession({ mode: "accept_edits" }));
+      expect(edits).toMatchObject({ status: "awaiting_approval", decision: { bypassImmune: true } });
+    },
+  );
+
+  it("dont_ask denies instead of asking; explore denies writes", async () => {
+    const dontAsk = await newSession({ mode: "dont_ask" });
+    const d = await submit("Bash", { command: "npm test" }, dontAsk);
+    expect(d).toMatchObject({
+      status: "denied",
+      decision: { behavior: "deny", mode: "dont_ask", decidedBy: "mode" },
+    });
+    const explore = await newSession({ mode: "explore" });
+    const w = await submit("Write", { file_path: "/workspace/a.txt", content: "x" }, explore);
+    expect(w).toMatchObject({ status: "denied", decision: { mode: "explore" } });
+    expect(w.result.content[0].text).toContain("explore mode is read-only");
+    const r = await submit("Read", { file_path: "/workspace/a.txt" }, explore);
+    expect(r.status).toBe("queued");
+  });
+
+  it("the dry run answers without recording; PATCH changes the mode", async () => {
+    const res = await as(a.agentKey, "POST", `/v1/sessions/${sid}/decisions`, {
+      tool: "Write",
+      input: { file_path: "/workspace/a", content: "" },
+    });
+    expect(res.body.decision.behavior).toBe("ask");
+    await as(a.agentKey, "PATCH", `/v1/sessions/${sid}`, { mode: "explore" });
+    const again = await as(a.agentKey, "POST", `/v1/sessions/${sid}/decisions`, {
+      tool: "Write",
+      input: { file_path: "/workspace/a", content: "" },
+    });
+    expect(again.body.decision).toMatchObject({ behavior: "deny", mode: "explore" });
+    const audit = await as(a.adminKey, "GET", `/v1/tenants/${a.tenantId}/audit`);
+    expect(audit.body.entries).toEqual([]);
+  });
+});
+
+describe("bypass is a tenant setting", () => {
+  it("is refused (403) at creation and by PATCH until the tenant allows it", async () => {
+    const res = await as(a.agentKey, "POST", "/v1/sessions", { mode: "bypass" });
+    expect(res.status, JSON.stringify(res.body)).toBe(403);
+    expect(res.body.error.message).toContain("allowBypass");
+    expect((await as(a.agentKey, "PATCH", `/v1/sessions/${sid}`, { mode: "bypass" })).status).toBe(403);
+    expect((await settings({ allowBypass: true })).body.allowBypass).toBe(true);
+    expect((await as(a.agentKey, "PATCH", `/v1/sessions/${sid}`, { mode: "bypass" })).body.mode).toBe(
+      "bypass",
+    );
+    const job = await submit("Bash", { command: "npm test" });
+    expect(job).toMatchObject({ status: "queued", decision: { mode: "bypass" } });
+  });
+
+  it("quotas are the platform admin's; a tenant admin may read them", async () => {
+    const denied = await settings({ quotas: { maxSessions: 5000 } });
+    expect(denied.status, JSON.stringify(denied.body)).toBe(403);
+    const set = await settings({ quotas: { maxActiveCalls: 2 } }, ADMIN_KEY);
+    expect(set.body).toMatchObject({ allowBypass: false, quotas: { maxActiveCalls: 2 } });
+    const read = await as(a.adminKey, "GET", `/v1/tenants/${a.tenantId}/settings`);
+    expect(read.body.quotas).toEqual({ maxActiveCalls: 2 });
+  });
+});
+
+describe("approvals", () => {
+  it("an approval arriving twice is answered once (409)", async () => {
+    const job = await submit("Bash", { command: "npm test" });
+    const [one, two] = await Promise.all([
+      approve(job.id, { approve: true }),
+      approve(job.id, { approve: false }),
+    ]);
+    expect([one.status, two.status].sort()).toEqual([200, 409]);
+    expect(t.bus.enqueued.length).toBeLessThanOrEqual(1);
+  });
+
+  it("agents answer only where the tenant allows it, and remember only suggested rules", async () => {
+    const job = await submit("Bash", { command: "npm test" });
+    expect((await approve(job.id, { approve: true }, a.agentKey)).status).toBe(403);
+    await settings({ agentsMayApprove: true });
+    const wide = await approve(job.id, { approve: true, remember: ["Bash"] }, a.agentKey);
+    expect(wide.status, JSON.stringify(wide.body)).toBe(403);
+    const ok = await approve(job.id, { approve: true, remember: ["Bash(npm test:*)"] }, a.agentKey);
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+  });
+
+  it("an expired approval ends denied with a reason, on read and by the sweep; answering it is a 409", async () => {
+    const job = await submit("Bash", { command: "npm test" });
+    const later = new Date(Date.now() + 3601_000);
+    await expireIfDue(t.deps, job.id, new Date()); // not due yet
+    expect((await as(a.agentKey, "GET", `/v1/jobs/${job.id}`)).body.job.status).toBe("awaiting_approval");
+    expect(await sweepExpiredApprovals(t.deps, later)).toBe(1);
+    const got = (await as(a.agentKey, "GET", `/v1/jobs/${job.id}`)).body.job;
+    expect(got).toMatchObject({ status: "denied", approvedBy: "expiry", decision: { behavior: "deny" } });
+    expect(got.result.content[0].text).toContain("expired");
+    expect((await approve(job.id, { approve: true })).status).toBe(409);
+    const audit = await as(a.adminKey, "GET", `/v1/tenants/${a.tenantId}/audit?jobId=${job.id}`);
+    expect(audit.body.entries[0]).toMatchObject({
+      kind: "approval",
+      actorKeyId: null,
+      data: { approvedBy: "expiry" },
+    });
+  });
+
+  it("the check on read expires a due approval with a short TTL", async () => {
+    await settings({ approvalTtlSeconds: 10 });
+    const job = await submit("Bash", { command: "npm test" });
+    expect(Date.parse(job.approvalExpiresAt) - Date.parse(job.createdAt)).toBe(10_000);
+    t.deps.db
+      .update(jobs)
+      .set({ approvalExpiresAt: new Date(0).toISOString() })
+      .where(eq(jobs.id, job.id))
+      .run();
+    expect((await as(a.agentKey, "GET", `/v1/jobs/${job.id}`)).body.job.status).toBe("denied");
+  });
+});
+
+describe("external tools", () => {
+  beforeEach(async () => {
+    const put = await as(a.adminKey, "PUT", `/v1/tenants/${a.tenantId}/tools`, [LOOKUP_TOOL]);
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+  });
+
+  it("are listed, wait in awaiting_external and complete with a posted result", async () => {
+    const tools = await as(a.agentKey, "GET", `/v1/sessions/${sid}/tools`);
+    expect(tools.body.tools.map((x: { name: string }) => x.name)).toContain("lookup");
+    await rules({ allow: ["lookup"] });
+    const job = await submit("lookup", { q: "acme" });
+    expect(job.status).toBe("awaiting_external");
+    expect(t.bus.enqueued).toEqual([]);
+    const bad = await as(a.agentKey, "POST", `/v1/jobs/${job.id}/external-result`, {
+      content: [{ type: "text" }],
+    });
+    expect(bad.body.error.details[0].path).toBe("content[0].text");
+    const res = await as(a.agentKey, "POST", `/v1/jobs/${job.id}/external-result`, {
+      content: [{ type: "text", text: "ACME Corp" }],
+    });
+    expect(res.body.job).toMatchObject({
+      status: "succeeded",
+      result: { content: [{ type: "text", text: "ACME Corp" }], state: "success" },
+    });
+    const again = await as(a.adminKey, "POST", `/v1/jobs/${job.id}/external-result`, {
+      content: [{ type: "text", text: "x" }],
+    });
+    expect(again.status).toBe(409);
+  });
+
+  it("an ask for an external tool, once approved, waits for its result; isError fails it", async () => {
+    const writer = { ...LOOKUP_TOOL, name: "crm_update", readOnly: false };
+    await as(a.adminKey, "PUT", `/v1/tenants/${a.tenantId}/tools`, [LOOKUP_TOOL, writer]);
+    await rules({ ask: ["crm_update"] }); // external tools allow themselves; a rule makes them ask
+    const job = await submit("crm_update", { q: "acme" });
+    expect(job.status).toBe("awaiting_approval");
+    expect((await approve(job.id, { approve: true })).body.job.status).toBe("awaiting_external");
+    const res = await as(a.adminKey, "POST", `/v1/jobs/${job.id}/external-result`, {
+      content: [{ type: "text", text: "boom" }],
+      isError: true,
+    });
+    expect(res.body.job).toMatchObject({ status: "failed", result: { state: "error" } });
+  });
+
+  it("a result for a job that is not awaiting one is a 409; bad definitions are a 400", async () => {
+    await rules({ allow: ["Read"] });
+    const job = await submit("Read", { file_path: "/workspace/a" });
+    expect(
+      (
+        await as(a.agentKey, "POST", `/v1/jobs/${job.id}/external-result`, {
+          content: [{ type: "text", text: "x" }],
+        })
+      ).status,
+    ).toBe(409);
+    const clash = await as(a.adminKey, "PUT", `/v1/tenants/${a.tenantId}/tools`, [
+      { ...LOOKUP_TOOL, name: "Bash" },
+    ]);
+    expect(clash.body.error.details[0].path).toBe("[0].name");
+    const schema = await as(a.adminKey, "PUT", `/v1/tenants/${a.tenantId}/tools`, [
+      { ...LOOKUP_TOOL, inputSchema: { type: "string" } },
+    ]);
+    expect(schema.status).toBe(400);
+  });
+});
+
+describe("audit", () => {
+  it("records decisions and approvals with an input digest, never the raw input", async () => {
+    const job = await submit("Bash", { command: "npm publish --token TOPSECRET-123" });
+    await approve(job.id, { approve: false });
+    const log = await as(a.adminKey, "GET", `/v1/tenants/${a.tenantId}/audit?sessionId=${sid}`);
+    expect(log.body.entries.map((e: { kind: string }) => e.kind)).toEqual(["approval", "decision"]);
+    expect(JSON.stringify(log.body)).not.toContain("TOPSECRET");
+    const [approval, decision] = log.body.entries;
+    expect(decision.data).toMatchObject({
+      tool: "Bash",
+      inputDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+      decision: { behavior: "ask" },
+    });
+    expect(approval.data).toMatchObject({
+      approve: false,
+      approvedBy: approval.actorKeyId,
+      inputDigest: decision.data.inputDigest,
+    });
+  });
+});
+
+describe("quotas and fairness", () => {
+  it("queued + running calls past the tenant's limit answer 429 with Retry-After", async () => {
+    await settings({ quotas: { maxActiveCalls: 2 } }, ADMIN_KEY);
+    await rules({ allow: ["Read"] });
+    await submit("Read", { file_path: "/workspace/a" });
+    await submit("Read", { file_path: "/workspace/b" });
+    const over = await as(a.agentKey, "POST", `/v1/sessions/${sid}/calls`, {
+      tool: "Read",
+      input: { file_path: "/workspace/c" },
+    });
+    expect(over.status, JSON.stringify(over.body)).toBe(429);
+    expect(over.headers.get("retry-after")).toBe("2");
+  });
+
+  it("a call's priority is 1 + its tenant's other queued or running calls", async () => {
+    await rules({ allow: ["Read"] });
+    const jobs = [];
+    for (let i = 0; i < 3; i++) jobs.push(await submit("Read", { file_path: `/workspace/${i}` }));
+    expect(jobs.map((j) => fairPriority(t.deps.db, j.id))).toEqual([3, 3, 3]);
+    const b = await seedTenant(t.call, "b");
+    await t.call("PUT", `/v1/tenants/${b.tenantId}/rules`, {
+      key: b.adminKey,
+      body: { allow: ["Read"], deny: [], ask: [] },
+    });
+    const bs = (await t.call("POST", "/v1/sessions", { key: b.agentKey, body: {} })).body.id;
+    const bj = await t.call("POST", `/v1/sessions/${bs}/calls`, {
+      key: b.agentKey,
+      body: { tool: "Read", input: { file_path: "/workspace/x" } },
+    });
+    expect(fairPriority(t.deps.db, bj.body.job.id)).toBe(1);
+  });
+});

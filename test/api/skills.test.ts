@@ -1,0 +1,153 @@
+/**
+ * Skills through the API: JSON and `.tar.gz` uploads stored on disk and in the row, 400 with
+ * paths, 413 for size, list, delete (409 while a group uses it), roles and cross-tenant 404;
+ * the listing's `Skill` tool and system-prompt fragment.
+ */
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ADMIN_KEY, createApiTestApp, seedTenant } from "../support/harness.js";
+import { NullSandboxProvider } from "../support/null-sandbox.js";
+import { makeTarGz } from "../toolkit/skills/make-tar.js";
+
+let t: ReturnType<typeof createApiTestApp>;
+let a: Awaited<ReturnType<typeof seedTenant>>;
+beforeEach(async () => {
+  t = createApiTestApp(new NullSandboxProvider());
+  a = await seedTenant(t.call);
+});
+afterEach(() => t.close());
+
+const SKILL_MD =
+  "---\nname: greet\ndescription: Greets people.\n---\n\n# Greet\n\nRun `bash /skills/greet/run.sh`.\n";
+const upload = (files: Record<string, unknown>, key = a.adminKey, tid = a.tenantId) =>
+  t.call("POST", `/v1/tenants/${tid}/skills`, { key, body: { files } });
+const uploadRaw = (body: Buffer, type: string) =>
+  t.app.request(`/v1/tenants/${a.tenantId}/skills`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${a.adminKey}`, "content-type": type },
+    body,
+  });
+
+describe("POST /v1/tenants/{tid}/skills", () => {
+  it("stores a JSON upload on disk and lists it", async () => {
+    const res = await upload({ "SKILL.md": SKILL_MD, "run.sh": "echo hi\n" });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body).toEqual({ name: "greet", description: "Greets people." });
+    const dir = join(t.deps.skillFiles.root, a.tenantId, "greet");
+    expect(readFileSync(join(dir, "run.sh"), "utf8")).toBe("echo hi\n");
+    expect(statSync(join(dir, "SKILL.md")).mode & 0o777).toBe(0o644);
+    const list = await t.call("GET", `/v1/tenants/${a.tenantId}/skills`, { key: a.adminKey });
+    expect(list.body.skills).toEqual([
+      {
+        name: "greet",
+        description: "Greets people.",
+        fileCount: 2,
+        sizeBytes: expect.any(Number),
+        createdAt: expect.any(String),
+      },
+    ]);
+  });
+
+  it("takes a .tar.gz body (wrapper directory stripped, executable bit kept) and replaces by name", async () => {
+    await upload({ "SKILL.md": SKILL_MD, "old.txt": "x" });
+    const tar = makeTarGz([
+      { path: "greet/", type: "5", mode: 0o755 },
+      { path: "greet/SKILL.md", content: SKILL_MD },
+      { path: "greet/run.sh", content: "echo hi\n", mode: 0o755 },
+    ]);
+    const res = await uploadRaw(tar, "application/gzip");
+    expect(res.status, await res.clone().text()).toBe(201);
+    const dir = join(t.deps.skillFiles.root, a.tenantId, "greet");
+    expect(statSync(join(dir, "run.sh")).mode & 0o777).toBe(0o755);
+    expect(() => statSync(join(dir, "old.txt"))).toThrow();
+    const list = await t.call("GET", `/v1/tenants/${a.tenantId}/skills`, { key: a.adminKey });
+    expect(list.body.skills.map((s: { fileCount: number }) => s.fileCount)).toEqual([2]);
+  });
+
+  it("400 lists every problem with its path", async () => {
+    const res = await upload({ "SKILL.md": "---\nname: Bad Name\n---\n", "../x": "y", "a.txt": 3 });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    const paths = res.body.error.details.map((d: { path: string }) => d.path);
+    expect(paths).toEqual(expect.arrayContaining(["SKILL.md", "../x", "a.txt"]));
+    const garbage = await uploadRaw(Buffer.from("not gzip"), "application/gzip");
+    expect(garbage.status).toBe(400);
+    const text = await uploadRaw(Buffer.from("x"), "text/plain");
+    expect(text.status).toBe(400);
+    expect(((await text.json()) as { error: { details: { path: string }[] } }).error.details[0]?.path).toBe(
+      "content-type",
+    );
+  });
+
+  it("413 when the skill is too big", async () => {
+    const big = "x".repeat(1024 * 1024 + 1);
+    const tar = makeTarGz([
+      { path: "SKILL.md", content: SKILL_MD },
+      { path: "big.txt", content: big },
+    ]);
+    const res = await uploadRaw(tar, "application/gzip");
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("PAYLOAD_TOO_LARGE");
+  });
+
+  it("agents may not upload (403); another tenant's answer 404", async () => {
+    expect((await upload({ "SKILL.md": SKILL_MD }, a.agentKey)).status).toBe(403);
+    const b = await seedTenant(t.call, "b");
+    expect((await upload({ "SKILL.md": SKILL_MD }, b.adminKey)).status).toBe(404);
+    expect((await upload({ "SKILL.md": SKILL_MD }, ADMIN_KEY)).status).toBe(201);
+  });
+});
+
+it("the OpenAPI document describes the skill and tool-group routes", async () => {
+  const doc = await t.call("GET", "/openapi.json");
+  expect(doc.status).toBe(200);
+  expect(Object.keys(doc.body.paths)).toEqual(
+    expect.arrayContaining([
+      "/v1/tenants/{tid}/skills",
+      "/v1/tenants/{tid}/skills/{name}",
+      "/v1/tenants/{tid}/tool-groups",
+    ]),
+  );
+  expect(Object.keys(doc.body.paths["/v1/tenants/{tid}/skills"].post.requestBody.content)).toContain(
+    "application/gzip",
+  );
+});
+
+describe("DELETE /v1/tenants/{tid}/skills/{name}", () => {
+  it("removes the skill, 404 when missing, 409 while a group uses it", async () => {
+    await upload({ "SKILL.md": SKILL_MD });
+    const group = { name: "greeting", description: "Greets.", tools: [], skills: ["greet"] };
+    const put = await t.call("PUT", `/v1/tenants/${a.tenantId}/tool-groups`, {
+      key: a.adminKey,
+      body: [group],
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    const used = await t.call("DELETE", `/v1/tenants/${a.tenantId}/skills/greet`, { key: a.adminKey });
+    expect(used.status, JSON.stringify(used.body)).toBe(409);
+    await t.call("PUT", `/v1/tenants/${a.tenantId}/tool-groups`, { key: a.adminKey, body: [] });
+    const del = await t.call("DELETE", `/v1/tenants/${a.tenantId}/skills/greet`, { key: a.adminKey });
+    expect(del.status).toBe(204);
+    expect(() => statSync(join(t.deps.skillFiles.root, a.tenantId, "greet"))).toThrow();
+    const again = await t.call("DELETE", `/v1/tenants/${a.tenantId}/skills/greet`, { key: a.adminKey });
+    expect(again.status).toBe(404);
+  });
+});
+
+describe("skills in a session's listing", () => {
+  it("shows the Skill tool and the prompt fragment; a group's skill only while it is active", async () => {
+    await upload({ "SKILL.md": SKILL_MD });
+    const s = await t.call("POST", "/v1/sessions", { key: a.agentKey, body: {} });
+    const list = await t.call("GET", `/v1/sessions/${s.body.id}/tools`, { key: a.agentKey });
+    expect(list.body.tools[0].name).toBe("Skill");
+    expect(list.body.systemPrompt).toContain(
+      "<skill>\n<name>greet</name>\n<description>Greets people.</description>\n<dir>/skills/greet</dir>\n</skill>",
+    );
+    const group = { name: "greeting", description: "Greets.", tools: [], skills: ["greet"] };
+    await t.call("PUT", `/v1/tenants/${a.tenantId}/tool-groups`, { key: a.adminKey, body: [group] });
+    const inactive = await t.call("GET", `/v1/sessions/${s.body.id}/tools`, { key: a.agentKey });
+    expect(inactive.body.tools[0].name).toBe("reset_tools");
+    expect(inactive.body.systemPrompt).toBe("");
+    const none = await t.call("POST", "/v1/sessions", { key: a.agentKey, body: { skills: [] } });
+    expect(none.status).toBe(201);
+  });
+});

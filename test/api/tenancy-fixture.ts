@@ -1,0 +1,50 @@
+/**
+ * Two tenants with one of everything (sessions, an ask job, an external job, a queued job, a
+ * finished job, spare keys) for the per-endpoint security tests and the policy scenarios.
+ */
+import { ADMIN_KEY, createApiTestApp, seedTenant } from "../support/harness.js";
+import { NullSandboxProvider } from "../support/null-sandbox.js";
+
+export const LOOKUP_TOOL = {
+  name: "lookup",
+  description: "Looks a customer up in the client's CRM.",
+  inputSchema: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
+  readOnly: true,
+};
+
+const RULES = { allow: ["Read", "lookup"], deny: ["Bash(rm:*)"], ask: ["Bash(touch:*)"] };
+
+export type App = ReturnType<typeof createApiTestApp>;
+
+async function seedSide(t: App, name: string) {
+  const s = await seedTenant(t.call, name);
+  const call = (key: string, method: string, path: string, body?: unknown) =>
+    t.call(method, path, { key, ...(body === undefined ? {} : { body }) });
+  await call(s.adminKey, "PUT", `/v1/tenants/${s.tenantId}/tools`, [LOOKUP_TOOL]);
+  await call(s.adminKey, "PUT", `/v1/tenants/${s.tenantId}/rules`, RULES);
+  const sid = (await call(s.agentKey, "POST", "/v1/sessions", {})).body.id as string;
+  const submit = async (tool: string, input: object) =>
+    (await call(s.agentKey, "POST", `/v1/sessions/${sid}/calls`, { tool, input })).body.job;
+  const askJob = (await submit("Bash", { command: "touch a" })).id as string;
+  const extJob = (await submit("lookup", { q: "acme" })).id as string;
+  const queuedJob = (await submit("Read", { file_path: "/workspace/a" })).id as string;
+  const deniedJob = (await submit("Bash", { command: "rm a" })).id as string;
+  const spare = await call(s.adminKey, "POST", `/v1/tenants/${s.tenantId}/keys`, { role: "agent" });
+  return { ...s, sid, askJob, extJob, queuedJob, deniedJob, spareKeyId: spare.body.id as string };
+}
+
+export async function twoTenants() {
+  const t = createApiTestApp(new NullSandboxProvider());
+  const a = await seedSide(t, "a");
+  const b = await seedSide(t, "b");
+  // Revoked keys of every role, to show that revocation is a 401 everywhere.
+  const revoked: Record<string, string> = {};
+  for (const role of ["agent", "tenant_admin"] as const) {
+    const k = await t.call("POST", `/v1/tenants/${a.tenantId}/keys`, { key: ADMIN_KEY, body: { role } });
+    await t.call("DELETE", `/v1/keys/${k.body.id}`, { key: ADMIN_KEY });
+    revoked[role] = k.body.key;
+  }
+  return { t, a, b, revoked };
+}
+
+export type World = Awaited<ReturnType<typeof twoTenants>>;

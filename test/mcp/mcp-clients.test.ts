@@ -1,0 +1,102 @@
+/**
+ * The runtime's listing cache (reference §14): one listing per TTL per (tenant, server),
+ * invalidated on add/remove, a re-created server starts over, a failing server is remembered
+ * briefly and does not hide the others. Real SQLite, a tiny MCP server on loopback.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDb } from "../../src/db/open.js";
+import { tenants } from "../../src/db/schema.js";
+import { createLogger } from "../../src/log.js";
+import { McpClients } from "../../src/service/mcp-clients.js";
+import { createMcpServer, deleteMcpServer } from "../../src/service/mcp-servers.js";
+import type { Principal } from "../../src/service/principal.js";
+import { SecretBox } from "../../src/service/secret-box.js";
+import { startDeadServer, startTinyMcpServer, type TinyMcpServer } from "./support.js";
+
+const dir = mkdtempSync(join(tmpdir(), "tsm-"));
+const { db, close } = openDb(join(dir, "t.db"));
+const secrets = SecretBox.fromDataDir(dir);
+const admin: Principal = { keyId: "key_admin", role: "admin", tenantId: null };
+let clock = 0;
+let tiny: TinyMcpServer;
+let dead: Awaited<ReturnType<typeof startDeadServer>>;
+let clients: McpClients;
+
+beforeAll(async () => {
+  tiny = await startTinyMcpServer({ answerCalls: true });
+  dead = await startDeadServer();
+  db.insert(tenants).values({ id: "ten_a", name: "a", createdAt: "now" }).run();
+  clients = new McpClients(
+    { db, secrets, logger: createLogger("silent") },
+    { listingTtlMs: 60_000, failureTtlMs: 5_000, listTimeoutMs: 500, now: () => clock },
+  );
+});
+
+afterAll(async () => {
+  await clients.close();
+  tiny.server.closeAllConnections();
+  tiny.server.close();
+  dead.server.closeAllConnections();
+  dead.server.close();
+  close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const svc = () => ({ db, secrets, onChange: (tid: string, name: string) => clients.invalidate(tid, name) });
+
+describe("McpClients listing cache", () => {
+  it("lists once per TTL, again after it expires", async () => {
+    createMcpServer(svc(), admin, "ten_a", { name: "tiny", transport: "http", url: tiny.url });
+    const first = await clients.toolSets("ten_a");
+    expect(first.map((s) => [s.name, s.tools.map((t) => t.name)])).toEqual([["tiny", ["mcp__tiny__wait"]]]);
+    expect(tiny.listings).toBe(1);
+    clock += 59_000;
+    await clients.toolSets("ten_a");
+    expect(tiny.listings).toBe(1);
+    clock += 2_000;
+    await clients.toolSets("ten_a");
+    expect(tiny.listings).toBe(2);
+  });
+
+  it("is invalidated when the server is removed and added again", async () => {
+    deleteMcpServer(svc(), admin, "ten_a", "tiny");
+    expect(await clients.toolSets("ten_a")).toEqual([]);
+    createMcpServer(svc(), admin, "ten_a", {
+      name: "tiny",
+      transport: "http",
+      url: tiny.url,
+      stateful: true,
+    });
+    await clients.toolSets("ten_a");
+    expect(tiny.listings).toBe(3);
+  });
+
+  it("a dead server yields an empty set, is remembered for the failure TTL, and hides nothing else", async () => {
+    createMcpServer(svc(), admin, "ten_a", { name: "dead", transport: "http", url: dead.url });
+    const started = Date.now();
+    const sets = await clients.toolSets("ten_a");
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(sets.map((s) => [s.name, s.tools.length])).toEqual([
+      ["dead", 0],
+      ["tiny", 1],
+    ]);
+    // Within the failure TTL the dead server is not waited on again.
+    const again = Date.now();
+    await clients.toolSets("ten_a");
+    expect(Date.now() - again).toBeLessThan(200);
+  });
+
+  it("calls go through the cached tool", async () => {
+    const [, tinySet] = await clients.toolSets("ten_a");
+    const tool = tinySet!.tools[0]!;
+    const chunks = [];
+    for await (const c of (await tool.call({}, {
+      signal: new AbortController().signal,
+    } as never)) as AsyncIterable<unknown>)
+      chunks.push(c);
+    expect(JSON.stringify(chunks)).toContain("done");
+  });
+});

@@ -1,0 +1,213 @@
+/**
+ * Test support for MCP: the real harness (HTTP, Redis, worker, Docker) plus an API app with the
+ * MCP runtime mounted, a tool registry that also holds the tenant's MCP tools (what the session
+ * toolkit wiring does), and the third-party `@modelcontextprotocol/server-everything` on loopback.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { Writable } from "node:stream";
+import { serve } from "@hono/node-server";
+import { createApp } from "../../src/api/app.js";
+import { createLogger } from "../../src/log.js";
+import type { Sandbox } from "../../src/sandbox/sandbox.js";
+import type { ToolRegistry } from "../../src/service/deps.js";
+import { createMcpRuntime, type McpClientsOptions, type McpRuntime } from "../../src/service/mcp-clients.js";
+import { createBuiltinTools } from "../../src/toolkit/builtins.js";
+import type { ToolBase } from "../../src/toolkit/tool-base.js";
+import { type Client, type Harness, httpClient, startHarness } from "../support/harness.js";
+
+const require = createRequire(import.meta.url);
+
+/** The harness, an API with `/v1/tenants/{tid}/mcp-servers`, and the log text when captured. */
+export interface McpHarness {
+  h: Harness;
+  mcp: McpRuntime;
+  url: string;
+  call: Client;
+  /** Everything logged so far (only with `captureLogs`). */
+  logs(): string;
+  /** Lists the tenant's MCP servers into the registry, as the session toolkit wiring will. */
+  refreshTools(tenantId: string, sandbox?: () => Promise<Sandbox>): Promise<ToolBase[]>;
+  stop(): Promise<void>;
+}
+
+export async function startMcpHarness(
+  opts: { captureLogs?: boolean; clients?: McpClientsOptions } = {},
+): Promise<McpHarness> {
+  let logText = "";
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      logText += chunk.toString();
+      done();
+    },
+  });
+  const logger = opts.captureLogs ? createLogger("trace", sink) : undefined;
+  const builtins = createBuiltinTools();
+  let extra: ToolBase[] = [];
+  const registry: ToolRegistry = {
+    list: () => [...builtins, ...extra],
+    get: (name) => builtins.find((t) => t.name === name) ?? extra.find((t) => t.name === name),
+  };
+  const h = await startHarness({ start: { tools: registry, ...(logger ? { logger } : {}) } });
+  const deps = h.service.deps;
+  const mcp = createMcpRuntime(
+    { db: deps.db, logger: deps.logger, dataDir: h.config.DATA_DIR },
+    opts.clients,
+  );
+  const app = createApp({ ...deps, bodyLimitBytes: h.config.BODY_LIMIT_BYTES, mcp });
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
+  });
+  const addr = server.address();
+  const url = `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`;
+  return {
+    h,
+    mcp,
+    url,
+    call: httpClient(url),
+    logs: () => logText,
+    async refreshTools(tenantId, sandbox) {
+      const sets = await mcp.clients.toolSets(tenantId, { sandbox });
+      extra = sets.flatMap((s) => s.tools);
+      return extra;
+    },
+    async stop() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+      await mcp.clients.close();
+      await h.stop();
+    },
+  };
+}
+
+/** A free loopback port (the third-party server takes its port from PORT). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const addr = s.address();
+      s.close(() => resolve(typeof addr === "object" && addr ? addr.port : 0));
+    });
+  });
+}
+
+// The server calls `app.listen(PORT)` (every interface); this preload pins it to loopback.
+const LOOPBACK_ONLY = `import net from "node:net";const listen=net.Server.prototype.listen;
+net.Server.prototype.listen=function(port,...rest){if(typeof port==="number"||typeof port==="string"){
+const cb=rest.find((a)=>typeof a==="function");return listen.call(this,Number(port),"127.0.0.1",cb);}
+return listen.call(this,port,...rest);};`;
+
+/** `server-everything streamableHttp` on 127.0.0.1; resolves once it listens. */
+export async function startEverythingHttp(): Promise<{ url: string; stop(): Promise<void> }> {
+  const port = await freePort();
+  const entry = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ["--import", `data:text/javascript,${encodeURIComponent(LOOPBACK_ONLY)}`, entry, "streamableHttp"],
+    { env: { PATH: "/usr/bin:/bin", PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  await new Promise<void>((resolve, reject) => {
+    let out = "";
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (out.includes("listening on port")) resolve();
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`server-everything exited (${code}): ${out}`)));
+    setTimeout(() => reject(new Error(`server-everything did not start: ${out}`)), 15_000).unref();
+  });
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
+
+/** The concatenated text of a job's result. */
+export function jobText(job: { result?: { content: { text?: string }[] } }): string {
+  return (job.result?.content ?? []).map((b) => b.text ?? "").join("");
+}
+
+/** A minimal Streamable HTTP MCP server: one read-only tool `wait`; counts listings; may never answer calls. */
+export interface TinyMcpServer {
+  url: string;
+  headers: IncomingMessage["headers"][];
+  listings: number;
+  server: Server;
+}
+
+export async function startTinyMcpServer(opts: { answerCalls: boolean }): Promise<TinyMcpServer> {
+  const state: TinyMcpServer = { url: "", headers: [], listings: 0, server: createHttpServer() };
+  state.server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    state.headers.push(req.headers);
+    if (req.method !== "POST") {
+      res.writeHead(405).end();
+      return;
+    }
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", () => {
+      const msg = JSON.parse(body) as { id?: number; method: string; params?: { protocolVersion?: string } };
+      const reply = (result: unknown) =>
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result }));
+      if (msg.method === "initialize") {
+        reply({
+          protocolVersion: msg.params?.protocolVersion,
+          capabilities: { tools: {} },
+          serverInfo: { name: "tiny", version: "1" },
+        });
+      } else if (msg.method === "tools/list") {
+        state.listings++;
+        reply({
+          tools: [
+            {
+              name: "wait",
+              description: "Answers only when the server is told to.",
+              inputSchema: { type: "object", properties: {} },
+              annotations: { readOnlyHint: true },
+            },
+          ],
+        });
+      } else if (msg.method === "tools/call") {
+        if (opts.answerCalls) reply({ content: [{ type: "text", text: "done" }] });
+        // else: no answer, ever.
+      } else if (msg.id === undefined) {
+        res.writeHead(202).end();
+      }
+    });
+  });
+  state.url = await listenLoopback(state.server);
+  return state;
+}
+
+/** Accepts connections and never answers anything. */
+export async function startDeadServer(): Promise<{ url: string; server: Server }> {
+  const server = createHttpServer(() => {});
+  return { url: await listenLoopback(server), server };
+}
+
+function listenLoopback(server: Server): Promise<string> {
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => {
+      const addr = server.address();
+      resolve(`http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}/mcp`);
+    }),
+  );
+}

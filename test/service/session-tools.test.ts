@@ -1,0 +1,91 @@
+/**
+ * The session toolkit on real SQLite: external tools join `basic` (or a group), configuration
+ * that went stale after it was stored is dropped instead of breaking the tenant's sessions, a
+ * clash that cannot be dropped is a 409, and reset_tools' new set is persisted per session.
+ */
+import { eq } from "drizzle-orm";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { externalTools, sessions, toolGroups } from "../../src/db/schema.js";
+import { ConflictError } from "../../src/errors.js";
+import { listSessionTools, resolveSessionTool, saveActiveGroups } from "../../src/service/session-tools.js";
+import { createApiTestApp, seedTenant } from "../support/harness.js";
+import { NullSandboxProvider } from "../support/null-sandbox.js";
+
+let t: ReturnType<typeof createApiTestApp>;
+let a: Awaited<ReturnType<typeof seedTenant>>;
+let sid: string;
+const agent = () => ({ keyId: "k", role: "agent" as const, tenantId: a.tenantId });
+const session = () => t.deps.db.select().from(sessions).where(eq(sessions.id, sid)).get()!;
+const now = new Date().toISOString();
+const lookup = {
+  name: "lookup",
+  description: "Looks things up.",
+  inputSchema: { type: "object", properties: { q: { type: "string" } } },
+};
+
+beforeEach(async () => {
+  t = createApiTestApp(new NullSandboxProvider());
+  a = await seedTenant(t.call);
+  t.deps.db
+    .insert(externalTools)
+    .values({ tenantId: a.tenantId, tools: [lookup], updatedAt: now })
+    .run();
+  const put = await t.call("PUT", `/v1/tenants/${a.tenantId}/tool-groups`, {
+    key: a.adminKey,
+    body: [{ name: "research", description: "Research.", tools: ["lookup", "Grep"] }],
+  });
+  expect(put.status, JSON.stringify(put.body)).toBe(200);
+  sid = (await t.call("POST", "/v1/sessions", { key: a.agentKey, body: { tools: ["Read", "Grep"] } })).body
+    .id;
+});
+afterEach(() => t.close());
+
+const names = () => listSessionTools(t.deps, agent(), sid).tools.map((x) => x.name);
+
+describe("session toolkit", () => {
+  it("groups may claim external tools; the active set is persisted per session", () => {
+    expect(names()).toEqual(["reset_tools", "Read"]);
+    expect(resolveSessionTool(t.deps, session(), "lookup")).toMatchObject({ inactive: true });
+    saveActiveGroups(t.deps.db, sid, ["research"]);
+    expect(names()).toEqual(["reset_tools", "Read", "lookup", "Grep"]);
+    expect(resolveSessionTool(t.deps, session(), "lookup")).toMatchObject({ inactive: false });
+  });
+
+  it("a member that vanished after the groups were stored is dropped, not fatal", () => {
+    saveActiveGroups(t.deps.db, sid, ["research", "gone"]);
+    t.deps.db.update(externalTools).set({ tools: [] }).where(eq(externalTools.tenantId, a.tenantId)).run();
+    expect(names()).toEqual(["reset_tools", "Read", "Grep"]);
+    t.deps.db.delete(toolGroups).where(eq(toolGroups.tenantId, a.tenantId)).run();
+    expect(names()).toEqual(["Read", "Grep"]);
+  });
+
+  it("a clash that cannot be dropped is a 409 naming it", async () => {
+    const md = "---\nname: lookup\ndescription: Clashes.\n---\n";
+    // The upload itself is refused (400 on SKILL.md) while the external tool exists...
+    const up = await t.call("POST", `/v1/tenants/${a.tenantId}/skills`, {
+      key: a.adminKey,
+      body: { files: { "SKILL.md": md } },
+    });
+    expect(up.status, JSON.stringify(up.body)).toBe(400);
+    expect(up.body.error.details[0].path).toBe("SKILL.md");
+    // ...but an external tool declared after the skill can still clash with it.
+    t.deps.db.update(externalTools).set({ tools: [] }).where(eq(externalTools.tenantId, a.tenantId)).run();
+    await t.call("PUT", `/v1/tenants/${a.tenantId}/tool-groups`, { key: a.adminKey, body: [] });
+    expect(
+      (
+        await t.call("POST", `/v1/tenants/${a.tenantId}/skills`, {
+          key: a.adminKey,
+          body: { files: { "SKILL.md": md } },
+        })
+      ).status,
+    ).toBe(201);
+    t.deps.db
+      .update(externalTools)
+      .set({ tools: [lookup] })
+      .where(eq(externalTools.tenantId, a.tenantId))
+      .run();
+    expect(() => names()).toThrow(ConflictError);
+    const res = await t.call("GET", `/v1/sessions/${sid}/tools`, { key: a.agentKey });
+    expect(res.status, JSON.stringify(res.body)).toBe(409);
+  });
+});
