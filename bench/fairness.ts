@@ -139,12 +139,13 @@ export async function run(args: string[]): Promise<void> {
     await Promise.all([...a.sids.map((_, i) => warm(a, i)), ...b.sids.map((_, i) => warm(b, i))]);
 
     const idle = waits(await Promise.all(Array.from({ length: nB }, (_, i) => submit(b, i, 60))));
-    const fair = await flood(a, b);
+    // FIFO first (the same queue without priorities), so that any warm-up favours it, not us.
     const queue = service.deps.queue as JobQueue;
     const enqueue = queue.enqueue.bind(queue);
-    queue.enqueue = (jobId) => enqueue(jobId); // FIFO: the same queue without priorities
+    queue.enqueue = (jobId) => enqueue(jobId);
     const fifo = await flood(a, b);
     queue.enqueue = enqueue;
+    const fair = await flood(a, b);
 
     console.log(
       `worker concurrency ${concurrency}; A: ${nA} × Read over 10 sessions; B: ${nB} × Read over 5 sessions`,

@@ -7,11 +7,13 @@ export function docsPage(specUrl: string): string {
 h2{margin-top:1.5em}.op{border-top:1px solid #ddd;padding:.5em 0}.m{font-weight:bold;text-transform:uppercase;width:5em;display:inline-block}</style>
 </head><body><h1>Toolshed API (v1)</h1><p>Machine-readable: <a href="${specUrl}">${specUrl}</a></p><div id="ops">loading…</div>
 <script>
+const esc=(t)=>String(t).replace(/[&<>"]/g,(ch)=>({"&":"&amp;","<":"&lt;",">":"&gt;",'"':"&quot;"})[ch]);
 fetch(${JSON.stringify(specUrl)}).then(r=>r.json()).then(doc=>{
   const out=[];
   for (const [path,ops] of Object.entries(doc.paths||{})) for (const [m,op] of Object.entries(ops)) {
     const codes=Object.entries(op.responses||{}).map(([k,v])=>k+" "+(v.description||"")).join("; ");
-    out.push('<div class="op"><span class="m">'+m+'</span><code>'+path+'</code><br><small>'+codes+'</small></div>');
+    const about=op.description?'<br>'+esc(op.description):'';
+    out.push('<div class="op"><span class="m">'+m+'</span><code>'+path+'</code>'+about+'<br><small>'+esc(codes)+'</small></div>');
   }
   document.getElementById("ops").innerHTML=out.join("");
 });

@@ -1,13 +1,16 @@
 /**
- * `/v1/sessions/{sid}/mcp`: a session exposed as an MCP server over Streamable HTTP, stateless
- * (a fresh SDK `Server` and transport per request, JSON responses), so any API process can
- * answer any request. The caller is the already-authenticated agent key.
+ * `/v1/sessions/{sid}/mcp`: a session exposed as an MCP server over Streamable HTTP. An
+ * `initialize` opens a stateful MCP session (kept in this process, bound to the session and
+ * the agent key, closed when idle) so the server can ask the client (elicitation); a request
+ * without a session id that is not an `initialize` is answered statelessly.
  */
+import { randomUUID } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import {
   CallToolRequestSchema,
   ErrorCode,
+  isInitializeRequest,
   ListToolsRequestSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -15,60 +18,159 @@ import { AppError } from "../errors.js";
 import type { ServiceDeps } from "../service/deps.js";
 import type { Principal } from "../service/principal.js";
 import { requireRole } from "../service/principal.js";
-import { callSessionTool, listSessionMcpTools, type SessionMcpOptions } from "../service/session-mcp.js";
+import {
+  type AskApproval,
+  callSessionTool,
+  listSessionMcpTools,
+  type SessionMcpOptions,
+} from "../service/session-mcp.js";
 import { loadSession } from "../service/sessions.js";
 
-/** Answers one Streamable HTTP request for the session; GET/DELETE are 405 (no server stream). */
-export async function handleSessionMcp(
-  deps: ServiceDeps,
-  p: Principal,
-  sid: string,
-  req: Request,
-  opts: SessionMcpOptions = {},
-): Promise<Response> {
-  // 401/403/404 as plain API errors before any MCP framing.
-  requireRole(p, ["agent"]);
-  loadSession(deps.db, p, sid);
-  if (req.method !== "POST") {
-    return new Response(null, { status: 405, headers: { allow: "POST" } });
+/** Endpoint settings on top of the service's. */
+export interface SessionMcpEndpointOptions extends SessionMcpOptions {
+  /** An MCP session unused this long is closed, default 10 min. */
+  idleMs?: number;
+}
+
+interface Live {
+  transport: WebStandardStreamableHTTPServerTransport;
+  server: Server;
+  keyId: string;
+  sid: string;
+  lastUsed: number;
+}
+
+/** One per API app: holds this process's stateful MCP sessions. */
+export class SessionMcpEndpoint {
+  private readonly live = new Map<string, Live>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly opts: SessionMcpEndpointOptions = {},
+  ) {
+    const idleMs = opts.idleMs ?? 10 * 60_000;
+    this.sweeper = setInterval(() => this.sweep(idleMs), Math.min(idleMs, 60_000));
+    this.sweeper.unref();
   }
-  const server = createSessionServer(deps, p, sid, opts);
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    enableJsonResponse: true,
-  });
-  await server.connect(transport);
-  try {
-    return await transport.handleRequest(req);
-  } finally {
-    void server.close().catch(() => undefined);
+
+  /** Answers one request; 401/403/404 come from the API's own checks before any MCP framing. */
+  async handle(p: Principal, sid: string, req: Request): Promise<Response> {
+    requireRole(p, ["agent"]);
+    loadSession(this.deps.db, p, sid);
+    const mcpSessionId = req.headers.get("mcp-session-id");
+    if (mcpSessionId) {
+      const live = this.live.get(mcpSessionId);
+      // Another key or session cannot use it; to them it does not exist.
+      if (!live || live.keyId !== p.keyId || live.sid !== sid) return notFound();
+      live.lastUsed = Date.now();
+      return live.transport.handleRequest(req);
+    }
+    if (req.method !== "POST") return new Response(null, { status: 405, headers: { allow: "POST" } });
+    const body: unknown = await req
+      .clone()
+      .json()
+      .catch(() => undefined);
+    return isInitializeRequest(body) ? this.open(p, sid, req) : this.stateless(p, sid, req);
+  }
+
+  /** Closes every MCP session of this process. */
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    const all = [...this.live.values()];
+    this.live.clear();
+    await Promise.allSettled(all.map((l) => l.server.close()));
+  }
+
+  private async open(p: Principal, sid: string, req: Request): Promise<Response> {
+    const server = this.createServer(p, sid);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        this.live.set(id, { transport, server, keyId: p.keyId, sid, lastUsed: Date.now() });
+      },
+      onsessionclosed: (id) => {
+        this.live.delete(id);
+      },
+    });
+    await server.connect(transport);
+    return transport.handleRequest(req);
+  }
+
+  private async stateless(p: Principal, sid: string, req: Request): Promise<Response> {
+    const server = this.createServer(p, sid);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(req);
+    } finally {
+      void server.close().catch(() => undefined);
+    }
+  }
+
+  private createServer(p: Principal, sid: string): Server {
+    const { deps, opts } = this;
+    const server = new Server({ name: "toolshed-session", version: "1" }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: (await listSessionMcpTools(deps, p, sid, opts)).tools,
+    }));
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      // Elicitation needs the client's capability and a stream to ask on (a stateful session).
+      const ask: AskApproval | undefined =
+        server.getClientCapabilities()?.elicitation && extra.sessionId
+          ? async (message) => {
+              const answer = await server.elicitInput(
+                {
+                  message,
+                  requestedSchema: {
+                    type: "object",
+                    properties: {
+                      approve: { type: "boolean", title: "Approve", description: "Run this call now" },
+                    },
+                    required: ["approve"],
+                  },
+                },
+                { relatedRequestId: extra.requestId, timeout: opts.waitMs ?? 60_000 },
+              );
+              return answer.action === "accept" ? answer.content?.approve === true : null;
+            }
+          : undefined;
+      try {
+        const args = request.params.arguments ?? {};
+        return await callSessionTool(
+          deps,
+          p,
+          sid,
+          { name: request.params.name, args, signal: extra.signal, ask },
+          opts,
+        );
+      } catch (err) {
+        // An unknown tool is the caller's error (a protocol error); the rest stays generic.
+        if (err instanceof AppError && err.code === "VALIDATION") {
+          throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+        }
+        if (err instanceof AppError) throw new McpError(ErrorCode.InvalidRequest, err.message);
+        deps.logger.error({ err, sessionId: sid, tool: request.params.name }, "MCP call failed");
+        throw new McpError(ErrorCode.InternalError, "internal error");
+      }
+    });
+    return server;
+  }
+
+  private sweep(idleMs: number): void {
+    const cutoff = Date.now() - idleMs;
+    for (const [id, live] of this.live) {
+      if (live.lastUsed > cutoff) continue;
+      this.live.delete(id);
+      void live.server.close().catch(() => undefined);
+    }
   }
 }
 
-function createSessionServer(deps: ServiceDeps, p: Principal, sid: string, opts: SessionMcpOptions): Server {
-  const server = new Server({ name: "toolshed-session", version: "1" }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => {
-    const { tools } = listSessionMcpTools(deps, p, sid, opts);
-    return { tools };
-  });
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    try {
-      return await callSessionTool(
-        deps,
-        p,
-        sid,
-        { name: request.params.name, args: request.params.arguments ?? {}, signal: extra.signal },
-        opts,
-      );
-    } catch (err) {
-      // An unknown tool is the caller's error (a protocol error); the rest stays generic.
-      if (err instanceof AppError && err.code === "VALIDATION") {
-        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-      }
-      if (err instanceof AppError) throw new McpError(ErrorCode.InvalidRequest, err.message);
-      deps.logger.error({ err, sessionId: sid, tool: request.params.name }, "MCP call failed");
-      throw new McpError(ErrorCode.InternalError, "internal error");
-    }
-  });
-  return server;
+function notFound(): Response {
+  const body = { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null };
+  return new Response(JSON.stringify(body), { status: 404, headers: { "content-type": "application/json" } });
 }

@@ -27,7 +27,8 @@ function isPlainToolDecision(own: ToolDecision): boolean {
   for (const k in own) {
     if (k !== TOOL_DECISION_KEYS[n++]) return false;
   }
-  return n === TOOL_DECISION_KEYS.length;
+  // A spread would also copy own symbol keys.
+  return n === TOOL_DECISION_KEYS.length && Object.getOwnPropertySymbols(own).length === 0;
 }
 
 /**

@@ -4,7 +4,7 @@
  * secrets in commands or file contents do not end up in the log.
  */
 import { createHash } from "node:crypto";
-import { and, desc, eq, gte, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/open.js";
 import { audit } from "../db/schema.js";
 import { newId, nowIso } from "./ids.js";
@@ -63,7 +63,8 @@ export function listAudit(deps: { db: Db }, p: Principal, tenantId: string, q: A
     .select()
     .from(audit)
     .where(and(...where))
-    .orderBy(desc(audit.createdAt), desc(audit.id))
+    // rowid breaks ties within a millisecond in insertion order (ids are random).
+    .orderBy(desc(audit.createdAt), desc(sql`rowid`))
     .limit(q.limit ?? 100)
     .all();
   return rows.map((r) => ({

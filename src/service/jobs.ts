@@ -1,7 +1,6 @@
-/** Job verbs for callers: read, wait, cancel, and the dry-run decision. */
+/** Job verbs for callers: read, wait, cancel (the dry-run decision lives in decide.ts). */
 import { eq } from "drizzle-orm";
-import { jobs, type StoredDecision } from "../db/schema.js";
-import { decideCall } from "./decide.js";
+import { jobs } from "../db/schema.js";
 import type { ServiceDeps } from "./deps.js";
 import {
   findJob,
@@ -14,8 +13,6 @@ import {
 } from "./job-view.js";
 import { type Principal, requireRole } from "./principal.js";
 import { finishJob, publishState } from "./queueing.js";
-import { loadSession } from "./sessions.js";
-import { resolveTool, validateToolInput } from "./tool-input.js";
 
 export function getJob(deps: Pick<ServiceDeps, "db">, p: Principal, jobId: string): JobView {
   requireRole(p, ["agent", "tenant_admin"]);
@@ -68,17 +65,4 @@ export async function cancelJob(deps: ServiceDeps, p: Principal, jobId: string):
     }
   }
   return toJobView(findJob(deps.db, jobId)!);
-}
-
-/** What the engine would decide for this call now, without running or recording anything. */
-export function dryRunDecision(
-  deps: Pick<ServiceDeps, "db" | "tools">,
-  p: Principal,
-  sessionId: string,
-  body: { tool: string; input: unknown },
-): StoredDecision {
-  requireRole(p, ["agent", "tenant_admin"]);
-  const session = loadSession(deps.db, p, sessionId);
-  const tool = resolveTool(deps.tools, body.tool, session);
-  return decideCall(deps.db, session, tool, validateToolInput(tool, body.input));
 }

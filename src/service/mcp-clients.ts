@@ -5,15 +5,18 @@
  * warning; the session's other tools are unaffected.
  */
 import type { Db } from "../db/open.js";
+import type { SessionRow } from "../db/schema.js";
 import { ValidationError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { McpClient, type McpClientOptions, type McpRawTool } from "../toolkit/mcp/mcp-client.js";
 import { type McpTool, mcpToolSet } from "../toolkit/mcp/mcp-tool.js";
 import type { McpToolSet } from "../toolkit/tool-group.js";
+import type { ServiceDeps } from "./deps.js";
 import { getMcpServer, loadMcpServerConfigs } from "./mcp-servers.js";
 import type { Principal } from "./principal.js";
 import { SecretBox } from "./secret-box.js";
+import { acquireSessionSandbox } from "./session-sandbox.js";
 
 /** Cache and timeout settings; every field has a default. */
 export interface McpClientsOptions extends McpClientOptions {
@@ -163,6 +166,19 @@ export async function listMcpServerTools(
   }
   const [set] = await deps.mcp.clients.toolSets(tenantId, { only: name });
   return (set?.tools ?? []) as McpTool[];
+}
+
+/**
+ * The tenant's MCP tool sets for one session's toolkit (`sessionToolkit(deps, session, {mcps})`):
+ * stdio servers are listed inside that session's sandbox, acquired only when a listing is due.
+ */
+export function sessionMcpToolSets(
+  mcp: McpRuntime | undefined,
+  deps: Pick<ServiceDeps, "sandboxes" | "skillFiles">,
+  session: Pick<SessionRow, "id" | "tenantId">,
+): Promise<McpToolSet[]> {
+  if (!mcp) return Promise.resolve([]);
+  return mcp.clients.toolSets(session.tenantId, { sandbox: () => acquireSessionSandbox(deps, session) });
 }
 
 function cacheKey(tenantId: string, name: string): string {

@@ -5,38 +5,44 @@
  */
 import type { CallToolResult, Tool as McpToolDef, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { StoredResult } from "../db/schema.js";
-import { ValidationError } from "../errors.js";
+import { AppError, ValidationError } from "../errors.js";
 import { McpTool } from "../toolkit/mcp/mcp-tool.js";
 import type { ToolBase } from "../toolkit/tool-base.js";
+import { answerApproval } from "./approval.js";
 import type { ServiceDeps } from "./deps.js";
 import type { JobView } from "./job-view.js";
 import { cancelJob, waitForJob } from "./jobs.js";
+import { type McpRuntime, sessionMcpToolSets } from "./mcp-clients.js";
 import type { Principal } from "./principal.js";
-import { listSessionTools } from "./session-tools.js";
+import { requireRole } from "./principal.js";
+import { sessionToolkit } from "./session-toolkit.js";
+import { loadSession } from "./sessions.js";
 import { submitCall } from "./submit-call.js";
 
-/** How a session's MCP face finds tools and how long a call is waited for. */
+/** How a session's MCP face lists tools and how long a call is waited for. */
 export interface SessionMcpOptions {
-  /** The tool behind a listed name, for its hints; default the service's registry. */
-  lookupTool?: (name: string) => ToolBase | undefined;
+  /** The tenant's MCP servers: their tools join the listing (with their own hints). */
+  mcp?: McpRuntime;
   /** Default 60 s; a call still running after that answers with its job id. */
   waitMs?: number;
 }
 
-/** The session's tools as MCP tool definitions, plus its system-prompt fragment. */
-export function listSessionMcpTools(
+/** The session's active tools as MCP tool definitions (the listing of `GET /v1/sessions/{sid}/tools`). */
+export async function listSessionMcpTools(
   deps: ServiceDeps,
   p: Principal,
   sid: string,
   opts: SessionMcpOptions = {},
-): { tools: McpToolDef[]; instructions: string } {
-  const lookup = opts.lookupTool ?? ((name: string) => deps.tools.get(name));
-  const listing = listSessionTools(deps, p, sid);
+): Promise<{ tools: McpToolDef[]; instructions: string }> {
+  requireRole(p, ["agent"]);
+  const session = loadSession(deps.db, p, sid);
+  const mcps = await sessionMcpToolSets(opts.mcp, deps, session);
+  const { toolkit, listing } = sessionToolkit(deps, session, { mcps });
   const tools = listing.tools.map((t) => ({
     name: t.name,
     description: t.description,
     inputSchema: t.inputSchema as McpToolDef["inputSchema"],
-    annotations: toolHints(lookup(t.name)),
+    annotations: toolHints(toolkit.getTool(t.name)),
   }));
   return { tools, instructions: listing.systemPrompt };
 }
@@ -48,12 +54,19 @@ export function toolHints(tool: ToolBase | undefined): ToolAnnotations | undefin
   return { ...own, readOnlyHint: tool.isReadOnly, destructiveHint: own.destructiveHint ?? !tool.isReadOnly };
 }
 
-/** Submits and waits; an unknown tool throws ValidationError (a protocol error for the caller). */
+/** Asks the client's user to approve (MCP elicitation): true, false, or null when not answered. */
+export type AskApproval = (message: string) => Promise<boolean | null>;
+
+/**
+ * Submits and waits; an unknown tool throws ValidationError (a protocol error for the caller).
+ * With `ask`, an ASK is put to the client's user; their answer counts only where the tenant lets
+ * agents approve (`answerApproval` decides), otherwise the result names the job to approve.
+ */
 export async function callSessionTool(
   deps: ServiceDeps,
   p: Principal,
   sid: string,
-  call: { name: string; args: Record<string, unknown>; signal?: AbortSignal },
+  call: { name: string; args: Record<string, unknown>; signal?: AbortSignal; ask?: AskApproval },
   opts: SessionMcpOptions = {},
 ): Promise<CallToolResult> {
   let job: JobView;
@@ -67,6 +80,10 @@ export async function callSessionTool(
     }
     throw err;
   }
+  let note = "";
+  if (job.status === "awaiting_approval" && call.ask) {
+    ({ job, note } = await askUser(deps, p, job, call.ask));
+  }
   if (job.status === "queued" || job.status === "running") {
     const onAbort = () => void cancelJob(deps, p, job.id).catch(() => undefined);
     call.signal?.addEventListener("abort", onAbort, { once: true });
@@ -76,7 +93,32 @@ export async function callSessionTool(
       call.signal?.removeEventListener("abort", onAbort);
     }
   }
-  return jobToCallResult(job);
+  const result = jobToCallResult(job);
+  if (note && result.isError) result.content.push({ type: "text", text: note });
+  return result;
+}
+
+async function askUser(
+  deps: ServiceDeps,
+  p: Principal,
+  job: JobView,
+  ask: AskApproval,
+): Promise<{ job: JobView; note: string }> {
+  const input = JSON.stringify(job.input);
+  const message = `Allow ${job.tool} (job ${job.id})? ${job.decision.message}\nInput: ${input.slice(0, 2_000)}`;
+  let approve: boolean | null;
+  try {
+    approve = await ask(message);
+  } catch {
+    return { job, note: "" };
+  }
+  if (approve === null) return { job, note: "" };
+  try {
+    return { job: await answerApproval(deps, p, job.id, { approve }), note: "" };
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    return { job, note: `The user's answer could not be applied: ${err.message}.` };
+  }
 }
 
 /** A finished job as an MCP result; anything not finished names the job and what to do. */

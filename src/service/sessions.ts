@@ -175,7 +175,12 @@ export async function deleteSession(
     tx.update(sessions).set({ status: "deleted", lastUsedAt: now }).where(eq(sessions.id, sessionId)).run();
     tx.update(jobs)
       .set({ status: "cancelled", finishedAt: now, cancelRequested: true })
-      .where(and(eq(jobs.sessionId, sessionId), inArray(jobs.status, ["queued", "awaiting_approval"])))
+      .where(
+        and(
+          eq(jobs.sessionId, sessionId),
+          inArray(jobs.status, ["queued", "awaiting_approval", "awaiting_external"]),
+        ),
+      )
       .run();
     tx.update(jobs)
       .set({ cancelRequested: true })

@@ -4,6 +4,7 @@
  * approval TTL) or for the client (external tools).
  */
 import { and, eq } from "drizzle-orm";
+import type { Db } from "../db/open.js";
 import type { JobRow, JobStatus, SessionRow, StoredDecision, StoredResult } from "../db/schema.js";
 import { jobs } from "../db/schema.js";
 import type { ToolInput } from "../permission/types.js";
@@ -14,7 +15,7 @@ import type { ServiceDeps } from "./deps.js";
 import { newId } from "./ids.js";
 import { type JobView, textResult, toJobView } from "./job-view.js";
 import { type Principal, requireRole } from "./principal.js";
-import { enqueueOrFail, publishState, takeSeq } from "./queueing.js";
+import { enqueueOrFail, publishState, type Tx, takeSeq } from "./queueing.js";
 import { checkCallQuotas } from "./quotas.js";
 import { inactiveCall, resolveSessionTool } from "./session-tools.js";
 import { loadSession } from "./sessions.js";
@@ -36,12 +37,15 @@ export async function submitCall(
 ): Promise<{ job: JobView; created: boolean }> {
   requireRole(p, ["agent"]);
   const session = loadSession(deps.db, p, sessionId);
-  const existing = findByKey(deps, sessionId, body.idempotencyKey);
+  const existing = findByKey(deps.db, sessionId, body.idempotencyKey);
   if (existing) return { job: toJobView(existing), created: false };
   await checkCallQuotas(deps, session.tenantId);
 
   const row = newJobRow(deps, session, planCall(deps, session, body), body.idempotencyKey);
-  deps.db.transaction((tx) => {
+  // Re-checked inside the write: a concurrent submit with the same key may have won meanwhile.
+  const raced = deps.db.transaction((tx) => {
+    const dup = findByKey(tx, sessionId, body.idempotencyKey);
+    if (dup) return dup;
     if (row.status === "queued") row.seq = takeSeq(tx, sessionId);
     tx.insert(jobs).values(row).run();
     const data = {
@@ -58,7 +62,9 @@ export async function submitCall(
       actorKeyId: p.keyId,
       data,
     });
+    return undefined;
   });
+  if (raced) return { job: toJobView(raced), created: false };
   deps.metrics.inc("toolshed_calls_submitted_total", { behavior: row.decision.behavior });
   await publishState(deps, row.id);
   if (row.status === "queued") await enqueueOrFail(deps, row.id);
@@ -127,9 +133,9 @@ function newJobRow(
   };
 }
 
-function findByKey(deps: ServiceDeps, sessionId: string, key: string | undefined): JobRow | undefined {
+function findByKey(db: Db | Tx, sessionId: string, key: string | undefined): JobRow | undefined {
   if (!key) return undefined;
-  return deps.db
+  return db
     .select()
     .from(jobs)
     .where(and(eq(jobs.sessionId, sessionId), eq(jobs.idempotencyKey, key)))

@@ -318,3 +318,37 @@ describe("quotas and fairness", () => {
     expect(fairPriority(t.deps.db, bj.body.job.id)).toBe(1);
   });
 });
+
+describe("keys and idempotency", () => {
+  it("lists the tenant's keys without secrets, revoked ones marked", async () => {
+    const extra = await as(a.adminKey, "POST", `/v1/tenants/${a.tenantId}/keys`, {
+      role: "agent",
+      name: "ci",
+    });
+    await as(a.adminKey, "DELETE", `/v1/keys/${extra.body.id}`);
+    const res = await as(a.adminKey, "GET", `/v1/tenants/${a.tenantId}/keys`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(JSON.stringify(res.body)).not.toContain(extra.body.key);
+    const ci = res.body.keys.find((k: { id: string }) => k.id === extra.body.id);
+    expect(ci).toEqual({
+      id: extra.body.id,
+      role: "agent",
+      name: "ci",
+      createdAt: expect.any(String),
+      revokedAt: expect.any(String),
+    });
+    expect(res.body.keys.every((k: object) => !("hash" in k) && !("key" in k))).toBe(true);
+  });
+
+  it("two concurrent submits with one idempotency key make one job", async () => {
+    await rules({ allow: ["Read"] });
+    const body = { tool: "Read", input: { file_path: "/workspace/a" }, idempotencyKey: "once" };
+    const [one, two] = await Promise.all([
+      as(a.agentKey, "POST", `/v1/sessions/${sid}/calls`, body),
+      as(a.agentKey, "POST", `/v1/sessions/${sid}/calls`, body),
+    ]);
+    expect([one.status, two.status], JSON.stringify([one.body, two.body])).toEqual([202, 202]);
+    expect(two.body.job.id).toBe(one.body.job.id);
+    expect(t.bus.enqueued).toHaveLength(1);
+  });
+});

@@ -75,8 +75,8 @@ describe("tenant policy, end to end", () => {
     expect((await settled(first.id)).status).toBe("succeeded");
     const next = await submit(sid, "Bash", { command: "mkdir -p /workspace/out/b" }, 30);
     expect(next).toMatchObject({ status: "succeeded", decision: { rule: "Bash(mkdir -p:*)" } });
-    const ls = await submit(sid, "Bash", { command: "echo $(ls /workspace/out)" }, 30);
-    expect(text(ls).trim()).toBe("a b");
+    const ls = await submit(sid, "Bash", { command: "ls /workspace/out" }, 30);
+    expect(text(ls).trim().split(/\s+/)).toEqual(["a", "b"]);
   });
 
   it("safety asks (rm -rf, .env) are not silenced by an allow rule", async () => {

@@ -5,7 +5,9 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tenantSettings } from "../../src/db/schema.js";
 import { type Harness, seedTenant, startHarness } from "../support/harness.js";
 
 let h: Harness;
@@ -13,8 +15,12 @@ let tenant: Awaited<ReturnType<typeof seedTenant>>;
 let sid: string;
 let client: Client;
 
-const connect = async (key: string, sessionId = sid) => {
-  const c = new Client({ name: "test-client", version: "1.0.0" });
+const connect = async (key: string, sessionId = sid, answer?: (message: string) => ElicitResult) => {
+  const c = new Client(
+    { name: "test-client", version: "1.0.0" },
+    answer ? { capabilities: { elicitation: { form: {} } } } : {},
+  );
+  if (answer) c.setRequestHandler(ElicitRequestSchema, (req) => answer(req.params.message));
   const transport = new StreamableHTTPClientTransport(new URL(`${h.url}/v1/sessions/${sessionId}/mcp`), {
     requestInit: { headers: { authorization: `Bearer ${key}` } },
   });
@@ -118,5 +124,74 @@ describe("a session as an MCP server", () => {
       body: "{}",
     });
     expect(raw.status).toBe(401);
+  });
+
+  it("asks the client's user through elicitation; the answer counts where agents may approve", async () => {
+    const asked: string[] = [];
+    const approving = await connect(tenant.agentKey, sid, (message) => {
+      asked.push(message);
+      return { action: "accept", content: { approve: true } };
+    });
+    try {
+      // By default agents may not approve: the answer is not applied and the job waits for an admin.
+      const held = await approving.callTool({ name: "Bash", arguments: { command: "touch /workspace/e1" } });
+      expect(held.isError).toBe(true);
+      expect(asked[0]).toMatch(/^Allow Bash \(job job_/);
+      expect(text(held)).toMatch(/POST \/v1\/jobs\/job_\w+\/approval/);
+      expect(text(held)).toContain("agentsMayApprove");
+
+      h.service.deps.db
+        .insert(tenantSettings)
+        .values({ tenantId: tenant.tenantId, agentsMayApprove: true, updatedAt: new Date().toISOString() })
+        .onConflictDoUpdate({ target: tenantSettings.tenantId, set: { agentsMayApprove: true } })
+        .run();
+      const ran = await approving.callTool({
+        name: "Bash",
+        arguments: { command: "touch /workspace/e2; echo done" },
+      });
+      expect(ran.isError, JSON.stringify(ran)).toBe(false);
+      expect(text(ran)).toBe("done\n");
+    } finally {
+      await approving.close();
+    }
+
+    const declining = await connect(tenant.agentKey, sid, () => ({
+      action: "accept",
+      content: { approve: false },
+    }));
+    try {
+      const no = await declining.callTool({ name: "Bash", arguments: { command: "touch /workspace/e3" } });
+      expect(no.isError).toBe(true);
+      expect(text(no)).toContain("denied");
+    } finally {
+      await declining.close();
+    }
+  });
+
+  it("a client without a session id is answered statelessly", async () => {
+    const res = await fetch(`${h.url}/v1/sessions/${sid}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${tenant.agentKey}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-06-18",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { result: { tools: { name: string }[] } };
+    expect(body.result.tools.map((t) => t.name)).toContain("Read");
+    const stale = await fetch(`${h.url}/v1/sessions/${sid}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${tenant.agentKey}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": "not-a-session",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(stale.status).toBe(404);
   });
 });

@@ -4,7 +4,7 @@ import { listSessionTools } from "../../service/session-tools.js";
 import { createSession, deleteSession, getSession, updateSession } from "../../service/sessions.js";
 import type { ApiDeps } from "../app.js";
 import type { AppEnv } from "../context.js";
-import { bearer, errorResponses, json, jsonBody, Mode, Session } from "../schemas.js";
+import { bearer, errorResponses, json, jsonBody, Mode, rateLimitedResponse, Session } from "../schemas.js";
 
 const Sid = z.object({ sid: z.string() });
 const Dirs = z.array(z.string().startsWith("/", { error: "must be an absolute path" }));
@@ -13,6 +13,7 @@ const postSession = createRoute({
   method: "post",
   path: "/v1/sessions",
   security: bearer,
+  description: "Mode `bypass` needs the tenant setting `allowBypass` (403 FORBIDDEN otherwise).",
   request: {
     body: jsonBody(
       z.object({
@@ -24,7 +25,7 @@ const postSession = createRoute({
       }),
     ),
   },
-  responses: { 201: json(Session, "created"), ...errorResponses },
+  responses: { 201: json(Session, "created"), ...errorResponses, ...rateLimitedResponse },
 });
 
 const getOne = createRoute({

@@ -133,8 +133,10 @@ let next = 0;
 
 /** Analyses `command` as run in `cwd` with home `home`; memoised (a pure function of its inputs). */
 export function analyseBash(command: string, cwd: string, home: string): BashAnalysis {
-  for (const m of memo) {
-    if (m.command === command && m.cwd === cwd && m.home === home) return m.result;
+  // Newest first: a decision's several calls all ask for the analysis made last.
+  for (let k = 1; k <= memo.length; k++) {
+    const m = memo[(next - k + MEMO_SIZE) % MEMO_SIZE];
+    if (m !== undefined && m.command === command && m.cwd === cwd && m.home === home) return m.result;
   }
   const result = compute(command, cwd, home);
   memo[next] = { command, cwd, home, result };

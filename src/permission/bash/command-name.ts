@@ -27,6 +27,9 @@ const WRAPPERS: Record<string, { short: string; long: readonly string[] }> = {
   },
 };
 
+/** WRAPPERS' own keys, for a quick membership test. */
+const WRAPPER_NAMES: ReadonlySet<string> = new Set(Object.keys(WRAPPERS));
+
 /** The resolved command: its name, its own arguments, and what was skipped to find it. */
 export interface ResolvedName {
   /** Basename of the command; null when it cannot be known statically. */
@@ -69,7 +72,7 @@ export function resolveName(words: readonly Word[]): ResolvedName {
     const w = words[i] as Word;
     if (w.value === null) return out;
     const base = basename(w.value);
-    if (!Object.hasOwn(WRAPPERS, base) || w.value === "") {
+    if (!WRAPPER_NAMES.has(base) || w.value === "") {
       out.name = base;
       out.nameWord = w;
       out.args = words.slice(i + 1);

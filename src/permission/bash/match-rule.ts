@@ -125,20 +125,25 @@ export function matchesAnyPart(content: string, a: BashAnalysis): boolean {
 export function matchAllowSet(rules: readonly PermissionRule[], a: BashAnalysis): PermissionRule | undefined {
   if (a.failure !== null || a.injection !== null || a.hasError || a.commands.length === 0) return undefined;
   if (!a.looseRedirects.every(isHarmlessRedirect)) return undefined;
+  // The content rules, compiled once for all the commands.
+  const withContent: PermissionRule[] = [];
+  const tests: CompiledRule[] = [];
+  for (const r of rules) {
+    if (r.ruleContent === null || r.ruleContent === "") continue;
+    withContent.push(r);
+    tests.push(compileBashRule(r.ruleContent));
+  }
   let decided: PermissionRule | undefined;
   for (const cmd of a.commands) {
-    const rule = firstCovering(rules, cmd.text);
+    let rule: PermissionRule | undefined;
+    for (let i = 0; i < tests.length; i++) {
+      if ((tests[i] as CompiledRule)(cmd.text)) {
+        rule = withContent[i];
+        break;
+      }
+    }
     if (rule) decided ??= rule;
     else if (!isReadOnlyCommand(cmd)) return undefined;
   }
   return decided;
-}
-
-/** The first content rule of `rules` that matches `text`, in order. */
-function firstCovering(rules: readonly PermissionRule[], text: string): PermissionRule | undefined {
-  for (const r of rules) {
-    if (r.ruleContent === null || r.ruleContent === "") continue;
-    if (compileBashRule(r.ruleContent)(text)) return r;
-  }
-  return undefined;
 }

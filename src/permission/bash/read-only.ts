@@ -90,14 +90,18 @@ const RISKY_ENV =
  * makes, prototype keys included, so anything it would look at further still reaches it.
  */
 function argumentChecked(name: string): boolean {
-  return (
-    name === "git" ||
-    name === "gh" ||
-    READING_SUBCOMMANDS[name] !== undefined ||
-    VERSION_QUERIES[name] !== undefined ||
-    PLAIN_READERS.has(name)
-  );
+  return ARGUMENT_CHECKED.has(name);
 }
+
+/** `git`, `gh`, every key READING_SUBCOMMANDS / VERSION_QUERIES resolve (inherited ones too), PLAIN_READERS. */
+const ARGUMENT_CHECKED: ReadonlySet<string> = new Set([
+  "git",
+  "gh",
+  ...Object.keys(READING_SUBCOMMANDS),
+  ...Object.keys(VERSION_QUERIES),
+  ...Object.getOwnPropertyNames(Object.prototype),
+  ...PLAIN_READERS,
+]);
 
 /** Output redirects that write nothing: to /dev/null, or duplicating a numbered descriptor. */
 export function isHarmlessRedirect(r: Redirect): boolean {

@@ -55,7 +55,15 @@ interface TypeTable {
 const DENSE_IDS = 4096;
 const tables = new WeakMap<object, TypeTable>();
 
-function typeInfo(name: string): TypeInfo {
+/** The internalised copy of `name` (property keys are), so `===` against literals is a pointer test. */
+function internalise(name: string): string {
+  const key: Record<string, true> = {};
+  key[name] = true;
+  return Object.keys(key)[0] ?? name;
+}
+
+function typeInfo(nativeName: string): TypeInfo {
+  const name = internalise(nativeName);
   return {
     name,
     injection: INJECTION_NODE_TYPES.has(name),

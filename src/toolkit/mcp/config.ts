@@ -57,6 +57,12 @@ export function assertMcpServerConfig(config: McpServerConfig): void {
     if (url.protocol !== "http:" && url.protocol !== "https:") {
       throw new ToolkitConfigError(`MCP server '${config.name}': the url must be http or https.`);
     }
+    // URLs are stored and returned in clear; credentials belong in the (encrypted) headers.
+    if (url.username || url.password) {
+      throw new ToolkitConfigError(
+        `MCP server '${config.name}': put credentials in headers, not in the url.`,
+      );
+    }
   } else if (!config.command) {
     throw new ToolkitConfigError(`MCP server '${config.name}': stdio needs a command.`);
   }

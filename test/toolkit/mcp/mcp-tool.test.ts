@@ -40,35 +40,57 @@ describe("MCPTool", () => {
     [false, "ask", "MCP tools must be explicitly allowed by the user."],
     [undefined, "ask", "MCP tools must be explicitly allowed by the user."],
   ])("readOnlyHint %s → %s", (hint, behavior, message) => {
-    const tool = new McpTool(stubClient(async () => ({ content: [] })), {
-      name: "t",
-      inputSchema: { type: "object" },
-      ...(hint === undefined ? {} : { annotations: { readOnlyHint: hint } }),
-    });
+    const tool = new McpTool(
+      stubClient(async () => ({ content: [] })),
+      {
+        name: "t",
+        inputSchema: { type: "object" },
+        ...(hint === undefined ? {} : { annotations: { readOnlyHint: hint } }),
+      },
+    );
     expect(tool.isReadOnly).toBe(hint === true);
     expect(tool.checkPermissions({}, pctx)).toMatchObject({ behavior, message });
     expect(tool.checkReadOnly({}, pctx)).toBe(hint === true);
-    expect(tool).toMatchObject({ isMcp: true, mcpName: "srv", isConcurrencySafe: false, isStateInjected: false });
+    expect(tool).toMatchObject({
+      isMcp: true,
+      mcpName: "srv",
+      isConcurrencySafe: false,
+      isStateInjected: false,
+    });
   });
 
   it("keeps the whole schema and adds properties and required when missing", () => {
-    const tool = new McpTool(stubClient(async () => ({ content: [] })), {
-      name: "t",
-      description: undefined,
-      inputSchema: { type: "object", $defs: { X: { type: "string" } } } as never,
-    });
+    const tool = new McpTool(
+      stubClient(async () => ({ content: [] })),
+      {
+        name: "t",
+        description: undefined,
+        inputSchema: { type: "object", $defs: { X: { type: "string" } } } as never,
+      },
+    );
     expect(tool.description).toBe("");
-    expect(tool.inputSchema).toEqual({ type: "object", $defs: { X: { type: "string" } }, properties: {}, required: [] });
+    expect(tool.inputSchema).toEqual({
+      type: "object",
+      $defs: { X: { type: "string" } },
+      properties: {},
+      required: [],
+    });
   });
 
   it("turns results, isError and failures into chunks; a sandbox outage propagates", async () => {
     const raw = { name: "echo", inputSchema: { type: "object" as const } };
-    const ok = new McpTool(stubClient(async (name, args) => ({ content: [{ type: "text", text: `${name}:${args.m}` }] })), raw);
+    const ok = new McpTool(
+      stubClient(async (name, args) => ({ content: [{ type: "text", text: `${name}:${args.m}` }] })),
+      raw,
+    );
     const okChunks = await collect(ok, { m: "hi" });
     expect(text(okChunks)).toBe("echo:hi");
     expect(okChunks[0]?.state).toBe("running");
 
-    const isErr = new McpTool(stubClient(async () => ({ content: [{ type: "text", text: "bad" }], isError: true })), raw);
+    const isErr = new McpTool(
+      stubClient(async () => ({ content: [{ type: "text", text: "bad" }], isError: true })),
+      raw,
+    );
     expect((await collect(isErr))[0]?.state).toBe("error");
 
     const thrown = new McpTool(
@@ -79,7 +101,9 @@ describe("MCPTool", () => {
     );
     const failed = await collect(thrown);
     expect(failed[0]?.state).toBe("error");
-    expect(text(failed)).toBe("Error occurred when calling MCP tool: MCP server 'srv' did not answer echo within 5 ms.");
+    expect(text(failed)).toBe(
+      "Error occurred when calling MCP tool: MCP server 'srv' did not answer echo within 5 ms.",
+    );
 
     const down = new McpTool(
       stubClient(async () => {
@@ -107,8 +131,12 @@ describe("MCP server configs", () => {
     [{ name: "bad name", transport: "http", url: "http://x", stateful: false }, /must match/],
     [{ name: "s", transport: "http", url: "ftp://x", stateful: false }, /http or https/],
     [{ name: "s", transport: "http", url: "nope", stateful: false }, /invalid url/],
+    [{ name: "s", transport: "http", url: "https://u:p@h/mcp", stateful: false }, /credentials in headers/],
     [{ name: "s", transport: "stdio", command: "" }, /needs a command/],
-    [{ name: "s", transport: "stdio", command: "node", enableTools: ["a"], disableTools: ["a"] }, /overlap: a/],
+    [
+      { name: "s", transport: "stdio", command: "node", enableTools: ["a"], disableTools: ["a"] },
+      /overlap: a/,
+    ],
   ])("refuses %j", (config, message) => {
     expect(() => assertMcpServerConfig(config as never)).toThrow(message);
   });
@@ -139,6 +167,8 @@ describe("MCP result conversion", () => {
   });
 
   it("says something when only structured content came back", () => {
-    expect(mcpContentToBlocks({ content: [], structuredContent: { a: 1 } })).toMatchObject([{ text: '{"a":1}' }]);
+    expect(mcpContentToBlocks({ content: [], structuredContent: { a: 1 } })).toMatchObject([
+      { text: '{"a":1}' },
+    ]);
   });
 });
