@@ -1,6 +1,6 @@
 /**
- * `npm run bench -- fairness [nA=500] [nB=10] [concurrency=4]`: tenant A floods the queue with
- * nA cheap calls (Read of a 4-byte file, over 10 sessions), then tenant B submits nB (over 5
+ * `npm run bench -- fairness [nA=500] [nB=10] [concurrency=4] [sessionsA=10]`: tenant A floods with
+ * nA cheap calls (Read of a 3-byte file, over sessionsA sessions), then tenant B submits nB (over 5
  * sessions). Reads are concurrency-safe, so per-session ordering holds none of them back: the
  * backlog is the queue's alone.
  * Prints B's queue wait (claim time − submit time, from the job rows) on an idle system, under
@@ -67,6 +67,7 @@ export async function run(args: string[]): Promise<void> {
   const nA = Number(args[0] ?? 500);
   const nB = Number(args[1] ?? 10);
   const concurrency = String(args[2] ?? 4);
+  const sessionsA = Number(args[3] ?? 10);
   const dataDir = mkdtempSync(join(tmpdir(), "tsf-"));
   const config = loadConfig({
     PORT: "0",
@@ -134,7 +135,7 @@ export async function run(args: string[]): Promise<void> {
   };
 
   try {
-    const a = await tenant("flood", 10);
+    const a = await tenant("flood", sessionsA);
     const b = await tenant("quiet", 5);
     await Promise.all([...a.sids.map((_, i) => warm(a, i)), ...b.sids.map((_, i) => warm(b, i))]);
 
@@ -148,7 +149,7 @@ export async function run(args: string[]): Promise<void> {
     const fair = await flood(a, b);
 
     console.log(
-      `worker concurrency ${concurrency}; A: ${nA} × Read over 10 sessions; B: ${nB} × Read over 5 sessions`,
+      `worker concurrency ${concurrency}; A: ${nA} × Read over ${sessionsA} sessions; B: ${nB} × Read over 5 sessions`,
     );
     console.log(`B queue wait, idle system            ${fmt(idle)}`);
     console.log(`B queue wait, after A's flood (fair) ${fmt(fair.b)}`);
