@@ -7,7 +7,6 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { formatPath, PayloadTooLargeError, ValidationError } from "../errors.js";
 import type { ServiceDeps } from "../service/deps.js";
-import type { McpRuntime } from "../service/mcp-clients.js";
 import { requireKey } from "./auth.js";
 import type { AppEnv } from "./context.js";
 import { docsPage } from "./docs.js";
@@ -29,8 +28,6 @@ import { toolGroupRoutes } from "./routes/tool-groups.js";
 
 export interface ApiDeps extends ServiceDeps {
   bodyLimitBytes: number;
-  /** Tenants' MCP servers (secrets and clients); without it their routes are not mounted. */
-  mcp?: McpRuntime;
 }
 
 export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {

@@ -18,6 +18,7 @@ import { DockerSandboxProvider } from "../sandbox/docker-provider.js";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
 import type { ServiceDeps, ToolRegistry } from "../service/deps.js";
 import { ensureAdminKey } from "../service/keys.js";
+import { createMcpRuntime, type McpClientsOptions } from "../service/mcp-clients.js";
 import { Metrics } from "../service/metrics.js";
 import { SqliteReadCache } from "../service/read-cache-store.js";
 import { liveSessionIds } from "../service/sessions.js";
@@ -31,6 +32,8 @@ export interface StartOptions {
   /** Tests may swap the sandbox provider (API-shape tests only) or the tools. */
   sandboxes?: SandboxProvider;
   tools?: ToolRegistry;
+  /** `false` leaves tenants' MCP servers out (no routes, no MCP tools); an object tunes the clients. */
+  mcp?: false | McpClientsOptions;
 }
 
 export interface RunningService {
@@ -89,7 +92,13 @@ export async function startService(
       logger,
       limiter: new RedisRateLimiter(redis, config.QUEUE_PREFIX),
       quotas: { maxSessions: config.TENANT_MAX_SESSIONS, callsPerMinute: config.TENANT_CALLS_PER_MINUTE },
+      mcp:
+        opts.mcp === false ? undefined : createMcpRuntime({ db, logger, dataDir: config.DATA_DIR }, opts.mcp),
     };
+    if (deps.mcp) {
+      const { clients } = deps.mcp;
+      stack.push(() => clients.close());
+    }
 
     if (mode !== "api") {
       const reaped = await sandboxes.reapOrphans(liveSessionIds(db)).catch((err: unknown) => {

@@ -7,6 +7,7 @@ import type { Logger } from "../log.js";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
 import type { ReadCacheStore } from "../toolkit/read-cache.js";
 import type { ToolBase } from "../toolkit/tool-base.js";
+import type { McpRuntime } from "./mcp-clients.js";
 import type { Metrics } from "./metrics.js";
 import type { SkillFiles } from "./skill-files.js";
 
@@ -76,6 +77,8 @@ export interface ServiceDeps {
   logger: Logger;
   limiter: RateLimiter;
   quotas: Quotas;
+  /** Tenants' MCP servers (secrets, cached listings); absent where MCP is not configured. */
+  mcp?: McpRuntime;
 }
 
 /** A registry over a fixed list of tools. */

@@ -10,6 +10,7 @@ import type { ToolRunContext } from "../toolkit/run-context.js";
 import type { ToolBase } from "../toolkit/tool-base.js";
 import type { ServiceDeps } from "./deps.js";
 import { findJob } from "./job-view.js";
+import { sessionMcpToolSets } from "./mcp-clients.js";
 import { finishJob, publishState } from "./queueing.js";
 import { type Claim, failJob, wakeSuccessors } from "./run-job.js";
 import { acquireSessionSandbox } from "./session-sandbox.js";
@@ -31,7 +32,8 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
   const guard = new CrashGuard(job.id);
   let built: ReturnType<typeof sessionToolkit>;
   try {
-    built = sessionToolkit(deps, session, { wrap: (t) => guard.wrap(t) });
+    const mcps = await sessionMcpToolSets(deps.mcp, deps, session);
+    built = sessionToolkit(deps, session, { wrap: (t) => guard.wrap(t), mcps });
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     return failJob(deps, job.id, `Error: ${err.message}`);

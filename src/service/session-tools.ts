@@ -15,17 +15,37 @@ import { type SessionRow, type StoredDecision, type StoredResult, sessions } fro
 import { ValidationError } from "../errors.js";
 import type { SessionToolListing } from "../toolkit/session-toolkit.js";
 import type { ToolBase } from "../toolkit/tool-base.js";
+import type { McpToolSet } from "../toolkit/tool-group.js";
+import type { ServiceDeps } from "./deps.js";
 import { textResult } from "./job-view.js";
+import { sessionMcpToolSets } from "./mcp-clients.js";
 import { type Principal, requireRole } from "./principal.js";
 import { type SessionToolkitDeps, sessionToolkit } from "./session-toolkit.js";
 import { loadSession } from "./sessions.js";
 
 export type SessionTools = SessionToolListing;
 
+/** Listing also needs the MCP runtime and the sandboxes (stdio servers are listed in the sandbox). */
+export type SessionToolsDeps = SessionToolkitDeps & Pick<ServiceDeps, "mcp" | "sandboxes" | "skillFiles">;
+
+/** The tenant's MCP tool sets for `session`, for callers of `resolveSessionTool`. */
+export function sessionMcpTools(
+  deps: SessionToolsDeps,
+  session: Pick<SessionRow, "id" | "tenantId">,
+): Promise<McpToolSet[]> {
+  return sessionMcpToolSets(deps.mcp, deps, session);
+}
+
 /** `GET /v1/sessions/{sid}/tools`: the active tools in the reference's order and the skills prompt. */
-export function listSessionTools(deps: SessionToolkitDeps, p: Principal, sid: string): SessionTools {
+export async function listSessionTools(
+  deps: SessionToolsDeps,
+  p: Principal,
+  sid: string,
+): Promise<SessionTools> {
   requireRole(p, ["agent"]);
-  return sessionToolkit(deps, loadSession(deps.db, p, sid)).listing;
+  const session = loadSession(deps.db, p, sid);
+  const mcps = await sessionMcpToolSets(deps.mcp, deps, session);
+  return sessionToolkit(deps, session, { mcps }).listing;
 }
 
 /** What a call's tool name names in this session now. */
@@ -38,8 +58,9 @@ export function resolveSessionTool(
   deps: SessionToolkitDeps,
   session: SessionRow,
   name: string,
+  mcps?: McpToolSet[],
 ): ResolvedTool {
-  const { toolkit, activeGroups } = sessionToolkit(deps, session);
+  const { toolkit, activeGroups } = sessionToolkit(deps, session, { mcps });
   const found = toolkit.resolve(name, activeGroups);
   if (found.ok) return { tool: found.tool, inactive: false };
   const tool = toolkit.groupOf(name) ? toolkit.getTool(name) : undefined;

@@ -1,3 +1,7 @@
+/**
+ * Tenant features through the API (no worker: the queue is in memory): external tools, the
+ * audit trail, the active-calls quota and fair priorities, key listing, idempotent submits.
+ */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fairPriority } from "../../src/service/fair-priority.js";
 import { ADMIN_KEY, createApiTestApp, seedTenant } from "../support/harness.js";

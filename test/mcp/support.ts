@@ -25,7 +25,7 @@ import { type Client, type Harness, httpClient, startHarness } from "../support/
 
 const require = createRequire(import.meta.url);
 
-/** The harness, an API with `/v1/tenants/{tid}/mcp-servers`, and the log text when captured. */
+/** The harness (whose service carries the MCP runtime, as `serve` does) and the log text when captured. */
 export interface McpHarness {
   h: Harness;
   mcp: McpRuntime;
@@ -33,7 +33,7 @@ export interface McpHarness {
   call: Client;
   /** Everything logged so far (only with `captureLogs`). */
   logs(): string;
-  /** Lists the tenant's MCP servers into the registry, as the session toolkit wiring will. */
+  /** The tenant's MCP tools as the session toolkit lists them (stdio servers in `sandbox`). */
   refreshTools(tenantId: string, sandbox?: () => Promise<Sandbox>): Promise<ToolBase[]>;
   stop(): Promise<void>;
 }
@@ -49,41 +49,20 @@ export async function startMcpHarness(
     },
   });
   const logger = opts.captureLogs ? createLogger("trace", sink) : undefined;
-  const builtins = createBuiltinTools();
-  let extra: ToolBase[] = [];
-  const registry: ToolRegistry = {
-    list: () => [...builtins, ...extra],
-    get: (name) => builtins.find((t) => t.name === name) ?? extra.find((t) => t.name === name),
-  };
-  const h = await startHarness({ start: { tools: registry, ...(logger ? { logger } : {}) } });
-  const deps = h.service.deps;
-  const mcp = createMcpRuntime(
-    { db: deps.db, logger: deps.logger, dataDir: h.config.DATA_DIR },
-    opts.clients,
-  );
-  const app = createApp({ ...deps, bodyLimitBytes: h.config.BODY_LIMIT_BYTES, mcp });
-  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
-  });
-  const addr = server.address();
-  const url = `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`;
+  const h = await startHarness({ start: { ...(logger ? { logger } : {}), mcp: opts.clients ?? {} } });
+  const mcp = h.service.deps.mcp;
+  if (!mcp) throw new Error("the service was started without its MCP runtime");
   return {
     h,
     mcp,
-    url,
-    call: httpClient(url),
+    url: h.url,
+    call: h.call,
     logs: () => logText,
     async refreshTools(tenantId, sandbox) {
       const sets = await mcp.clients.toolSets(tenantId, { sandbox });
-      extra = sets.flatMap((s) => s.tools);
-      return extra;
+      return sets.flatMap((s) => s.tools);
     },
     async stop() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-      });
-      await mcp.clients.close();
       await h.stop();
     },
   };

@@ -40,23 +40,23 @@ beforeEach(async () => {
 });
 afterEach(() => t.close());
 
-const names = () => listSessionTools(t.deps, agent(), sid).tools.map((x) => x.name);
+const names = async () => (await listSessionTools(t.deps, agent(), sid)).tools.map((x) => x.name);
 
 describe("session toolkit", () => {
-  it("groups may claim external tools; the active set is persisted per session", () => {
-    expect(names()).toEqual(["reset_tools", "Read"]);
+  it("groups may claim external tools; the active set is persisted per session", async () => {
+    expect(await names()).toEqual(["reset_tools", "Read"]);
     expect(resolveSessionTool(t.deps, session(), "lookup")).toMatchObject({ inactive: true });
     saveActiveGroups(t.deps.db, sid, ["research"]);
-    expect(names()).toEqual(["reset_tools", "Read", "lookup", "Grep"]);
+    expect(await names()).toEqual(["reset_tools", "Read", "lookup", "Grep"]);
     expect(resolveSessionTool(t.deps, session(), "lookup")).toMatchObject({ inactive: false });
   });
 
-  it("a member that vanished after the groups were stored is dropped, not fatal", () => {
+  it("a member that vanished after the groups were stored is dropped, not fatal", async () => {
     saveActiveGroups(t.deps.db, sid, ["research", "gone"]);
     t.deps.db.update(externalTools).set({ tools: [] }).where(eq(externalTools.tenantId, a.tenantId)).run();
-    expect(names()).toEqual(["reset_tools", "Read", "Grep"]);
+    expect(await names()).toEqual(["reset_tools", "Read", "Grep"]);
     t.deps.db.delete(toolGroups).where(eq(toolGroups.tenantId, a.tenantId)).run();
-    expect(names()).toEqual(["Read", "Grep"]);
+    expect(await names()).toEqual(["Read", "Grep"]);
   });
 
   it("a clash that cannot be dropped is a 409 naming it", async () => {
@@ -84,7 +84,7 @@ describe("session toolkit", () => {
       .set({ tools: [lookup] })
       .where(eq(externalTools.tenantId, a.tenantId))
       .run();
-    expect(() => names()).toThrow(ConflictError);
+    await expect(names()).rejects.toThrow(ConflictError);
     const res = await t.call("GET", `/v1/sessions/${sid}/tools`, { key: a.agentKey });
     expect(res.status, JSON.stringify(res.body)).toBe(409);
   });

@@ -81,7 +81,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
     await deleteSession(deps, c.get("principal"), c.req.valid("param").sid);
     return c.body(null, 204);
   });
-  app.openapi(getTools, (c) =>
-    c.json(listSessionTools(deps, c.get("principal"), c.req.valid("param").sid), 200),
+  app.openapi(getTools, async (c) =>
+    c.json(await listSessionTools(deps, c.get("principal"), c.req.valid("param").sid), 200),
   );
 }
