@@ -6,8 +6,7 @@ import type { PermissionContext, ToolInput } from "../permission/types.js";
 import type { ToolBase } from "../toolkit/tool-base.js";
 import { type Principal, requireRole } from "./principal.js";
 import { parseRulesOrThrow, readTenantRules } from "./rules.js";
-import type { SessionToolkitDeps } from "./session-toolkit.js";
-import { inactiveCall, resolveSessionTool } from "./session-tools.js";
+import { inactiveCall, resolveSessionTool, type SessionToolsDeps, sessionMcpTools } from "./session-tools.js";
 import { loadSession } from "./sessions.js";
 import { validateToolInput } from "./tool-input.js";
 
@@ -45,15 +44,15 @@ export function decideCall(db: Db, session: SessionRow, tool: ToolBase, input: T
 }
 
 /** What the engine would decide for this call now, without running or recording anything. */
-export function dryRunDecision(
-  deps: SessionToolkitDeps,
+export async function dryRunDecision(
+  deps: SessionToolsDeps,
   p: Principal,
   sessionId: string,
   body: { tool: string; input: unknown },
-): StoredDecision {
+): Promise<StoredDecision> {
   requireRole(p, ["agent", "tenant_admin"]);
   const session = loadSession(deps.db, p, sessionId);
-  const resolved = resolveSessionTool(deps, session, body.tool);
+  const resolved = resolveSessionTool(deps, session, body.tool, await sessionMcpTools(deps, session));
   if (resolved.inactive) return inactiveCall(session, resolved.message).decision;
   const tool = resolved.tool;
   return decideCall(deps.db, session, tool, validateToolInput(tool, body.input));

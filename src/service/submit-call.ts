@@ -9,6 +9,7 @@ import type { JobRow, JobStatus, SessionRow, StoredDecision, StoredResult } from
 import { jobs } from "../db/schema.js";
 import type { ToolInput } from "../permission/types.js";
 import type { ToolBase } from "../toolkit/tool-base.js";
+import type { McpToolSet } from "../toolkit/tool-group.js";
 import { inputDigest, writeAudit } from "./audit.js";
 import { decideCall } from "./decide.js";
 import type { ServiceDeps } from "./deps.js";
@@ -17,7 +18,7 @@ import { type JobView, textResult, toJobView } from "./job-view.js";
 import { type Principal, requireRole } from "./principal.js";
 import { enqueueOrFail, publishState, type Tx, takeSeq } from "./queueing.js";
 import { checkCallQuotas } from "./quotas.js";
-import { inactiveCall, resolveSessionTool } from "./session-tools.js";
+import { inactiveCall, resolveSessionTool, sessionMcpTools } from "./session-tools.js";
 import { loadSession } from "./sessions.js";
 import { readTenantSettings } from "./tenant-settings.js";
 import { validateToolInput } from "./tool-input.js";
@@ -41,7 +42,8 @@ export async function submitCall(
   if (existing) return { job: toJobView(existing), created: false };
   await checkCallQuotas(deps, session.tenantId);
 
-  const row = newJobRow(deps, session, planCall(deps, session, body), body.idempotencyKey);
+  const mcps = await sessionMcpTools(deps, session);
+  const row = newJobRow(deps, session, planCall(deps, session, body, mcps), body.idempotencyKey);
   // Re-checked inside the write: a concurrent submit with the same key may have won meanwhile.
   const raced = deps.db.transaction((tx) => {
     const dup = findByKey(tx, sessionId, body.idempotencyKey);
@@ -80,8 +82,13 @@ interface CallPlan {
 }
 
 /** Resolves, validates and decides; a tool of an inactive group fails at once, undecided. */
-function planCall(deps: ServiceDeps, session: SessionRow, body: SubmitCallInput): CallPlan {
-  const resolved = resolveSessionTool(deps, session, body.tool);
+function planCall(
+  deps: ServiceDeps,
+  session: SessionRow,
+  body: SubmitCallInput,
+  mcps: McpToolSet[],
+): CallPlan {
+  const resolved = resolveSessionTool(deps, session, body.tool, mcps);
   if (resolved.inactive) {
     const { decision, result } = inactiveCall(session, resolved.message);
     return { tool: resolved.tool, input: body.input as ToolInput, decision, status: "failed", result };

@@ -68,8 +68,13 @@ export function callRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
     }
     return isTerminal(job.status) ? c.json({ job }, 200) : c.json({ job }, 202);
   });
-  app.openapi(postDecision, (c) => {
-    const decision = dryRunDecision(deps, c.get("principal"), c.req.valid("param").sid, c.req.valid("json"));
+  app.openapi(postDecision, async (c) => {
+    const decision = await dryRunDecision(
+      deps,
+      c.get("principal"),
+      c.req.valid("param").sid,
+      c.req.valid("json"),
+    );
     return c.json({ decision }, 200);
   });
 }
