@@ -16,6 +16,27 @@ export interface OpenedDb {
 
 const MIGRATIONS = fileURLToPath(new URL("../../migrations", import.meta.url));
 
+/**
+ * Drizzle asks SQLite to compile every query anew; a call runs a few dozen. Statements are
+ * reusable, so keep them by SQL text (bounded) and reset their result mode before each reuse.
+ */
+function cacheStatements(sqlite: Database.Database, max = 500): void {
+  const prepare = sqlite.prepare.bind(sqlite);
+  const cache = new Map<string, Database.Statement>();
+  sqlite.prepare = ((source: string) => {
+    const hit = cache.get(source);
+    if (hit) {
+      if (hit.reader) hit.raw(false).pluck(false).expand(false);
+      return hit;
+    }
+    const stmt = prepare(source);
+    if (cache.size >= max) cache.delete(cache.keys().next().value as string);
+    cache.set(source, stmt);
+    return stmt;
+  }) as typeof sqlite.prepare;
+}
+
+/** Opens the database file (creating its folder), with WAL, foreign keys and migrations. */
 export function openDb(file: string): OpenedDb {
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
   const sqlite = new Database(file);
@@ -24,6 +45,7 @@ export function openDb(file: string): OpenedDb {
   sqlite.pragma("busy_timeout = 5000");
   // WAL + NORMAL is durable across process crashes (only an OS crash can lose the last commits).
   sqlite.pragma("synchronous = NORMAL");
+  cacheStatements(sqlite);
   const db = drizzle(sqlite, { schema });
   migrate(db, { migrationsFolder: MIGRATIONS });
   return { db, close: () => sqlite.close() };

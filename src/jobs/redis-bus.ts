@@ -2,6 +2,7 @@
  * Per-job event streams (Redis `XADD`, capped and expiring) plus two pub/sub channels: "a job
  * has new events" (wait, SSE) and "cancel this job" (reaches whichever worker runs it).
  */
+import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { CancelBus, JobEvent, JobEvents, JobEventType } from "../service/deps.js";
 
@@ -18,6 +19,8 @@ export class RedisBus implements JobEvents, CancelBus {
   private readonly cancelListeners = new Set<Listener>();
   private readonly eventsChannel: string;
   private readonly cancelChannel: string;
+  /** Tags this process's event notices so that it can skip their pub/sub echo. */
+  private readonly origin = randomUUID();
 
   /** `sub` becomes a subscriber connection: give it a dedicated client. */
   constructor(
@@ -31,7 +34,10 @@ export class RedisBus implements JobEvents, CancelBus {
 
   async start(): Promise<void> {
     this.sub.on("message", (channel: string, jobId: string) => {
-      if (channel === this.eventsChannel) for (const w of this.watchers.get(jobId) ?? []) w();
+      if (channel === this.eventsChannel) {
+        const [origin, id] = splitNotice(jobId);
+        if (origin !== this.origin) this.notify(id);
+      }
       if (channel === this.cancelChannel) for (const l of this.cancelListeners) l(jobId);
     });
     await this.sub.subscribe(this.eventsChannel, this.cancelChannel);
@@ -47,7 +53,13 @@ export class RedisBus implements JobEvents, CancelBus {
     const maxLen = String(this.opts.maxLen);
     for (const e of events)
       multi.xadd(key, "MAXLEN", "~", maxLen, "*", "type", e.type, "data", JSON.stringify(e.data));
-    await multi.expire(key, this.opts.ttlS).publish(this.eventsChannel, jobId).exec();
+    await multi.expire(key, this.opts.ttlS).publish(this.eventsChannel, `${this.origin} ${jobId}`).exec();
+    // Waiters in this process (serve mode) are woken at once rather than by the pub/sub echo.
+    this.notify(jobId);
+  }
+
+  private notify(jobId: string): void {
+    for (const w of this.watchers.get(jobId) ?? []) w();
   }
 
   async read(jobId: string, afterId?: string, count = 500): Promise<JobEvent[]> {
@@ -78,4 +90,10 @@ export class RedisBus implements JobEvents, CancelBus {
     this.cancelListeners.add(listener);
     return () => this.cancelListeners.delete(listener);
   }
+}
+
+/** `"<origin> <jobId>"` → [origin, jobId]; a bare job id (no origin) comes from elsewhere. */
+function splitNotice(message: string): [string, string] {
+  const space = message.indexOf(" ");
+  return space < 0 ? ["", message] : [message.slice(0, space), message.slice(space + 1)];
 }

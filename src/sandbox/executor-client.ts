@@ -116,7 +116,8 @@ export async function readFileOverSocket(
   if (typeof msg.data !== "string" || typeof msg.mtimeMs !== "number") throw badReply(path);
   const data = Buffer.from(msg.data, "base64");
   if (data.length > maxBytes) throw new SandboxFileError("EFBIG", path, `${path} exceeds ${maxBytes} bytes`);
-  return { data, size: data.length, mtimeMs: msg.mtimeMs };
+  const realPath = typeof msg.realPath === "string" ? msg.realPath : undefined;
+  return { data, size: data.length, mtimeMs: msg.mtimeMs, ...(realPath ? { realPath } : {}) };
 }
 
 /** Writes a whole file, creating parents, and returns its new stat. */

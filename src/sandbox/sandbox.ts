@@ -71,6 +71,8 @@ export interface ReadFileResult {
   data: Buffer;
   mtimeMs: number;
   size: number;
+  /** The file's resolved path (symlinks followed), when the sandbox reports it in the same trip. */
+  realPath?: string;
 }
 
 /** Thrown by file operations; `code` follows errno names. */

@@ -1,7 +1,8 @@
 /** The API's `job` shape, and the status groups the verbs reason about. */
-import { eq } from "drizzle-orm";
+
 import type { Db } from "../db/open.js";
-import { type JobRow, type JobStatus, jobs, type StoredDecision, type StoredResult } from "../db/schema.js";
+import { preparedFor } from "../db/prepared.js";
+import type { JobRow, JobStatus, StoredDecision, StoredResult } from "../db/schema.js";
 import { NotFoundError } from "../errors.js";
 import type { Principal } from "./principal.js";
 import { requireTenant } from "./principal.js";
@@ -49,7 +50,7 @@ export function toJobView(row: JobRow): JobView {
 }
 
 export function findJob(db: Db, jobId: string): JobRow | undefined {
-  return db.select().from(jobs).where(eq(jobs.id, jobId)).get();
+  return preparedFor(db).jobById.get({ id: jobId });
 }
 
 /** The job if the caller's tenant owns it; 404 otherwise. */

@@ -1,6 +1,8 @@
 /** API keys: created (secret shown once), revoked, authenticated by hash; the bootstrap admin key. */
+
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../db/open.js";
+import { preparedFor } from "../db/prepared.js";
 import { apiKeys, type KeyRole } from "../db/schema.js";
 import { NotFoundError, UnauthenticatedError } from "../errors.js";
 import { hashKey, newId, newKeySecret, nowIso } from "./ids.js";
@@ -50,11 +52,7 @@ export function revokeKey(deps: { db: Db }, p: Principal, keyId: string): void {
 /** The caller behind a bearer secret; 401 when unknown or revoked. */
 export function authenticate(deps: { db: Db }, secret: string | undefined): Principal {
   if (!secret) throw new UnauthenticatedError("missing Authorization: Bearer <key>");
-  const row = deps.db
-    .select()
-    .from(apiKeys)
-    .where(and(eq(apiKeys.hash, hashKey(secret)), isNull(apiKeys.revokedAt)))
-    .get();
+  const row = preparedFor(deps.db).liveKeyByHash.get({ hash: hashKey(secret) });
   if (!row) throw new UnauthenticatedError("invalid or revoked API key");
   return { keyId: row.id, role: row.role, tenantId: row.tenantId };
 }

@@ -1,6 +1,8 @@
 /** Session verbs: a session is a tenant's sandbox plus its mode, directories and rules. */
+
 import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../db/open.js";
+import { preparedFor } from "../db/prepared.js";
 import { jobs, readCache, type SessionRow, sessions } from "../db/schema.js";
 import { NotFoundError, ValidationError } from "../errors.js";
 import type { PermissionMode } from "../permission/types.js";
@@ -51,7 +53,7 @@ function checkDirectories(dirs: readonly string[]): void {
 
 /** The active session if the caller's tenant owns it; 404 otherwise. */
 export function loadSession(db: Db, p: Principal, sessionId: string): SessionRow {
-  const row = db.select().from(sessions).where(eq(sessions.id, sessionId)).get();
+  const row = preparedFor(db).sessionById.get({ id: sessionId });
   if (row?.status !== "active") throw new NotFoundError("session", sessionId);
   requireTenant(p, row.tenantId, "session", sessionId);
   return row;

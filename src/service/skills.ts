@@ -112,10 +112,11 @@ function checkNameClash(deps: Deps, tenantId: string, name: string, description:
   );
   const others = config.skills.filter((s) => s.name !== name);
   try {
-    buildTenantToolkit(builtins, {
+    // Reading the listing also checks every exposed schema, as a session would.
+    void buildTenantToolkit(builtins, {
       ...config,
       skills: [...others, { name, description, dir: skillDir(name) }],
-    });
+    }).listing;
   } catch (err) {
     if (!(err instanceof ToolkitConfigError)) throw err;
     throw new ValidationError("invalid skill", [{ path: "SKILL.md", message: err.message }]);

@@ -42,7 +42,8 @@ export function putToolGroups(
   const details = memberProblems(groups, known);
   if (details.length > 0) throw new ValidationError("invalid tool groups", details);
   try {
-    buildTenantToolkit(deps.tools.list(), config);
+    // Reading the listing also checks every exposed schema, as a session would.
+    void buildTenantToolkit(deps.tools.list(), config).listing;
   } catch (err) {
     if (!(err instanceof ToolkitConfigError)) throw err;
     throw new ValidationError("invalid tool groups", [

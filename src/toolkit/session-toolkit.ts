@@ -52,7 +52,8 @@ export interface SessionToolListing {
 export interface SessionToolkit {
   toolkit: Toolkit;
   activeGroups: string[];
-  listing: SessionToolListing;
+  /** What the model should see; computed (and schemas checked) on first read. */
+  readonly listing: SessionToolListing;
 }
 
 /** Builds the session's toolkit; throws ToolkitConfigError on unknown names or collisions. */
@@ -91,7 +92,16 @@ export function buildSessionToolkit(input: SessionToolkitInput): SessionToolkit 
     skillSource: input.skillSource,
   });
   const activeGroups = (input.activeGroups ?? []).filter((n) => toolkit.hasGroup(n));
-  return { toolkit, activeGroups, listing: listSessionTools(toolkit, activeGroups) };
+  // The listing (schema copies, title stripping) is computed on first read: calls never need it.
+  let listing: SessionToolListing | undefined;
+  return {
+    toolkit,
+    activeGroups,
+    get listing() {
+      listing ??= listSessionTools(toolkit, activeGroups);
+      return listing;
+    },
+  };
 }
 
 /** The listing for a toolkit and active set, in the reference order (§4.2–4.3, §6.5). */

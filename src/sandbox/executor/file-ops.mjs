@@ -26,7 +26,9 @@ export async function readFile(p, maxBytes) {
       chunks.push(buf.subarray(0, bytesRead));
     }
     const data = Buffer.concat(chunks);
-    return { t: "r", data: data.toString("base64"), size: data.length, mtimeMs: st.mtimeMs };
+    // The resolved path rides along so that callers need no separate realPath round trip.
+    const real = await fs.realpath(p).catch(() => null);
+    return { t: "r", data: data.toString("base64"), size: data.length, mtimeMs: st.mtimeMs, realPath: real };
   } finally {
     await fh.close();
   }

@@ -70,19 +70,20 @@ export class ReadTool extends BuiltinTool<typeof ReadInput> {
     const p = input.file_path;
     if (!posix.isAbsolute(p)) return errorChunk(`Error: file_path must be an absolute path, got: ${p}`);
     try {
-      const realPath = await ctx.sandbox.realPath(p);
-      const stat = await ctx.sandbox.stat(realPath);
-      if (!stat) return errorChunk(`Error: File does not exist: ${p}`);
-      if (stat.type === "directory") return errorChunk(`Error: Path is a directory, not a file: ${p}`);
-      const file = await ctx.sandbox.readFile(realPath, { maxBytes: MAX_READ_BYTES });
+      // One round trip: the sandbox opens the file, follows links and reports the resolved path.
+      const file = await ctx.sandbox.readFile(p, { maxBytes: MAX_READ_BYTES });
+      const realPath = file.realPath ?? (await ctx.sandbox.realPath(p));
       const entry = entryFor(realPath, file.data, file.mtimeMs);
       await ctx.readCache.put(ctx.sessionId, entry);
       const start = input.offset - 1;
       const lines = entry.lines.slice(start, start + input.limit);
       return textChunk(formatNumberedLines(lines, input.offset, this.maxLineCharacters));
     } catch (error) {
-      if (error instanceof SandboxFileError && error.code === "ENOENT") {
+      if (error instanceof SandboxFileError && (error.code === "ENOENT" || error.code === "ENOTDIR")) {
         return errorChunk(`Error: File does not exist: ${p}`);
+      }
+      if (error instanceof SandboxFileError && error.code === "EISDIR") {
+        return errorChunk(`Error: Path is a directory, not a file: ${p}`);
       }
       if (error instanceof SandboxFileError && error.code === "EFBIG") {
         return errorChunk(
