@@ -2,6 +2,7 @@
  * A tenant's external tools (`PUT /v1/tenants/{tid}/tools`): declared with a name, description
  * and JSON schema, never run by Toolshed; their calls wait in `awaiting_external`.
  */
+
 import { eq } from "drizzle-orm";
 import type { Db } from "../db/open.js";
 import { type ExternalToolDef, externalTools } from "../db/schema.js";
@@ -9,6 +10,7 @@ import { type ErrorDetail, ValidationError } from "../errors.js";
 import { externalTool } from "../toolkit/external-tool.js";
 import { nowIso } from "./ids.js";
 import { type Principal, requireRole } from "./principal.js";
+import { invalidateTenantConfig } from "./tenant-config-cache.js";
 import { loadTenant } from "./tenants.js";
 
 export type { ExternalToolDef } from "../db/schema.js";
@@ -36,6 +38,7 @@ export function putExternalTools(
     .values({ tenantId, tools, updatedAt })
     .onConflictDoUpdate({ target: externalTools.tenantId, set: { tools, updatedAt } })
     .run();
+  invalidateTenantConfig(deps.db, tenantId);
   return tools;
 }
 

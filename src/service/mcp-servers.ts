@@ -2,6 +2,7 @@
  * A tenant's MCP servers (`/v1/tenants/{tid}/mcp-servers`): stored with their secrets (HTTP
  * headers, stdio env) sealed by the SecretBox; views say `hasHeaders` / `hasEnv`, never the values.
  */
+
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../db/open.js";
 import { mcpServers } from "../db/schema.js";
@@ -10,6 +11,7 @@ import { assertMcpServerConfig, type McpServerConfig } from "../toolkit/mcp/conf
 import { nowIso } from "./ids.js";
 import { type Principal, requireRole } from "./principal.js";
 import type { SecretBox } from "./secret-box.js";
+import { invalidateTenantConfig } from "./tenant-config-cache.js";
 import { loadTenant } from "./tenants.js";
 
 /** Per-tenant bound: every server may be listed on each session's tool build. */
@@ -112,6 +114,7 @@ export function createMcpServer(
     }
     tx.insert(mcpServers).values(row).run();
   });
+  invalidateTenantConfig(deps.db, tenantId);
   deps.onChange?.(tenantId, input.name);
   return toView(row);
 }
@@ -136,6 +139,7 @@ export function deleteMcpServer(deps: Deps, p: Principal, tenantId: string, name
     .delete(mcpServers)
     .where(and(eq(mcpServers.tenantId, tenantId), eq(mcpServers.name, name)))
     .run();
+  invalidateTenantConfig(deps.db, tenantId);
   deps.onChange?.(tenantId, name);
 }
 

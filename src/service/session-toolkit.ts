@@ -5,6 +5,7 @@
  * Stored configuration is validated when written; here, names that have vanished since (a removed
  * external tool, say) are dropped with a warning instead of breaking every call of the tenant.
  */
+
 import { eq } from "drizzle-orm";
 import type { Db } from "../db/open.js";
 import {
@@ -25,6 +26,7 @@ import { ToolkitConfigError } from "../toolkit/toolkit-errors.js";
 import type { ToolRegistry } from "./deps.js";
 import { getExternalTools } from "./external-tools.js";
 import type { SkillFiles } from "./skill-files.js";
+import { cachedTenantConfig } from "./tenant-config-cache.js";
 
 /** Everything a tenant has configured for its sessions' toolkits. */
 export interface TenantToolConfig {
@@ -122,7 +124,10 @@ export function sessionToolkit(
   opts: SessionToolkitOptions = {},
 ): SessionToolkit {
   const builtinNames = deps.tools.list().map((t) => t.name);
-  const { config, dropped } = dropStaleMembers(builtinNames, loadTenantToolConfig(deps.db, session.tenantId));
+  const stored = cachedTenantConfig(deps.db, session.tenantId, () =>
+    loadTenantToolConfig(deps.db, session.tenantId),
+  );
+  const { config, dropped } = dropStaleMembers(builtinNames, stored);
   if (dropped.length > 0)
     deps.logger.warn({ tenantId: session.tenantId, dropped }, "tool groups name members that are gone");
   const known = new Set(config.skills.map((s) => s.name));

@@ -3,6 +3,7 @@
  * list and delete. Files go to disk first (SkillFiles), then the row: a row always has its files.
  * Uploading a skill whose name exists replaces it.
  */
+
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../db/open.js";
 import { skills } from "../db/schema.js";
@@ -20,6 +21,7 @@ import {
   loadTenantToolConfig,
 } from "./session-toolkit.js";
 import type { SkillFiles } from "./skill-files.js";
+import { invalidateTenantConfig } from "./tenant-config-cache.js";
 import { loadTenant } from "./tenants.js";
 
 export interface SkillView {
@@ -67,6 +69,7 @@ export async function uploadSkill(
     .values(row)
     .onConflictDoUpdate({ target: [skills.tenantId, skills.name], set })
     .run();
+  invalidateTenantConfig(deps.db, tenantId);
   return { name, description };
 }
 
@@ -100,6 +103,7 @@ export async function deleteSkill(deps: Deps, p: Principal, tenantId: string, na
       `the skill ${name} is used by the tool group ${group.name}; remove it there first`,
     );
   deps.db.delete(skills).where(where).run();
+  invalidateTenantConfig(deps.db, tenantId);
   await deps.skillFiles.remove(tenantId, name);
 }
 

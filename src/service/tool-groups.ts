@@ -3,6 +3,7 @@
  * member checked against the tenant's tools, skills and MCP servers (400 naming `[1].tools[0]`),
  * then the whole configuration is built once with `buildSessionToolkit` as the final check.
  */
+
 import type { Db } from "../db/open.js";
 import { type ToolGroupDef, toolGroups } from "../db/schema.js";
 import { type ErrorDetail, ValidationError } from "../errors.js";
@@ -12,6 +13,7 @@ import type { ToolRegistry } from "./deps.js";
 import { nowIso } from "./ids.js";
 import { type Principal, requireRole } from "./principal.js";
 import { buildTenantToolkit, getToolGroups, loadTenantToolConfig } from "./session-toolkit.js";
+import { invalidateTenantConfig } from "./tenant-config-cache.js";
 import { loadTenant } from "./tenants.js";
 
 type Deps = { db: Db; tools: ToolRegistry };
@@ -56,6 +58,7 @@ export function putToolGroups(
     .values({ tenantId, groups, updatedAt })
     .onConflictDoUpdate({ target: toolGroups.tenantId, set: { groups, updatedAt } })
     .run();
+  invalidateTenantConfig(deps.db, tenantId);
   return groups;
 }
 

@@ -3,11 +3,13 @@
  * that went stale after it was stored is dropped instead of breaking the tenant's sessions, a
  * clash that cannot be dropped is a 409, and reset_tools' new set is persisted per session.
  */
+
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { externalTools, sessions, toolGroups } from "../../src/db/schema.js";
 import { ConflictError } from "../../src/errors.js";
 import { listSessionTools, resolveSessionTool, saveActiveGroups } from "../../src/service/session-tools.js";
+import { invalidateTenantConfig } from "../../src/service/tenant-config-cache.js";
 import { createApiTestApp, seedTenant } from "../support/harness.js";
 import { NullSandboxProvider } from "../support/null-sandbox.js";
 
@@ -53,9 +55,12 @@ describe("session toolkit", () => {
 
   it("a member that vanished after the groups were stored is dropped, not fatal", async () => {
     saveActiveGroups(t.deps.db, sid, ["research", "gone"]);
+    // Written behind the service's back: invalidate as the service's own writers do.
     t.deps.db.update(externalTools).set({ tools: [] }).where(eq(externalTools.tenantId, a.tenantId)).run();
+    invalidateTenantConfig(t.deps.db, a.tenantId);
     expect(await names()).toEqual(["reset_tools", "Read", "Grep"]);
     t.deps.db.delete(toolGroups).where(eq(toolGroups.tenantId, a.tenantId)).run();
+    invalidateTenantConfig(t.deps.db, a.tenantId);
     expect(await names()).toEqual(["Read", "Grep"]);
   });
 
