@@ -44,3 +44,4 @@ export { GlobTool } from "./tools/glob.js";
 export { GrepTool } from "./tools/grep.js";
 export { ReadTool } from "./tools/read.js";
 export { WriteTool } from "./tools/write.js";
+export * from "./mcp/index.js";
