@@ -145,6 +145,33 @@ function resolve(p) {
   return path.resolve(WORKSPACE, p);
 }
 
+/**
+ * Spawns argv in its own process group (so that it can be killed whole); null when it could not
+ * start, after answering the failure once (`claimFinish` guards against a second answer).
+ */
+function startChild(sock, req, stdin, startedAt, claimFinish) {
+  let child;
+  try {
+    child = spawn(req.argv[0], req.argv.slice(1), {
+      cwd: req.cwd ? resolve(req.cwd) : WORKSPACE,
+      env: { ...CHILD_ENV, ...(req.env ?? {}) },
+      detached: true,
+      stdio: [stdin, "pipe", "pipe"],
+    });
+  } catch (err) {
+    spawnFailed(sock, err, startedAt, req.cwd);
+    return null;
+  }
+  child.on("error", (err) => {
+    if (child.pid === undefined && claimFinish()) spawnFailed(sock, err, startedAt, req.cwd);
+  });
+  if (child.pid === undefined) return null;
+  running.add(child);
+  // Make the command, not the executor, the memory-cgroup OOM killer's first choice.
+  fs.writeFile(`/proc/${child.pid}/oom_score_adj`, "1000").catch(() => {});
+  return child;
+}
+
 /** Runs argv in its own process group, streams capped output, kills the group on timeout/cancel. */
 function runExec(sock, req) {
   const startedAt = Date.now();
@@ -155,27 +182,9 @@ function runExec(sock, req) {
   let exit = null;
   let finished = false;
 
-  let child;
-  try {
-    child = spawn(req.argv[0], req.argv.slice(1), {
-      cwd: req.cwd ? resolve(req.cwd) : WORKSPACE,
-      env: { ...CHILD_ENV, ...(req.env ?? {}) },
-      detached: true,
-      stdio: [typeof req.stdin === "string" ? "pipe" : "ignore", "pipe", "pipe"],
-    });
-  } catch (err) {
-    return spawnFailed(sock, err, startedAt, req.cwd);
-  }
-  child.on("error", (err) => {
-    if (child.pid === undefined && !finished) {
-      finished = true;
-      spawnFailed(sock, err, startedAt, req.cwd);
-    }
-  });
-  if (child.pid === undefined) return;
-  running.add(child);
-  // Make the command, not the executor, the memory-cgroup OOM killer's first choice.
-  fs.writeFile(`/proc/${child.pid}/oom_score_adj`, "1000").catch(() => {});
+  const stdin = typeof req.stdin === "string" ? "pipe" : "ignore";
+  const child = startChild(sock, req, stdin, startedAt, () => !finished && (finished = true));
+  if (!child) return;
   if (child.stdin) {
     child.stdin.on("error", () => {});
     child.stdin.end(req.stdin);
@@ -251,26 +260,8 @@ function runSpawn(sock, req) {
   let finished = false;
   let killed = false;
   let exit = null;
-  let child;
-  try {
-    child = spawn(req.argv[0], req.argv.slice(1), {
-      cwd: req.cwd ? resolve(req.cwd) : WORKSPACE,
-      env: { ...CHILD_ENV, ...(req.env ?? {}) },
-      detached: true,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-  } catch (err) {
-    return spawnFailed(sock, err, startedAt, req.cwd);
-  }
-  child.on("error", (err) => {
-    if (child.pid === undefined && !finished) {
-      finished = true;
-      spawnFailed(sock, err, startedAt, req.cwd);
-    }
-  });
-  if (child.pid === undefined) return;
-  running.add(child);
-  fs.writeFile(`/proc/${child.pid}/oom_score_adj`, "1000").catch(() => {});
+  const child = startChild(sock, req, "pipe", startedAt, () => !finished && (finished = true));
+  if (!child) return;
   child.stdin.on("error", () => {});
   child.stdout.on("data", (buf) => {
     const d = decoders[0].write(buf);
