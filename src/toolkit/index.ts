@@ -9,6 +9,7 @@ export { unifiedDiff } from "./diff.js";
 export * from "./external-tool.js";
 export * from "./function-tool.js";
 export { createHostContext } from "./host-context.js";
+export * from "./mcp/index.js";
 export { MemoryReadCacheStore } from "./memory-read-cache.js";
 export {
   defaultMetaToolResponse,
@@ -44,4 +45,3 @@ export { GlobTool } from "./tools/glob.js";
 export { GrepTool } from "./tools/grep.js";
 export { ReadTool } from "./tools/read.js";
 export { WriteTool } from "./tools/write.js";
-export * from "./mcp/index.js";

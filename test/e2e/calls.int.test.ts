@@ -47,6 +47,21 @@ afterAll(async () => {
 });
 
 describe("a session runs the built-ins end to end", () => {
+  it("Bash keeps the working directory between calls (not the environment) and reports the exit code", async () => {
+    const first = await run("Bash", {
+      command: "mkdir -p /workspace/sub && cd /workspace/sub && export X=1",
+    });
+    expect(first.status).toBe("succeeded");
+    const second = await run("Bash", { command: 'pwd; echo "x=$X."; exit 3' });
+    expect(second.status).toBe("failed");
+    expect(second.result.exitCode).toBe(3);
+    expect(text(second)).toContain("/workspace/sub\nx=.");
+    const session = await h.call("GET", `/v1/sessions/${sid}`, { key: agentKey });
+    expect(session.body.cwd).toBe("/workspace/sub");
+    const back = await run("Bash", { command: "cd /workspace && pwd" });
+    expect(text(back)).toBe("/workspace\n");
+  });
+
   it("Write → Read → Edit → Bash → Grep → Glob with the reference's texts", async () => {
     // Toolshed reports the real line count (permission.md §10.13), not the reference's 3.
     const w = await run("Write", { file_path: "/workspace/notes.txt", content: "alpha\nbeta\n" });

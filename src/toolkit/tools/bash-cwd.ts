@@ -6,8 +6,8 @@ import { randomUUID } from "node:crypto";
 import { posix } from "node:path";
 import type { ToolRunContext } from "../run-context.js";
 
-/** Where the traps write; files older than ten minutes are swept by later calls. */
-const CWD_FILE_PREFIX = "/tmp/.toolshed-cwd-";
+/** Used when the home path is not plain enough to put in a trap unquoted. */
+const FALLBACK_PREFIX = "/tmp/.toolshed-cwd-";
 
 /** A wrapped script and the file its final directory lands in. */
 export interface CwdTracking {
@@ -17,15 +17,15 @@ export interface CwdTracking {
 
 /**
  * Prefixes the command on the same line, so bash's line numbers in error messages stay the
- * user's. A command that replaces the shell (`exec`) or resets the trap keeps the old cwd.
+ * user's. Bash calls of a session never overlap, so one file in the sandbox user's home serves
+ * every call (no sweeping). A command that replaces the shell (`exec`) or resets the trap keeps
+ * the old cwd.
  */
-export function trackCwd(command: string): CwdTracking {
-  const cwdFile = `${CWD_FILE_PREFIX}${randomUUID()}`;
-  const prelude = [
-    `trap 'pwd -P > ${cwdFile} 2>/dev/null' EXIT`,
-    `find /tmp -maxdepth 1 -name '.toolshed-cwd-*' -mmin +10 -delete 2>/dev/null`,
-  ].join("; ");
-  return { script: `${prelude}; ${command}`, cwdFile };
+export function trackCwd(command: string, home: string): CwdTracking {
+  const cwdFile = /^[A-Za-z0-9._/-]+$/.test(home)
+    ? posix.join(home, ".toolshed-cwd")
+    : `${FALLBACK_PREFIX}${randomUUID()}`;
+  return { script: `trap 'pwd -P > ${cwdFile} 2>/dev/null' EXIT; ${command}`, cwdFile };
 }
 
 /** Reads the recorded directory and reports it through `ctx.setCwd` when it changed. */

@@ -66,7 +66,7 @@ export class BashTool extends BuiltinTool<typeof BashInput> {
     const { command } = input;
     const timeoutMs = Math.min(input.timeout, BASH_MAX_TIMEOUT_MS);
     if (ctx.signal.aborted) return textChunk(INTERRUPTED_TEXT, { state: "interrupted" });
-    const { script, cwdFile } = trackCwd(command);
+    const { script, cwdFile } = trackCwd(command, ctx.home);
     let result: ExecResult;
     try {
       result = await ctx.sandbox.exec({
