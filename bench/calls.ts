@@ -4,12 +4,12 @@
  * container), throughput with 20 and 50 concurrent sessions, cold session start next to a raw
  * hardened `docker run`, and the process RSS with 0 and 100 idle sessions.
  */
+
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Dockerode from "dockerode";
-import { Redis } from "ioredis";
 import { startService } from "../src/cli/serve.js";
 import { loadConfig } from "../src/config.js";
 import { sessionPaths } from "../src/sandbox/session-paths.js";
@@ -19,6 +19,7 @@ import {
   measureRawDockerRun,
   type Timing,
 } from "./sandbox-latency.js";
+import { dropKeys } from "./support.js";
 
 const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
 
@@ -47,18 +48,6 @@ async function pool<T>(items: T[], width: number, fn: (item: T) => Promise<void>
       for (let item = queue.shift(); item !== undefined; item = queue.shift()) await fn(item);
     }),
   );
-}
-
-/** Redis is shared: remove this run's queue, streams and counters. */
-async function dropKeys(url: string, prefix: string): Promise<void> {
-  const redis = new Redis(url);
-  let cursor = "0";
-  do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== "0");
-  redis.disconnect();
 }
 
 export async function run(args: string[]): Promise<void> {

@@ -8,15 +8,16 @@
  * FIFO (priorities dropped in this process only), next to A's drain time. Sessions are warmed
  * first so that container starts are not measured; everything it creates is removed at the end.
  */
+
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Dockerode from "dockerode";
-import { Redis } from "ioredis";
 import { startService } from "../src/cli/serve.js";
 import { loadConfig } from "../src/config.js";
 import type { JobQueue } from "../src/service/deps.js";
+import { dropKeys } from "./support.js";
 
 const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
 
@@ -50,17 +51,6 @@ async function pool<T, R>(items: T[], width: number, fn: (item: T) => Promise<R>
     }),
   );
   return out;
-}
-
-async function dropKeys(url: string, prefix: string): Promise<void> {
-  const redis = new Redis(url);
-  let cursor = "0";
-  do {
-    const [nextCursor, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
-    cursor = nextCursor;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== "0");
-  redis.disconnect();
 }
 
 export async function run(args: string[]): Promise<void> {
