@@ -4,33 +4,17 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fairPriority } from "../../src/service/fair-priority.js";
-import { ADMIN_KEY, createApiTestApp, seedTenant } from "../support/harness.js";
-import { NullSandboxProvider } from "../support/null-sandbox.js";
-import { LOOKUP_TOOL } from "./tenancy-fixture.js";
+import { ADMIN_KEY, seedTenant } from "../support/harness.js";
+import { LOOKUP_TOOL, newTenantCase, scenarioHelpers, type TenantCase } from "./tenancy-fixture.js";
 
-let t: ReturnType<typeof createApiTestApp>;
-let a: Awaited<ReturnType<typeof seedTenant>>;
+let t: TenantCase["t"];
+let a: TenantCase["a"];
 let sid: string;
 
-const as = (key: string, method: string, path: string, body?: unknown) =>
-  t.call(method, path, { key, ...(body === undefined ? {} : { body }) });
-const rules = (body: { allow?: string[]; deny?: string[]; ask?: string[] }) =>
-  as(a.adminKey, "PUT", `/v1/tenants/${a.tenantId}/rules`, { allow: [], deny: [], ask: [], ...body });
-const settings = (body: object, key = a.adminKey) =>
-  as(key, "PUT", `/v1/tenants/${a.tenantId}/settings`, body);
-const submit = async (tool: string, input: object, session = sid) => {
-  const res = await as(a.agentKey, "POST", `/v1/sessions/${session}/calls`, { tool, input });
-  expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
-  return res.body.job;
-};
-const approve = (jid: string, body: object, key = a.adminKey) =>
-  as(key, "POST", `/v1/jobs/${jid}/approval`, body);
-const newSession = async (body: object = {}) => (await as(a.agentKey, "POST", "/v1/sessions", body)).body.id;
+const { as, rules, settings, submit, approve, newSession } = scenarioHelpers(() => ({ t, a, sid }));
 
 beforeEach(async () => {
-  t = createApiTestApp(new NullSandboxProvider());
-  a = await seedTenant(t.call);
-  sid = await newSession();
+  ({ t, a, sid } = await newTenantCase());
 });
 afterEach(() => t.close());
 

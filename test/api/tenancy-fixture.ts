@@ -2,6 +2,7 @@
  * Two tenants with one of everything (sessions, an ask job, an external job, a queued job, a
  * finished job, spare keys) for the per-endpoint security tests and the policy scenarios.
  */
+import { expect } from "vitest";
 import { ADMIN_KEY, createApiTestApp, seedTenant } from "../support/harness.js";
 import { NullSandboxProvider } from "../support/null-sandbox.js";
 
@@ -48,3 +49,43 @@ export async function twoTenants() {
 }
 
 export type World = Awaited<ReturnType<typeof twoTenants>>;
+
+/** One test's world for the scenario files: a fresh app, a tenant and a session. */
+export interface TenantCase {
+  t: App;
+  a: Awaited<ReturnType<typeof seedTenant>>;
+  sid: string;
+}
+
+/** The short helpers the scenario files use, over whichever case `cur` returns now. */
+export function scenarioHelpers(cur: () => TenantCase) {
+  const as = (key: string, method: string, path: string, body?: unknown) =>
+    cur().t.call(method, path, { key, ...(body === undefined ? {} : { body }) });
+  const rules = (body: { allow?: string[]; deny?: string[]; ask?: string[] }) =>
+    as(cur().a.adminKey, "PUT", `/v1/tenants/${cur().a.tenantId}/rules`, {
+      allow: [],
+      deny: [],
+      ask: [],
+      ...body,
+    });
+  const settings = (body: object, key = cur().a.adminKey) =>
+    as(key, "PUT", `/v1/tenants/${cur().a.tenantId}/settings`, body);
+  const submit = async (tool: string, input: object, session = cur().sid) => {
+    const res = await as(cur().a.agentKey, "POST", `/v1/sessions/${session}/calls`, { tool, input });
+    expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+    return res.body.job;
+  };
+  const approve = (jid: string, body: object, key = cur().a.adminKey) =>
+    as(key, "POST", `/v1/jobs/${jid}/approval`, body);
+  const newSession = async (body: object = {}) =>
+    (await as(cur().a.agentKey, "POST", "/v1/sessions", body)).body.id;
+  return { as, rules, settings, submit, approve, newSession };
+}
+
+/** A fresh case: its own app, a seeded tenant and one session. */
+export async function newTenantCase(): Promise<TenantCase> {
+  const t = createApiTestApp(new NullSandboxProvider());
+  const a = await seedTenant(t.call);
+  const s = await t.call("POST", "/v1/sessions", { key: a.agentKey, body: {} });
+  return { t, a, sid: s.body.id };
+}
