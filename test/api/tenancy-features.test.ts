@@ -11,7 +11,7 @@ let t: TenantCase["t"];
 let a: TenantCase["a"];
 let sid: string;
 
-const { as, rules, settings, submit, approve, newSession } = scenarioHelpers(() => ({ t, a, sid }));
+const { as, rules, settings, submit, approve } = scenarioHelpers(() => ({ t, a, sid }));
 
 beforeEach(async () => {
   ({ t, a, sid } = await newTenantCase());

@@ -13,15 +13,11 @@ import {
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { Writable } from "node:stream";
-import { serve } from "@hono/node-server";
-import { createApp } from "../../src/api/app.js";
 import { createLogger } from "../../src/log.js";
 import type { Sandbox } from "../../src/sandbox/sandbox.js";
-import type { ToolRegistry } from "../../src/service/deps.js";
-import { createMcpRuntime, type McpClientsOptions, type McpRuntime } from "../../src/service/mcp-clients.js";
-import { createBuiltinTools } from "../../src/toolkit/builtins.js";
+import type { McpClientsOptions, McpRuntime } from "../../src/service/mcp-clients.js";
 import type { ToolBase } from "../../src/toolkit/tool-base.js";
-import { type Client, type Harness, httpClient, startHarness } from "../support/harness.js";
+import { type Client, type Harness, startHarness } from "../support/harness.js";
 
 const require = createRequire(import.meta.url);
 

@@ -181,9 +181,14 @@ function runExec(sock, req) {
   let killedFor = null;
   let exit = null;
   let finished = false;
+  const claimFinish = () => {
+    if (finished) return false;
+    finished = true;
+    return true;
+  };
 
   const stdin = typeof req.stdin === "string" ? "pipe" : "ignore";
-  const child = startChild(sock, req, stdin, startedAt, () => !finished && (finished = true));
+  const child = startChild(sock, req, stdin, startedAt, claimFinish);
   if (!child) return;
   if (child.stdin) {
     child.stdin.on("error", () => {});
@@ -258,9 +263,14 @@ function runSpawn(sock, req) {
   const startedAt = Date.now();
   const decoders = [new StringDecoder("utf8"), new StringDecoder("utf8")];
   let finished = false;
+  const claimFinish = () => {
+    if (finished) return false;
+    finished = true;
+    return true;
+  };
   let killed = false;
   let exit = null;
-  const child = startChild(sock, req, "pipe", startedAt, () => !finished && (finished = true));
+  const child = startChild(sock, req, "pipe", startedAt, claimFinish);
   if (!child) return;
   child.stdin.on("error", () => {});
   child.stdout.on("data", (buf) => {
