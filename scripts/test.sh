@@ -12,9 +12,13 @@ trap 'rm -f "$report"' EXIT
 npx vitest run --reporter=default --reporter=json --outputFile="$report" "$@" </dev/null
 status=$?
 
-node - "$report" "$status" <<'JS'
+# Lint and types are part of the run: a failing `npm run check` counts as one failed test.
+npm run -s check </dev/null
+check=$?
+
+node - "$report" "$status" "$check" <<'JS'
 const fs = require("node:fs");
-const [file, status] = process.argv.slice(2);
+const [file, status, check] = process.argv.slice(2);
 let r = null;
 try {
   r = JSON.parse(fs.readFileSync(file, "utf8"));
@@ -27,7 +31,7 @@ if (!r) {
 const brokenFiles = (r.testResults ?? []).filter(
   (f) => f.status === "failed" && !(f.assertionResults ?? []).some((a) => a.status === "failed"),
 ).length;
-const failed = (r.numFailedTests ?? 0) + brokenFiles;
+const failed = (r.numFailedTests ?? 0) + brokenFiles + (check === "0" ? 0 : 1);
 const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
 console.log(`${r.numPassedTests ?? 0} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`);
 process.exit(failed > 0 || status !== "0" ? 1 : 0);
