@@ -6,7 +6,7 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Dockerode from "dockerode";
@@ -19,7 +19,7 @@ import {
   measureRawDockerRun,
   type Timing,
 } from "./sandbox-latency.js";
-import { dropKeys } from "./support.js";
+import { tearDown } from "./support.js";
 
 const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
 
@@ -145,14 +145,6 @@ export async function run(args: string[]): Promise<void> {
       `process RSS (service + bench client): before any session ${mib(rssIdle0)}; with ${idleCount} more idle sessions (containers up) ${mib(rssIdleN)}`,
     );
   } finally {
-    await service.stop();
-    const docker = new Dockerode();
-    const left = await docker.listContainers({
-      all: true,
-      filters: { label: [`toolshed.service=${config.SERVICE_ID}`] },
-    });
-    await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true })));
-    rmSync(dataDir, { recursive: true, force: true });
-    await dropKeys(config.REDIS_URL, config.QUEUE_PREFIX);
+    await tearDown(service, config, dataDir);
   }
 }

@@ -10,14 +10,13 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Dockerode from "dockerode";
 import { startService } from "../src/cli/serve.js";
 import { loadConfig } from "../src/config.js";
 import type { JobQueue } from "../src/service/deps.js";
-import { dropKeys } from "./support.js";
+import { tearDown } from "./support.js";
 
 const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
 
@@ -156,14 +155,6 @@ export async function run(args: string[]): Promise<void> {
       `B p95 (fair) / B p95 idle (after) = ${(pct(fair.b, 0.95) / Math.max(1, pct(idleAfter, 0.95))).toFixed(1)}; failed calls: ${fair.failed + fifo.failed}`,
     );
   } finally {
-    await service.stop();
-    const docker = new Dockerode();
-    const left = await docker.listContainers({
-      all: true,
-      filters: { label: [`toolshed.service=${config.SERVICE_ID}`] },
-    });
-    await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true })));
-    rmSync(dataDir, { recursive: true, force: true });
-    await dropKeys(config.REDIS_URL, config.QUEUE_PREFIX);
+    await tearDown(service, config, dataDir);
   }
 }

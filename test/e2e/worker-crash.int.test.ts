@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { type Harness, seedTenant, startHarness } from "../support/harness.js";
+import { type Harness, seedTenant, startHarness, waitUntilSettled } from "../support/harness.js";
 
 let h: Harness;
 let child: ChildProcess | undefined;
@@ -56,12 +56,7 @@ it("a killed worker's jobs are recovered by another worker and none is lost", as
   expect(mid).toContain("running");
 
   await h.start("worker");
-  let final: string[] = [];
-  for (let t0 = Date.now(); Date.now() - t0 < 90_000; ) {
-    final = await statuses();
-    if (final.every((x) => x === "succeeded" || x === "failed")) break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const final = await waitUntilSettled(statuses);
   expect(final).toEqual(ids.map(() => "succeeded"));
   const log = await h.call("POST", `/v1/sessions/${sid}/calls?wait=30`, {
     key: t.agentKey,

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { RunningService } from "../../src/cli/serve.js";
-import { type Harness, seedTenant, startHarness } from "../support/harness.js";
+import { type Harness, seedTenant, startHarness, waitUntilSettled } from "../support/harness.js";
 
 let h: Harness;
 
@@ -47,12 +47,7 @@ it("a worker restart mid-queue loses no job and keeps per-session order", async 
   expect(mid.filter((x) => x === "succeeded").length).toBeLessThan(n);
 
   await h.start("worker");
-  let final: string[] = [];
-  for (let t0 = Date.now(); Date.now() - t0 < 90_000; ) {
-    final = await statuses();
-    if (final.every((x) => x === "succeeded" || x === "failed")) break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const final = await waitUntilSettled(statuses);
   expect(final).toEqual(ids.map(() => "succeeded"));
   const log = await h.call("POST", `/v1/sessions/${sid}/calls?wait=30`, {
     key: t.agentKey,

@@ -195,3 +195,17 @@ export function createApiTestApp(sandboxes: SandboxProvider, quotas: Partial<Quo
     },
   };
 }
+
+/** Polls `statuses` until every job has settled (succeeded or failed) or `timeoutMs` passed; the last reading. */
+export async function waitUntilSettled(
+  statuses: () => Promise<string[]>,
+  timeoutMs = 90_000,
+): Promise<string[]> {
+  let last: string[] = [];
+  for (const t0 = Date.now(); Date.now() - t0 < timeoutMs; ) {
+    last = await statuses();
+    if (last.every((x) => x === "succeeded" || x === "failed")) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return last;
+}
