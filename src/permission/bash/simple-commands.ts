@@ -45,6 +45,8 @@ export interface SimpleCommand {
   nextOp: string | null;
   /** The directory it runs in after earlier `cd`s; null when that cannot be known. */
   cwd: string | null;
+  /** A token among its words that is no word (`$"…"` parses as `$` then a string). */
+  odd: boolean;
   /** Verdicts computed once per analysed command (the analysis is memoised and shared). */
   memo: { readOnly?: boolean; normalised?: string; sed?: SedCall };
 }
@@ -200,6 +202,7 @@ function addCommand(
   const own: Redirect[] = [];
   // `extra` may be the shared empty array: toRedirects then gets a fresh one to push into.
   let spill = extra === NO_WORDS ? null : extra;
+  let odd = false;
   for (const c of node.children) {
     const type = c.type;
     if (type === "variable_assignment") assignments.push(assignedName(c, src));
@@ -210,6 +213,7 @@ function addCommand(
       spill ??= [];
       toRedirects(c, src, home, own, spill, []);
     } else if (type !== "comment" && /[a-z]/.test(type)) words.push(toWord(c, src, home));
+    else if (type !== "comment") odd = true;
   }
   if (spill !== null) for (const w of spill) words.push(w);
   const resolved = resolveName(words);
@@ -233,6 +237,7 @@ function addCommand(
     inPipeline: pipe,
     nextOp: null,
     cwd: null,
+    odd,
     memo: {},
   });
   // Commands hidden in `$(..)` / `<(..)` are listed too, so deny rules can see them.

@@ -15,6 +15,8 @@ export interface Word {
   value: string | null;
   /** Quotes removed but `~`, `$HOME` and unknown expansions kept as written (for messages). */
   lit: string;
+  /** Glob and brace bits (word-shape.ts), computed on first use. */
+  shape?: number;
 }
 
 interface Parts {
@@ -121,8 +123,8 @@ export function toWord(node: SyntaxNode, src: string, home: string): Word {
   const type = node.type;
   // The commonest case, a plain word with no `~` or backslash, is its own value.
   if ((type === "word" || type === "number") && raw.charCodeAt(0) !== 126 && raw.indexOf("\\") === -1) {
-    return { raw, type, value: raw, lit: raw };
+    return { raw, type, value: raw, lit: raw, shape: undefined };
   }
   const parts = evaluateRaw(node, raw, src, home, true);
-  return { raw, type, value: parts.value, lit: parts.lit };
+  return { raw, type, value: parts.value, lit: parts.lit, shape: undefined };
 }
