@@ -82,6 +82,8 @@ export function mergeSpecs(base: SpecText, ...more: SpecText[]): SpecText {
 export interface ParsedOption {
   name: string;
   value: string | null;
+  /** The word the value was read from (the option's own word when attached). */
+  from: Word;
 }
 
 /** A command's arguments read by its spec. */
@@ -131,16 +133,16 @@ function readLong(
   const takes = spec.long.get(name) as Takes;
   if (eq !== -1) {
     if (takes === "nothing") return -1;
-    out.push({ name: `--${name}`, value: body.slice(eq + 1) });
+    out.push({ name: `--${name}`, value: body.slice(eq + 1), from: args[i] as Word });
     return i;
   }
   if (takes !== "value") {
-    out.push({ name: `--${name}`, value: null });
+    out.push({ name: `--${name}`, value: null, from: args[i] as Word });
     return i;
   }
   const value = nextValue(args, i + 1);
   if (value === null) return -1;
-  out.push({ name: `--${name}`, value });
+  out.push({ name: `--${name}`, value, from: args[i + 1] as Word });
   return i + 1;
 }
 
@@ -152,8 +154,9 @@ function readShort(
   spec: OptionSpec,
   out: ParsedOption[],
 ): number {
+  const w = args[i] as Word;
   if (spec.numeric && /^-\d+$/.test(v)) {
-    out.push({ name: "-NUM", value: v.slice(1) });
+    out.push({ name: "-NUM", value: v.slice(1), from: w });
     return i;
   }
   for (let j = 1; j < v.length; j++) {
@@ -162,20 +165,20 @@ function readShort(
     const rest = v.slice(j + 1);
     if (spec.valued.includes(c)) {
       if (rest !== "") {
-        out.push({ name: `-${c}`, value: rest });
+        out.push({ name: `-${c}`, value: rest, from: w });
         return i;
       }
       const value = nextValue(args, i + 1);
       if (value === null) return -1;
-      out.push({ name: `-${c}`, value });
+      out.push({ name: `-${c}`, value, from: args[i + 1] as Word });
       return i + 1;
     }
     if (spec.attached.includes(c)) {
-      out.push({ name: `-${c}`, value: rest === "" ? null : rest });
+      out.push({ name: `-${c}`, value: rest === "" ? null : rest, from: w });
       return i;
     }
     if (!spec.flags.includes(c)) return -1;
-    out.push({ name: `-${c}`, value: null });
+    out.push({ name: `-${c}`, value: null, from: w });
   }
   return i;
 }
@@ -213,4 +216,47 @@ export function parseArgs(args: readonly Word[], spec: OptionSpec, stopAtOperand
     if (i < 0) return null;
   }
   return { options, positionals, end: args.length };
+}
+
+/** A best-effort reading for finding paths: unknown words are kept, never a reason to stop. */
+export interface ScannedArgs {
+  options: ParsedOption[];
+  /** Operands, non-literal ones included (their value is null). */
+  operands: Word[];
+  /** Some option is unknown, ambiguous, or lacks its value: the reading may be wrong. */
+  unsure: boolean;
+}
+
+/**
+ * Reads `args` by `spec` without giving up: a non-literal word is an operand (it may really be
+ * an option: callers treat its null value as unknown), an unknown option sets `unsure`.
+ */
+export function scanArgs(args: readonly Word[], spec: OptionSpec): ScannedArgs {
+  const out: ScannedArgs = { options: [], operands: [], unsure: false };
+  let operandsOnly = false;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i] as Word;
+    const v = w.value;
+    if (v === "--" && !operandsOnly) {
+      operandsOnly = true;
+      continue;
+    }
+    if (operandsOnly || v === null || v.length < 2 || v.charCodeAt(0) !== 45) {
+      out.operands.push(w);
+      continue;
+    }
+    // A glob or brace option word is nothing we can read: keep it as a (shaped) operand.
+    if (shapeOf(w) !== 0) {
+      out.unsure = true;
+      out.operands.push(w);
+      continue;
+    }
+    const next =
+      v.charCodeAt(1) === 45
+        ? readLong(args, i, v.slice(2), spec, out.options)
+        : readShort(args, i, v, spec, out.options);
+    if (next < 0) out.unsure = true;
+    else i = next;
+  }
+  return out;
 }

@@ -259,5 +259,5 @@ export function isReadOnlyGit(args: readonly Word[]): boolean {
   const sub = args[i]?.value;
   if (sub === undefined || sub === null) return false;
   const check = SUBCOMMANDS.get(sub);
-  return check !== undefined && check(args.slice(i + 1));
+  return check?.(args.slice(i + 1)) === true;
 }

@@ -6,6 +6,7 @@
 import { resolveName } from "./command-name.js";
 import type { SedCall } from "./sed.js";
 import type { SyntaxNode } from "./syntax.js";
+import type { FileArgs } from "./target-paths.js";
 import { toWord, type Word } from "./words.js";
 
 /** One redirect (`2>/dev/null`, `> out`, `<<EOF`, `<<< s`). */
@@ -48,7 +49,7 @@ export interface SimpleCommand {
   /** A token among its words that is no word (`$"…"` parses as `$` then a string). */
   odd: boolean;
   /** Verdicts computed once per analysed command (the analysis is memoised and shared). */
-  memo: { readOnly?: boolean; normalised?: string; sed?: SedCall };
+  memo: { readOnly?: boolean; normalised?: string; sed?: SedCall; files?: FileArgs };
 }
 
 /** Everything found in one tree. */
