@@ -3,7 +3,7 @@
  * values attached or in the next word, `--long`, `--long=value`, `--long value`, GNU/git
  * abbreviations of long options, `-NUM`, and `--`. Anything not in the table is a failure.
  */
-import { BRACE, cannotBeOption, shapeOf } from "./word-shape.js";
+import { BRACE, cannotBeOption, isExact, shapeOf } from "./word-shape.js";
 import type { Word } from "./words.js";
 
 /**
@@ -199,7 +199,7 @@ export function parseArgs(args: readonly Word[], spec: OptionSpec, stopAtOperand
     if (operandsOnly || v.length < 2 || v.charCodeAt(0) !== 45) {
       if (stopAtOperand) return { options, positionals, end: i };
       // After `--` a glob cannot become an option; before it, it must start with a literal.
-      if (!(operandsOnly ? (shapeOf(w) & BRACE) === 0 : cannotBeOption(w))) return null;
+      if (!(operandsOnly ? (shapeOf(w) & BRACE) === 0 : isExact(w) || cannotBeOption(w))) return null;
       positionals.push(w);
       continue;
     }

@@ -7,18 +7,18 @@
 import { optionSpec, parseArgs, type SpecText } from "./options.js";
 import { isReadOnlyFind } from "./read-only-find.js";
 import { isReadOnlyGit } from "./read-only-git.js";
-import { BRACE, cannotBeOption, shapeOf } from "./word-shape.js";
+import { BRACE, cannotBeOption, isExact, isInert, shapeOf } from "./word-shape.js";
 import type { Word } from "./words.js";
 
 /** How one reader's arguments are checked. */
 export type ReaderCheck = (args: readonly Word[]) => boolean;
 
 /**
- * Any literal words, globs included: every option of these commands only reads or prints, so
- * whatever a glob expands to is harmless. Brace expansion is still refused.
+ * Any words, globs and `$NAME` included: every option of these commands only reads or prints,
+ * so whatever a word expands to is harmless (the line has no substitution: sound-line.ts).
+ * Brace expansion is still refused.
  */
-export const anyLiteral: ReaderCheck = (args) =>
-  args.every((w) => w.value !== null && (shapeOf(w) & BRACE) === 0);
+export const anyWords: ReaderCheck = (args) => args.every((w) => (shapeOf(w) & BRACE) === 0);
 
 function bySpec(t: SpecText): ReaderCheck {
   const spec = optionSpec(t);
@@ -89,19 +89,19 @@ const tree = bySpec({
 /** `printf` reads `-v NAME` as "assign to NAME": the format must not be able to start with `-`. */
 const printf: ReaderCheck = (args) => {
   const first = args[0];
-  if (first === undefined || !anyLiteral(args)) return false;
-  return first.value === "--" || cannotBeOption(first);
+  if (first === undefined || !anyWords(args)) return false;
+  return first.value === "--" || (isExact(first) && cannotBeOption(first));
 };
 
-/** `docker`, `npm`, `pip` subcommands that only read, then any literal words. */
+/** `docker`, `npm`, `pip` subcommands that only read, then words that can hide nothing. */
 function subcommands(...subs: string[]): ReaderCheck {
   const set = new Set(subs);
-  return (args) => set.has(args[0]?.value ?? "") && anyLiteral(args);
+  return (args) => set.has(args[0]?.value ?? "") && args.every(isInert);
 }
 
 /** `gh` views and lists, never `--web` (it starts a browser). */
 const gh: ReaderCheck = (args) => {
-  if (!anyLiteral(args) || args.some((w) => w.value === "--web" || w.value === "-w")) return false;
+  if (!args.every(isInert) || args.some((w) => w.value === "--web" || w.value === "-w")) return false;
   const two = `${args[0]?.value ?? ""} ${args[1]?.value ?? ""}`;
   return ["repo view", "issue list", "pr list"].includes(two) || args[0]?.value === "status";
 };
@@ -113,22 +113,22 @@ function versionQuery(...flags: string[]): ReaderCheck {
 
 /** Every reader, by command name. */
 export const READERS: ReadonlyMap<string, ReaderCheck> = new Map([
-  ["ls", anyLiteral],
-  ["cat", anyLiteral],
-  ["head", anyLiteral],
-  ["tail", anyLiteral],
-  ["more", anyLiteral],
-  ["wc", anyLiteral],
-  ["stat", anyLiteral],
-  ["grep", anyLiteral],
-  ["pwd", anyLiteral],
-  ["echo", anyLiteral],
-  ["true", anyLiteral],
-  ["false", anyLiteral],
-  ["cd", anyLiteral],
-  ["which", anyLiteral],
-  ["whereis", anyLiteral],
-  ["type", anyLiteral],
+  ["ls", anyWords],
+  ["cat", anyWords],
+  ["head", anyWords],
+  ["tail", anyWords],
+  ["more", anyWords],
+  ["wc", anyWords],
+  ["stat", anyWords],
+  ["grep", anyWords],
+  ["pwd", anyWords],
+  ["echo", anyWords],
+  ["true", anyWords],
+  ["false", anyWords],
+  ["cd", anyWords],
+  ["which", anyWords],
+  ["whereis", anyWords],
+  ["type", anyWords],
   ["printf", printf],
   ["rg", rg],
   ["ag", ag],

@@ -20,7 +20,7 @@ import {
   STATUS_SPEC,
 } from "./git-options.js";
 import { type OptionSpec, type ParsedArgs, parseArgs } from "./options.js";
-import { cannotBeOption, isExact } from "./word-shape.js";
+import { isExact, isInert } from "./word-shape.js";
 import type { Word } from "./words.js";
 
 /** Global options that change nothing a read-only call could misuse. */
@@ -60,9 +60,8 @@ function bySpec(spec: OptionSpec): (args: readonly Word[]) => boolean {
 
 const logReadOnly = bySpec(LOG_SPEC);
 
-/** Every word literal and unable to become an option, except exact option words. */
 function allInert(args: readonly Word[]): boolean {
-  return args.every((w) => isExact(w) || cannotBeOption(w));
+  return args.every(isInert);
 }
 
 /** Flags `git branch` accepts in listing form; `=value` variants are accepted for the long ones. */

@@ -6,7 +6,7 @@
  */
 import type { BashAnalysis } from "./analysis.js";
 import { isSafePrefixName } from "./env-prefix.js";
-import { anyLiteral, READERS } from "./read-only-commands.js";
+import { anyWords, READERS } from "./read-only-commands.js";
 import { isTrustedName, unwrapReadOnly } from "./read-only-wrappers.js";
 import type { Redirect, SimpleCommand } from "./simple-commands.js";
 import { isSoundLine } from "./sound-line.js";
@@ -47,14 +47,14 @@ function computeCommand(cmd: SimpleCommand): boolean {
   const at = unwrapReadOnly(cmd.words);
   if (at === null) return false;
   const args = cmd.words.slice(at.index + 1);
-  if (at.lookupOnly) return anyLiteral(cmd.words.slice(at.index));
+  if (at.lookupOnly) return anyWords(cmd.words.slice(at.index));
   const word = cmd.words[at.index];
   if (word === undefined || !isExact(word) || !isTrustedName(word.value as string)) return false;
   const name = (word.value as string).slice((word.value as string).lastIndexOf("/") + 1);
   const check = READERS.get(name);
   if (check === undefined) return false;
   // Under xargs more words arrive on stdin: only commands that accept any words qualify.
-  if (at.viaXargs && check !== anyLiteral) return false;
+  if (at.viaXargs && check !== anyWords) return false;
   return check(args);
 }
 

@@ -80,12 +80,15 @@ export function isExact(w: Word): boolean {
 }
 
 /**
- * A word that cannot become an option, however it expands: known, no brace expansion, and
- * either no glob or a glob whose first character is a literal other than `-`.
+ * A word that cannot be an option, however it expands: known, not starting with `-`, no brace
+ * expansion, and no glob before its first literal character.
  */
 export function cannotBeOption(w: Word): boolean {
-  if (w.value === null) return false;
-  const s = shapeOf(w);
-  if (s === 0) return true;
-  return (s & (BRACE | LEADING_GLOB)) === 0 && w.value.charCodeAt(0) !== 45;
+  if (w.value === null || w.value.charCodeAt(0) === 45) return false;
+  return (shapeOf(w) & (BRACE | LEADING_GLOB)) === 0;
+}
+
+/** Exactly what it says, or a glob that cannot become an option: a word that can hide nothing. */
+export function isInert(w: Word): boolean {
+  return isExact(w) || cannotBeOption(w);
 }
