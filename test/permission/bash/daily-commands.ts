@@ -1,7 +1,7 @@
 /**
- * Fifty commands agents run every day, with whether default mode (no rules) allows them as
- * read-only. Before the read-only-by-construction work 44 of them were allowed; the 6 marked
- * `gained` were asked because of a `>` or `<` inside quotes (see NOTES: the daily list).
+ * Fifty commands agents run every day. Default mode with no rules allowed 45 of them before the
+ * read-only-by-construction work (main at ef398d2); the 5 marked `gained` were asked only
+ * because a `>` inside quotes was taken for a redirect. Now all 50 are allowed.
  */
 export interface DailyCommand {
   command: string;
