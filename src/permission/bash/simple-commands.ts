@@ -7,7 +7,7 @@ import { resolveName } from "./command-name.js";
 import type { SedCall } from "./sed.js";
 import type { SyntaxNode } from "./syntax.js";
 import type { FileArgs } from "./target-paths.js";
-import { toWord, type Word } from "./words.js";
+import { joinWords, toWord, type Word } from "./words.js";
 
 /** One redirect (`2>/dev/null`, `> out`, `<<EOF`, `<<< s`). */
 export interface Redirect {
@@ -84,13 +84,19 @@ function toRedirects(
   let fd: string | null = null;
   let op = "";
   let target: Word | null = null;
+  let targetEnd = -1;
   for (const c of node.children) {
     if (c.type === "file_descriptor") fd = src.slice(c.start, c.end);
     else if (REDIRECTS.has(c.type)) toRedirects(c, src, home, out, extra, stmts);
     else if (HEREDOC_PARTS.has(c.type)) continue;
     else if (node.type === "heredoc_redirect" && op !== "") stmts.push(c);
     else if (op === "" && !/[A-Za-z0-9_]/.test(c.type)) op = c.type;
-    else if (node.type === "file_redirect" && target === null) target = toWord(c, src, home);
+    else if (node.type === "file_redirect" && (target === null || c.start === targetEnd)) {
+      // Touching the target (`>'/dev/null'\-x`): bash reads one word where tree-sitter has two.
+      const w = toWord(c, src, home);
+      target = target === null ? w : joinWords(target, w);
+      targetEnd = c.end;
+    }
     // `echo > f x`: tree-sitter hangs `x` on the redirect; bash gives it to the command.
     else if (node.type === "file_redirect") extra.push(toWord(c, src, home));
   }
@@ -204,17 +210,26 @@ function addCommand(
   // `extra` may be the shared empty array: toRedirects then gets a fresh one to push into.
   let spill = extra === NO_WORDS ? null : extra;
   let odd = false;
+  // Where the last word ended: tree-sitter may split one bash word in two (`'-'\-'x'`).
+  let wordEnd = -1;
   for (const c of node.children) {
     const type = c.type;
-    if (type === "variable_assignment") assignments.push(assignedName(c, src));
-    else if (type === "command_name") {
-      const inner = c.children[0];
-      words.push(toWord(inner ?? c, src, home));
+    if (type === "variable_assignment") {
+      if (c.start === wordEnd) odd = true;
+      wordEnd = c.end;
+      assignments.push(assignedName(c, src));
     } else if (REDIRECTS.has(type)) {
       spill ??= [];
       toRedirects(c, src, home, own, spill, []);
-    } else if (type !== "comment" && /[a-z]/.test(type)) words.push(toWord(c, src, home));
-    else if (type !== "comment") odd = true;
+    } else if (type === "comment") continue;
+    else if (!/[a-z]/.test(type)) odd = true;
+    else {
+      const w = toWord(type === "command_name" ? (c.children[0] ?? c) : c, src, home);
+      const prev = words[words.length - 1];
+      if (c.start === wordEnd && prev !== undefined) words[words.length - 1] = joinWords(prev, w);
+      else words.push(w);
+      wordEnd = c.end;
+    }
   }
   if (spill !== null) for (const w of spill) words.push(w);
   const resolved = resolveName(words);

@@ -51,16 +51,20 @@ export function wordShape(raw: string): number {
       i += 2;
       continue;
     }
-    if (c === "*" || c === "?" || c === "[" || c === "(") {
-      shape |= GLOB | (emitted ? 0 : LEADING_GLOB);
-    } else if (c === "{") open.push(false);
-    else if (c === "," && open.length > 0) open[open.length - 1] = true;
-    else if (c === "." && raw[i + 1] === "." && open.length > 0) open[open.length - 1] = true;
-    else if (c === "}" && open.length > 0) {
-      if (open.pop()) shape |= BRACE;
-    }
-    emitted = true;
     i++;
+    // `{`, `,` and `}` of a brace group vanish in the expansion: they are no first literal.
+    if (c === "*" || c === "?" || c === "[" || c === "(") shape |= GLOB | (emitted ? 0 : LEADING_GLOB);
+    else if (c === "{") {
+      open.push(false);
+      continue;
+    } else if (c === "," && open.length > 0) {
+      open[open.length - 1] = true;
+      continue;
+    } else if (c === "}" && open.length > 0) {
+      if (open.pop()) shape |= BRACE;
+      continue;
+    } else if (c === "." && raw[i] === "." && open.length > 0) open[open.length - 1] = true;
+    emitted = true;
   }
   return shape;
 }

@@ -128,3 +128,9 @@ export function toWord(node: SyntaxNode, src: string, home: string): Word {
   const parts = evaluateRaw(node, raw, src, home, true);
   return { raw, type, value: parts.value, lit: parts.lit, shape: undefined };
 }
+
+/** Two words with nothing between them in the source: bash reads them as one. */
+export function joinWords(a: Word, b: Word): Word {
+  const value = a.value === null || b.value === null ? null : a.value + b.value;
+  return { raw: a.raw + b.raw, type: "concatenation", value, lit: a.lit + b.lit, shape: undefined };
+}

@@ -236,6 +236,10 @@ describe("family 5: option spellings", () => {
     "node -v -e 'x'",
     "npm ls; npm install",
     "docker run x",
+    // One bash word that tree-sitter splits in two: read as bash reads it.
+    "git log '-'\\-'output=/tmp/x'",
+    "rg '-'\\-'pre=sh' foo",
+    "ls >'/dev/null'\\-x",
   ])("%j", expectNeverAllowed);
 
   it.each([
@@ -248,6 +252,7 @@ describe("family 5: option spellings", () => {
     "rg -uu foo",
     "rg --no-pre foo",
     "rg -e-foo src",
+    "git log '-'\\-'oneline'",
     // After `--` every word is an operand, whatever it looks like.
     "rg -- foo * --pre=sh",
     "env -u LANG ls",
