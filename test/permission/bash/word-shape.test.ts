@@ -29,7 +29,7 @@ describe("wordShape: what brace and pathname expansion can do to a word", () => 
     ["{}", 0],
     ["{x}", 0],
     ["{a,b", 0],
-    ["${a,b}", 0],
+    ["\u0024{a,b}", 0],
     ["{*,x}", BRACE | GLOB | LEADING_GLOB],
   ])("%j → %i", (raw, shape) => {
     expect(wordShape(raw)).toBe(shape);
