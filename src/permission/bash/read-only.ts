@@ -11,6 +11,7 @@ import { isTrustedName, unwrapReadOnly } from "./read-only-wrappers.js";
 import type { Redirect, SimpleCommand } from "./simple-commands.js";
 import { isSoundLine } from "./sound-line.js";
 import { isExact } from "./word-shape.js";
+import type { Word } from "./words.js";
 
 /** SAFE_COMMANDS of the reference, without `tee` (§10.3); suggestions never propose these. */
 export const SAFE_COMMANDS: ReadonlySet<string> = new Set([
@@ -44,9 +45,14 @@ function computeCommand(cmd: SimpleCommand): boolean {
   if (cmd.odd || cmd.nextOp === "&" || cmd.words.length === 0) return false;
   if (!cmd.prefixAssignments.every(isSafePrefixName)) return false;
   if (!cmd.redirects.every(isHarmlessRedirect)) return false;
+  // No wrapper (the common case): the resolved name and arguments are the words themselves.
+  if (cmd.wrappers.length === 0) {
+    const word = cmd.words[0] as Word;
+    if (cmd.name === null || !isExact(word) || !isTrustedName(word.value as string)) return false;
+    return READERS.get(cmd.name)?.(cmd.args) === true;
+  }
   const at = unwrapReadOnly(cmd.words);
   if (at === null) return false;
-  const args = cmd.words.slice(at.index + 1);
   if (at.lookupOnly) return anyWords(cmd.words.slice(at.index));
   const word = cmd.words[at.index];
   if (word === undefined || !isExact(word) || !isTrustedName(word.value as string)) return false;
@@ -55,7 +61,7 @@ function computeCommand(cmd: SimpleCommand): boolean {
   if (check === undefined) return false;
   // Under xargs more words arrive on stdin: only commands that accept any words qualify.
   if (at.viaXargs && check !== anyWords) return false;
-  return check(args);
+  return check(cmd.words.slice(at.index + 1));
 }
 
 /** Strict read-only verdict for a whole line (§10.3), memoised per analysis. */
