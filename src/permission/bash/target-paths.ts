@@ -79,13 +79,9 @@ function gnuFileArgs(cmd: SimpleCommand, name: string): FileArgs | null {
   const risky = UNCHECKED_WRITES.get(name);
   for (const o of scan.options) {
     if (PATH_VALUED.has(o.name) || (name === "touch" && TOUCH_PATH_VALUED.has(o.name))) {
-      targets.push({
-        source: name,
-        lit: o.value ?? "",
-        value: o.value,
-        cwd: cmd.cwd,
-        shape: shapeOf(o.from),
-      });
+      // A value in its own word is shown as written (`~/.ssh`), an attached one as read.
+      const lit = o.from.value === o.value ? o.from.lit : (o.value ?? "");
+      targets.push({ source: name, lit, value: o.value, cwd: cmd.cwd, shape: shapeOf(o.from) });
     }
     if (risky?.has(o.name) || isPathSuffix(o)) unchecked = true;
   }

@@ -143,6 +143,27 @@ describe("accept_edits: every target form of the file commands", () => {
   });
 });
 
+describe("layer 4 reads install and ln targets by their real options too", () => {
+  it.each([
+    ["install -t .git/hooks x", ".git/hooks"],
+    ["install -Dt.git/hooks x", ".git/hooks"],
+    ["install --target=.git/hooks x", ".git/hooks"],
+    ["ln -sft ~/.ssh x", "~/.ssh"],
+    ["ln -s x --target-dir ~/.ssh", "~/.ssh"],
+    ["ln -s /tmp/x .env", ".env"],
+    ["cp -vt.git/hooks x", ".git/hooks"],
+    ["mv --targ=.vscode x", ".vscode"],
+  ])("%j is a safety ASK (%s)", (command, path) => {
+    const d = checkPermission(
+      bash,
+      { command },
+      bashCtx("default", { allow: ["install:*", "ln:*", "cp:*", "mv:*"] }),
+    );
+    expect(d.behavior).toBe("ask");
+    expect(d.message).toContain(`sensitive paths: ${path}`);
+  });
+});
+
 describe("accept_edits and layer 4: brace and glob targets", () => {
   it.each([
     "touch {/tmp/x,}",
