@@ -91,10 +91,10 @@ function toRedirects(
     else if (HEREDOC_PARTS.has(c.type)) continue;
     else if (node.type === "heredoc_redirect" && op !== "") stmts.push(c);
     else if (op === "" && !/[A-Za-z0-9_]/.test(c.type)) op = c.type;
-    else if (node.type === "file_redirect" && (target === null || c.start === targetEnd)) {
+    else if (node.type === "file_redirect" && (target === null || continues(src, targetEnd, c.start))) {
       // Touching the target (`>'/dev/null'\-x`): bash reads one word where tree-sitter has two.
       const w = toWord(c, src, home);
-      target = target === null ? w : joinWords(target, w);
+      target = target === null ? w : joinWords(target, w, src.slice(targetEnd, c.start));
       targetEnd = c.end;
     }
     // `echo > f x`: tree-sitter hangs `x` on the redirect; bash gives it to the command.
@@ -193,6 +193,17 @@ function assignedName(node: SyntaxNode, src: string): string {
 
 const NO_WORDS: Word[] = [];
 
+/**
+ * Does a word starting at `start` continue the one that ended at `end`? Nothing between them,
+ * or only line continuations (`--out\<newline>put` is one word to bash, two to tree-sitter).
+ */
+function continues(src: string, end: number, start: number): boolean {
+  if (start === end) return true;
+  if (end < 0 || start < end || (start - end) % 2 !== 0) return false;
+  for (let i = end; i < start; i += 2) if (src[i] !== "\\" || src[i + 1] !== "\n") return false;
+  return true;
+}
+
 function addCommand(
   node: SyntaxNode,
   redirects: Redirect[],
@@ -215,7 +226,7 @@ function addCommand(
   for (const c of node.children) {
     const type = c.type;
     if (type === "variable_assignment") {
-      if (c.start === wordEnd) odd = true;
+      if (continues(src, wordEnd, c.start)) odd = true;
       wordEnd = c.end;
       assignments.push(assignedName(c, src));
     } else if (REDIRECTS.has(type)) {
@@ -226,8 +237,9 @@ function addCommand(
     else {
       const w = toWord(type === "command_name" ? (c.children[0] ?? c) : c, src, home);
       const prev = words[words.length - 1];
-      if (c.start === wordEnd && prev !== undefined) words[words.length - 1] = joinWords(prev, w);
-      else words.push(w);
+      if (prev !== undefined && continues(src, wordEnd, c.start)) {
+        words[words.length - 1] = joinWords(prev, w, src.slice(wordEnd, c.start));
+      } else words.push(w);
       wordEnd = c.end;
     }
   }

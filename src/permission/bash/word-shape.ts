@@ -35,8 +35,9 @@ export function wordShape(raw: string): number {
   for (let i = 0; i < raw.length; ) {
     const c = raw[i] as string;
     if (c === "\\") {
+      // A line continuation vanishes; any other escaped character is a literal.
+      if (raw[i + 1] !== "\n") emitted = true;
       i += 2;
-      emitted = true;
       continue;
     }
     if (c === "'" || c === '"' || (c === "$" && (raw[i + 1] === "'" || raw[i + 1] === '"'))) {

@@ -106,6 +106,16 @@ const globbed = (word: string) =>
     fc.integer({ min: 0, max: word.length - 1 }).map((k) => `${word.slice(0, k)}?${word.slice(k + 1)}`),
   );
 
+/** The word broken by line continuations, which bash removes (tree-sitter splits the word there). */
+const continued = (word: string) =>
+  fc
+    .array(fc.integer({ min: 1, max: Math.max(1, word.length - 1) }), { minLength: 1, maxLength: 3 })
+    .map((cuts) => {
+      let out = word;
+      for (const k of [...new Set(cuts)].sort((a, b) => b - a)) out = `${out.slice(0, k)}\\\n${out.slice(k)}`;
+      return bare(out);
+    });
+
 /** The dangerous command after a here-document whose delimiter bash and tree-sitter may read differently. */
 const afterHeredoc = (line: string) =>
   fc
@@ -119,7 +129,13 @@ const disguised = fc
   .constantFrom(...DANGEROUS)
   .chain(({ parts: [before, word, after], real }) =>
     fc
-      .oneof(quoted(word), abbreviated(word, real).chain(quoted), braced(bare(word)), globbed(bare(word)))
+      .oneof(
+        quoted(word),
+        abbreviated(word, real).chain(quoted),
+        braced(bare(word)),
+        globbed(bare(word)),
+        continued(word),
+      )
       .map((w) => join([before, w, after])),
   )
   .chain((line) =>
@@ -144,7 +160,7 @@ describe("no spelling of a dangerous option is ever allowed (property)", () => {
     }
   });
 
-  it("quoted, abbreviated, braced, globbed and here-doc spellings never yield allow", () => {
+  it("quoted, abbreviated, braced, globbed, continued and here-doc spellings never yield allow", () => {
     fc.assert(
       fc.property(disguised, fc.constantFrom(...MODES), (command, mode) => {
         const d = checkPermission(bash, { command }, bashCtx(mode));

@@ -240,6 +240,10 @@ describe("family 5: option spellings", () => {
     "git log '-'\\-'output=/tmp/x'",
     "rg '-'\\-'pre=sh' foo",
     "ls >'/dev/null'\\-x",
+    // A line continuation inside a word vanishes: bash reads `--pre=sh`, `--output=/tmp/x`.
+    "rg -\\\n-pre=sh foo",
+    "git log --out\\\nput=/tmp/x",
+    "ls 2>/dev/null\\\nx",
   ])("%j", expectNeverAllowed);
 
   it.each([
