@@ -1,8 +1,8 @@
 /**
- * The ACCEPT_EDITS file-system auto-allow (permission.md §5.9, §10.9, §10.15): the line is
- * sound, every simple command is read-only or one of `mkdir touch rm rmdir mv cp sed` in plain
- * form, and every target of the line is a known path inside a working directory. Globs, brace
- * expansions, unknown options and options that write elsewhere all leave the decision to a person.
+ * The ACCEPT_EDITS file-system auto-allow: the line is sound, every simple command is read-only
+ * or one of `mkdir touch rm rmdir mv cp sed` in plain form, and every target of the line is a
+ * known path inside a working directory. Globs, brace expansions, unknown options and options
+ * that write elsewhere all leave the decision to a person.
  */
 import { isInWorkingDirectory, normalizePath } from "../paths.js";
 import type { PermissionContext } from "../types.js";

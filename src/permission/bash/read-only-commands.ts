@@ -1,7 +1,7 @@
 /**
- * The commands that only read, each with the check of its arguments (permission.md §10.3,
- * §10.15). Commands none of whose options writes or runs anything take any literal words;
- * the others are read by their option rules, and an unknown option is not read-only.
+ * The commands that only read, each with the check of its arguments. Commands none of whose
+ * options writes or runs anything take any words; the others are read by their option rules,
+ * and an unknown option is not read-only.
  */
 
 import { optionSpec, parseArgs, type SpecText } from "./options.js";

@@ -1,7 +1,7 @@
 /**
- * Read-only `find` (permission.md §10.3, §10.15): starting points, then an expression of known
- * tests and the printing actions only. `-delete`, `-exec`, `-execdir`, `-ok`, `-okdir`,
- * `-fprint`, `-fprint0`, `-fprintf`, `-fls` and every unknown word make it not read-only.
+ * Read-only `find`: starting points, then an expression of known tests and the printing actions
+ * only. `-delete`, `-exec`, `-execdir`, `-ok`, `-okdir`, `-fprint`, `-fprint0`, `-fprintf`,
+ * `-fls` and every unknown word make it not read-only.
  */
 import { cannotBeOption, isExact } from "./word-shape.js";
 import type { Word } from "./words.js";

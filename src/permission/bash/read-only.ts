@@ -1,8 +1,8 @@
 /**
- * Sound read-only analysis (permission.md §10.3, §10.15). A simple command is read-only when
- * every word is literal (or a glob that cannot become an option), its environment prefixes are
- * on the allowlist, its wrappers and its command are readers used only in reading forms, it
- * redirects output nowhere but /dev/null, and it does not run in the background.
+ * Sound read-only analysis. A simple command is read-only when every word is literal (or a glob
+ * that cannot become an option), its environment prefixes are on the allowlist, its wrappers
+ * and its command are readers used only in reading forms, it redirects output nowhere but
+ * /dev/null, and it does not run in the background.
  */
 import type { BashAnalysis } from "./analysis.js";
 import { isSafePrefixName } from "./env-prefix.js";
@@ -13,7 +13,7 @@ import { isSoundLine } from "./sound-line.js";
 import { isExact } from "./word-shape.js";
 import type { Word } from "./words.js";
 
-/** SAFE_COMMANDS of the reference, without `tee` (§10.3); suggestions never propose these. */
+/** SAFE_COMMANDS of the reference, without `tee`; suggestions never propose these. */
 export const SAFE_COMMANDS: ReadonlySet<string> = new Set([
   "echo",
   "cat",
@@ -64,7 +64,7 @@ function computeCommand(cmd: SimpleCommand): boolean {
   return check(cmd.words.slice(at.index + 1));
 }
 
-/** Strict read-only verdict for a whole line (§10.3), memoised per analysis. */
+/** Strict read-only verdict for a whole line, memoised per analysis. */
 export function isReadOnlyAnalysis(a: BashAnalysis): boolean {
   a.memo.readOnly ??= computeLine(a);
   return a.memo.readOnly;
