@@ -1,8 +1,7 @@
 /**
- * The ACCEPT_EDITS file-system auto-allow: the line is sound, every simple command is read-only
- * or one of `mkdir touch rm rmdir mv cp sed` in plain form, and every target of the line is a
- * known path inside a working directory. Globs, brace expansions, unknown options and options
- * that write elsewhere all leave the decision to a person.
+ * The ACCEPT_EDITS file-system auto-allow: a sound line of read-only commands and plain
+ * `mkdir touch rm rmdir mv cp sed`, every target a known path inside a working directory. Globs,
+ * braces, unknown options and options that write elsewhere leave the decision to a person.
  */
 import { isInWorkingDirectory, normalizePath } from "../paths.js";
 import type { PermissionContext } from "../types.js";

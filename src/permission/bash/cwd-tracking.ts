@@ -1,7 +1,6 @@
 /**
- * Following `cd` through a line (`cd /etc && touch passwd` touches /etc/passwd), so relative
- * targets resolve where they really land. Only a plain `cd DIR`/`pushd DIR` with a literal
- * directory is followed, and only along `&&`; every other spelling (`command cd`, `time cd`,
+ * Following `cd` through a line, so relative targets resolve where they land. Only a plain
+ * `cd DIR`/`pushd DIR` is followed, along `&&`; any other spelling (`command cd`, `time cd`,
  * `CDPATH=… cd`, `cd -`, `popd`, a glob, `cd x; …`) makes the directory unknown (null).
  */
 import { normalizePath } from "../paths.js";

@@ -1,7 +1,6 @@
 /**
- * Environment names a read-only or `accept_edits` command may be given (`LC_ALL=C ls`,
- * `env TZ=UTC date`): locale, time zone, colour and terminal size. Never `HOME`, `PATH`,
- * `XDG_*`, `*_CONFIG*`, `GIT_*`, `RIPGREP_*`, `LD_*`, `BASH_*`, `ENV`, `PAGER`, `EDITOR`, `CDPATH`:
+ * Environment names an auto-allowed command may be given (`LC_ALL=C ls`): locale, time zone,
+ * colour, terminal size. Never `HOME`, `PATH`, `XDG_*`, `GIT_*`, `LD_*`, `BASH_*`, `PAGER`…:
  * those choose which program runs or which configuration is read.
  */
 const SAFE_NAMES: ReadonlySet<string> = new Set([

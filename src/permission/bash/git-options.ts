@@ -1,8 +1,7 @@
 /**
- * The options each read-only git subcommand may be given, by exact name (an abbreviation such
- * as `--open` or `--outp` is unknown, so not read-only). Left out on purpose, because they run a
- * program or write a file: `--output`, `--ext-diff`, `--textconv`, `--filters`,
- * `--open-files-in-pager`/`-O`, `--show-signature`, `--dirty`/`--broken`, `tag -v`.
+ * The options each read-only git subcommand may be given, by exact name (`--open`, `--outp` are
+ * unknown). Left out, as they run a program or write a file: `--output`, `--ext-diff`,
+ * `--textconv`, `--filters`, `-O`, `--show-signature`, `--dirty`/`--broken`.
  */
 import { mergeSpecs, optionSpec, type SpecText } from "./options.js";
 

@@ -1,8 +1,7 @@
 /**
- * Here-document ends by bash's rules. Bash ends a here-document at the first line equal to its
- * delimiter after quote removal (`<<E"O"F` ends at `EOF`); tree-sitter compares the word as
- * written. Where the two disagree the delimiter is rewritten in bash's own spelling (`<<'EOF'`)
- * and the text parsed again, so the lines after the real end are analysed as commands.
+ * Here-documents end by bash's rules: at the delimiter after quote removal (`<<E"O"F` ends at
+ * `EOF`), where tree-sitter compares the word as written. On disagreement the delimiter is
+ * respelt (`<<'EOF'`) and parsed again, so the lines after the real end are analysed.
  */
 import type { SyntaxNode } from "./syntax.js";
 

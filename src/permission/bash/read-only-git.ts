@@ -1,8 +1,7 @@
 /**
- * Read-only forms of git: harmless global options only (no `-c`, `--config-env`,
- * `--exec-path=`, `--git-dir`, `--work-tree`, `-p`), then a reading subcommand whose options are
- * all known and harmless. `git branch`, `git tag`, `git remote` and `git config` only in their
- * listing or reading forms.
+ * Read-only forms of git: harmless global options only (no `-c`, `--config-env`, `--exec-path=`,
+ * `--git-dir`, `--work-tree`, `-p`), then a reading subcommand with known, harmless options;
+ * `branch`, `tag`, `remote`, `config` only in their listing or reading forms.
  */
 import {
   BLAME_SPEC,

@@ -1,8 +1,7 @@
 /**
- * Sound read-only analysis. A simple command is read-only when every word is literal (or a glob
- * that cannot become an option), its environment prefixes are on the allowlist, its wrappers
- * and its command are readers used only in reading forms, it redirects output nowhere but
- * /dev/null, and it does not run in the background.
+ * Sound read-only analysis: every word is literal (or a glob that cannot become an option),
+ * prefixes are allowlisted, wrappers and command are readers in reading forms, output goes
+ * nowhere but /dev/null, nothing runs in the background.
  */
 import type { BashAnalysis } from "./analysis.js";
 import { isSafePrefixName } from "./env-prefix.js";

@@ -29,10 +29,9 @@ export interface SyntaxTree {
 const LEAF: SyntaxNode[] = [];
 
 /**
- * The syntax an auto-allowed line may use: lists and pipelines of simple commands with words,
- * quotes, `$NAME`, redirects, here-documents, `{ …; }` and `!`. Anything else (arithmetic,
- * `declare`/`export`/`local`/`unset`, array subscripts, brace sequences, `&`, `((…))`, tests,
- * loops, substitutions) makes the line neither read-only nor auto-allowed.
+ * The syntax an auto-allowed line may use: simple commands, words, quotes, `$NAME`, redirects,
+ * here-documents, `{ …; }`, `!`. Not arithmetic, `declare`/`export`/`unset`, subscripts, brace
+ * sequences, `&`, `((…))`, tests, loops or substitutions.
  */
 const SOUND_TYPES: ReadonlySet<string> = new Set([
   "program",
