@@ -457,3 +457,22 @@ describe("no needless asks: a quoted `>` or `<` is not a redirect", () => {
     expectNeverAllowed,
   );
 });
+
+describe("allow rules: a read-only command needs no rule only in a sound line", () => {
+  const withRule = (command: string) =>
+    checkPermission(bash, { command }, bashCtx("default", { allow: ["npm test"] })).behavior;
+
+  it("lets read-only commands ride along with a covered one", () => {
+    expect(withRule("npm test && git status")).toBe("allow");
+  });
+
+  it.each([
+    "BASH_CMDS[ls]=/usr/bin/touch; ls x; npm test",
+    // Stricter than before: the assignment made `git status` uncheckable, so the line asks.
+    "export X=1 && git status && npm test",
+    "npm test && ls &",
+    "npm test && git log {--output=/tmp/x,}",
+  ])("%j asks", (command) => {
+    expect(withRule(command)).toBe("ask");
+  });
+});
