@@ -171,8 +171,12 @@ function globSegment(seg: string): RegExp {
   return re;
 }
 
-const globMatch: SegmentTest = (seg, name) =>
-  GLOB_CHARS.test(seg) ? globSegment(seg).test(name) : seg === name;
+const globMatch: SegmentTest = (seg, name) => {
+  if (!GLOB_CHARS.test(seg)) return seg === name;
+  // Dotglob off: a leading `.` is matched only by a literal `.` (or, to be safe, a bracket).
+  if (name.charCodeAt(0) === 46 && seg[0] !== "." && seg[0] !== "[") return false;
+  return globSegment(seg).test(name);
+};
 
 /**
  * isDangerousPath for a path whose segments may be globs (`.en[v]`, `.gi?/config`): true when

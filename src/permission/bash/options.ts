@@ -28,6 +28,8 @@ export interface OptionSpec {
   numeric: boolean;
   /** Unambiguous prefixes of long options count (getopt_long, git); `long` must then be complete. */
   abbrev: boolean;
+  /** Refuses an option value (`--format=%G?` runs gpg); null when every value is fine. */
+  checkValue: ((option: string, value: string) => boolean) | null;
 }
 
 /** The compact form a spec is written in: long names separated by spaces. */
@@ -41,6 +43,7 @@ export interface SpecText {
   cluster?: boolean;
   numeric?: boolean;
   abbrev?: boolean;
+  checkValue?: (option: string, value: string) => boolean;
 }
 
 function names(list: string | undefined): string[] {
@@ -61,6 +64,7 @@ export function optionSpec(t: SpecText): OptionSpec {
     cluster: t.cluster ?? false,
     numeric: t.numeric ?? false,
     abbrev: t.abbrev ?? false,
+    checkValue: t.checkValue ?? null,
   };
 }
 
@@ -118,32 +122,40 @@ function nextValue(args: readonly Word[], i: number): string | null {
   return w.value;
 }
 
+/** Records one option read (`out` null: only checking), unless the spec refuses its value. */
+function record(
+  out: ParsedOption[] | null,
+  spec: OptionSpec,
+  name: string,
+  value: string | null,
+  from: Word,
+): boolean {
+  if (value !== null && spec.checkValue !== null && !spec.checkValue(name, value)) return false;
+  out?.push({ name, value, from });
+  return true;
+}
+
 /** Reads `--name[=value]` at args[i]; returns the index of the last word used, or -1. */
 function readLong(
   args: readonly Word[],
   i: number,
   body: string,
   spec: OptionSpec,
-  out: ParsedOption[],
+  out: ParsedOption[] | null,
 ): number {
   const eq = body.indexOf("=");
-  const written = eq === -1 ? body : body.slice(0, eq);
-  const name = resolveLong(written, spec);
+  const name = resolveLong(eq === -1 ? body : body.slice(0, eq), spec);
   if (name === null) return -1;
   const takes = spec.long.get(name) as Takes;
+  const w = args[i] as Word;
   if (eq !== -1) {
     if (takes === "nothing") return -1;
-    out.push({ name: `--${name}`, value: body.slice(eq + 1), from: args[i] as Word });
-    return i;
+    return record(out, spec, `--${name}`, body.slice(eq + 1), w) ? i : -1;
   }
-  if (takes !== "value") {
-    out.push({ name: `--${name}`, value: null, from: args[i] as Word });
-    return i;
-  }
+  if (takes !== "value") return record(out, spec, `--${name}`, null, w) ? i : -1;
   const value = nextValue(args, i + 1);
   if (value === null) return -1;
-  out.push({ name: `--${name}`, value, from: args[i + 1] as Word });
-  return i + 1;
+  return record(out, spec, `--${name}`, value, args[i + 1] as Word) ? i + 1 : -1;
 }
 
 /** Reads a short option word at args[i]; returns the index of the last word used, or -1. */
@@ -152,35 +164,64 @@ function readShort(
   i: number,
   v: string,
   spec: OptionSpec,
-  out: ParsedOption[],
+  out: ParsedOption[] | null,
 ): number {
   const w = args[i] as Word;
-  if (spec.numeric && /^-\d+$/.test(v)) {
-    out.push({ name: "-NUM", value: v.slice(1), from: w });
-    return i;
-  }
+  if (spec.numeric && /^-\d+$/.test(v)) return record(out, spec, "-NUM", v.slice(1), w) ? i : -1;
   for (let j = 1; j < v.length; j++) {
     if (j > 1 && !spec.cluster) return -1;
     const c = v[j] as string;
-    const rest = v.slice(j + 1);
     if (spec.valued.includes(c)) {
-      if (rest !== "") {
-        out.push({ name: `-${c}`, value: rest, from: w });
-        return i;
-      }
+      if (j + 1 < v.length) return record(out, spec, `-${c}`, v.slice(j + 1), w) ? i : -1;
       const value = nextValue(args, i + 1);
       if (value === null) return -1;
-      out.push({ name: `-${c}`, value, from: args[i + 1] as Word });
-      return i + 1;
+      return record(out, spec, `-${c}`, value, args[i + 1] as Word) ? i + 1 : -1;
     }
     if (spec.attached.includes(c)) {
-      out.push({ name: `-${c}`, value: rest === "" ? null : rest, from: w });
-      return i;
+      return record(out, spec, `-${c}`, j + 1 < v.length ? v.slice(j + 1) : null, w) ? i : -1;
     }
-    if (!spec.flags.includes(c)) return -1;
-    out.push({ name: `-${c}`, value: null, from: w });
+    if (!spec.flags.includes(c) || !record(out, spec, `-${c}`, null, w)) return -1;
   }
   return i;
+}
+
+/**
+ * Walks args[from..] by `spec`, recording into `options`/`positionals` when given; returns
+ * where it stopped (the first operand with `stopAtOperand`, else args.length), or -1.
+ */
+function walk(
+  args: readonly Word[],
+  spec: OptionSpec,
+  from: number,
+  stopAtOperand: boolean,
+  options: ParsedOption[] | null,
+  positionals: Word[] | null,
+): number {
+  let operandsOnly = false;
+  for (let i = from; i < args.length; i++) {
+    const w = args[i] as Word;
+    const v = w.value;
+    if (v === null) return -1;
+    if (operandsOnly || v.length < 2 || v.charCodeAt(0) !== 45) {
+      if (stopAtOperand) return i;
+      // After `--` a glob cannot become an option; before it, it must start with a literal.
+      if (!(operandsOnly ? (shapeOf(w) & BRACE) === 0 : isExact(w) || cannotBeOption(w))) return -1;
+      positionals?.push(w);
+      continue;
+    }
+    if (shapeOf(w) !== 0) return -1;
+    if (v === "--") {
+      if (stopAtOperand) return i + 1;
+      operandsOnly = true;
+      continue;
+    }
+    i =
+      v.charCodeAt(1) === 45
+        ? readLong(args, i, v.slice(2), spec, options)
+        : readShort(args, i, v, spec, options);
+    if (i < 0) return -1;
+  }
+  return args.length;
 }
 
 /**
@@ -191,31 +232,13 @@ function readShort(
 export function parseArgs(args: readonly Word[], spec: OptionSpec, stopAtOperand = false): ParsedArgs | null {
   const options: ParsedOption[] = [];
   const positionals: Word[] = [];
-  let operandsOnly = false;
-  for (let i = 0; i < args.length; i++) {
-    const w = args[i] as Word;
-    const v = w.value;
-    if (v === null) return null;
-    if (operandsOnly || v.length < 2 || v.charCodeAt(0) !== 45) {
-      if (stopAtOperand) return { options, positionals, end: i };
-      // After `--` a glob cannot become an option; before it, it must start with a literal.
-      if (!(operandsOnly ? (shapeOf(w) & BRACE) === 0 : isExact(w) || cannotBeOption(w))) return null;
-      positionals.push(w);
-      continue;
-    }
-    if (shapeOf(w) !== 0) return null;
-    if (v === "--") {
-      if (stopAtOperand) return { options, positionals, end: i + 1 };
-      operandsOnly = true;
-      continue;
-    }
-    i =
-      v.charCodeAt(1) === 45
-        ? readLong(args, i, v.slice(2), spec, options)
-        : readShort(args, i, v, spec, options);
-    if (i < 0) return null;
-  }
-  return { options, positionals, end: args.length };
+  const end = walk(args, spec, 0, stopAtOperand, options, positionals);
+  return end < 0 ? null : { options, positionals, end };
+}
+
+/** parseArgs(args.slice(from), spec) !== null, without building the reading. */
+export function argsAreKnown(args: readonly Word[], spec: OptionSpec, from = 0): boolean {
+  return walk(args, spec, from, false, null, null) >= 0;
 }
 
 /** A best-effort reading for finding paths: unknown words are kept, never a reason to stop. */

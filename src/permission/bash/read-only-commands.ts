@@ -4,7 +4,7 @@
  * and an unknown option is not read-only.
  */
 
-import { optionSpec, parseArgs, type SpecText } from "./options.js";
+import { argsAreKnown, optionSpec, type SpecText } from "./options.js";
 import { isReadOnlyFind } from "./read-only-find.js";
 import { isReadOnlyGit } from "./read-only-git.js";
 import { BRACE, cannotBeOption, isExact, isInert, shapeOf } from "./word-shape.js";
@@ -22,7 +22,7 @@ export const anyWords: ReaderCheck = (args) => args.every((w) => (shapeOf(w) & B
 
 function bySpec(t: SpecText): ReaderCheck {
   const spec = optionSpec(t);
-  return (args) => parseArgs(args, spec) !== null;
+  return (args) => argsAreKnown(args, spec);
 }
 
 /** ripgrep 13/14 without `--pre`, `--pre-glob`, `--search-zip`/`-z`, `--hostname-bin`. */

@@ -18,7 +18,7 @@ import {
   SHORTLOG_SPEC,
   STATUS_SPEC,
 } from "./git-options.js";
-import { type OptionSpec, type ParsedArgs, parseArgs } from "./options.js";
+import { argsAreKnown, type OptionSpec, parseArgs } from "./options.js";
 import { isExact, isInert } from "./word-shape.js";
 import type { Word } from "./words.js";
 
@@ -35,26 +35,18 @@ const HARMLESS_GLOBALS = new Set([
 ]);
 
 /** A format that runs no program: no `%G` (signature checks run gpg) and no config-defined pretty name. */
-function isPlainFormat(value: string): boolean {
+function isPlainFormat(option: string, value: string): boolean {
+  if (option !== "--format" && option !== "--pretty") return true;
   if (value.includes("%G")) return false;
   return value.includes("%") || BUILTIN_PRETTY.has(value) || /^t?format:/.test(value);
 }
 
-/** Options whose value is a commit format. */
-const FORMAT_OPTIONS = new Set(["--format", "--pretty"]);
+/** A subcommand's check of args[from..]. */
+type SubcommandCheck = (args: readonly Word[], from: number) => boolean;
 
-function formatsPlain(p: ParsedArgs): boolean {
-  for (const o of p.options) {
-    if (FORMAT_OPTIONS.has(o.name) && o.value !== null && !isPlainFormat(o.value)) return false;
-  }
-  return true;
-}
-
-function bySpec(spec: OptionSpec): (args: readonly Word[]) => boolean {
-  return (args) => {
-    const p = parseArgs(args, spec);
-    return p !== null && formatsPlain(p);
-  };
+function bySpec(spec: OptionSpec): SubcommandCheck {
+  const checked: OptionSpec = { ...spec, checkValue: isPlainFormat };
+  return (args, from) => argsAreKnown(args, checked, from);
 }
 
 const logReadOnly = bySpec(LOG_SPEC);
@@ -176,19 +168,19 @@ const CONFIG_READS = new Set([
 ]);
 
 /** `git config` with exactly one reading action and only known options (no `--edit`, no writes). */
-function isConfigRead(args: readonly Word[]): boolean {
-  const p = parseArgs(args, CONFIG_SPEC);
+function isConfigRead(args: readonly Word[], from: number): boolean {
+  const p = parseArgs(args.slice(from), CONFIG_SPEC);
   if (p === null) return false;
   return p.options.filter((o) => CONFIG_READS.has(o.name)).length === 1;
 }
 
 /** `git reflog [show] <log options>`, `exists`, `list`; never `expire`, `delete`, `drop`, `write`. */
-function isReflogRead(args: readonly Word[]): boolean {
-  const first = args[0]?.value;
-  if (first === "show") return logReadOnly(args.slice(1));
-  if (first === "exists" || first === "list") return allInert(args.slice(1));
+function isReflogRead(args: readonly Word[], from: number): boolean {
+  const first = args[from]?.value;
+  if (first === "show") return logReadOnly(args, from + 1);
+  if (first === "exists" || first === "list") return allInert(args.slice(from + 1));
   if (first === "expire" || first === "delete" || first === "drop" || first === "write") return false;
-  return logReadOnly(args);
+  return logReadOnly(args, from);
 }
 
 function valuesOf(args: readonly Word[]): string[] | null {
@@ -197,7 +189,7 @@ function valuesOf(args: readonly Word[]): string[] | null {
 }
 
 /** Each reading subcommand with the check of its arguments. */
-const SUBCOMMANDS: ReadonlyMap<string, (args: readonly Word[]) => boolean> = new Map([
+const SUBCOMMANDS: ReadonlyMap<string, SubcommandCheck> = new Map([
   ["status", bySpec(STATUS_SPEC)],
   ["log", logReadOnly],
   ["show", logReadOnly],
@@ -215,22 +207,22 @@ const SUBCOMMANDS: ReadonlyMap<string, (args: readonly Word[]) => boolean> = new
   ["config", isConfigRead],
   [
     "branch",
-    (args) => {
-      const v = valuesOf(args);
+    (args, from) => {
+      const v = valuesOf(args.slice(from));
       return v !== null && isListing(v, BRANCH_LIST_FLAGS);
     },
   ],
   [
     "tag",
-    (args) => {
-      const v = valuesOf(args);
+    (args, from) => {
+      const v = valuesOf(args.slice(from));
       return v !== null && isListing(v, TAG_LIST_FLAGS);
     },
   ],
   [
     "remote",
-    (args) => {
-      const v = valuesOf(args);
+    (args, from) => {
+      const v = valuesOf(args.slice(from));
       return v !== null && isRemoteListing(v);
     },
   ],
@@ -257,5 +249,5 @@ export function isReadOnlyGit(args: readonly Word[]): boolean {
   const sub = args[i]?.value;
   if (sub === undefined || sub === null) return false;
   const check = SUBCOMMANDS.get(sub);
-  return check?.(args.slice(i + 1)) === true;
+  return check?.(args, i + 1) === true;
 }

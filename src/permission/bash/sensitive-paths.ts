@@ -51,8 +51,8 @@ function shapedIsDangerous(
   home: string,
   lists: DangerousLists,
 ): boolean {
-  const words = (t.shape & BRACE) !== 0 ? expandBraces(path) : [path];
-  if (words === null) return true;
   const test = (t.shape & GLOB) !== 0 ? couldBeDangerousPath : isDangerousPath;
-  return [path, ...words].some((w) => test(w, cwd, home, lists));
+  if ((t.shape & BRACE) === 0) return test(path, cwd, home, lists);
+  const words = expandBraces(path);
+  return words === null || [path, ...words].some((w) => test(w, cwd, home, lists));
 }

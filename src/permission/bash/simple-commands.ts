@@ -266,7 +266,8 @@ function addCommand(
     nextOp: null,
     cwd: null,
     odd,
-    memo: {},
+    // Every memo slot from the start: one object shape whatever layer fills it first.
+    memo: { readOnly: undefined, normalised: undefined, sed: undefined, files: undefined },
   });
   // Commands hidden in `$(..)` / `<(..)` are listed too, so deny rules can see them.
   if (out.substitutions) for (const c of node.children) collectSubstitutions(c, src, home, depth + 1, out);

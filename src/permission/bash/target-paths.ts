@@ -122,7 +122,11 @@ function computeFileArgs(cmd: SimpleCommand): FileArgs {
 function sedFileArgs(cmd: SimpleCommand): FileArgs {
   const call = sedCallOf(cmd);
   const targets = call.files.map((f) =>
-    fromWord("sed", lastWithLit(cmd.args, f) ?? { raw: f, type: "word", value: f, lit: f }, cmd.cwd),
+    fromWord(
+      "sed",
+      lastWithLit(cmd.args, f) ?? { raw: f, type: "word", value: f, lit: f, shape: undefined },
+      cmd.cwd,
+    ),
   );
   return { targets, unchecked: sedWritesElsewhere(call) };
 }
