@@ -145,7 +145,7 @@ export function matchAllowSet(rules: readonly PermissionRule[], a: BashAnalysis)
     }
     if (rule) decided ??= rule;
     // A read-only command needs no rule, but only in a line where read-only can be judged at all.
-    else if (!isSoundLine(a) || !isReadOnlyCommand(cmd)) return undefined;
+    else if (!isReadOnlyCommand(cmd) || !isSoundLine(a)) return undefined;
   }
   return decided;
 }

@@ -46,9 +46,10 @@ function computeCommand(cmd: SimpleCommand): boolean {
   if (!cmd.redirects.every(isHarmlessRedirect)) return false;
   // No wrapper (the common case): the resolved name and arguments are the words themselves.
   if (cmd.wrappers.length === 0) {
+    const check = cmd.name === null ? undefined : READERS.get(cmd.name);
     const word = cmd.words[0] as Word;
-    if (cmd.name === null || !isExact(word) || !isTrustedName(word.value as string)) return false;
-    return READERS.get(cmd.name)?.(cmd.args) === true;
+    if (check === undefined || !isExact(word) || !isTrustedName(word.value as string)) return false;
+    return check(cmd.args);
   }
   const at = unwrapReadOnly(cmd.words);
   if (at === null) return false;
@@ -70,7 +71,7 @@ export function isReadOnlyAnalysis(a: BashAnalysis): boolean {
 }
 
 function computeLine(a: BashAnalysis): boolean {
-  if (!isSoundLine(a)) return false;
-  if (!a.looseRedirects.every(isHarmlessRedirect)) return false;
-  return a.commands.every(isReadOnlyCommand);
+  if (a.commands.length === 0 || !a.looseRedirects.every(isHarmlessRedirect)) return false;
+  // The per-command verdicts first: they are cheap to refuse and memoised for the rule layer.
+  return a.commands.every(isReadOnlyCommand) && isSoundLine(a);
 }
