@@ -146,7 +146,7 @@ function compute(command: string, cwd: string, home: string): BashAnalysis {
       commands: parsed.commands,
       looseRedirects: parsed.looseRedirects,
       assignments: parsed.assignments,
-      memo: { readOnly: undefined, sound: undefined, suggestions: undefined },
+      memo: {},
     };
   } catch {
     // In practice only a stack overflow on pathologically deep nesting lands here.

@@ -122,16 +122,23 @@ function nextValue(args: readonly Word[], i: number): string | null {
   return w.value;
 }
 
-/** Records one option read (`out` null: only checking), unless the spec refuses its value. */
+/**
+ * Records one option read (`out` null: only checking), unless the spec refuses its value. The
+ * name is `dashes` + `name`, joined only when someone will look at it.
+ */
 function record(
   out: ParsedOption[] | null,
   spec: OptionSpec,
+  dashes: string,
   name: string,
   value: string | null,
   from: Word,
 ): boolean {
-  if (value !== null && spec.checkValue !== null && !spec.checkValue(name, value)) return false;
-  out?.push({ name, value, from });
+  const check = value !== null && spec.checkValue !== null;
+  if (out === null && !check) return true;
+  const full = dashes + name;
+  if (check && !(spec.checkValue as (o: string, v: string) => boolean)(full, value as string)) return false;
+  out?.push({ name: full, value, from });
   return true;
 }
 
@@ -144,18 +151,25 @@ function readLong(
   out: ParsedOption[] | null,
 ): number {
   const eq = body.indexOf("=");
-  const name = resolveLong(eq === -1 ? body : body.slice(0, eq), spec);
-  if (name === null) return -1;
-  const takes = spec.long.get(name) as Takes;
+  const written = eq === -1 ? body : body.slice(0, eq);
+  // An exact name (the usual case) needs one lookup; an abbreviation is resolved.
+  let takes = spec.long.get(written);
+  let name = written;
+  if (takes === undefined) {
+    const resolved = resolveLong(written, spec);
+    if (resolved === null) return -1;
+    name = resolved;
+    takes = spec.long.get(name) as Takes;
+  }
   const w = args[i] as Word;
   if (eq !== -1) {
     if (takes === "nothing") return -1;
-    return record(out, spec, `--${name}`, body.slice(eq + 1), w) ? i : -1;
+    return record(out, spec, "--", name, body.slice(eq + 1), w) ? i : -1;
   }
-  if (takes !== "value") return record(out, spec, `--${name}`, null, w) ? i : -1;
+  if (takes !== "value") return record(out, spec, "--", name, null, w) ? i : -1;
   const value = nextValue(args, i + 1);
   if (value === null) return -1;
-  return record(out, spec, `--${name}`, value, args[i + 1] as Word) ? i + 1 : -1;
+  return record(out, spec, "--", name, value, args[i + 1] as Word) ? i + 1 : -1;
 }
 
 /** Reads a short option word at args[i]; returns the index of the last word used, or -1. */
@@ -167,20 +181,20 @@ function readShort(
   out: ParsedOption[] | null,
 ): number {
   const w = args[i] as Word;
-  if (spec.numeric && /^-\d+$/.test(v)) return record(out, spec, "-NUM", v.slice(1), w) ? i : -1;
+  if (spec.numeric && /^-\d+$/.test(v)) return record(out, spec, "-", "NUM", v.slice(1), w) ? i : -1;
   for (let j = 1; j < v.length; j++) {
     if (j > 1 && !spec.cluster) return -1;
     const c = v[j] as string;
     if (spec.valued.includes(c)) {
-      if (j + 1 < v.length) return record(out, spec, `-${c}`, v.slice(j + 1), w) ? i : -1;
+      if (j + 1 < v.length) return record(out, spec, "-", c, v.slice(j + 1), w) ? i : -1;
       const value = nextValue(args, i + 1);
       if (value === null) return -1;
-      return record(out, spec, `-${c}`, value, args[i + 1] as Word) ? i + 1 : -1;
+      return record(out, spec, "-", c, value, args[i + 1] as Word) ? i + 1 : -1;
     }
     if (spec.attached.includes(c)) {
-      return record(out, spec, `-${c}`, j + 1 < v.length ? v.slice(j + 1) : null, w) ? i : -1;
+      return record(out, spec, "-", c, j + 1 < v.length ? v.slice(j + 1) : null, w) ? i : -1;
     }
-    if (!spec.flags.includes(c) || !record(out, spec, `-${c}`, null, w)) return -1;
+    if (!spec.flags.includes(c) || !record(out, spec, "-", c, null, w)) return -1;
   }
   return i;
 }

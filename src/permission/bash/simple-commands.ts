@@ -198,8 +198,9 @@ const NO_WORDS: Word[] = [];
  * or only line continuations (`--out\<newline>put` is one word to bash, two to tree-sitter).
  */
 function continues(src: string, end: number, start: number): boolean {
-  if (start === end) return true;
-  if (end < 0 || start < end || (start - end) % 2 !== 0) return false;
+  if (start === end) return end >= 0;
+  // The common case, a blank after the word, is decided by one character.
+  if (end < 0 || src.charCodeAt(end) !== 92 || (start - end) % 2 !== 0) return false;
   for (let i = end; i < start; i += 2) if (src[i] !== "\\" || src[i + 1] !== "\n") return false;
   return true;
 }
@@ -267,7 +268,7 @@ function addCommand(
     cwd: null,
     odd,
     // Every memo slot from the start: one object shape whatever layer fills it first.
-    memo: { readOnly: undefined, normalised: undefined, sed: undefined, files: undefined },
+    memo: {},
   });
   // Commands hidden in `$(..)` / `<(..)` are listed too, so deny rules can see them.
   if (out.substitutions) for (const c of node.children) collectSubstitutions(c, src, home, depth + 1, out);

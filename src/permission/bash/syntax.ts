@@ -206,10 +206,13 @@ export function toSyntaxTree(tree: Parser.Tree): SyntaxTree {
     const end = cursor.endIndex;
     const node: SyntaxNode = { type, start, end, children: LEAF };
     if (type === "ERROR" || (start === end && !info.emptyOk)) hasError = true;
-    // The cursor walk is pre-order, so the first flagged node seen is the one §5.4 reports.
-    if (injection === null && info.injection) injection = type;
-    if (info.substitution) substitutions = true;
-    if (info.unsound) unsound = true;
+    // Substitutions are injections, injections are unsound: one test for the common node.
+    if (info.unsound) {
+      unsound = true;
+      // The cursor walk is pre-order, so the first flagged node seen is the one §5.4 reports.
+      if (injection === null && info.injection) injection = type;
+      if (info.substitution) substitutions = true;
+    }
     const parent = stack[depth - 1] as SyntaxNode;
     if (parent.children === LEAF) parent.children = [node];
     else parent.children.push(node);
