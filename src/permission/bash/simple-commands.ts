@@ -267,7 +267,6 @@ function addCommand(
     nextOp: null,
     cwd: null,
     odd,
-    // Every memo slot from the start: one object shape whatever layer fills it first.
     memo: {},
   });
   // Commands hidden in `$(..)` / `<(..)` are listed too, so deny rules can see them.
