@@ -131,6 +131,7 @@ function newJobRow(
     concurrencySafe: plan.tool.isConcurrencySafe,
     cancelRequested: false,
     runs: 0,
+    attempts: null,
     error: null,
     approvalExpiresAt: status === "awaiting_approval" ? new Date(now + ttlMs).toISOString() : null,
     approvedBy: null,
