@@ -11,9 +11,9 @@ import {
   stopContainer,
 } from "./container-ops.js";
 import { LABEL_SESSION, type SandboxLimits } from "./container-spec.js";
-import type { Acks } from "./executor-client.js";
 import { DockerSandbox, type ExecutorRunner } from "./docker-sandbox.js";
 import { ExecutorChannel, ExecutorUnreachableError, RequestNotDeliveredError } from "./executor-channel.js";
+import { type Acks, pingOverSocket } from "./executor-client.js";
 import { startIdleReaper } from "./idle-reaper.js";
 import {
   DEFAULT_UID_BASE,
@@ -103,7 +103,9 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     this.logger = opts.logger ?? silent;
     this.startTimeoutMs = opts.startTimeoutMs ?? 20_000;
     this.identities = opts.identities ?? identitiesFrom(DEFAULT_UID_BASE);
-    this.adoptRunning().catch((err: unknown) => this.logger.warn({ err }, "listing running sandboxes failed"));
+    this.adoptRunning().catch((err: unknown) =>
+      this.logger.warn({ err }, "listing running sandboxes failed"),
+    );
     this.stopReaper = startIdleReaper({
       idleStopMs: opts.idleStopMs,
       sessions: () => [...this.live.entries(), ...this.inherited.entries()],
@@ -142,10 +144,9 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     throw new SandboxUnavailableError("sandbox executor keeps dropping requests");
   }
 
-  async executorBootId(spec: SessionSandboxSpec): Promise<string> {
-    const session = await this.ensure(spec);
-    if (!session.channel.bootId) throw new SandboxUnavailableError("the sandbox executor has not proved itself");
-    return session.channel.bootId;
+  /** A live round trip, not the last hello: a container that just died must not look alive. */
+  executorBootId(spec: SessionSandboxSpec): Promise<string> {
+    return this.withExecutor(spec, (sock, acks) => pingOverSocket(sock, acks));
   }
 
   acknowledge(sessionId: string, jobId: string): void {

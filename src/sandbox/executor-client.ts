@@ -131,7 +131,9 @@ function processReport(msg: Message): Partial<ExecResult> {
   if (typeof msg.leftoverCount === "number" && Array.isArray(msg.leftover)) {
     report.leftoverCount = msg.leftoverCount;
     report.leftover = msg.leftover
-      .filter((p): p is { pid: number; cmd: string } => typeof p?.pid === "number" && typeof p?.cmd === "string")
+      .filter(
+        (p): p is { pid: number; cmd: string } => typeof p?.pid === "number" && typeof p?.cmd === "string",
+      )
       .map(({ pid, cmd }) => ({ pid, cmd }));
   }
   return report;
@@ -191,10 +193,21 @@ export async function statOverSocket(
 }
 
 /** realpath, with a missing leaf resolved through its parent. */
-export async function realPathOverSocket(sock: Socket, path: string, extra: FileOpExtra = {}): Promise<string> {
+export async function realPathOverSocket(
+  sock: Socket,
+  path: string,
+  extra: FileOpExtra = {},
+): Promise<string> {
   const msg = await fileOp(sock, { op: "realPath", path, ...extra }, path, SMALL_LINE_BYTES);
   if (typeof msg.path !== "string" || !msg.path.startsWith("/")) throw badReply(path);
   return msg.path;
+}
+
+/** The boot id of the executor at the other end, through a live round trip. */
+export async function pingOverSocket(sock: Socket, acks: Acks = []): Promise<string> {
+  const msg = await fileOp(sock, { op: "ping", acks }, "(ping)", SMALL_LINE_BYTES);
+  if (typeof msg.boot !== "string") throw new SandboxUnavailableError("executor sent a malformed ping reply");
+  return msg.boot;
 }
 
 function fileOp(sock: Socket, request: Message, path: string, maxLineBytes: number): Promise<Message> {

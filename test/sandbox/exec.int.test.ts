@@ -15,7 +15,9 @@ describe("sandbox exec", () => {
   /** Processes of the sandbox other than the init, the executor and the `ps` itself. */
   const strays = async () => {
     const r = await sb.exec({ argv: ["ps", "-eo", "pid=,args="], timeoutMs: 5000, maxOutputBytes: 65536 });
-    return r.stdout.split("\n").filter((l) => l.trim() && !/docker-init|executor\.mjs|file-helper\.mjs|ps -eo/.test(l));
+    return r.stdout
+      .split("\n")
+      .filter((l) => l.trim() && !/docker-init|executor\.mjs|file-helper\.mjs|ps -eo/.test(l));
   };
 
   it("returns exit code, stdout and stderr separately", async () => {
@@ -81,7 +83,9 @@ describe("sandbox exec", () => {
     expect(r.leftoverCount).toBe(1);
     expect(r.leftover?.[0]?.cmd).toMatch(/sleep 555$/);
     expect(await strays()).toEqual([expect.stringContaining("sleep 555")]);
-    const ro = await sb.exec(sh("setsid sleep 556 >/dev/null 2>&1 < /dev/null & echo done", { identity: "reader" }));
+    const ro = await sb.exec(
+      sh("setsid sleep 556 >/dev/null 2>&1 < /dev/null & echo done", { identity: "reader" }),
+    );
     expect(ro).toMatchObject({ exitCode: 0, killed: 1 });
     expect((await strays()).filter((l) => l.includes("sleep 556"))).toEqual([]);
     await sb.exec(sh("pkill -f 'sleep 555'; true"));

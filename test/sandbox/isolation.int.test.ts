@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SANDBOX_UID, type Sandbox } from "../../src/sandbox/sandbox.js";
 import { createTestProvider, sh, type TestProvider } from "./harness.js";
 

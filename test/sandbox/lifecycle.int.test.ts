@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SandboxUnavailableError } from "../../src/sandbox/sandbox.js";
 import {
   createTestProvider,
-  execAsRoot,
   docker,
+  execAsRoot,
   removeServiceContainers,
   serviceContainers,
   sh,

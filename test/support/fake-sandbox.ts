@@ -107,11 +107,18 @@ function runOnHost(req: ExecRequest): Promise<ExecResult> {
   const started = Date.now();
   return new Promise((resolve) => {
     const [cmd, ...args] = req.argv;
+    // Like the executor: descriptor 9 carries the final working directory when asked for.
+    const stdio: ("pipe" | "ignore")[] = ["pipe", "pipe", "pipe"];
+    if (req.reportCwd) stdio.push("ignore", "ignore", "ignore", "ignore", "ignore", "ignore", "pipe");
     const child = spawn(cmd ?? "", args, {
       cwd: req.cwd,
       env: { ...process.env, ...req.env },
       detached: true,
-      stdio: ["pipe", "pipe", "pipe"],
+      stdio,
+    });
+    let cwdText = "";
+    child.stdio[9]?.on("data", (b: Buffer) => {
+      cwdText += b.toString("utf8");
     });
     const kept = { stdout: "", stderr: "" };
     const bytes = { stdout: 0, stderr: 0 };
@@ -160,6 +167,7 @@ function runOnHost(req: ExecRequest): Promise<ExecResult> {
         cancelled,
         truncated,
         durationMs: Date.now() - started,
+        ...(cwdText.trim() ? { cwd: cwdText.trim() } : {}),
       });
     };
     child.on("error", (e) => finish(127, e.message));

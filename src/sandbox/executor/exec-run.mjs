@@ -111,7 +111,8 @@ export class ExecRun {
   start(resolveCwd) {
     const { req, who } = this;
     const stdio = [typeof req.stdin === "string" ? "pipe" : "ignore", "pipe", "pipe"];
-    if (req.cwdFd === true) while (stdio.length <= CWD_FD) stdio.push(stdio.length === CWD_FD ? "pipe" : "ignore");
+    if (req.cwdFd === true)
+      while (stdio.length <= CWD_FD) stdio.push(stdio.length === CWD_FD ? "pipe" : "ignore");
     let child;
     try {
       child = spawn(req.argv[0], req.argv.slice(1), {
@@ -228,7 +229,9 @@ export class ExecRun {
       who.release?.();
       return killed > 0 ? { killed } : {};
     }
-    const left = [...processesOf(who.uid)].filter(([pid]) => !this.before.has(pid) && pid !== this.child?.pid);
+    const left = [...processesOf(who.uid)].filter(
+      ([pid]) => !this.before.has(pid) && pid !== this.child?.pid,
+    );
     if (left.length === 0) return {};
     return {
       leftover: left.slice(0, MAX_LEFTOVERS_LISTED).map(([pid, cmd]) => ({ pid, cmd })),
@@ -240,7 +243,8 @@ export class ExecRun {
     // Node reports a missing cwd as the program missing; say which it was.
     let message = err.message;
     try {
-      if (this.req.cwd && !existsSync(resolveCwd(this.req.cwd))) message = `cwd ${this.req.cwd}: no such directory`;
+      if (this.req.cwd && !existsSync(resolveCwd(this.req.cwd)))
+        message = `cwd ${this.req.cwd}: no such directory`;
     } catch {}
     this.emit({ t: "o", s: 2, d: `${message}\n` });
     this.who.release?.();

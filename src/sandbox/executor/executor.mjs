@@ -32,7 +32,8 @@ const MAX_REQUEST_BYTES = 300 * 1024 * 1024;
 const FILE_OPS = new Set(["readFile", "writeFile", "stat", "realPath"]);
 
 const config = JSON.parse(readFileSync(CONFIG, "utf8"));
-if (typeof config.token !== "string" || config.token.length < 32) throw new Error("executor.json has no token");
+if (typeof config.token !== "string" || config.token.length < 32)
+  throw new Error("executor.json has no token");
 const TOKEN = config.token;
 const BOOT = randomBytes(12).toString("hex");
 const ids = identitiesFrom(config);
@@ -117,7 +118,8 @@ function readLines(sock, onLine) {
 
 async function handle(sock, msg) {
   if (msg.op === "exec") return exec(sock, msg);
-  if (msg.op === "spawn") return runSpawn(sock, msg, { name: "mcp", ...ids.mcp, identity: ids.mcp }, resolveCwd);
+  if (msg.op === "spawn")
+    return runSpawn(sock, msg, { name: "mcp", ...ids.mcp, identity: ids.mcp }, resolveCwd);
   if (msg.op === "ping") return reply(sock, { t: "r", boot: BOOT });
   if (FILE_OPS.has(msg.op)) {
     const line = await fileOp(msg);
@@ -136,7 +138,13 @@ async function exec(sock, req) {
   let who;
   if (req.as === "reader") {
     const uid = await readers.lease();
-    who = { name: "reader", uid, gid: ids.readers.gid, identity: ids.readers, release: () => readers.release(uid) };
+    who = {
+      name: "reader",
+      uid,
+      gid: ids.readers.gid,
+      identity: ids.readers,
+      release: () => readers.release(uid),
+    };
   } else {
     who = { name: "agent", ...ids.agent, identity: ids.agent };
   }
@@ -173,7 +181,8 @@ async function fileOp(msg) {
 }
 
 function resolve(p) {
-  if (typeof p !== "string" || p.includes("\0")) throw Object.assign(new Error("bad path"), { code: "EINVAL" });
+  if (typeof p !== "string" || p.includes("\0"))
+    throw Object.assign(new Error("bad path"), { code: "EINVAL" });
   return path.resolve(WORKSPACE, p);
 }
 

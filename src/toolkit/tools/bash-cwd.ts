@@ -20,7 +20,8 @@ export function trackCwd(command: string): string {
 /** Reports the recorded directory through `ctx.setCwd` when it changed. */
 export async function adoptFinalCwd(ctx: ToolRunContext, result: ExecResult): Promise<string | undefined> {
   const recorded = result.cwd?.trim();
-  if (!recorded || !posix.isAbsolute(recorded) || recorded.includes("\n") || recorded === ctx.cwd) return undefined;
+  if (!recorded || !posix.isAbsolute(recorded) || recorded.includes("\n") || recorded === ctx.cwd)
+    return undefined;
   await ctx.setCwd(recorded);
   return recorded;
 }

@@ -106,7 +106,9 @@ export class BashTool extends BuiltinTool<typeof BashInput> {
 function processMetadata(result: ExecResult): Record<string, unknown> {
   return {
     ...(result.killed ? { killedProcesses: result.killed } : {}),
-    ...(result.leftoverCount ? { leftoverProcesses: result.leftover, leftoverCount: result.leftoverCount } : {}),
+    ...(result.leftoverCount
+      ? { leftoverProcesses: result.leftover, leftoverCount: result.leftoverCount }
+      : {}),
   };
 }
 
