@@ -108,16 +108,16 @@ function runOnHost(req: ExecRequest): Promise<ExecResult> {
   return new Promise((resolve) => {
     const [cmd, ...args] = req.argv;
     // Like the executor: descriptor 9 carries the final working directory when asked for.
-    const stdio: ("pipe" | "ignore")[] = ["pipe", "pipe", "pipe"];
-    if (req.reportCwd) stdio.push("ignore", "ignore", "ignore", "ignore", "ignore", "ignore", "pipe");
+    const extra = req.reportCwd ? ["ignore", "ignore", "ignore", "ignore", "ignore", "ignore", "pipe"] : [];
     const child = spawn(cmd ?? "", args, {
       cwd: req.cwd,
       env: { ...process.env, ...req.env },
       detached: true,
-      stdio,
+      stdio: ["pipe", "pipe", "pipe", ...extra] as ["pipe", "pipe", "pipe"],
     });
     let cwdText = "";
-    child.stdio[9]?.on("data", (b: Buffer) => {
+    const fd9 = (child.stdio as unknown as (NodeJS.ReadableStream | null)[])[9];
+    fd9?.on("data", (b: Buffer) => {
       cwdText += b.toString("utf8");
     });
     const kept = { stdout: "", stderr: "" };
