@@ -14,7 +14,7 @@ import { LocalSkillLoader } from "../../src/toolkit/skills/local-skill-loader.js
 import { Toolkit } from "../../src/toolkit/toolkit.js";
 import { createApiTestApp, seedTenant } from "../support/harness.js";
 import { NullSandboxProvider } from "../support/null-sandbox.js";
-import { cleanup, skillFolder, skillMd } from "../toolkit/skills/skill-folders.js";
+import { cleanup, skillFolder, skillMd, textOf } from "../toolkit/skills/skill-folders.js";
 
 let t: ReturnType<typeof createApiTestApp>;
 let a: Awaited<ReturnType<typeof seedTenant>>;
@@ -35,9 +35,6 @@ beforeEach(async () => {
 });
 afterEach(() => t.close());
 afterAll(cleanup);
-
-const textOf = (r: { content: { type: string; text?: string }[] }) =>
-  r.content.map((b) => b.text ?? "").join("");
 
 describe("TenantSkillLoader", () => {
   it("loads the tenant's rows by name, each with the mount dir and the loader as its source", async () => {

@@ -1,4 +1,4 @@
-/** Real skill folders on disk for loader tests: a temporary directory per call, removed by `cleanup`. */
+/** Real skill folders on disk for loader tests (a temporary directory per call, removed by `cleanup`). */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -25,4 +25,9 @@ export function skillFolder(files: Record<string, string>): string {
 /** Removes every folder `skillFolder` made (call from `afterAll`). */
 export function cleanup(): void {
   for (const root of made.splice(0)) rmSync(root, { recursive: true, force: true });
+}
+
+/** The text of a tool response, its blocks joined. */
+export function textOf(r: { content: { type: string; text?: string }[] }): string {
+  return r.content.map((b) => b.text ?? "").join("");
 }

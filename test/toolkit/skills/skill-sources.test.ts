@@ -7,21 +7,14 @@ import { createHostContext } from "../../../src/toolkit/host-context.js";
 import { LocalSkillLoader } from "../../../src/toolkit/skills/local-skill-loader.js";
 import type { Skill } from "../../../src/toolkit/skills/skill.js";
 import { SkillLoaderBase, SkillSourceError } from "../../../src/toolkit/skills/skill-loader.js";
+import { defaultSkillInstructions } from "../../../src/toolkit/skills/skill-prompt.js";
 import { Toolkit } from "../../../src/toolkit/toolkit.js";
 import { ToolkitConfigError } from "../../../src/toolkit/toolkit-errors.js";
-import { cleanup, skillFolder, skillMd } from "./skill-folders.js";
+import { cleanup, skillFolder, skillMd, textOf } from "./skill-folders.js";
 
 afterAll(cleanup);
 
-const textOf = (r: { content: { type: string; text?: string }[] }) =>
-  r.content.map((b) => b.text ?? "").join("");
-
-const inline: Skill = {
-  name: "notes",
-  description: "Take notes.",
-  dir: "/skills/notes",
-  markdown: "# Notes",
-};
+const inline: Skill = { name: "notes", description: "Take notes.", dir: "/s/notes", markdown: "# Notes" };
 
 /** A loader over an in-memory list, as a host would write one (a database, a registry). */
 class ListLoader extends SkillLoaderBase {
@@ -35,16 +28,6 @@ class ListLoader extends SkillLoaderBase {
     return this.skills;
   }
 }
-
-const HEAD = [
-  "<agent-skills>",
-  "Skills are a collection of instructions, scripts, and resources to extend your capabilities.",
-  "",
-  "**IMPORTANT**: Skills are NOT tools, and you cannot call a skill directly. To use a skill, you MUST use the `Skill` tool to read the skill's full instructions, and then follow those instructions to use the tools and resources provided by the skill.",
-  "",
-  "# Available Skills:",
-  "",
-].join("\n");
 
 describe("Toolkit.create with each kind of skill source", () => {
   const pdfDir = skillFolder({ "SKILL.md": skillMd("pdf", "Work with PDFs.", "# PDF\n\nRun scripts/x.py.") });
@@ -63,12 +46,17 @@ describe("Toolkit.create with each kind of skill source", () => {
     expect([...kit.visibleSkills().keys()]).toEqual(["pdf", "notes", "docx", "sql", "lint"]);
     expect(list.loads).toBe(1);
     expect(kit.getToolSchemas().map((s) => s.function.name)).toEqual(["Skill"]);
-    expect(kit.getSkillInstructions()).toBe(
-      `${HEAD}<skill>\n<name>pdf</name>\n<description>Work with PDFs.</description>\n<dir>${pdfDir}</dir>\n</skill>` +
-        `<skill>\n<name>notes</name>\n<description>Take notes.</description>\n<dir>/skills/notes</dir>\n</skill>` +
-        `<skill>\n<name>docx</name>\n<description>Edit documents.</description>\n<dir>${folder}/office/docx</dir>\n</skill>` +
-        `<skill>\n<name>sql</name>\n<description>Query databases.</description>\n<dir>${folder}/sql</dir>\n</skill>` +
-        `<skill>\n<name>lint</name>\n<description>Lint code.</description>\n<dir>/x/lint</dir>\n</skill>\n</agent-skills>`,
+    // The fragment is exactly what the same records would give, with the host dirs.
+    const records = [
+      ["pdf", "Work with PDFs.", pdfDir],
+      ["notes", "Take notes.", "/s/notes"],
+      ["docx", "Edit documents.", `${folder}/office/docx`],
+      ["sql", "Query databases.", `${folder}/sql`],
+      ["lint", "Lint code.", "/x/lint"],
+    ].map(([name, description, dir]) => ({ name: name!, description: description!, dir: dir! }));
+    expect(kit.getSkillInstructions()).toBe(defaultSkillInstructions(records));
+    expect(kit.getSkillInstructions()).toContain(
+      `<name>pdf</name>\n<description>Work with PDFs.</description>\n<dir>${pdfDir}</dir>`,
     );
   });
 
