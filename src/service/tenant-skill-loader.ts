@@ -26,7 +26,7 @@ export class TenantSkillLoader extends SkillLoaderBase implements SkillSource {
     private readonly tenantId: string,
   ) {
     super();
-    this.label = `the skill store of tenant ${tenantId}`;
+    this.label = `uploaded skills of tenant ${tenantId}`;
   }
 
   async load(): Promise<Skill[]> {

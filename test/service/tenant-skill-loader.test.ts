@@ -69,7 +69,7 @@ describe("TenantSkillLoader", () => {
     await expect(
       Toolkit.create({ skills: [new TenantSkillLoader(t.deps, a.tenantId), clash] }),
     ).rejects.toThrow(
-      `Duplicate skill name 'greet': registered in group 'basic' and again in group 'basic' (${clash}/SKILL.md).`,
+      `Duplicate skill name 'greet': registered in group 'basic' (uploaded skills of tenant ${a.tenantId}) and again in group 'basic' (${clash}/SKILL.md).`,
     );
   });
 

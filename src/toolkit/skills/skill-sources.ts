@@ -54,7 +54,8 @@ async function loadOne(source: SkillOrLoader): Promise<Skill[]> {
       `load() returned something that is not a skill: ${describe(bad)}.`,
     );
   }
-  return skills;
+  // Registration errors name where a skill came from: its file if the loader says, else the loader.
+  return skills.map((s) => (s.origin ? s : { ...s, origin: source.label }));
 }
 
 function describe(value: unknown): string {

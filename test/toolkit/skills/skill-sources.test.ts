@@ -110,6 +110,11 @@ describe("skill source errors at Toolkit.create", () => {
     ).rejects.toThrow(
       `registered in group 'basic' (${a}/SKILL.md) and again in group 'basic' (${b}/pdf/SKILL.md).`,
     );
+    // A loader that gives no origin is named by its label; a plain record by its group alone.
+    const listed = new ListLoader([{ name: "pdf", description: "Listed.", dir: "/x/pdf", markdown: "#" }]);
+    await expect(Toolkit.create({ skills: [{ ...inline, name: "pdf" }, listed] })).rejects.toThrow(
+      "Duplicate skill name 'pdf': registered in group 'basic' and again in group 'basic' (ListLoader(test)).",
+    );
   });
 
   it("a folder skill named like a tool collides, naming the file", async () => {
