@@ -33,8 +33,12 @@ export class LocalSkillLoader extends SkillLoaderBase implements SkillSource {
 
   async load(): Promise<Skill[]> {
     const root = this.directory;
-    const info = await stat(root).catch(() => undefined);
-    if (!info) throw this.error(`the directory ${root} does not exist.`, root);
+    const info = await stat(root).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === "ENOENT" || err.code === "ENOTDIR") {
+        throw this.error(`the directory ${root} does not exist.`, root);
+      }
+      throw this.error(`${root} cannot be read (${err.code}).`, root);
+    });
     if (!info.isDirectory()) throw this.error(`${root} is not a directory.`, root);
     const dirs = this.scanSubdir ? await skillDirs(root) : [root];
     if (this.scanSubdir && dirs.length === 0) {

@@ -103,6 +103,8 @@ describe("LocalSkillLoader errors name the source and the file", () => {
       `Skill source LocalSkillLoader(${missing}): the directory ${missing} does not exist.`,
     );
     expect((err as SkillSourceError).file).toBe(missing);
+    const underFile = join(skillFolder({ "x.txt": "x" }), "x.txt", "sub");
+    await expect(load(underFile)).rejects.toThrow(`the directory ${underFile} does not exist.`);
   });
 
   it("a path that is a file", async () => {
