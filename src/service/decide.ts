@@ -68,7 +68,7 @@ export async function dryRunDecision(
 ): Promise<StoredDecision> {
   requireRole(p, ["agent", "tenant_admin"]);
   const session = loadSession(deps.db, p, sessionId);
-  const resolved = resolveSessionTool(deps, session, body.tool, await sessionMcpTools(deps, session));
+  const resolved = await resolveSessionTool(deps, session, body.tool, await sessionMcpTools(deps, session));
   if (resolved.inactive) return inactiveCall(session, resolved.message).decision;
   const tool = resolved.tool;
   return decideCall(deps.db, session, tool, validateToolInput(tool, body.input));

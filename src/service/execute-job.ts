@@ -33,10 +33,10 @@ type Running = Extract<Claim, { kind: "run" }>;
 export async function executeJob(deps: ServiceDeps, claim: Running, signal: AbortSignal): Promise<void> {
   const { job, session } = claim;
   const guard = new CrashGuard(job.id);
-  let built: ReturnType<typeof sessionToolkit>;
+  let built: Awaited<ReturnType<typeof sessionToolkit>>;
   try {
     const mcps = await sessionMcpToolSets(deps.mcp, deps, session);
-    built = sessionToolkit(deps, session, { wrap: (t) => guard.wrap(t), mcps });
+    built = await sessionToolkit(deps, session, { wrap: (t) => guard.wrap(t), mcps });
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     return failJob(deps, job.id, `Error: ${err.message}`);
