@@ -7,8 +7,11 @@ export const EXECUTOR_CODE_DIR = "/opt/toolshed";
 export const EXECUTOR_SOCKET_NAME = "host.sock";
 /** The executor's secret and identity table, readable by the container's uid 0 alone. */
 export const EXECUTOR_CONFIG_NAME = "executor.json";
-/** All the executor keeps of root: starting processes as other uids, and ending them. */
-export const EXECUTOR_CAPS = ["SETUID", "SETGID", "KILL"];
+/**
+ * All the executor keeps of root: starting processes as other uids, ending them, and handing
+ * files an editor call created back to the agent.
+ */
+export const EXECUTOR_CAPS = ["SETUID", "SETGID", "KILL", "CHOWN"];
 
 /** The labels a restarted service uses to find its containers. */
 export const LABEL_SERVICE = "toolshed.service";

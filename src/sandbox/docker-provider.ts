@@ -289,11 +289,12 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     await mkdir(paths.runDir, { recursive: true, mode: 0o755 });
     await mkdir(paths.workspaceDir, { recursive: true });
     const token = await this.executorToken(paths.configPath);
-    const { agent, mcp, readerBase, readerCount, readerGroup } = this.identities;
+    const { agent, editor, mcp, readerBase, readerCount, readerGroup } = this.identities;
     const config = {
       token,
       identities: {
         agent: { uid: agent, gid: agent },
+        editor: { uid: editor, gid: agent },
         mcp: { uid: mcp, gid: mcp },
         readers: { base: readerBase, count: readerCount, gid: readerGroup },
       },
@@ -304,6 +305,9 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     await rename(tmp, paths.configPath);
     try {
       await chown(paths.workspaceDir, agent, agent);
+      // setgid and group-writable: what is made inside stays the agent's group, which the
+      // editor identity (accept_edits) writes through.
+      await chmod(paths.workspaceDir, 0o2775);
     } catch (err) {
       // Without root the host cannot chown; the workspace then needs to be writable by the agent uid.
       this.logger.warn({ err, dir: paths.workspaceDir }, "could not chown the workspace to the sandbox user");

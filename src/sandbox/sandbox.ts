@@ -21,7 +21,8 @@ export interface ExecRequest {
   onOutput?: (stream: OutputStream, data: string) => void;
   /**
    * Who runs it: `agent` (default) may write the workspace and home; `reader`, for calls allowed
-   * because they are read-only, cannot write either, and nothing it starts outlives the call.
+   * because they are read-only, cannot write either; `editor`, for calls auto-allowed by
+   * accept_edits, may write the workspace only. Nothing a reader or editor starts outlives the call.
    */
   identity?: ExecIdentity;
   /** Makes the call run at most once: sent again (a worker took the job over), it re-attaches. */
@@ -30,7 +31,7 @@ export interface ExecRequest {
   reportCwd?: boolean;
 }
 
-export type ExecIdentity = "agent" | "reader";
+export type ExecIdentity = "agent" | "reader" | "editor";
 
 /** A process of the call still running after it ended normally (it lives until the session stops). */
 export interface LeftoverProcess {
@@ -181,6 +182,7 @@ export const SANDBOX_USER = "agent";
  */
 export interface SandboxIdentities {
   agent: number;
+  editor: number;
   readerGroup: number;
   mcp: number;
   readerBase: number;
@@ -189,7 +191,14 @@ export interface SandboxIdentities {
 
 /** The identities laid out from one base uid (SANDBOX_UID_BASE). */
 export function identitiesFrom(base: number): SandboxIdentities {
-  return { agent: base, readerGroup: base + 1, mcp: base + 2, readerBase: base + 10, readerCount: 16 };
+  return {
+    agent: base,
+    readerGroup: base + 1,
+    mcp: base + 2,
+    editor: base + 3,
+    readerBase: base + 10,
+    readerCount: 16,
+  };
 }
 
 export const DEFAULT_UID_BASE = 100000;

@@ -44,14 +44,19 @@ export function decideCall(db: Db, session: SessionRow, tool: ToolBase, input: T
   };
 }
 
-/** The tool's own check allowed it, and it allows it because it only reads. */
+/**
+ * Allowed because it only reads: by the tool's own check, or by a mode that lets reads through
+ * (accept_edits, explore). Not bypass: there the user allowed everything, reads or not.
+ */
 function allowedAsReadOnly(
   tool: ToolBase,
   input: ToolInput,
   ctx: PermissionContext,
   d: { behavior: string; decidedBy: string },
 ): boolean {
-  if (d.behavior !== "allow" || d.decidedBy !== "tool") return false;
+  if (d.behavior !== "allow" || (d.decidedBy !== "tool" && d.decidedBy !== "mode") || ctx.mode === "bypass") {
+    return false;
+  }
   try {
     return tool.checkReadOnly(input, ctx);
   } catch {

@@ -144,6 +144,9 @@ export class ExecRun {
     this.timer = setTimeout(() => this.kill("timeout"), clamp(req.timeoutMs, 1, MAX_TIMER_MS));
     child.once("exit", (code, signal) => {
       this.exit = { code, signal };
+      // Nothing a reader or editor starts may outlive its call: once the command itself is done,
+      // whatever it left behind (holding the pipes or not) goes now rather than at the timeout.
+      if (who.name !== "agent" && !this.killing) this.killing = killUid(who.uid, who.gid);
     });
     child.once("close", (code, signal) => {
       this.exit ??= { code, signal };
@@ -226,7 +229,7 @@ export class ExecRun {
     const first = (await this.killing) ?? 0;
     if (who.name !== "agent" || this.killedFor) {
       const killed = Math.max(first, await killUid(who.uid, who.gid));
-      who.release?.();
+      await who.release?.();
       return killed > 0 ? { killed } : {};
     }
     const left = [...processesOf(who.uid)].filter(

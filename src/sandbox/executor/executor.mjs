@@ -13,6 +13,7 @@
 //   file  ← {"t":"r",...} or {"t":"e", code, message}
 // A request with a `key` is remembered (call-memo.mjs): sent again, it re-attaches or answers
 // what it answered before; it never runs twice.
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { connect } from "node:net";
@@ -21,6 +22,7 @@ import { CallMemo, validKey } from "./call-memo.mjs";
 import { ExecRun, reply, send } from "./exec-run.mjs";
 import { FileClient } from "./file-client.mjs";
 import { identitiesFrom, ReaderPool } from "./identities.mjs";
+import { handBack } from "./processes.mjs";
 import { runSpawn } from "./spawn-run.mjs";
 
 const SOCKET = process.argv[2] ?? "/run/toolshed/host.sock";
@@ -41,7 +43,8 @@ const readers = new ReaderPool(ids.readers);
 const memo = new CallMemo();
 const files = new FileClient(ids.agent);
 const running = new Set();
-process.umask(0o022);
+// Group-writable by default: the editor identity writes the workspace through the agent's group.
+process.umask(0o002);
 
 let spares = 0;
 let backoffMs = 20;
@@ -145,6 +148,9 @@ async function exec(sock, req) {
       identity: ids.readers,
       release: () => readers.release(uid),
     };
+  } else if (req.as === "editor") {
+    const { editor, agent } = ids;
+    who = { name: "editor", ...editor, identity: editor, release: () => handBack(editor, agent) };
   } else {
     who = { name: "agent", ...ids.agent, identity: ids.agent };
   }
@@ -199,5 +205,24 @@ process.on("SIGTERM", () => {
   process.exit(0);
 });
 
+/**
+ * The home is the agent's alone: files in it are group-writable (umask) and the editor identity
+ * shares the group, so the directory must keep everyone else out. Docker gives a tmpfs mount
+ * point the image directory's mode, so its owner sets it before the first request is taken.
+ */
+function privateHome() {
+  return new Promise((resolve) => {
+    const { uid, gid, home } = ids.agent;
+    const chmod = spawn("chmod", ["0700", home], {
+      uid,
+      gid,
+      stdio: "ignore",
+      env: { PATH: "/usr/bin:/bin" },
+    });
+    chmod.once("error", resolve);
+    chmod.once("exit", resolve);
+  });
+}
+
 files.ensure();
-topUp();
+privateHome().then(topUp);

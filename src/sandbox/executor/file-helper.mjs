@@ -5,6 +5,7 @@
 import { readFile, realPath, statOrNull, writeFile } from "./file-ops.mjs";
 
 const [uid, gid] = process.argv.slice(2).map(Number);
+
 if (!Number.isInteger(uid) || !Number.isInteger(gid) || uid === 0) {
   console.error("file-helper: bad uid/gid");
   process.exit(2);
@@ -12,7 +13,7 @@ if (!Number.isInteger(uid) || !Number.isInteger(gid) || uid === 0) {
 process.setgroups([gid]);
 process.setegid(gid);
 process.seteuid(uid);
-process.umask(0o022);
+process.umask(0o002);
 
 const OPS = {
   readFile: (m) => readFile(m.path, m.maxBytes),

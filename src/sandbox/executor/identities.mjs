@@ -4,11 +4,15 @@
 //   agent   the agent's commands (Bash, approved or allowed by a rule) and its file operations
 //   reader  commands auto-allowed because they are read-only (one uid of a pool per call, so a
 //           call's leftovers can be killed exactly): may read, cannot write the workspace or home
+//   editor  commands auto-allowed by accept_edits: the agent's group (so it may write the workspace,
+//           which is group-writable) but not its uid (so not its home); what it creates is handed
+//           back to the agent when the call ends, and nothing it starts outlives the call
 //   mcp     stdio MCP servers, whose environment carries the tenant's secrets
 // The numbers come from the host (executor.json); the image only names the defaults.
 
 export const DEFAULT_IDENTITIES = {
   agent: { uid: 100000, gid: 100000, home: "/home/agent" },
+  editor: { uid: 100003, gid: 100000, home: "/nonexistent" },
   mcp: { uid: 100002, gid: 100002, home: "/tmp" },
   readers: { base: 100010, count: 16, gid: 100001, home: "/nonexistent" },
 };
@@ -17,7 +21,7 @@ export const DEFAULT_IDENTITIES = {
 export function identitiesFrom(config) {
   const ids = structuredClone(DEFAULT_IDENTITIES);
   const table = config?.identities ?? {};
-  for (const name of ["agent", "mcp"]) {
+  for (const name of ["agent", "editor", "mcp"]) {
     const t = table[name];
     if (t && isUid(t.uid) && isUid(t.gid)) Object.assign(ids[name], { uid: t.uid, gid: t.gid });
   }

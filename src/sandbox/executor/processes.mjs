@@ -66,3 +66,34 @@ function killAllAs(uid, gid) {
     killer.once("exit", () => resolve(true));
   });
 }
+
+/**
+ * Gives the agent what an editor call created in the workspace (the editor writes through the
+ * agent's group, so the files are already the agent's to write, but not to chmod). Runs as the
+ * executor (CAP_CHOWN); -xdev keeps it inside the workspace's filesystem, -h off symlinks' targets.
+ */
+export function handBack(editor, agent) {
+  return new Promise((resolve) => {
+    const args = [
+      "/workspace",
+      "-xdev",
+      "-uid",
+      String(editor.uid),
+      "-exec",
+      "chown",
+      "-h",
+      `${agent.uid}:${agent.gid}`,
+      "{}",
+      "+",
+    ];
+    let find;
+    try {
+      find = spawn("find", args, { stdio: "ignore", env: { PATH: "/usr/bin:/bin" } });
+    } catch {
+      resolve();
+      return;
+    }
+    find.once("error", () => resolve());
+    find.once("exit", () => resolve());
+  });
+}

@@ -10,11 +10,14 @@ import type { ToolRunContext } from "../run-context.js";
 
 /**
  * Prefixes the command on the same line, so bash's line numbers in error messages stay the
- * user's. A command that replaces the shell (`exec`) or resets the trap keeps the old cwd. Where
- * the descriptor is not open the redirection fails silently (stderr is redirected first).
+ * user's. The command runs in a group with descriptor 9 closed, so nothing it leaves running
+ * holds the pipe open (the trap, in the shell itself, still has it). A command that replaces the
+ * shell (`exec`) or resets the trap keeps the old cwd. Where the descriptor is not open the
+ * redirection fails silently (stderr is redirected first).
  */
 export function trackCwd(command: string): string {
-  return `trap 'pwd -P 2>/dev/null >&9' EXIT; ${command}`;
+  return `trap 'pwd -P 2>/dev/null >&9' EXIT; { ${command}
+} 9>&-`;
 }
 
 /** Reports the recorded directory through `ctx.setCwd` when it changed. */

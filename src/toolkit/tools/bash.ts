@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { bashPolicy } from "../../permission/bash/policy.js";
-import type { ExecResult } from "../../sandbox/sandbox.js";
+import type { ExecIdentity, ExecResult } from "../../sandbox/sandbox.js";
 import { chunk, newId, textBlock, textChunk } from "../response.js";
 import type { ToolRunContext } from "../run-context.js";
 import type { ToolCallOutput } from "../tool-base.js";
@@ -73,8 +73,7 @@ export class BashTool extends BuiltinTool<typeof BashInput> {
         argv: ["bash", "-c", script],
         cwd: ctx.cwd,
         reportCwd: true,
-        // Allowed because it is read-only: run it as an identity that cannot write.
-        identity: ctx.readOnlyCall ? "reader" : "agent",
+        identity: identityFor(ctx),
         timeoutMs,
         // Bytes per stream: enough for MAX_OUTPUT_CHARS of multi-byte text; the rest is dropped.
         maxOutputBytes: MAX_OUTPUT_CHARS * 4,
@@ -100,6 +99,16 @@ export class BashTool extends BuiltinTool<typeof BashInput> {
       metadata: { ...metadata, truncated: outcome.truncated },
     });
   }
+}
+
+/**
+ * Who runs the command: a call allowed because it is read-only runs as an identity that cannot
+ * write; one auto-allowed by accept_edits as one that can write the workspace only. A mis-analysed
+ * command then fails instead of doing more than its permission said.
+ */
+function identityFor(ctx: ToolRunContext): ExecIdentity {
+  if (ctx.readOnlyCall) return "reader";
+  return ctx.autoAllowedEdit ? "editor" : "agent";
 }
 
 /** What the result says about processes: those killed at the end, and those left running. */
