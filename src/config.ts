@@ -3,6 +3,7 @@
  * `process.env`: the composition root calls `loadConfig()` and passes the result in.
  */
 import { z } from "zod";
+import { parseEgressAllow } from "./net/egress-policy.js";
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 
@@ -39,6 +40,21 @@ export const Config = z.object({
   SANDBOX_CPUS: z.coerce.number().positive().default(1),
   SANDBOX_PIDS: int(256, 16),
   SANDBOX_IDLE_STOP_MS: int(15 * 60_000, 1000),
+  /**
+   * Exceptions to the egress policy (loopback, private, link-local and metadata addresses are
+   * refused for tenant traffic): comma-separated CIDRs, addresses and host names (`*.corp.example`).
+   */
+  EGRESS_ALLOW: z
+    .string()
+    .default("")
+    .transform((text, ctx) => {
+      const parsed = parseEgressAllow(text);
+      if ("error" in parsed) {
+        ctx.addIssue({ code: "custom", message: parsed.error });
+        return z.NEVER;
+      }
+      return parsed;
+    }),
 });
 export type Config = z.infer<typeof Config>;
 

@@ -75,7 +75,9 @@ function assertStdioCommand(config: StdioMcpServerConfig): void {
   const problem =
     pathOperandProblem(config.command) ??
     (config.args ?? []).map(argumentProblem).find((p) => p !== null) ??
-    Object.values(config.env ?? {}).map(argumentProblem).find((p) => p !== null);
+    Object.values(config.env ?? {})
+      .map(argumentProblem)
+      .find((p) => p !== null);
   if (problem) throw new ToolkitConfigError(`MCP server '${config.name}': command, args or env ${problem}.`);
 }
 
