@@ -59,7 +59,7 @@ export class FakeSandbox implements Sandbox {
     this.execLog.push(req);
     const name = req.argv[0] ?? "";
     const program = this.programs.get(name);
-    if (program) return Promise.resolve({ ...EXITED_OK, ...program(req) });
+    if (program) return Promise.resolve(execResult(program(req)));
     if (!HOST_PROGRAMS.has(name)) {
       return Promise.reject(
         new Error(
@@ -106,15 +106,19 @@ export class FakeSandbox implements Sandbox {
   }
 }
 
-const EXITED_OK: ExecResult = {
-  exitCode: 0,
-  stdout: "",
-  stderr: "",
-  timedOut: false,
-  cancelled: false,
-  truncated: false,
-  durationMs: 1,
-};
+/** A finished command's result: exit 0 and no output unless `parts` says otherwise. */
+export function execResult(parts: Partial<ExecResult> = {}): ExecResult {
+  return {
+    exitCode: 0,
+    stdout: "",
+    stderr: "",
+    timedOut: false,
+    cancelled: false,
+    truncated: false,
+    durationMs: 1,
+    ...parts,
+  };
+}
 
 function toFileStat(st: Awaited<ReturnType<typeof lstat>>): FileStat {
   const type = st.isSymbolicLink()

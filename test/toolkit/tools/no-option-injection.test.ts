@@ -15,6 +15,7 @@ import { GrepTool } from "../../../src/toolkit/tools/grep.js";
 import { splitGlobs } from "../../../src/toolkit/tools/grep-args.js";
 import { argumentProblem, pathOperandProblem } from "../../../src/toolkit/tools/operands.js";
 import { type ArgRole, readArgv } from "../../support/argv-shape.js";
+import { execResult } from "../../support/fake-sandbox.js";
 import { runTool } from "../run-tool.js";
 import { contextFor } from "../test-context.js";
 
@@ -37,15 +38,7 @@ function recordingContext(): { ctx: ToolRunContext; execs: ExecRequest[] } {
     sessionId: "ses_prop",
     exec: async (req) => {
       execs.push(req);
-      return {
-        exitCode: 1,
-        stdout: "",
-        stderr: "",
-        timedOut: false,
-        cancelled: false,
-        truncated: false,
-        durationMs: 1,
-      };
+      return execResult({ exitCode: 1 });
     },
     readFile: () => Promise.reject(new Error("no files here")),
     writeFile: () => Promise.reject(new Error("no files here")),
