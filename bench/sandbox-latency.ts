@@ -10,7 +10,7 @@ import { join } from "node:path";
 import Dockerode from "dockerode";
 import { buildContainerSpec } from "../src/sandbox/container-spec.js";
 import { DockerSandboxProvider } from "../src/sandbox/docker-provider.js";
-import type { Sandbox } from "../src/sandbox/sandbox.js";
+import { DEFAULT_UID_BASE, identitiesFrom, type Sandbox } from "../src/sandbox/sandbox.js";
 import { sessionPaths } from "../src/sandbox/session-paths.js";
 
 /** Latency summary in milliseconds. */
@@ -86,6 +86,7 @@ export async function measureRawDockerRun(
       runHostDir: dirs.runDir,
       executorHostDir: dirs.runDir,
       limits: { memoryBytes: 512 << 20, pids: 256, nanoCpus: 1e9 },
+      identities: identitiesFrom(DEFAULT_UID_BASE),
     });
     const c = await docker.createContainer({ ...spec, Cmd: ["true"] });
     await c.start();

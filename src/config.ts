@@ -41,6 +41,11 @@ export const Config = z.object({
   SANDBOX_PIDS: int(256, 16),
   SANDBOX_IDLE_STOP_MS: int(15 * 60_000, 1000),
   /**
+   * The first of the sandbox's uids (agent = base, readers' group +1, MCP servers +2, read-only
+   * calls +10…+25). Above every host user by default, so no sandbox process is a host account.
+   */
+  SANDBOX_UID_BASE: int(100000, 1000),
+  /**
    * Exceptions to the egress policy (loopback, private, link-local and metadata addresses are
    * refused for tenant traffic): comma-separated CIDRs, addresses and host names (`*.corp.example`).
    */

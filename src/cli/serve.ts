@@ -16,7 +16,7 @@ import { recoverJobs, startCallWorker } from "../jobs/worker.js";
 import { createLogger, type Logger } from "../log.js";
 import { EgressPolicy } from "../net/egress-policy.js";
 import { DockerSandboxProvider } from "../sandbox/docker-provider.js";
-import type { SandboxProvider } from "../sandbox/sandbox.js";
+import { identitiesFrom, type SandboxProvider } from "../sandbox/sandbox.js";
 import type { ServiceDeps, ToolRegistry } from "../service/deps.js";
 import { ensureAdminKey } from "../service/keys.js";
 import { createMcpRuntime, type McpClientsOptions } from "../service/mcp-clients.js";
@@ -168,6 +168,7 @@ function dockerProvider(config: Config, logger: Logger): DockerSandboxProvider {
       nanoCpus: Math.round(config.SANDBOX_CPUS * 1e9),
     },
     idleStopMs: config.SANDBOX_IDLE_STOP_MS,
+    identities: identitiesFrom(config.SANDBOX_UID_BASE),
     logger,
   });
 }

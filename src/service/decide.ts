@@ -40,7 +40,23 @@ export function decideCall(db: Db, session: SessionRow, tool: ToolBase, input: T
     bypassImmune: d.bypassImmune,
     suggestions: d.suggestions ?? [],
     decidedBy: d.decidedBy,
+    ...(allowedAsReadOnly(tool, input, ctx, d) ? { readOnly: true } : {}),
   };
+}
+
+/** The tool's own check allowed it, and it allows it because it only reads. */
+function allowedAsReadOnly(
+  tool: ToolBase,
+  input: ToolInput,
+  ctx: PermissionContext,
+  d: { behavior: string; decidedBy: string },
+): boolean {
+  if (d.behavior !== "allow" || d.decidedBy !== "tool") return false;
+  try {
+    return tool.checkReadOnly(input, ctx);
+  } catch {
+    return false;
+  }
 }
 
 /** What the engine would decide for this call now, without running or recording anything. */
@@ -52,7 +68,7 @@ export async function dryRunDecision(
 ): Promise<StoredDecision> {
   requireRole(p, ["agent", "tenant_admin"]);
   const session = loadSession(deps.db, p, sessionId);
-  const resolved = resolveSessionTool(deps, session, body.tool, await sessionMcpTools(deps, session));
+  const resolved = await resolveSessionTool(deps, session, body.tool, await sessionMcpTools(deps, session));
   if (resolved.inactive) return inactiveCall(session, resolved.message).decision;
   const tool = resolved.tool;
   return decideCall(deps.db, session, tool, validateToolInput(tool, body.input));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildContainerSpec, type ContainerSpecInput } from "../../src/sandbox/container-spec.js";
+import { DEFAULT_UID_BASE, identitiesFrom } from "../../src/sandbox/sandbox.js";
 import { assertSessionId, assertSocketPathFits, sessionPaths } from "../../src/sandbox/session-paths.js";
 
 const input: ContainerSpecInput = {
@@ -13,16 +14,17 @@ const input: ContainerSpecInput = {
   executorHostDir: "/app/src/sandbox/executor",
   readOnlyMounts: [{ hostPath: "/data/skills/ten_1", containerPath: "/skills" }],
   limits: { memoryBytes: 512 * 1024 * 1024, pids: 256, nanoCpus: 1_500_000_000 },
+  identities: identitiesFrom(DEFAULT_UID_BASE),
 };
 
 describe("buildContainerSpec", () => {
   const spec = buildContainerSpec(input);
   const host = spec.HostConfig!;
 
-  it("runs as the unprivileged sandbox user with no capabilities and no new privileges", () => {
-    expect(spec.User).toBe("1000:1000");
+  it("runs the executor as uid 0 with only the capabilities to start and end other uids", () => {
+    expect(spec.User).toBe("0:0");
     expect(host.CapDrop).toEqual(["ALL"]);
-    expect(host.CapAdd).toBeUndefined();
+    expect(host.CapAdd).toEqual(["SETUID", "SETGID", "KILL"]);
     expect(host.SecurityOpt).toEqual(["no-new-privileges"]);
     expect(host.Privileged).toBe(false);
   });
@@ -30,7 +32,7 @@ describe("buildContainerSpec", () => {
   it("has a read-only root with tmpfs /tmp and home owned by the user", () => {
     expect(host.ReadonlyRootfs).toBe(true);
     expect(host.Tmpfs?.["/tmp"]).toMatch(/mode=1777/);
-    expect(host.Tmpfs?.["/home/agent"]).toMatch(/uid=1000,gid=1000/);
+    expect(host.Tmpfs?.["/home/agent"]).toMatch(/uid=100000,gid=100000/);
   });
 
   it("has no network", () => {

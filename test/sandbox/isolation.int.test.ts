@@ -1,5 +1,6 @@
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Sandbox } from "../../src/sandbox/sandbox.js";
+import { SANDBOX_UID, type Sandbox } from "../../src/sandbox/sandbox.js";
 import { createTestProvider, sh, type TestProvider } from "./harness.js";
 
 // Checked from inside the sandbox, as a tool call would see it.
@@ -18,9 +19,13 @@ describe("sandbox isolation", () => {
     return { ...r, out: r.stdout.trim() };
   };
 
-  it("runs as a non-root user", async () => {
+  it("runs commands as a uid no host user has", async () => {
     const r = await run("id -u; id -g");
-    expect(r.out).toBe("1000\n1000");
+    expect(r.out).toBe(`${SANDBOX_UID}\n${SANDBOX_UID}`);
+    const hostUids = readFileSync("/etc/passwd", "utf8")
+      .split("\n")
+      .map((l) => l.split(":")[2]);
+    expect(hostUids).not.toContain(String(SANDBOX_UID));
   });
 
   it("has no network interface but loopback", async () => {
@@ -29,11 +34,14 @@ describe("sandbox isolation", () => {
   });
 
   it("has no effective capabilities and no_new_privs set", async () => {
-    const r = await run("grep -E '^(CapEff|CapPrm|CapBnd|NoNewPrivs):' /proc/self/status");
+    const r = await run("grep -E '^(CapEff|CapPrm|CapAmb|CapBnd|NoNewPrivs):' /proc/self/status");
     const status = Object.fromEntries(r.out.split("\n").map((l) => l.split(/:\s+/) as [string, string]));
     expect(status.CapEff).toMatch(/^0+$/);
     expect(status.CapPrm).toMatch(/^0+$/);
-    expect(status.CapBnd).toMatch(/^0+$/);
+    expect(status.CapAmb).toMatch(/^0+$/);
+    // The container's bounding set is the executor's three (KILL, SETGID, SETUID), which
+    // no_new_privs keeps any program from gaining.
+    expect(status.CapBnd).toBe("00000000000000e0");
     expect(status.NoNewPrivs).toBe("1");
   });
 
@@ -59,9 +67,22 @@ describe("sandbox isolation", () => {
   });
 
   it("cannot see the host's processes or the other mounts", async () => {
-    const r = await run("ps -eo user= | sort -u; ls /run/toolshed; ls /opt/toolshed");
-    expect(r.out.split("\n")).toEqual(["agent", "host.sock", "executor.mjs", "file-ops.mjs"]);
+    const r = await run("ps -eo user= | sort -u; ls /run/toolshed");
+    expect(r.out.split("\n")).toEqual(["agent", "root", "executor.json", "host.sock"]);
     const w = await run("touch /run/toolshed/x /opt/toolshed/x 2>&1 | grep -c 'Read-only'");
     expect(w.out).toBe("2");
+  });
+
+  it("cannot read the executor's secret, reach its socket, or signal it", async () => {
+    const r = await run(
+      "cat /run/toolshed/executor.json 2>&1; " +
+        `python3 -c "import socket; s=socket.socket(socket.AF_UNIX); s.connect('/run/toolshed/host.sock')" 2>&1 | tail -n1; ` +
+        "pid=$(pgrep -u root -f '^node /opt/toolshed/executor'); kill -9 $pid 2>&1; cat /proc/$pid/environ 2>&1",
+    );
+    expect(r.out).toMatch(/executor\.json: Permission denied/);
+    expect(r.out).toMatch(/PermissionError/);
+    expect(r.out).toMatch(/Operation not permitted/);
+    expect(r.out).toMatch(/environ: Permission denied/);
+    expect((await run("echo still here")).out).toBe("still here");
   });
 });

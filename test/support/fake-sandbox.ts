@@ -141,11 +141,18 @@ function runOnHost(req: ExecRequest): Promise<ExecResult> {
   const started = Date.now();
   return new Promise((resolve) => {
     const [cmd, ...args] = req.argv;
+    // Like the executor: descriptor 9 carries the final working directory when asked for.
+    const extra = req.reportCwd ? ["ignore", "ignore", "ignore", "ignore", "ignore", "ignore", "pipe"] : [];
     const child = spawn(cmd ?? "", args, {
       cwd: req.cwd,
       env: { ...process.env, ...req.env },
       detached: true,
-      stdio: ["pipe", "pipe", "pipe"],
+      stdio: ["pipe", "pipe", "pipe", ...extra] as ["pipe", "pipe", "pipe"],
+    });
+    let cwdText = "";
+    const fd9 = (child.stdio as unknown as (NodeJS.ReadableStream | null)[])[9];
+    fd9?.on("data", (b: Buffer) => {
+      cwdText += b.toString("utf8");
     });
     const kept = { stdout: "", stderr: "" };
     const bytes = { stdout: 0, stderr: 0 };
@@ -194,6 +201,7 @@ function runOnHost(req: ExecRequest): Promise<ExecResult> {
         cancelled,
         truncated,
         durationMs: Date.now() - started,
+        ...(cwdText.trim() ? { cwd: cwdText.trim() } : {}),
       });
     };
     child.on("error", (e) => finish(127, e.message));

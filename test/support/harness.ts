@@ -196,6 +196,8 @@ export function createApiTestApp(sandboxes: SandboxProvider, quotas: Partial<Quo
   };
 }
 
+const FINAL = new Set(["succeeded", "failed", "denied", "cancelled", "interrupted"]);
+
 /** Polls `statuses` until every job has settled (succeeded or failed) or `timeoutMs` passed; the last reading. */
 export async function waitUntilSettled(
   statuses: () => Promise<string[]>,
@@ -204,7 +206,7 @@ export async function waitUntilSettled(
   let last: string[] = [];
   for (const t0 = Date.now(); Date.now() - t0 < timeoutMs; ) {
     last = await statuses();
-    if (last.every((x) => x === "succeeded" || x === "failed")) break;
+    if (last.every((x) => FINAL.has(x))) break;
     await new Promise((r) => setTimeout(r, 200));
   }
   return last;

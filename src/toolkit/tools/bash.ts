@@ -67,12 +67,15 @@ export class BashTool extends BuiltinTool<typeof BashInput> {
     const { command } = input;
     const timeoutMs = Math.min(input.timeout, BASH_MAX_TIMEOUT_MS);
     if (ctx.signal.aborted) return textChunk(INTERRUPTED_TEXT, { state: "interrupted" });
-    const { script, cwdFile } = trackCwd(command, ctx.home);
+    const script = trackCwd(command);
     let result: ExecResult;
     try {
       result = await ctx.sandbox.exec({
         argv: ["bash", "-c", script],
         cwd: ctx.cwd,
+        reportCwd: true,
+        // Allowed because it is read-only: run it as an identity that cannot write.
+        identity: ctx.readOnlyCall ? "reader" : "agent",
         timeoutMs,
         // Bytes per stream: enough for MAX_OUTPUT_CHARS of multi-byte text; the rest is dropped.
         maxOutputBytes: MAX_OUTPUT_CHARS * 4,
@@ -83,12 +86,13 @@ export class BashTool extends BuiltinTool<typeof BashInput> {
       if (ctx.signal.aborted) return textChunk(INTERRUPTED_TEXT, { state: "interrupted" });
       return textChunk(formatBashException(command, error), { state: "error" });
     }
-    const newCwd = result.cancelled ? undefined : await adoptFinalCwd(ctx, cwdFile);
+    const newCwd = result.cancelled ? undefined : await adoptFinalCwd(ctx, result);
     const metadata = {
       exitCode: result.exitCode,
       timedOut: result.timedOut,
       durationMs: result.durationMs,
       ...(newCwd ? { cwd: newCwd } : {}),
+      ...processMetadata(result),
     };
     if (result.cancelled) return textChunk(INTERRUPTED_TEXT, { state: "interrupted", metadata });
     const outcome = formatBashResult(command, timeoutMs, result);
@@ -97,6 +101,16 @@ export class BashTool extends BuiltinTool<typeof BashInput> {
       metadata: { ...metadata, truncated: outcome.truncated },
     });
   }
+}
+
+/** What the result says about processes: those killed at the end, and those left running. */
+function processMetadata(result: ExecResult): Record<string, unknown> {
+  return {
+    ...(result.killed ? { killedProcesses: result.killed } : {}),
+    ...(result.leftoverCount
+      ? { leftoverProcesses: result.leftover, leftoverCount: result.leftoverCount }
+      : {}),
+  };
 }
 
 /** Forwards sandbox output pieces as running chunks of one live block, up to MAX_LIVE_CHARS. */

@@ -70,6 +70,8 @@ export class GlobTool extends BuiltinTool<typeof GlobInput> {
         timeoutMs: GLOB_TIMEOUT_MS,
         maxOutputBytes: 8 * 1024 * 1024,
         signal: ctx.signal,
+        // A search only reads: it runs as an identity that cannot write.
+        identity: "reader",
       });
     } catch (error) {
       return errorChunk(`Glob helper failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -102,6 +102,8 @@ export class GrepTool extends BuiltinTool<typeof GrepInput> {
         timeoutMs: GREP_TIMEOUT_MS,
         maxOutputBytes: 8 * 1024 * 1024,
         signal: ctx.signal,
+        // A search only reads: it runs as an identity that cannot write.
+        identity: "reader",
       });
     } catch (error) {
       return errorChunk(`ripgrep failed: ${error instanceof Error ? error.message : String(error)}`);
