@@ -1,7 +1,8 @@
 /**
  * Containment: no tool input becomes a program option or code, through the real API, worker and
  * sandbox. The tenant allows Read, Write, Grep and Glob and denies Bash; the agent plants a shell
- * script (and a python module) and tries to have Grep or Glob run it. Nothing runs.
+ * script (and python modules) and tries to have Grep or Glob run it. Nothing runs: no file is
+ * written, and the marker the code would compute (`ran-42`, absent from the files) never shows.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, seedTenant, startHarness } from "../support/harness.js";
@@ -11,6 +12,8 @@ let agentKey: string;
 let sid: string;
 
 const PWNED = "/workspace/pwned.txt";
+/** What the planted code prints when it runs; the files themselves only hold `$((6*7))` / `6*7`. */
+const MARKER = "ran-42";
 
 async function submit(tool: string, input: Record<string, unknown>) {
   return h.call("POST", `/v1/sessions/${sid}/calls?wait=60`, { key: agentKey, body: { tool, input } });
@@ -19,7 +22,9 @@ async function submit(tool: string, input: Record<string, unknown>) {
 async function run(tool: string, input: Record<string, unknown>) {
   const res = await submit(tool, input);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body.job as { status: string; result?: { content: { text?: string }[] } };
+  const job = res.body.job as { status: string; result?: { content: { text?: string }[] } };
+  expect(JSON.stringify(job)).not.toContain(MARKER);
+  return job;
 }
 
 async function pwnedExists(): Promise<boolean> {
@@ -38,9 +43,9 @@ beforeAll(async () => {
   const s = await h.call("POST", "/v1/sessions", { key: agentKey, body: {} });
   expect(s.status, JSON.stringify(s.body)).toBe(201);
   sid = s.body.id;
-  const payload = `id > ${PWNED}\n`;
+  const payload = `id > ${PWNED}; echo ${MARKER.slice(0, 4)}$((6*7))\n`;
   expect((await run("Write", { file_path: "/workspace/a.txt", content: payload })).status).toBe("succeeded");
-  const plant = `import os\nos.system("id > ${PWNED}")\n`;
+  const plant = `import os\nos.system("id > ${PWNED}")\nraise SystemExit("${MARKER.slice(0, 4)}" + str(6*7))\n`;
   for (const m of ["json", "re"]) {
     expect((await run("Write", { file_path: `/workspace/${m}.py`, content: plant })).status).toBe(
       "succeeded",
@@ -71,11 +76,12 @@ describe("argument injection through the search tools", () => {
 
   it.each([
     ["pattern", { pattern: "--pre=bash" }],
+    ["pattern searching for what bash would print", { pattern: "--pre=bash", output_mode: "content" }],
     ["pattern with a newline", { pattern: "x\n--pre=bash" }],
     ["pattern with =", { pattern: "-e=--pre=bash", output_mode: "content" }],
-    ["glob", { pattern: "x", glob: "--pre=sh" }],
-    ["glob with a newline", { pattern: "x", glob: "*.txt\n--pre=bash" }],
-    ["type", { pattern: "x", type: "--pre=sh" }],
+    ["glob", { pattern: "ran", glob: "--pre=sh", output_mode: "content" }],
+    ["glob with a newline", { pattern: "ran", glob: "*.txt\n--pre=bash", output_mode: "content" }],
+    ["type", { pattern: "ran", type: "--pre=sh" }],
     ["path written ./--pre=bash", { pattern: "x", path: "./--pre=bash" }],
   ])("Grep keeps an option-shaped %s as data", async (_what, input) => {
     const job = await run("Grep", input);

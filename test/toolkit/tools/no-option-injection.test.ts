@@ -6,6 +6,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { expandHome } from "../../../src/permission/paths.js";
 import type { ToolInput } from "../../../src/permission/types.js";
 import type { ExecRequest, Sandbox } from "../../../src/sandbox/sandbox.js";
 import type { ToolRunContext } from "../../../src/toolkit/run-context.js";
@@ -28,7 +29,20 @@ const hostile = fc.oneof(
   fc.tuple(fc.string(), fc.string()).map(([a, b]) => `--${a}=${b}`),
   fc.tuple(fc.string(), fc.string()).map(([a, b]) => `${a}\n${b}`),
   fc.tuple(fc.string(), fc.string()).map(([a, b]) => `${a}=${b}`),
-  fc.constantFrom("--pre=bash", "--pre=sh", "-e", "--", "-", "=", "\n--pre=sh", "-x\0", "./-x", "--files"),
+  fc.constantFrom(
+    "--pre=bash",
+    "--pre=sh",
+    "-e",
+    "--",
+    "-",
+    "=",
+    "\n--pre=sh",
+    "-x\0",
+    "./-x",
+    "--files",
+    "~",
+    "~/-x",
+  ),
 );
 
 /** A sandbox that runs nothing: it records each exec and answers "no matches". */
@@ -113,7 +127,7 @@ describe("Grep: no input becomes a ripgrep option", () => {
         const end = roles.findIndex((x) => x.role === "end");
         expect(end).toBe(roles.length - 2);
         expect(roles.filter((x) => x.role === "operand")).toEqual([
-          { role: "operand", afterEnd: true, text: given.path || "/workspace" },
+          { role: "operand", afterEnd: true, text: expandHome(given.path || ctx.cwd, ctx.home) },
         ]);
       }),
       { numRuns: RUNS },
