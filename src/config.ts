@@ -3,6 +3,7 @@
  * `process.env`: the composition root calls `loadConfig()` and passes the result in.
  */
 import { z } from "zod";
+import { parseEgressAllow } from "./net/egress-policy.js";
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 
@@ -44,6 +45,21 @@ export const Config = z.object({
    * calls +10…+25). Above every host user by default, so no sandbox process is a host account.
    */
   SANDBOX_UID_BASE: int(100000, 1000),
+  /**
+   * Exceptions to the egress policy (loopback, private, link-local and metadata addresses are
+   * refused for tenant traffic): comma-separated CIDRs, addresses and host names (`*.corp.example`).
+   */
+  EGRESS_ALLOW: z
+    .string()
+    .default("")
+    .transform((text, ctx) => {
+      const parsed = parseEgressAllow(text);
+      if ("error" in parsed) {
+        ctx.addIssue({ code: "custom", message: parsed.error });
+        return z.NEVER;
+      }
+      return parsed;
+    }),
 });
 export type Config = z.infer<typeof Config>;
 

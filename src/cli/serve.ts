@@ -14,6 +14,7 @@ import { RedisBus } from "../jobs/redis-bus.js";
 import { RedisRateLimiter } from "../jobs/redis-rate-limit.js";
 import { recoverJobs, startCallWorker } from "../jobs/worker.js";
 import { createLogger, type Logger } from "../log.js";
+import { EgressPolicy } from "../net/egress-policy.js";
 import { DockerSandboxProvider } from "../sandbox/docker-provider.js";
 import { identitiesFrom, type SandboxProvider } from "../sandbox/sandbox.js";
 import type { ServiceDeps, ToolRegistry } from "../service/deps.js";
@@ -93,7 +94,12 @@ export async function startService(
       limiter: new RedisRateLimiter(redis, config.QUEUE_PREFIX),
       quotas: { maxSessions: config.TENANT_MAX_SESSIONS, callsPerMinute: config.TENANT_CALLS_PER_MINUTE },
       mcp:
-        opts.mcp === false ? undefined : createMcpRuntime({ db, logger, dataDir: config.DATA_DIR }, opts.mcp),
+        opts.mcp === false
+          ? undefined
+          : createMcpRuntime(
+              { db, logger, dataDir: config.DATA_DIR, egress: new EgressPolicy(config.EGRESS_ALLOW) },
+              opts.mcp,
+            ),
     };
     if (deps.mcp) {
       const { clients } = deps.mcp;

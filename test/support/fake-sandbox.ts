@@ -2,7 +2,9 @@
  * A hand-written fake `Sandbox` for fast toolkit unit tests: a temp directory on the host whose
  * `workspace` and `home` stand in for /workspace and /home/agent. The fake's "container paths"
  * are these host paths (no path translation, so Bash's `pwd -P` and file tools agree); exec
- * runs on the host with process-group kill, streaming and byte caps. Not a security boundary.
+ * runs `bash` on the host with process-group kill, streaming and byte caps. Any other program
+ * (rg, python3: a fresh CI host has neither) must be scripted in `programs`; the real ones are
+ * tested in the sandbox image by `*.int.test.ts`. Not a security boundary.
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
@@ -20,9 +22,17 @@ import {
   SandboxFileError,
 } from "../../src/sandbox/sandbox.js";
 
+/** A scripted program: sees the request, answers the parts of the result it cares about. */
+export type FakeProgram = (req: ExecRequest) => Partial<ExecResult>;
+
+/** What unit tests may run on the host: the shell the test scripts themselves need. */
+const HOST_PROGRAMS = new Set(["bash"]);
+
 /** The fake; create with `FakeSandbox.create()`, clean up with `dispose()`. */
 export class FakeSandbox implements Sandbox {
   readonly execLog: ExecRequest[] = [];
+  /** Programs answered without spawning anything, by argv[0]. */
+  readonly programs = new Map<string, FakeProgram>();
 
   private constructor(
     readonly sessionId: string,
@@ -47,6 +57,16 @@ export class FakeSandbox implements Sandbox {
 
   exec(req: ExecRequest): Promise<ExecResult> {
     this.execLog.push(req);
+    const name = req.argv[0] ?? "";
+    const program = this.programs.get(name);
+    if (program) return Promise.resolve(execResult(program(req)));
+    if (!HOST_PROGRAMS.has(name)) {
+      return Promise.reject(
+        new Error(
+          `FakeSandbox does not run '${name}' on the host: script it in programs, or test it in *.int.test.ts`,
+        ),
+      );
+    }
     return runOnHost(req);
   }
 
@@ -84,6 +104,20 @@ export class FakeSandbox implements Sandbox {
       return join(await this.realPath(parent), basename(path));
     }
   }
+}
+
+/** A finished command's result: exit 0 and no output unless `parts` says otherwise. */
+export function execResult(parts: Partial<ExecResult> = {}): ExecResult {
+  return {
+    exitCode: 0,
+    stdout: "",
+    stderr: "",
+    timedOut: false,
+    cancelled: false,
+    truncated: false,
+    durationMs: 1,
+    ...parts,
+  };
 }
 
 function toFileStat(st: Awaited<ReturnType<typeof lstat>>): FileStat {

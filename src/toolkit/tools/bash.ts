@@ -13,6 +13,7 @@ import { INTERRUPTED_TEXT } from "../toolkit-errors.js";
 import { adoptFinalCwd, trackCwd } from "./bash-cwd.js";
 import { formatBashException, formatBashResult, MAX_OUTPUT_CHARS } from "./bash-output.js";
 import { BuiltinTool, type FileToolOptions } from "./builtin-tool.js";
+import { argumentField } from "./operands.js";
 
 /** Default timeout in ms. */
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
@@ -23,7 +24,7 @@ export const MAX_LIVE_CHARS = 200_000;
 
 /** Bash's input. */
 export const BashInput = z.object({
-  command: z.string().describe("The command to execute"),
+  command: argumentField().describe("The command to execute"),
   description: z
     .string()
     .default("")
