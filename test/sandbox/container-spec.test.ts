@@ -24,7 +24,7 @@ describe("buildContainerSpec", () => {
   it("runs the executor as uid 0 with only the capabilities to start and end other uids", () => {
     expect(spec.User).toBe("0:0");
     expect(host.CapDrop).toEqual(["ALL"]);
-    expect(host.CapAdd).toEqual(["SETUID", "SETGID", "KILL"]);
+    expect(host.CapAdd).toEqual(["SETUID", "SETGID", "KILL", "CHOWN"]);
     expect(host.SecurityOpt).toEqual(["no-new-privileges"]);
     expect(host.Privileged).toBe(false);
   });
