@@ -21,6 +21,8 @@ missing=()
 command -v dockerd >/dev/null || missing+=(docker.io)
 command -v redis-server >/dev/null || missing+=(redis-server)
 command -v debootstrap >/dev/null || missing+=(debootstrap)
+# gVisor, for SANDBOX_RUNTIME=runsc (optional at run time; CI installs it to test both runtimes).
+command -v runsc >/dev/null || missing+=(runsc)
 if ((${#missing[@]} > 0)); then
   if ((EUID != 0)); then
     log "missing ${missing[*]}: run this script as root once, or install them"
@@ -52,6 +54,9 @@ if ! docker info >/dev/null 2>&1; then
   docker info >/dev/null 2>&1 || { tail -n 30 "$logs/dockerd.log" >&2; exit 1; }
   done_step "dockerd is up"
 fi
+
+# --- gVisor: register runsc with dockerd (daemon.json + SIGHUP reload) when it is installed. ---
+bash "$repo/scripts/register-runsc.sh"
 
 # --- Redis: start a local, non-persistent one only if nothing answers at REDIS_URL. ---
 redis_url="${REDIS_URL:-redis://127.0.0.1:6379}"
