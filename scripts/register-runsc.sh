@@ -46,10 +46,10 @@ if docker info >/dev/null 2>&1 && { [[ $changed == yes ]] || ! listed; }; then
   pid="$(cat /var/run/docker.pid 2>/dev/null || true)"
   [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || { log "no dockerd pid file: reload it by hand (kill -HUP)"; exit 1; }
   kill -HUP "$pid"
-  for _ in $(seq 1 20); do
-    listed && break
+  deadline=$((SECONDS + 5))
+  until listed; do
+    ((SECONDS < deadline)) || { log "dockerd did not pick up runsc after SIGHUP (see its log)"; exit 1; }
     sleep 0.25
   done
-  listed || { log "dockerd did not pick up runsc after SIGHUP (see its log)"; exit 1; }
   log "dockerd (pid $pid) reloaded: runtime runsc registered"
 fi

@@ -1,9 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
-import { buildContainerSpec, type ContainerSpecInput } from "../../src/sandbox/container-spec.js";
 import { parseMountInfo } from "../../src/sandbox/mount-table.js";
-import { DEFAULT_UID_BASE, identitiesFrom } from "../../src/sandbox/sandbox.js";
-import { hostPidsLimit } from "../../src/sandbox/sandbox-runtime.js";
 import { quotaSupportProblem } from "../../src/sandbox/workspace-volume.js";
 
 const MIB = 1024 * 1024;
@@ -42,36 +39,6 @@ describe("parseMountInfo", () => {
       { mountPoint: "/tmp/tsb-x/workspaces/ses a", fsType: "ext4", source: "/dev/loop3" },
       { mountPoint: "/run/a\\b", fsType: "tmpfs", source: "tmpfs" },
     ]);
-  });
-});
-
-describe("runtime in the container spec", () => {
-  const input: ContainerSpecInput = {
-    name: "toolshed-svc-ses_1-abcd1234",
-    image: "toolshed-sandbox:latest",
-    serviceId: "svc",
-    sessionId: "ses_1",
-    tenantId: "ten_1",
-    workspaceHostDir: "/data/workspaces/ses_1",
-    runHostDir: "/data/run/0123456789abcdef",
-    executorHostDir: "/app/src/sandbox/executor",
-    limits: { memoryBytes: 512 * MIB, pids: 256, nanoCpus: 1e9 },
-    identities: identitiesFrom(DEFAULT_UID_BASE),
-  };
-
-  it("leaves the engine's default runtime and the plain pids limit unless told", () => {
-    const host = buildContainerSpec(input).HostConfig!;
-    expect(host.Runtime).toBeUndefined();
-    expect(host.PidsLimit).toBe(256);
-    expect(host.ShmSize).toBe(64 * MIB);
-  });
-
-  it("runs under runsc with room in the pids cgroup for gVisor's own host tasks", () => {
-    const host = buildContainerSpec({ ...input, runtime: "runsc" }).HostConfig!;
-    expect(host.Runtime).toBe("runsc");
-    expect(host.PidsLimit).toBe(hostPidsLimit(256, "runsc"));
-    expect(host.PidsLimit).toBeGreaterThan(256);
-    expect(hostPidsLimit(256, "runc")).toBe(256);
   });
 });
 

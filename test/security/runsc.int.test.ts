@@ -6,27 +6,15 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, seedTenant, startHarness } from "../support/harness.js";
+import { runTool, jobText as text } from "../support/tool-calls.js";
 import { RUNSC } from "./runtimes.js";
-
-interface JobLike {
-  status: string;
-  result?: { content: { text?: string }[] };
-}
-const text = (job: JobLike) => (job.result?.content ?? []).map((b) => b.text ?? "").join("");
 
 describe.runIf(RUNSC)("a session under gVisor (SANDBOX_RUNTIME=runsc)", () => {
   let h: Harness;
   let agentKey: string;
   let sid: string;
 
-  const run = async (tool: string, input: Record<string, unknown>): Promise<JobLike> => {
-    const res = await h.call("POST", `/v1/sessions/${sid}/calls?wait=60`, {
-      key: agentKey,
-      body: { tool, input },
-    });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    return res.body.job;
-  };
+  const run = (tool: string, input: Record<string, unknown>) => runTool(h.call, agentKey, sid, tool, input);
 
   beforeAll(async () => {
     h = await startHarness({
