@@ -1,5 +1,5 @@
 import { existsSync, statSync } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
+import { readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readMounts } from "../../src/sandbox/mount-table.js";
@@ -25,7 +25,12 @@ describe.each(RUNTIMES)("workspace quota under %s", (runtime) => {
     t = await createTestProvider({ workspaceQuota: QUOTA, runtime });
     [a, b] = await Promise.all([acquire("ses_qa"), acquire("ses_qb")]);
   });
-  afterAll(async () => t?.cleanup());
+  afterAll(async () => {
+    // Also what a handed-over provider left mounted: every container and volume of this service.
+    await t?.provider.reapOrphans(new Set());
+    await t?.cleanup();
+    if (t) await rm(t.dataDir, { recursive: true, force: true });
+  });
 
   it("gives the agent its own writable filesystem of the quota's size, nothing else in it", async () => {
     const r = await a.exec(
@@ -117,5 +122,19 @@ describe.each(RUNTIMES)("workspace quota under %s", (runtime) => {
     expect(existsSync(image("ses_qorphan"))).toBe(false);
     expect(await mountedAt(workspaceDir("ses_qorphan"))).toBe(false);
     expect(existsSync(image("ses_qa"))).toBe(true);
+  });
+
+  it("a new worker process reuses the volume still mounted under a running container", async () => {
+    const sb = await acquire("ses_qhand");
+    await sb.writeFile("/workspace/h.txt", "handed over");
+    await t.provider.close({ stopContainers: false });
+    t = await createTestProvider(
+      { workspaceQuota: QUOTA, runtime },
+      { serviceId: t.serviceId, dataDir: t.dataDir },
+    );
+    const again = await acquire("ses_qhand");
+    expect((await again.readFile("/workspace/h.txt")).data.toString()).toBe("handed over");
+    const mounts = (await readMounts()).filter((m) => m.mountPoint === workspaceDir("ses_qhand"));
+    expect(mounts).toHaveLength(1);
   });
 });
