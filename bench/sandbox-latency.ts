@@ -28,7 +28,7 @@ function summarize(samples: number[]): Timing {
   return { n: sorted.length, p50: at(0.5), p99: at(0.99), mean };
 }
 
-async function timeEach(n: number, once: () => Promise<void>): Promise<Timing> {
+export async function timeEach(n: number, once: () => Promise<void>): Promise<Timing> {
   const samples: number[] = [];
   for (let i = 0; i < n; i++) {
     const started = performance.now();
@@ -95,7 +95,7 @@ export async function measureRawDockerRun(
   });
 }
 
-const fmt = (t: Timing) => `p50 ${t.p50.toFixed(2)} ms  p99 ${t.p99.toFixed(2)} ms  (n=${t.n})`;
+export const fmt = (t: Timing) => `p50 ${t.p50.toFixed(2)} ms  p99 ${t.p99.toFixed(2)} ms  (n=${t.n})`;
 
 /** Prints the figures; `args[0]` is the number of warm samples (default 300). */
 export async function run(args: string[]): Promise<void> {

@@ -60,6 +60,13 @@ export const Config = z.object({
       }
       return parsed;
     }),
+  /** Size and inode count of each session's /workspace (a loop-mounted ext4 image). */
+  SANDBOX_DISK_MB: int(1024, 8),
+  SANDBOX_INODES: int(100_000, 256),
+  /** `off` runs without workspace quotas (no root needed; one session can then fill the disk). */
+  SANDBOX_DISK_QUOTA: z.enum(["on", "off"]).default("on"),
+  /** OCI runtime of the sandboxes; `runsc` (gVisor) must be registered with dockerd. */
+  SANDBOX_RUNTIME: z.enum(["runc", "runsc"]).default("runc"),
 });
 export type Config = z.infer<typeof Config>;
 

@@ -169,6 +169,11 @@ function dockerProvider(config: Config, logger: Logger): DockerSandboxProvider {
     },
     idleStopMs: config.SANDBOX_IDLE_STOP_MS,
     identities: identitiesFrom(config.SANDBOX_UID_BASE),
+    workspaceQuota:
+      config.SANDBOX_DISK_QUOTA === "off"
+        ? "off"
+        : { diskBytes: config.SANDBOX_DISK_MB * 1024 * 1024, inodes: config.SANDBOX_INODES },
+    runtime: config.SANDBOX_RUNTIME,
     logger,
   });
 }

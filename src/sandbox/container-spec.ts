@@ -1,5 +1,6 @@
 import type Dockerode from "dockerode";
 import { SANDBOX_HOME, SANDBOX_WORKSPACE, type SandboxIdentities } from "./sandbox.js";
+import { hostPidsLimit } from "./sandbox-runtime.js";
 
 /** Where the executor sees the host's socket directory and its own code, inside the container. */
 export const EXECUTOR_RUN_DIR = "/run/toolshed";
@@ -46,6 +47,8 @@ export interface ContainerSpecInput {
 }
 
 const DEFAULT_TMPFS_BYTES = 256 * 1024 * 1024;
+// /dev/shm is a tmpfs too: sized here rather than by the engine's default, and memory-accounted.
+const SHM_BYTES = 64 * 1024 * 1024;
 
 /**
  * The create options of a session container: the executor as uid 0 with three capabilities and
@@ -92,13 +95,14 @@ export function buildContainerSpec(input: ContainerSpecInput): Dockerode.Contain
         "/tmp": `rw,nosuid,nodev,size=${tmpfsSize},mode=1777`,
         [SANDBOX_HOME]: `rw,nosuid,nodev,size=${tmpfsSize},uid=${uid},gid=${uid},mode=0700`,
       },
-      PidsLimit: input.limits.pids,
+      PidsLimit: hostPidsLimit(input.limits.pids, input.runtime),
       Memory: input.limits.memoryBytes,
       // Equal to Memory: no swap on top of the limit.
       MemorySwap: input.limits.memoryBytes,
       NanoCpus: input.limits.nanoCpus,
       Init: true,
       IpcMode: "private",
+      ShmSize: SHM_BYTES,
       LogConfig: { Type: "none", Config: {} },
       RestartPolicy: { Name: "no" },
       Privileged: false,

@@ -24,7 +24,9 @@ import {
   SandboxUnavailableError,
   type SessionSandboxSpec,
 } from "./sandbox.js";
+import { RuntimeCheck } from "./sandbox-runtime.js";
 import { assertSessionId, assertSocketPathFits, type SessionPaths, sessionPaths } from "./session-paths.js";
+import { createWorkspaceVolumes, type WorkspaceQuota, type WorkspaceVolumes } from "./workspace-volume.js";
 
 /** The logger shape the provider needs (pino fits). */
 export interface SandboxLogger {
@@ -50,6 +52,9 @@ export interface DockerSandboxProviderOptions {
   startTimeoutMs?: number;
   /** The sandbox uids; default: laid out from 100000 (no host user has them). */
   identities?: SandboxIdentities;
+  /** Size and inodes of each /workspace (a loop-mounted image; needs root); default 1 GiB and
+   * 100,000. "off": plain host directories, no limit. */
+  workspaceQuota?: WorkspaceQuota | "off";
   /** An OCI runtime registered with the engine, e.g. `runsc` (gVisor); default: the engine's. */
   runtime?: string;
 }
@@ -92,6 +97,8 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
   private readonly identities: SandboxIdentities;
   /** Running containers found at start that no call has used yet: the idle reaper stops them too. */
   private readonly inherited = new Map<string, { inflight: number; lastUsed: number }>();
+  private readonly volumes: WorkspaceVolumes | null;
+  private readonly runtimeCheck: RuntimeCheck;
 
   constructor(private readonly opts: DockerSandboxProviderOptions) {
     if (!SERVICE_ID.test(opts.serviceId))
@@ -106,6 +113,13 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     this.adoptRunning().catch((err: unknown) =>
       this.logger.warn({ err }, "listing running sandboxes failed"),
     );
+    this.volumes = createWorkspaceVolumes(opts.workspaceQuota, {
+      dataDir: this.dataDir,
+      uid: this.identities.agent,
+      workspaceDir: (id) => sessionPaths(this.dataDir, opts.serviceId, id).workspaceDir,
+      logger: this.logger,
+    });
+    this.runtimeCheck = new RuntimeCheck(this.docker, opts.runtime);
     this.stopReaper = startIdleReaper({
       idleStopMs: opts.idleStopMs,
       sessions: () => [...this.live.entries(), ...this.inherited.entries()],
@@ -160,11 +174,13 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     this.inherited.delete(sessionId);
     await this.starting.get(sessionId)?.catch(() => {});
     const session = this.live.get(sessionId);
-    const name = sessionPaths(this.dataDir, this.opts.serviceId, sessionId).containerName;
+    const paths = sessionPaths(this.dataDir, this.opts.serviceId, sessionId);
     this.live.delete(sessionId);
     const stopped = (async () => {
       await session?.channel.close();
-      await stopContainer(this.docker, name, 2);
+      await stopContainer(this.docker, paths.containerName, 2);
+      // A volume is mounted exactly while its container may run.
+      await this.volumes?.unmount(paths.workspaceDir);
     })().finally(() => this.stopping.delete(sessionId));
     this.stopping.set(sessionId, stopped);
     await stopped;
@@ -175,6 +191,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     await this.stop(sessionId);
     const paths = sessionPaths(this.dataDir, this.opts.serviceId, sessionId);
     await removeContainer(this.docker, paths.containerName);
+    await this.volumes?.destroy(sessionId, paths.workspaceDir);
     await rm(paths.workspaceDir, { recursive: true, force: true });
     await rm(paths.runDir, { recursive: true, force: true });
   }
@@ -191,6 +208,8 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       reaped++;
     }
     if (reaped > 0) this.logger.info({ reaped }, "reaped orphaned sandbox containers");
+    const volumes = (await this.volumes?.reap(liveSessionIds)) ?? 0;
+    if (volumes > 0) this.logger.info({ volumes }, "reaped orphaned workspace volumes");
     return reaped;
   }
 
@@ -233,12 +252,13 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     await this.stopping.get(spec.sessionId)?.catch(() => {});
     const paths = sessionPaths(this.dataDir, this.opts.serviceId, spec.sessionId);
     this.inherited.delete(spec.sessionId);
-    const token = await this.prepareDirs(paths);
+    const token = await this.prepareDirs(paths, spec.sessionId);
     const channel = await ExecutorChannel.listen(paths.socketPath, token);
     try {
       // Docker may still report a container whose executor just died as running; or the
       // executor is wedged. Either way, a stop makes the start below a real one.
       if (this.unreachable.delete(spec.sessionId)) await stopContainer(this.docker, paths.containerName, 1);
+      await this.runtimeCheck.ensure();
       await ensureContainerRunning(this.docker, {
         name: paths.containerName,
         image: this.opts.image,
@@ -283,9 +303,9 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
   /**
    * Makes the run directory (root's: the container sees it read-only) with the executor's
    * config, whose secret stays the same across restarts of the container and of this process,
-   * and the workspace owned by the agent. Returns the secret.
+   * and the workspace owned by the agent (with quotas: its volume mounted). Returns the secret.
    */
-  private async prepareDirs(paths: SessionPaths): Promise<string> {
+  private async prepareDirs(paths: SessionPaths, sessionId: string): Promise<string> {
     await mkdir(paths.runDir, { recursive: true, mode: 0o755 });
     await mkdir(paths.workspaceDir, { recursive: true });
     const token = await this.executorToken(paths.configPath);
@@ -303,6 +323,8 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     await writeFile(tmp, JSON.stringify(config), { mode: 0o400 });
     await chmod(tmp, 0o400);
     await rename(tmp, paths.configPath);
+    // The bare directory stays root's (unwritable); the chown below is then the volume's root.
+    await this.volumes?.mount(sessionId, paths.workspaceDir);
     try {
       await chown(paths.workspaceDir, agent, agent);
       // setgid and group-writable: what is made inside stays the agent's group, which the

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildContainerSpec, type ContainerSpecInput } from "../../src/sandbox/container-spec.js";
 import { DEFAULT_UID_BASE, identitiesFrom } from "../../src/sandbox/sandbox.js";
+import { hostPidsLimit } from "../../src/sandbox/sandbox-runtime.js";
 import { assertSessionId, assertSocketPathFits, sessionPaths } from "../../src/sandbox/session-paths.js";
 
 const input: ContainerSpecInput = {
@@ -104,5 +105,22 @@ describe("session paths", () => {
   it("refuses a data directory too long for unix sockets", () => {
     expect(() => assertSocketPathFits(`/${"d".repeat(90)}`)).toThrow(/too long/);
     expect(() => assertSocketPathFits("/var/lib/toolshed")).not.toThrow();
+  });
+});
+
+describe("runtime and /dev/shm in the spec", () => {
+  it("leaves the engine's default runtime and the plain pids limit unless told, and sizes /dev/shm", () => {
+    const host = buildContainerSpec(input).HostConfig!;
+    expect(host.Runtime).toBeUndefined();
+    expect(host.PidsLimit).toBe(256);
+    expect(host.ShmSize).toBe(64 * 1024 * 1024);
+  });
+
+  it("runs under runsc with room in the pids cgroup for gVisor's own host tasks", () => {
+    const host = buildContainerSpec({ ...input, runtime: "runsc" }).HostConfig!;
+    expect(host.Runtime).toBe("runsc");
+    expect(host.PidsLimit).toBe(hostPidsLimit(256, "runsc"));
+    expect(host.PidsLimit).toBeGreaterThan(256);
+    expect(hostPidsLimit(256, "runc")).toBe(256);
   });
 });
