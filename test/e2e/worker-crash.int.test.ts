@@ -18,8 +18,7 @@ afterAll(async () => {
 });
 
 function spawnWorker(): ChildProcess {
-  const env: Record<string, string> = { ...process.env } as Record<string, string>;
-  for (const [k, v] of Object.entries(h.config)) if (v !== undefined) env[k] = String(v);
+  const env = { ...process.env, ...h.env };
   const p = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "worker"], { env, stdio: "ignore" });
   return p;
 }

@@ -27,7 +27,12 @@ import { MemoryBus } from "./memory-bus.js";
 export const ADMIN_KEY = "test-admin-key-0123456789abcdef";
 
 export function testConfig(dataDir: string, extra: Record<string, string> = {}): Config {
-  return loadConfig({
+  return loadConfig(testEnv(dataDir, extra));
+}
+
+/** The environment a test service is configured from (what a child process is given too). */
+export function testEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
     PORT: "0",
     HOST: "127.0.0.1",
     DATA_DIR: dataDir,
@@ -40,7 +45,7 @@ export function testConfig(dataDir: string, extra: Record<string, string> = {}):
     ORDER_RECHECK_MS: "200",
     SANDBOX_RETRY_BACKOFF_MS: "200",
     ...extra,
-  });
+  };
 }
 
 /** A small HTTP client bound to the harness's base URL. */
@@ -76,6 +81,8 @@ export function httpClient(baseUrl: string): Client {
 
 export interface Harness {
   config: Config;
+  /** The environment `config` was parsed from: hand it to a child process to configure it alike. */
+  env: Record<string, string>;
   url: string;
   call: Client;
   service: RunningService;
@@ -89,12 +96,14 @@ export async function startHarness(
 ): Promise<Harness> {
   // Short path: the sandbox provider puts unix sockets under DATA_DIR.
   const dataDir = mkdtempSync(join(tmpdir(), "tsh-"));
-  const config = testConfig(dataDir, opts.env);
+  const env = testEnv(dataDir, opts.env);
+  const config = loadConfig(env);
   const extra: RunningService[] = [];
   const service = await startService(config, opts.mode ?? "serve", opts.start);
   const url = service.url!;
   return {
     config,
+    env,
     url,
     call: httpClient(url),
     service,
