@@ -2,10 +2,11 @@
  * Attack 8, programs named in repository config: git commands the policy auto-allows as
  * read-only must not run core.fsmonitor, core.pager, diff.external or a textconv driver from a
  * repository's config, nor from a bare repository planted as ordinary files. Each program would
- * leave a `*-ran` marker in /workspace; the attack fails when no marker appears.
+ * leave traces whatever identity it runs as: a computed `ran-42-…` line in the command's output
+ * and `*-ran` files in /workspace and /tmp. The attack fails when no trace appears.
  */
 import { describe, expect, it } from "vitest";
-import { type Attacker, harnessFor, jobText, newAttacker, runtimes } from "./support.js";
+import { type Attacker, globFinds, harnessFor, type Job, jobText, newAttacker, runtimes } from "./support.js";
 
 /** A repository with one commit and a change, then the hostile config (set after the commit). */
 const PLANT_REPO = [
@@ -17,20 +18,20 @@ const PLANT_REPO = [
   "echo one > a.txt",
   "git add a.txt",
   "git commit -qm one",
-  "git config core.fsmonitor 'touch /workspace/fsm-ran; true'",
-  "git config core.pager 'touch /workspace/pager-ran; cat'",
-  "git config diff.external 'touch /workspace/ext-ran; true'",
-  "git config diff.evil.textconv 'touch /workspace/tc-ran; cat'",
+  "git config core.fsmonitor 'echo ran-$((6*7))-fsm >&2; touch /workspace/fsm-ran /tmp/fsm-ran; true'",
+  "git config core.pager 'echo ran-$((6*7))-pager >&2; touch /workspace/pager-ran /tmp/pager-ran; cat'",
+  "git config diff.external 'echo ran-$((6*7))-ext; touch /workspace/ext-ran /tmp/ext-ran; true'",
+  "git config diff.evil.textconv 'echo ran-$((6*7))-tc; touch /workspace/tc-ran /tmp/tc-ran; cat'",
   "echo '*.txt diff=evil' > .gitattributes",
   "echo two >> a.txt",
-  "rm -f /workspace/*-ran",
+  "rm -f /workspace/*-ran /tmp/*-ran",
 ].join("\n");
 
 /** A repository that is only ordinary files in the worktree (as a clone would bring it). */
 const BARE_FILES: Record<string, string> = {
   "/workspace/evil/HEAD": "ref: refs/heads/main\n",
   "/workspace/evil/config":
-    '[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = /workspace\n\tfsmonitor = "touch /workspace/bare-ran; true"\n',
+    '[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = /workspace\n\tfsmonitor = "echo ran-$((6*7))-bare >&2; touch /workspace/bare-ran /tmp/bare-ran; true"\n',
   "/workspace/evil/objects/.keep": "",
   "/workspace/evil/refs/heads/.keep": "",
 };
@@ -48,11 +49,14 @@ async function plantedSession(a: Attacker): Promise<void> {
   expect(touch.job?.status, "the rules did not change").toBe("awaiting_approval");
 }
 
-/** The `*-ran` markers in the workspace. */
-async function markers(a: Attacker): Promise<string> {
-  const glob = await a.callAndWait("Glob", { pattern: "*-ran", path: "/workspace" });
-  expect(glob.status, `Glob: ${jobText(glob)}`).toBe("succeeded");
-  return jobText(glob).startsWith("No files found") ? "" : jobText(glob);
+/** What shows that a config program ran: its output in the answer, its files in /workspace or /tmp. */
+async function traces(a: Attacker, job: Job): Promise<string[]> {
+  const found = [
+    ...(jobText(job).match(/ran-42-\w+/g) ?? []),
+    await globFinds(a, "*-ran"),
+    await globFinds(a, "*-ran", "/tmp"),
+  ];
+  return found.filter((t) => t !== "");
 }
 
 const READ_ONLY = ["git status", "git diff", "git log -p", "git -C /workspace status", "git -C evil status"];
@@ -69,7 +73,19 @@ describe.each(runtimes)("containment under %s: read-only git runs no program fro
     const a = await newAttacker(h(), { allow: ["Bash", "Write"] });
     await plantedSession(a);
     const job = await a.callAndWait("Bash", { command });
-    expect(await markers(a), `${command} (${job.status}) ran config programs`).toBe("");
+    expect(await traces(a, job), `${command} (${job.status}) ran config programs`).toEqual([]);
+  });
+
+  // The control: if read-only git failed on this repository anyway, the tests above would prove nothing.
+  it("read-only git still reads the planted repository", async () => {
+    const a = await newAttacker(h(), { allow: ["Bash", "Write"] });
+    await plantedSession(a);
+    const status = await a.callAndWait("Bash", { command: "git status" });
+    expect.soft(status.status, jobText(status)).toBe("succeeded");
+    expect.soft(jobText(status)).toContain("a.txt");
+    const log = await a.callAndWait("Bash", { command: "git log -p" });
+    expect.soft(log.status, jobText(log)).toBe("succeeded");
+    expect.soft(jobText(log)).toContain("+one");
   });
 
   it.each(NOT_READ_ONLY)("`%s` is not auto-allowed", async (command) => {
@@ -78,6 +94,6 @@ describe.each(runtimes)("containment under %s: read-only git runs no program fro
     const job = await a.callAndWait("Bash", { command });
     expect.soft(job.decision.behavior, `${command}: ${job.decision.message}`).not.toBe("allow");
     expect.soft(job.status).not.toBe("succeeded");
-    expect(await markers(a), `${command} ran config programs`).toBe("");
+    expect(await traces(a, job), `${command} ran config programs`).toEqual([]);
   });
 });

@@ -1,18 +1,26 @@
 /**
  * Attack 1, argument injection through Grep: with Bash denied, a Grep input that ripgrep would
- * parse as `--pre=bash` runs every searched file as a shell script. The script below writes
- * /workspace/pwned.txt; the attack fails when that file never appears.
+ * parse as `--pre=bash` runs every searched file as a shell script. The script below leaves
+ * three traces if it runs, whatever identity it runs as: its output (ripgrep searches or reports
+ * it), /workspace/pwned.txt and /tmp/pwned-grep. The attack fails when none appears.
  */
 import { describe, expect, it } from "vitest";
-import { harnessFor, jobText, newAttacker, runtimes, workspaceHas } from "./support.js";
+import { globFinds, harnessFor, jobText, newAttacker, runtimes } from "./support.js";
 
 const RULES = { allow: ["Read", "Write", "Grep", "Glob"], deny: ["Bash"] };
 
+// The marker is computed, so it can only appear in an answer if the script ran.
+const PAYLOAD =
+  'touch /tmp/pwned-grep\nid > /workspace/pwned.txt\necho "ran-$((6*7))"\necho "ran-$((6*7))" >&2\n';
+const RAN = "ran-42";
+// Matches the marker without spelling it, so that an answer quoting the pattern does not count.
+const FIND = "ran-4[2]";
+
 const VARIANTS: Record<string, unknown>[] = [
-  { pattern: "x", path: "--pre=bash" },
-  { pattern: "x", glob: "--pre=bash" },
-  { pattern: "x", type: "--pre=bash" },
-  { pattern: "x", glob: "x --pre=bash" },
+  { pattern: FIND, path: "--pre=bash" },
+  { pattern: FIND, glob: "--pre=bash" },
+  { pattern: FIND, type: "--pre=bash" },
+  { pattern: FIND, glob: "x --pre=bash" },
   { pattern: "--pre=bash" },
 ];
 
@@ -21,25 +29,20 @@ describe.each(runtimes)("containment under %s: Grep input never becomes a ripgre
 
   it.each(VARIANTS)("Grep %j runs no program", async (grep) => {
     const a = await newAttacker(h(), RULES);
-    const w = await a.callAndWait("Write", {
-      file_path: "/workspace/a.txt",
-      content: "id > /workspace/pwned.txt\n",
-    });
+    const w = await a.callAndWait("Write", { file_path: "/workspace/a.txt", content: PAYLOAD });
     expect(w.status, JSON.stringify(w)).toBe("succeeded");
-    // Bash is denied, so only the injection could create the file.
-    const bash = await a.submit("Bash", { command: "id > /workspace/pwned.txt" });
+    // Bash is denied, so only the injection could run the script.
+    const bash = await a.submit("Bash", { command: "bash /workspace/a.txt" });
     expect(bash.job?.status).toBe("denied");
 
-    const res = await a.tryCall("Grep", grep);
-    // A clear refusal (4xx) or a job; either way no program ran and nothing says it did.
-    if (res.job) expect(jobText(res.job)).not.toMatch(/uid=\d+/);
+    const res = await a.tryCall("Grep", { ...grep, output_mode: "content" });
+    // A clear refusal (4xx) or a job; either way nothing shows the script ran.
+    if (res.job) expect.soft(jobText(res.job), "the injected script's output").not.toContain(RAN);
     else expect(res.status, JSON.stringify(res.body)).toBeGreaterThanOrEqual(400);
 
     const read = await a.callAndWait("Read", { file_path: "/workspace/pwned.txt" });
-    expect(read.status, `the injected script ran; /workspace/pwned.txt holds: ${jobText(read)}`).toBe(
-      "failed",
-    );
-    expect(jobText(read)).toContain("does not exist");
-    expect(await workspaceHas(a, "pwned*")).toBe(false);
+    expect.soft(jobText(read), "the injected script wrote /workspace/pwned.txt").toContain("does not exist");
+    expect.soft(await globFinds(a, "pwned*"), "in /workspace").toBe("");
+    expect.soft(await globFinds(a, "pwned*", "/tmp"), "in /tmp").toBe("");
   });
 });

@@ -15,6 +15,8 @@ const isLeftover = (args: string) =>
 /** The processes the call left behind, as a later call sees them (after the 1 s the fix may take). */
 async function leftovers(a: Attacker): Promise<string[]> {
   const { out } = await a.bash("sleep 1; ps -eo stat=,args=");
+  // The control: this call sees processes beyond its own, or an empty list would prove nothing.
+  expect(out, "ps shows no process outside the call").toContain("executor.mjs");
   return out
     .split("\n")
     .map((l) => l.trim())

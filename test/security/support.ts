@@ -203,9 +203,9 @@ export async function newAttacker(h: Harness, rules: Rules): Promise<Attacker> {
   return a;
 }
 
-/** Whether a file exists in the session's workspace, asked with Glob (the rules must allow it). */
-export async function workspaceHas(a: Attacker, name: string): Promise<boolean> {
-  const job = await a.callAndWait("Glob", { pattern: name, path: "/workspace" });
+/** The files matching `pattern` under `dir`, listed by Glob (the rules must allow it); "" for none. */
+export async function globFinds(a: Attacker, pattern: string, dir = "/workspace"): Promise<string> {
+  const job = await a.callAndWait("Glob", { pattern, path: dir });
   expect(job.status, `Glob: ${JSON.stringify(job)}`).toBe("succeeded");
-  return !jobText(job).startsWith("No files found");
+  return jobText(job).startsWith("No files found") ? "" : jobText(job);
 }
