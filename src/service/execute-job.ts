@@ -57,6 +57,7 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
     sessionId: session.id,
     acquire: () => acquireSessionSandbox(deps, session),
     onInstance: (instance) => recordAttemptSandbox(deps, job.id, instance),
+    liveInstance: job.runs > 1,
     onUnavailable: (err) => (unavailable ??= err),
   });
   const tool = toolkit.getTool(job.tool);

@@ -11,6 +11,11 @@ export interface JobSandboxOptions {
   acquire: () => Promise<Sandbox>;
   /** Called once with the executor instance, before the first operation is sent. */
   onInstance: (instance: string) => void;
+  /**
+   * Ask the instance through a round trip (a takeover, where it decides what runs) rather than
+   * take the last one that proved itself (a stale id there only makes a later takeover careful).
+   */
+  liveInstance: boolean;
   /** Reports SandboxUnavailableError even when a tool swallows it. */
   onUnavailable: (err: SandboxUnavailableError) => void;
 }
@@ -29,8 +34,7 @@ export function jobSandbox(opts: JobSandboxOptions): JobSandbox {
   const key = () => `${opts.jobId}:${n++}`;
   const open = async (): Promise<Sandbox> => {
     const sb = await opts.acquire();
-    // Recorded without a round trip: a stale id only makes a later takeover more careful.
-    if (sb.instanceId) opts.onInstance(await sb.instanceId({ live: false }));
+    if (sb.instanceId) opts.onInstance(await sb.instanceId({ live: opts.liveInstance }));
     ready = sb;
     return sb;
   };

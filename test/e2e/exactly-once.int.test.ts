@@ -3,43 +3,31 @@
  * worker is SIGKILLed with calls in flight, or a session's container is killed under a call:
  * every counter has at most one line, and every job's final state agrees with its counter.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import Dockerode from "dockerode";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { LABEL_SESSION } from "../../src/sandbox/container-spec.js";
-import { type Harness, seedTenant, startHarness, waitUntilSettled } from "../support/harness.js";
+import { apiWithChildWorkers } from "../support/child-workers.js";
+import { seedTenant, waitUntilSettled } from "../support/harness.js";
 
 const docker = new Dockerode();
-let h: Harness;
-let child: ChildProcess | undefined;
+const fx = apiWithChildWorkers();
 let inProcess: Promise<unknown> | undefined;
 /** One in-process worker for the rest of the file (after the child worker is gone). */
-const inProcessWorker = () => (inProcess ??= h.start("worker"));
+const inProcessWorker = () => (inProcess ??= fx.h.start("worker"));
 
-beforeAll(async () => {
-  h = await startHarness({ mode: "api" });
-});
-afterAll(async () => {
-  if (child && child.exitCode === null) child.kill("SIGKILL");
-  await h?.stop();
-});
-
-function spawnWorker(): ChildProcess {
-  const env = { ...process.env, ...h.env };
-  return spawn(process.execPath, ["--import", "tsx", "src/main.ts", "worker"], { env, stdio: "ignore" });
-}
+const spawnWorker = () => fx.spawnWorker();
 
 /** The lines of a file in a session's workspace, read on the host (no call, so no side effect). */
 function linesOf(sid: string, name: string): string[] {
-  const path = join(h.config.DATA_DIR, "sb", "workspaces", sid, name);
+  const path = join(fx.h.config.DATA_DIR, "sb", "workspaces", sid, name);
   if (!existsSync(path)) return [];
   return readFileSync(path, "utf8").split("\n").filter(Boolean);
 }
 
 async function jobStatus(key: string, id: string): Promise<string> {
-  return (await h.call("GET", `/v1/jobs/${id}`, { key })).body.job.status;
+  return (await fx.h.call("GET", `/v1/jobs/${id}`, { key })).body.job.status;
 }
 
 async function untilRunning(key: string, ids: string[], atLeast: number): Promise<void> {
@@ -52,21 +40,21 @@ async function untilRunning(key: string, ids: string[], atLeast: number): Promis
 }
 
 it("kill -9 of the worker with calls in flight: the next worker re-attaches, nothing runs twice", async () => {
-  const t = await seedTenant(h.call, "once");
-  await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, {
+  const t = await seedTenant(fx.h.call, "once");
+  await fx.h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, {
     key: t.adminKey,
     body: { allow: ["Bash"], deny: [], ask: [] },
   });
   const sessions: string[] = [];
   for (let i = 0; i < 10; i++) {
-    sessions.push((await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id);
+    sessions.push((await fx.h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id);
   }
-  child = spawnWorker();
+  const child = spawnWorker();
   // Two calls per session: the first in flight when the worker dies, the second still queued.
   const jobs: { sid: string; id: string; n: number }[] = [];
   for (const n of [0, 1]) {
     for (const sid of sessions) {
-      const r = await h.call("POST", `/v1/sessions/${sid}/calls`, {
+      const r = await fx.h.call("POST", `/v1/sessions/${sid}/calls`, {
         key: t.agentKey,
         body: {
           tool: "Bash",
@@ -83,7 +71,7 @@ it("kill -9 of the worker with calls in flight: the next worker re-attaches, not
     4,
   );
   child.kill("SIGKILL");
-  await new Promise((r) => child!.once("exit", r));
+  await new Promise((r) => child.once("exit", r));
 
   await inProcessWorker();
   const final = await waitUntilSettled(() => Promise.all(jobs.map((j) => jobStatus(t.agentKey, j.id))));
@@ -96,7 +84,7 @@ it("kill -9 of the worker with calls in flight: the next worker re-attaches, not
   }
   // The re-attached calls say which workers took them.
   const views = await Promise.all(
-    jobs.map(async (j) => (await h.call("GET", `/v1/jobs/${j.id}`, { key: t.agentKey })).body.job),
+    jobs.map(async (j) => (await fx.h.call("GET", `/v1/jobs/${j.id}`, { key: t.agentKey })).body.job),
   );
   const taken = views.filter((v) => v.attempts.length > 1);
   expect(taken.length).toBeGreaterThanOrEqual(4);
@@ -109,14 +97,14 @@ it("kill -9 of the worker with calls in flight: the next worker re-attaches, not
 }, 240_000);
 
 it("the container killed under a call: the call ends interrupted and is not run again", async () => {
-  const t = await seedTenant(h.call, "killed");
-  await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, {
+  const t = await seedTenant(fx.h.call, "killed");
+  await fx.h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, {
     key: t.adminKey,
     body: { allow: ["Bash"], deny: [], ask: [] },
   });
   await inProcessWorker();
-  const sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id;
-  const r = await h.call("POST", `/v1/sessions/${sid}/calls`, {
+  const sid = (await fx.h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id;
+  const r = await fx.h.call("POST", `/v1/sessions/${sid}/calls`, {
     key: t.agentKey,
     body: { tool: "Bash", input: { command: "echo x >> /workspace/counter; sleep 30" } },
   });
@@ -129,13 +117,13 @@ it("the container killed under a call: the call ends interrupted and is not run 
 
   const [status] = await waitUntilSettled(async () => [await jobStatus(t.agentKey, id)]);
   expect(status).toBe("interrupted");
-  const job = (await h.call("GET", `/v1/jobs/${id}`, { key: t.agentKey })).body.job;
+  const job = (await fx.h.call("GET", `/v1/jobs/${id}`, { key: t.agentKey })).body.job;
   expect(job.result.content[0].text).toMatch(/may have partly run/);
   expect(job.attempts.length).toBe(2);
   expect(job.attempts[1].sandbox).not.toBe(job.attempts[0].sandbox);
   expect(linesOf(sid, "counter")).toEqual(["x"]);
   // The session goes on in a fresh container on the same workspace.
-  const next = await h.call("POST", `/v1/sessions/${sid}/calls?wait=30`, {
+  const next = await fx.h.call("POST", `/v1/sessions/${sid}/calls?wait=30`, {
     key: t.agentKey,
     body: { tool: "Bash", input: { command: "cat /workspace/counter" } },
   });

@@ -72,6 +72,18 @@ export function userEnv(identity, name, extra) {
   return env;
 }
 
+/** Starts argv under `who` in its own process group (so that it can be killed whole). */
+export function spawnAs(who, req, stdio, resolveCwd) {
+  return spawn(req.argv[0], req.argv.slice(1), {
+    cwd: resolveCwd(req.cwd),
+    env: userEnv(who.identity, who.name, req.env),
+    uid: who.uid,
+    gid: who.gid,
+    detached: true,
+    stdio,
+  });
+}
+
 export class ExecRun {
   /**
    * @param req the exec request; `as` is "agent" or "reader"
@@ -123,14 +135,7 @@ export class ExecRun {
       while (stdio.length <= CWD_FD) stdio.push(stdio.length === CWD_FD ? "pipe" : "ignore");
     let child;
     try {
-      child = spawn(req.argv[0], req.argv.slice(1), {
-        cwd: resolveCwd(req.cwd),
-        env: userEnv(who.identity, who.name, req.env),
-        uid: who.uid,
-        gid: who.gid,
-        detached: true,
-        stdio,
-      });
+      child = spawnAs(who, req, stdio, resolveCwd);
     } catch (err) {
       return this.failed(err, resolveCwd);
     }

@@ -1,9 +1,8 @@
 // A long-lived process (stdio MCP servers) on its own connection: stdin comes from later lines,
 // output streams back, and closing the connection kills its group.
-import { spawn } from "node:child_process";
 import { constants as osc } from "node:os";
 import { StringDecoder } from "node:string_decoder";
-import { reply, send, userEnv } from "./exec-run.mjs";
+import { reply, send, spawnAs } from "./exec-run.mjs";
 
 const KILL_GRACE_MS = 1000;
 
@@ -15,14 +14,7 @@ export function runSpawn(sock, req, who, resolveCwd) {
   let exit = null;
   let child;
   try {
-    child = spawn(req.argv[0], req.argv.slice(1), {
-      cwd: resolveCwd(req.cwd),
-      env: userEnv(who.identity, who.name, req.env),
-      uid: who.uid,
-      gid: who.gid,
-      detached: true,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    child = spawnAs(who, req, ["pipe", "pipe", "pipe"], resolveCwd);
   } catch (err) {
     return failed(err);
   }
