@@ -11,6 +11,7 @@ import { requireKey } from "./auth.js";
 import type { AppEnv } from "./context.js";
 import { docsPage } from "./docs.js";
 import { errorResponse, problem } from "./errors.js";
+import { jsonDepthLimit } from "./json-depth.js";
 import { auditRoutes } from "./routes/audit.js";
 import { callRoutes } from "./routes/calls.js";
 import { eventRoutes } from "./routes/events.js";
@@ -59,6 +60,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
     }),
   );
   app.use("/v1/*", requireKey(deps.db));
+  app.use("/v1/*", jsonDepthLimit());
 
   systemRoutes(app, deps);
   tenantRoutes(app, deps);

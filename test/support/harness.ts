@@ -17,6 +17,7 @@ import { createLogger } from "../../src/log.js";
 import type { SandboxProvider } from "../../src/sandbox/sandbox.js";
 import { type Quotas, type ServiceDeps, toolRegistry } from "../../src/service/deps.js";
 import { ensureAdminKey } from "../../src/service/keys.js";
+import { createMcpRuntime } from "../../src/service/mcp-clients.js";
 import { Metrics } from "../../src/service/metrics.js";
 import { SqliteReadCache } from "../../src/service/read-cache-store.js";
 import { SkillFiles } from "../../src/service/skill-files.js";
@@ -148,7 +149,11 @@ export async function seedTenant(call: Client, name = "acme") {
 }
 
 /** The Hono app over real SQLite with in-memory queue/events and the given sandbox provider. */
-export function createApiTestApp(sandboxes: SandboxProvider, quotas: Partial<Quotas> = {}) {
+export function createApiTestApp(
+  sandboxes: SandboxProvider,
+  quotas: Partial<Quotas> = {},
+  opts: { mcp?: boolean } = {},
+) {
   const dataDir = mkdtempSync(join(tmpdir(), "tsa-"));
   const { db, close } = openDb(join(dataDir, "t.db"));
   ensureAdminKey({ db }, ADMIN_KEY);
@@ -166,6 +171,7 @@ export function createApiTestApp(sandboxes: SandboxProvider, quotas: Partial<Quo
     logger: createLogger("silent"),
     limiter: bus,
     quotas: { maxSessions: 1000, callsPerMinute: 1000, ...quotas },
+    mcp: opts.mcp ? createMcpRuntime({ db, logger: createLogger("silent"), dataDir }) : undefined,
   };
   const app = createApp({ ...deps, bodyLimitBytes: 64 * 1024 });
   const call: Client = async (method, path, opts = {}) => {
