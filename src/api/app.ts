@@ -7,6 +7,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { formatPath, PayloadTooLargeError, ValidationError } from "../errors.js";
 import type { ServiceDeps } from "../service/deps.js";
+import { KeyStreams } from "../service/key-streams.js";
 import { requireKey } from "./auth.js";
 import type { AppEnv } from "./context.js";
 import { docsPage } from "./docs.js";
@@ -62,12 +63,14 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
   app.use("/v1/*", requireKey(deps.db));
   app.use("/v1/*", jsonDepthLimit());
 
+  // Revoking a key ends the streams it opened (SSE, MCP sessions).
+  const keyStreams = new KeyStreams(deps.db);
   systemRoutes(app, deps);
-  tenantRoutes(app, deps);
+  tenantRoutes(app, deps, keyStreams);
   sessionRoutes(app, deps);
   callRoutes(app, deps);
   jobRoutes(app, deps);
-  eventRoutes(app, deps);
+  eventRoutes(app, deps, keyStreams);
   policyRoutes(app, deps);
   auditRoutes(app, deps);
   tenantSettingsRoutes(app, deps);
@@ -75,7 +78,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
   toolGroupRoutes(app, deps);
   skillRoutes(app, deps);
   if (deps.mcp) mcpServerRoutes(app, deps, deps.mcp);
-  sessionMcpRoutes(app, deps);
+  sessionMcpRoutes(app, deps, { keyStreams });
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
   app.doc31("/openapi.json", {
