@@ -116,7 +116,7 @@ export async function startHarness(
 }
 
 /** Redis is shared: remove this run's queue, streams and meta keys. */
-async function dropRedisKeys(config: Config): Promise<void> {
+export async function dropRedisKeys(config: Config): Promise<void> {
   const redis = new Redis(config.REDIS_URL);
   try {
     let cursor = "0";

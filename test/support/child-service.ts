@@ -1,0 +1,54 @@
+/**
+ * Runs `toolshed api|worker|serve` as a child process (a real process, as deployed) on a test
+ * config, and learns its URL from its own "listening" log line.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import type { Config } from "../../src/config.js";
+
+export interface ChildService {
+  proc: ChildProcess;
+  /** The URL of its HTTP port (the API's, or a lone worker's). */
+  url: string;
+  /** Every log line it printed so far (JSON). */
+  lines: string[];
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export async function startChild(
+  mode: "api" | "worker" | "serve",
+  config: Config,
+  env: Record<string, string> = {},
+): Promise<ChildService> {
+  const childEnv: Record<string, string> = { ...(process.env as Record<string, string>) };
+  for (const [k, v] of Object.entries(config)) if (v !== undefined) childEnv[k] = String(v);
+  Object.assign(childEnv, { LOG_LEVEL: "info", ...env });
+  const proc = spawn(process.execPath, ["--import", "tsx", "src/main.ts", mode], {
+    env: childEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const lines: string[] = [];
+  const url = await new Promise<string>((resolve, reject) => {
+    const onLine = (line: string) => {
+      lines.push(line);
+      const m = /"url":"([^"]+)".*"msg":"(api|worker) listening"/.exec(line);
+      if (m) resolve(m[1]!);
+    };
+    createInterface({ input: proc.stdout! }).on("line", onLine);
+    createInterface({ input: proc.stderr! }).on("line", onLine);
+    proc.once("exit", (code) =>
+      reject(new Error(`${mode} exited (${code}):\n${lines.slice(-20).join("\n")}`)),
+    );
+  });
+  return {
+    proc,
+    url,
+    lines,
+    async stop(signal = "SIGTERM") {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      const exited = new Promise((r) => proc.once("exit", r));
+      proc.kill(signal);
+      await exited;
+    },
+  };
+}
