@@ -32,6 +32,17 @@ export interface ApiDeps extends ServiceDeps {
   bodyLimitBytes: number;
 }
 
+/** What a lone worker serves: liveness, readiness and metrics, nothing under /v1. */
+export function createSystemApp(
+  deps: Pick<ServiceDeps, "metrics" | "readiness" | "logger">,
+): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+  systemRoutes(app, deps);
+  app.notFound((c) => problem(c, "NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`));
+  app.onError((err, c) => errorResponse(c, err, deps.logger));
+  return app;
+}
+
 export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {

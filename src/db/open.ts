@@ -14,6 +14,8 @@ export type Db = BetterSQLite3Database<typeof schema>;
 
 export interface OpenedDb {
   db: Db;
+  /** Throws when the file cannot be read (readiness). */
+  ping(): void;
   close(): void;
 }
 
@@ -52,7 +54,7 @@ export function openDb(file: string): OpenedDb {
   const db = drizzle(sqlite, { schema });
   migrate(db, { migrationsFolder: MIGRATIONS });
   beginImmediate(db);
-  return { db, close: () => sqlite.close() };
+  return { db, ping: () => void sqlite.prepare("select 1").get(), close: () => sqlite.close() };
 }
 
 /**

@@ -18,7 +18,7 @@ import type { ServiceDeps } from "./deps.js";
 import { newId } from "./ids.js";
 import { type JobView, textResult, toJobView } from "./job-view.js";
 import { type Principal, requireRole } from "./principal.js";
-import { enqueueOrFail, publishState, type Tx, takeSeq } from "./queueing.js";
+import { enqueueOrWithdraw, publishState, type Tx, takeSeq } from "./queueing.js";
 import { checkCallQuotas } from "./quotas.js";
 import { inactiveCall, resolveSessionTool, sessionMcpTools } from "./session-tools.js";
 import { loadSession } from "./sessions.js";
@@ -46,6 +46,8 @@ export async function submitCall(
   const requestHash = body.idempotencyKey ? hashRequest(body) : null;
   const existing = findByKey(deps.db, sessionId, body.idempotencyKey);
   if (existing) return { job: sameRequest(existing, requestHash), created: false };
+  // Refused before anything is written when the job could not be queued or run (503).
+  await deps.readiness.require(["redis", "docker"]);
   await checkCallQuotas(deps, session.tenantId);
 
   const mcps = await sessionMcpTools(deps, session);
@@ -55,9 +57,9 @@ export async function submitCall(
   // (in another process the unique index is what stops it).
   const raced = insertUnlessKeyTaken(deps, p, session, row);
   if (raced) return { job: sameRequest(raced, requestHash), created: false };
-  deps.metrics.inc("toolshed_calls_submitted_total", { behavior: row.decision.behavior });
   await publishState(deps, row.id);
-  if (row.status === "queued") await enqueueOrFail(deps, row.id);
+  if (row.status === "queued") await enqueueOrWithdraw(deps, row.id);
+  deps.metrics.inc("toolshed_calls_submitted_total", { behavior: row.decision.behavior });
   return { job: toJobView(row), created: true };
 }
 

@@ -20,6 +20,7 @@ import { ensureAdminKey } from "../../src/service/keys.js";
 import { createMcpRuntime } from "../../src/service/mcp-clients.js";
 import { Metrics } from "../../src/service/metrics.js";
 import { SqliteReadCache } from "../../src/service/read-cache-store.js";
+import { Readiness } from "../../src/service/readiness.js";
 import { SkillFiles } from "../../src/service/skill-files.js";
 import { createBuiltinTools } from "../../src/toolkit/builtins.js";
 import { createTaskTools } from "../../src/toolkit/tasks/task-tools.js";
@@ -30,6 +31,7 @@ export const ADMIN_KEY = "test-admin-key-0123456789abcdef";
 export function testConfig(dataDir: string, extra: Record<string, string> = {}): Config {
   return loadConfig({
     PORT: "0",
+    WORKER_PORT: "0",
     HOST: "127.0.0.1",
     DATA_DIR: dataDir,
     TOOLSHED_ADMIN_KEY: ADMIN_KEY,
@@ -155,7 +157,7 @@ export function createApiTestApp(
   opts: { mcp?: boolean } = {},
 ) {
   const dataDir = mkdtempSync(join(tmpdir(), "tsa-"));
-  const { db, close } = openDb(join(dataDir, "t.db"));
+  const { db, ping, close } = openDb(join(dataDir, "t.db"));
   ensureAdminKey({ db }, ADMIN_KEY);
   const bus = new MemoryBus();
   const deps: ServiceDeps = {
@@ -172,6 +174,10 @@ export function createApiTestApp(
     limiter: bus,
     quotas: { maxSessions: 1000, callsPerMinute: 1000, ...quotas },
     mcp: opts.mcp ? createMcpRuntime({ db, logger: createLogger("silent"), dataDir }) : undefined,
+    readiness: new Readiness(
+      { database: ping, ...(sandboxes.ping ? { docker: () => sandboxes.ping?.() } : {}) },
+      { timeoutMs: 1000, cacheMs: 0 },
+    ),
   };
   const app = createApp({ ...deps, bodyLimitBytes: 64 * 1024 });
   const call: Client = async (method, path, opts = {}) => {

@@ -1,0 +1,89 @@
+/**
+ * Whether the service's dependencies answer (Redis, the Docker engine, the database), for
+ * `/readyz` and for submit, which refuses with 503 UNAVAILABLE rather than create a job that
+ * cannot run. Each probe is bounded by a timeout; submit reuses a result for `cacheMs`, so a
+ * busy API pings each dependency at most about once a second.
+ */
+import { UnavailableError } from "../errors.js";
+
+export type Probe = () => Promise<void> | void;
+
+export interface CheckResult {
+  ok: boolean;
+  /** A short reason (details only in the logs). */
+  error?: string;
+}
+
+export interface ReadinessReport {
+  ready: boolean;
+  checks: Record<string, CheckResult>;
+}
+
+export interface ReadinessOptions {
+  timeoutMs: number;
+  cacheMs: number;
+  /** Told of every failed probe with its error (for the logs). */
+  onFailure?: (name: string, err: unknown) => void;
+}
+
+const TIMED_OUT = new Error("timed out");
+
+/** Retry-After (seconds) for a submit refused because a dependency is down. */
+const RETRY_AFTER_S = 2;
+
+export class Readiness {
+  private readonly last = new Map<string, { at: number; result: Promise<CheckResult> }>();
+
+  constructor(
+    private readonly probes: Record<string, Probe>,
+    private readonly opts: ReadinessOptions,
+  ) {}
+
+  /** Every probe now, in parallel. */
+  async report(): Promise<ReadinessReport> {
+    const names = Object.keys(this.probes);
+    const results = await Promise.all(names.map((n) => this.check(n, 0)));
+    const checks = Object.fromEntries(names.map((n, i) => [n, results[i]!]));
+    return { ready: results.every((r) => r.ok), checks };
+  }
+
+  /** Throws 503 UNAVAILABLE naming the first of `names` that does not answer (unknown names pass). */
+  async require(names: readonly string[]): Promise<void> {
+    const known = names.filter((n) => n in this.probes);
+    const results = await Promise.all(known.map((n) => this.check(n, this.opts.cacheMs)));
+    const down = known.find((_, i) => !results[i]!.ok);
+    if (down)
+      throw new UnavailableError(`${LABELS[down] ?? down} is unreachable; retry shortly`, RETRY_AFTER_S);
+  }
+
+  private check(name: string, maxAgeMs: number): Promise<CheckResult> {
+    const now = Date.now();
+    const cached = this.last.get(name);
+    if (cached && now - cached.at <= maxAgeMs) return cached.result;
+    const result = this.probe(name);
+    this.last.set(name, { at: now, result });
+    return result;
+  }
+
+  private async probe(name: string): Promise<CheckResult> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(TIMED_OUT), this.opts.timeoutMs);
+    });
+    try {
+      await Promise.race([Promise.resolve().then(this.probes[name]!), timeout]);
+      return { ok: true };
+    } catch (err) {
+      this.opts.onFailure?.(name, err);
+      return { ok: false, error: err === TIMED_OUT ? "timed out" : "unreachable" };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+const LABELS: Record<string, string> = {
+  redis: "the queue (Redis)",
+  docker: "the Docker engine",
+  database: "the database",
+};
