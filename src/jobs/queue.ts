@@ -19,6 +19,8 @@ export function createBullQueue(
   cfg: { QUEUE_PREFIX: string; SANDBOX_RETRY_ATTEMPTS: number; SANDBOX_RETRY_BACKOFF_MS: number },
 ): BullJobQueue {
   const queue = new Queue<RunCall>(CALLS_QUEUE, { connection, prefix: cfg.QUEUE_PREFIX });
+  // Connection errors are logged once by the connection's owner; BullMQ would print each one.
+  queue.on("error", () => {});
   return new BullJobQueue(queue, {
     prefix: cfg.QUEUE_PREFIX,
     attempts: cfg.SANDBOX_RETRY_ATTEMPTS,
