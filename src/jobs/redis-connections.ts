@@ -38,11 +38,12 @@ export async function openRedis(
   const all: Redis[] = [commands];
   const reconnects = new Set<() => void>();
   let lost = false;
+  let closing = false;
   commands.on("error", (err: Error) => {
-    if (!lost) opts.logger.warn({ err: err.message }, "redis error");
+    if (!lost && !closing) opts.logger.warn({ err: err.message }, "redis error");
   });
   commands.on("close", () => {
-    if (!lost) opts.logger.warn("redis connection lost; submits answer 503 until it is back");
+    if (!lost && !closing) opts.logger.warn("redis connection lost; submits answer 503 until it is back");
     lost = true;
   });
   commands.on("ready", () => {
@@ -70,6 +71,7 @@ export async function openRedis(
     },
     forWorker: patient,
     close() {
+      closing = true;
       for (const conn of all) conn.disconnect();
     },
   };

@@ -18,11 +18,13 @@ export interface ChildService {
 export async function startChild(
   mode: "api" | "worker" | "serve",
   config: Config,
-  env: Record<string, string> = {},
+  /** Extra settings; `undefined` removes one. */
+  env: Record<string, string | undefined> = {},
 ): Promise<ChildService> {
-  const childEnv: Record<string, string> = { ...(process.env as Record<string, string>) };
+  const childEnv: Record<string, string | undefined> = { ...process.env };
   for (const [k, v] of Object.entries(config)) if (v !== undefined) childEnv[k] = String(v);
   Object.assign(childEnv, { LOG_LEVEL: "info", ...env });
+  for (const k of Object.keys(childEnv)) if (childEnv[k] === undefined) delete childEnv[k];
   const proc = spawn(process.execPath, ["--import", "tsx", "src/main.ts", mode], {
     env: childEnv,
     stdio: ["ignore", "pipe", "pipe"],
