@@ -1,20 +1,13 @@
 /** An idempotency key names one call: the same body returns its job, a different body is a 409. */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createApiTestApp, seedTenant } from "../support/harness.js";
-import { NullSandboxProvider } from "../support/null-sandbox.js";
+import { newTenantCase, type TenantCase } from "./tenancy-fixture.js";
 
-let t: ReturnType<typeof createApiTestApp>;
-let a: Awaited<ReturnType<typeof seedTenant>>;
+let t: TenantCase["t"];
+let a: TenantCase["a"];
 let sid: string;
 
 beforeEach(async () => {
-  t = createApiTestApp(new NullSandboxProvider());
-  a = await seedTenant(t.call);
-  await t.call("PUT", `/v1/tenants/${a.tenantId}/rules`, {
-    key: a.adminKey,
-    body: { allow: ["Read"], deny: [], ask: [] },
-  });
-  sid = (await t.call("POST", "/v1/sessions", { key: a.agentKey, body: {} })).body.id;
+  ({ t, a, sid } = await newTenantCase({ allow: ["Read"] }));
 });
 afterEach(() => t.close());
 

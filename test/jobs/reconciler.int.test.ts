@@ -3,22 +3,15 @@
  * entry are queued again; rows with an entry, and finished rows, are left alone; a pass looks at
  * a bounded batch and a sweep walks the whole table.
  */
-import { randomBytes } from "node:crypto";
-import { Queue } from "bullmq";
 import { eq } from "drizzle-orm";
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { jobs } from "../../src/db/schema.js";
-import { CALLS_QUEUE, type RunCall } from "../../src/jobs/catalog.js";
-import { BullJobQueue } from "../../src/jobs/queue.js";
 import { startReconciler } from "../../src/jobs/reconciler.js";
 import { createApiTestApp, seedTenant } from "../support/harness.js";
 import { NullSandboxProvider } from "../support/null-sandbox.js";
+import { testQueue } from "../support/test-queue.js";
 
-const prefix = `tst-rec-${randomBytes(4).toString("hex")}`;
-const redis = new Redis("redis://127.0.0.1:6379", { maxRetriesPerRequest: null });
-const queue = new Queue<RunCall>(CALLS_QUEUE, { connection: redis, prefix });
-const adapter = new BullJobQueue(queue, { prefix, attempts: 1, backoffMs: 0, connection: redis });
+const { adapter, drop } = testQueue("rec");
 let t: ReturnType<typeof createApiTestApp>;
 let ids: string[];
 
@@ -40,11 +33,7 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
-  await queue.obliterate({ force: true }).catch(() => undefined);
-  await queue.close();
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
+  await drop();
   t?.close();
 });
 
