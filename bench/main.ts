@@ -8,6 +8,8 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   calls: () => import("./calls.js"),
   sandbox: () => import("./sandbox-latency.js"),
   fairness: () => import("./fairness.js"),
+  quota: () => import("./quota.js"),
+  runtime: () => import("./runtime.js"),
 };
 
 async function main(): Promise<void> {

@@ -28,8 +28,11 @@ missing=()
 command -v dockerd >/dev/null || missing+=(docker.io)
 command -v redis-server >/dev/null || missing+=(redis-server)
 command -v debootstrap >/dev/null || missing+=(debootstrap)
-if ((${#missing[@]} > 0)); then
-  if ((EUID != 0)); then
+# gVisor, for SANDBOX_RUNTIME=runsc: optional (root installs it, so CI tests both runtimes).
+optional=()
+((EUID == 0)) && ! command -v runsc >/dev/null && optional+=(runsc)
+if ((${#missing[@]} + ${#optional[@]} > 0)); then
+  if ((${#missing[@]} > 0 && EUID != 0)); then
     log "missing ${missing[*]}: run this script as root once, or install them"
     exit 1
   fi
@@ -37,9 +40,15 @@ if ((${#missing[@]} > 0)); then
   if [[ -z $(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages' -mmin -1440 -print -quit 2>/dev/null) ]]; then
     apt-get update -qq
   fi
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >"$logs/apt.log" 2>&1 ||
-    { tail -n 30 "$logs/apt.log" >&2; exit 1; }
-  done_step "installed ${missing[*]}"
+  if ((${#missing[@]} > 0)); then
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >"$logs/apt.log" 2>&1 ||
+      { tail -n 30 "$logs/apt.log" >&2; exit 1; }
+  fi
+  if ((${#optional[@]} > 0)); then
+    apt-get install -y -qq --no-install-recommends "${optional[@]}" >>"$logs/apt.log" 2>&1 ||
+      log "could not install ${optional[*]} (see $logs/apt.log): SANDBOX_RUNTIME=runsc unavailable"
+  fi
+  done_step "installed ${missing[*]} ${optional[*]}"
 fi
 
 # --- Docker engine: start one only if no socket answers. ---
@@ -59,6 +68,9 @@ if ! docker info >/dev/null 2>&1; then
   docker info >/dev/null 2>&1 || { tail -n 30 "$logs/dockerd.log" >&2; exit 1; }
   done_step "dockerd is up"
 fi
+
+# --- gVisor: register runsc with dockerd (daemon.json + SIGHUP reload) when it is installed. ---
+bash "$repo/scripts/register-runsc.sh" || log "runsc is not registered: SANDBOX_RUNTIME=runsc unavailable"
 
 # --- Redis: start a local one (append-only file under DATA_DIR/redis) only if nothing answers. ---
 redis_url="${REDIS_URL:-redis://127.0.0.1:6379}"

@@ -3,6 +3,7 @@
  * `process.env`: the composition root calls `loadConfig()` and passes the result in.
  */
 import { z } from "zod";
+import { parseEgressAllow } from "./net/egress-policy.js";
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 
@@ -47,6 +48,33 @@ export const Config = z.object({
   SANDBOX_CPUS: z.coerce.number().positive().default(1),
   SANDBOX_PIDS: int(256, 16),
   SANDBOX_IDLE_STOP_MS: int(15 * 60_000, 1000),
+  /**
+   * The first of the sandbox's uids (agent = base, readers' group +1, MCP servers +2, read-only
+   * calls +10…+25). Above every host user by default, so no sandbox process is a host account.
+   */
+  SANDBOX_UID_BASE: int(100000, 1000),
+  /**
+   * Exceptions to the egress policy (loopback, private, link-local and metadata addresses are
+   * refused for tenant traffic): comma-separated CIDRs, addresses and host names (`*.corp.example`).
+   */
+  EGRESS_ALLOW: z
+    .string()
+    .default("")
+    .transform((text, ctx) => {
+      const parsed = parseEgressAllow(text);
+      if ("error" in parsed) {
+        ctx.addIssue({ code: "custom", message: parsed.error });
+        return z.NEVER;
+      }
+      return parsed;
+    }),
+  /** Size and inode count of each session's /workspace (a loop-mounted ext4 image). */
+  SANDBOX_DISK_MB: int(1024, 8),
+  SANDBOX_INODES: int(100_000, 256),
+  /** `off` runs without workspace quotas (no root needed; one session can then fill the disk). */
+  SANDBOX_DISK_QUOTA: z.enum(["on", "off"]).default("on"),
+  /** OCI runtime of the sandboxes; `runsc` (gVisor) must be registered with dockerd. */
+  SANDBOX_RUNTIME: z.enum(["runc", "runsc"]).default("runc"),
 });
 export type Config = z.infer<typeof Config>;
 

@@ -44,8 +44,23 @@ export const Decision = z
     bypassImmune: z.boolean(),
     suggestions: z.array(z.string()),
     decidedBy: z.enum(["rule", "tool", "mode", "approval"]),
+    readOnly: z
+      .boolean()
+      .optional()
+      .openapi({ description: "allowed because it only reads: it ran as the sandbox's read-only identity" }),
   })
   .openapi("Decision");
+
+export const JobAttempt = z
+  .object({
+    n: z.number().int(),
+    worker: z.string(),
+    startedAt: z.string(),
+    sandbox: z.string().optional().openapi({ description: "the sandbox executor instance it used" }),
+    endedAt: z.string().optional(),
+    outcome: z.string().optional(),
+  })
+  .openapi("JobAttempt");
 
 export const Result = z
   .object({
@@ -72,6 +87,7 @@ export const Job = z
       "awaiting_approval",
       "awaiting_external",
       "cancelled",
+      "interrupted",
     ]),
     decision: Decision,
     result: Result.optional(),
@@ -87,6 +103,10 @@ export const Job = z
     createdAt: z.string(),
     startedAt: z.string().optional(),
     finishedAt: z.string().optional(),
+    attempts: z
+      .array(JobAttempt)
+      .optional()
+      .openapi({ description: "each time a worker took the job; more than one after a crash" }),
   })
   .openapi("Job");
 

@@ -15,8 +15,9 @@ import { openRedis } from "../jobs/redis-connections.js";
 import { RedisRateLimiter } from "../jobs/redis-rate-limit.js";
 import { recoverJobs, startCallWorker } from "../jobs/worker.js";
 import { createLogger, type Logger } from "../log.js";
+import { EgressPolicy } from "../net/egress-policy.js";
 import { DockerSandboxProvider } from "../sandbox/docker-provider.js";
-import type { SandboxProvider } from "../sandbox/sandbox.js";
+import { identitiesFrom, type SandboxProvider } from "../sandbox/sandbox.js";
 import type { ServiceDeps, ToolRegistry } from "../service/deps.js";
 import { ensureAdminKey } from "../service/keys.js";
 import { createMcpRuntime, type McpClientsOptions } from "../service/mcp-clients.js";
@@ -111,7 +112,12 @@ export async function startService(
       limiter: new RedisRateLimiter(redis.commands, config.QUEUE_PREFIX),
       quotas: { maxSessions: config.TENANT_MAX_SESSIONS, callsPerMinute: config.TENANT_CALLS_PER_MINUTE },
       mcp:
-        opts.mcp === false ? undefined : createMcpRuntime({ db, logger, dataDir: config.DATA_DIR }, opts.mcp),
+        opts.mcp === false
+          ? undefined
+          : createMcpRuntime(
+              { db, logger, dataDir: config.DATA_DIR, egress: new EgressPolicy(config.EGRESS_ALLOW) },
+              opts.mcp,
+            ),
       readiness,
     };
     if (deps.mcp) {
@@ -209,6 +215,12 @@ function dockerProvider(config: Config, logger: Logger): DockerSandboxProvider {
       nanoCpus: Math.round(config.SANDBOX_CPUS * 1e9),
     },
     idleStopMs: config.SANDBOX_IDLE_STOP_MS,
+    identities: identitiesFrom(config.SANDBOX_UID_BASE),
+    workspaceQuota:
+      config.SANDBOX_DISK_QUOTA === "off"
+        ? "off"
+        : { diskBytes: config.SANDBOX_DISK_MB * 1024 * 1024, inodes: config.SANDBOX_INODES },
+    runtime: config.SANDBOX_RUNTIME,
     logger,
   });
 }

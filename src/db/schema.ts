@@ -13,7 +13,20 @@ export type JobStatus =
   | "denied"
   | "awaiting_approval"
   | "awaiting_external"
-  | "cancelled";
+  | "cancelled"
+  /** The sandbox died while the call ran: it may have partly happened and is not run again. */
+  | "interrupted";
+
+/** One time a worker took the job: who, in which sandbox instance, and how it ended. */
+export interface JobAttempt {
+  n: number;
+  worker: string;
+  startedAt: string;
+  /** The sandbox's executor instance the attempt used, once it used one. */
+  sandbox?: string;
+  endedAt?: string;
+  outcome?: string;
+}
 
 export interface RuleStrings {
   allow: string[];
@@ -30,6 +43,8 @@ export interface StoredDecision {
   bypassImmune: boolean;
   suggestions: string[];
   decidedBy: "rule" | "tool" | "mode" | "approval";
+  /** Allowed by the tool's own check because it only reads: it runs as the sandbox's reader. */
+  readOnly?: boolean;
 }
 
 export interface StoredResult {
@@ -120,6 +135,8 @@ export const jobs = sqliteTable(
     concurrencySafe: integer("concurrency_safe", { mode: "boolean" }).notNull(),
     cancelRequested: integer("cancel_requested", { mode: "boolean" }).notNull().default(false),
     runs: integer("runs").notNull().default(0),
+    /** Every claim of the job by a worker (JSON array of JobAttempt). */
+    attempts: text("attempts", { mode: "json" }).$type<JobAttempt[]>(),
     error: text("error"),
     /** When a pending approval is denied by expiry. */
     approvalExpiresAt: text("approval_expires_at"),

@@ -1,14 +1,17 @@
 /**
  * Reconciliation all the time, not only at start: job rows that expect a run (`queued`,
  * `running`) but have no queue entry — Redis restarted without its data, an enqueue lost — are
- * queued again. A pass looks at a bounded batch of rows (one pipelined EXISTS per batch) and
- * walks the table with a cursor, so a large backlog costs the same per pass; passes run every
- * `intervalMs`, and back to back over the whole table when Redis comes back.
+ * queued again (a job this process is running is left to it; one another worker runs is claimed
+ * again, and the claim re-attaches to the call rather than run it twice). A pass looks at a
+ * bounded batch of rows (one pipelined EXISTS per batch) and walks the table with a cursor, so
+ * a large backlog costs the same per pass; passes run every `intervalMs`, and back to back over
+ * the whole table when Redis comes back.
  */
 import { and, asc, gt, inArray } from "drizzle-orm";
 import { jobs } from "../db/schema.js";
 import type { ServiceDeps } from "../service/deps.js";
 import { fairPriority } from "../service/fair-priority.js";
+import { workerIdentity } from "../service/worker-identity.js";
 import type { BullJobQueue } from "./queue.js";
 
 export interface ReconcilerOptions {
@@ -47,14 +50,21 @@ export function startReconciler(
     const wrapped = rows.length < opts.batch;
     cursor = wrapped ? "" : rows.at(-1)!.id;
     const missing = await queue.missing(rows.map((r) => r.id));
-    // Looked at again: a job may have finished (and left the queue) meanwhile.
-    const still = missing.length
-      ? deps.db
-          .select({ id: jobs.id })
-          .from(jobs)
-          .where(and(inArray(jobs.id, missing), inArray(jobs.status, [...EXPECTS_RUN])))
-          .all()
-      : [];
+    // Looked at again: a job may have finished (and left the queue) meanwhile. One this very
+    // process is running is left to it: its own end settles the row.
+    const me = workerIdentity();
+    const still = (
+      missing.length
+        ? deps.db
+            .select({ id: jobs.id, status: jobs.status, attempts: jobs.attempts })
+            .from(jobs)
+            .where(and(inArray(jobs.id, missing), inArray(jobs.status, [...EXPECTS_RUN])))
+            .all()
+        : []
+    ).filter((row) => {
+      const last = row.attempts?.at(-1);
+      return !(row.status === "running" && last && !last.endedAt && last.worker === me);
+    });
     for (const { id } of still) await queue.enqueue(id, { priority: fairPriority(deps.db, id) });
     if (still.length > 0) {
       deps.metrics.inc("toolshed_jobs_reconciled_total", {}, still.length);

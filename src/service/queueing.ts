@@ -57,7 +57,10 @@ export async function enqueueOrWithdraw(deps: Pick<ServiceDeps, "db" | "queue" |
   }
 }
 
-/** Stores a final status and result, unless the job already reached a final status. */
+/**
+ * Stores a final status and result, unless the job already reached a final status; the running
+ * attempt (if any) is closed with the same outcome.
+ */
 export function finishJob(
   db: Db,
   jobId: string,
@@ -65,12 +68,23 @@ export function finishJob(
   result: StoredResult,
   error?: string,
 ): boolean {
+  const now = nowIso();
   const res = db
     .update(jobs)
-    .set({ status, result, finishedAt: nowIso(), error: error ?? null })
-    .where(sql`${jobs.id} = ${jobId} and ${jobs.status} not in ('succeeded','failed','denied','cancelled')`)
+    .set({ status, result, finishedAt: now, error: error ?? null, attempts: closeLastAttempt(now, status) })
+    .where(
+      sql`${jobs.id} = ${jobId} and ${jobs.status} not in ('succeeded','failed','denied','cancelled','interrupted')`,
+    )
     .run();
   return res.changes > 0;
+}
+
+/** SQL that sets endedAt and outcome on the last attempt still open (JSON in place, one statement). */
+export function closeLastAttempt(endedAt: string, outcome: string) {
+  return sql`case when json_array_length(coalesce(${jobs.attempts}, '[]')) > 0
+    and json_extract(${jobs.attempts}, '$[#-1].endedAt') is null
+    then json_set(${jobs.attempts}, '$[#-1].endedAt', ${endedAt}, '$[#-1].outcome', ${outcome})
+    else ${jobs.attempts} end`;
 }
 
 /** Appends the job's status (and result when final) to its event stream; never throws. */

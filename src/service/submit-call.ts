@@ -51,7 +51,7 @@ export async function submitCall(
   await checkCallQuotas(deps, session.tenantId);
 
   const mcps = await sessionMcpTools(deps, session);
-  const row = newJobRow(deps, session, planCall(deps, session, body, mcps), body.idempotencyKey);
+  const row = newJobRow(deps, session, await planCall(deps, session, body, mcps), body.idempotencyKey);
   row.requestHash = requestHash;
   // Re-checked inside the write: a concurrent submit with the same key may have won meanwhile
   // (in another process the unique index is what stops it).
@@ -131,13 +131,13 @@ interface CallPlan {
 }
 
 /** Resolves, validates and decides; a tool of an inactive group fails at once, undecided. */
-function planCall(
+async function planCall(
   deps: ServiceDeps,
   session: SessionRow,
   body: SubmitCallInput,
   mcps: McpToolSet[],
-): CallPlan {
-  const resolved = resolveSessionTool(deps, session, body.tool, mcps);
+): Promise<CallPlan> {
+  const resolved = await resolveSessionTool(deps, session, body.tool, mcps);
   if (resolved.inactive) {
     const { decision, result } = inactiveCall(session, resolved.message);
     return { tool: resolved.tool, input: body.input as ToolInput, decision, status: "failed", result };
@@ -181,6 +181,7 @@ function newJobRow(
     concurrencySafe: plan.tool.isConcurrencySafe,
     cancelRequested: false,
     runs: 0,
+    attempts: null,
     error: null,
     approvalExpiresAt: status === "awaiting_approval" ? new Date(now + ttlMs).toISOString() : null,
     approvedBy: null,

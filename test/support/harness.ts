@@ -14,6 +14,7 @@ import { type RunningService, type ServeMode, type StartOptions, startService } 
 import { type Config, loadConfig } from "../../src/config.js";
 import { openDb } from "../../src/db/open.js";
 import { createLogger } from "../../src/log.js";
+import { EgressPolicy } from "../../src/net/egress-policy.js";
 import type { SandboxProvider } from "../../src/sandbox/sandbox.js";
 import { type Quotas, type ServiceDeps, toolRegistry } from "../../src/service/deps.js";
 import { ensureAdminKey } from "../../src/service/keys.js";
@@ -173,7 +174,9 @@ export function createApiTestApp(
     logger: createLogger("silent"),
     limiter: bus,
     quotas: { maxSessions: 1000, callsPerMinute: 1000, ...quotas },
-    mcp: opts.mcp ? createMcpRuntime({ db, logger: createLogger("silent"), dataDir }) : undefined,
+    mcp: opts.mcp
+      ? createMcpRuntime({ db, logger: createLogger("silent"), dataDir, egress: new EgressPolicy() })
+      : undefined,
     readiness: new Readiness(
       { database: ping, ...(sandboxes.ping ? { docker: () => sandboxes.ping?.() } : {}) },
       { timeoutMs: 1000, cacheMs: 0 },
@@ -208,6 +211,8 @@ export function createApiTestApp(
   };
 }
 
+const FINAL = new Set(["succeeded", "failed", "denied", "cancelled", "interrupted"]);
+
 /** Polls `statuses` until every job has settled (succeeded or failed) or `timeoutMs` passed; the last reading. */
 export async function waitUntilSettled(
   statuses: () => Promise<string[]>,
@@ -216,7 +221,7 @@ export async function waitUntilSettled(
   let last: string[] = [];
   for (const t0 = Date.now(); Date.now() - t0 < timeoutMs; ) {
     last = await statuses();
-    if (last.every((x) => x === "succeeded" || x === "failed")) break;
+    if (last.every((x) => FINAL.has(x))) break;
     await new Promise((r) => setTimeout(r, 200));
   }
   return last;

@@ -107,6 +107,7 @@ export function mcpServerRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps, mcp: Mc
   const svc = {
     db: deps.db,
     secrets: mcp.secrets,
+    egress: mcp.egress,
     onChange: (tid: string, name: string) => mcp.clients.invalidate(tid, name),
   };
   app.openapi(post, (c) =>

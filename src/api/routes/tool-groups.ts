@@ -37,8 +37,8 @@ const getGroups = createRoute({
 });
 
 export function toolGroupRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
-  app.openapi(putGroups, (c) =>
-    c.json(putToolGroups(deps, c.get("principal"), c.req.valid("param").tid, c.req.valid("json")), 200),
+  app.openapi(putGroups, async (c) =>
+    c.json(await putToolGroups(deps, c.get("principal"), c.req.valid("param").tid, c.req.valid("json")), 200),
   );
   app.openapi(getGroups, (c) =>
     c.json(listToolGroups(deps, c.get("principal"), c.req.valid("param").tid), 200),
