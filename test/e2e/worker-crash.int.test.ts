@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { type Harness, seedTenant, startHarness, waitUntilSettled } from "../support/harness.js";
+import { configEnv, type Harness, seedTenant, startHarness, waitUntilSettled } from "../support/harness.js";
 
 let h: Harness;
 let child: ChildProcess | undefined;
@@ -18,8 +18,7 @@ afterAll(async () => {
 });
 
 function spawnWorker(): ChildProcess {
-  const env: Record<string, string> = { ...process.env } as Record<string, string>;
-  for (const [k, v] of Object.entries(h.config)) if (v !== undefined) env[k] = String(v);
+  const env = { ...process.env, ...configEnv(h.config) };
   const p = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "worker"], { env, stdio: "ignore" });
   return p;
 }

@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import type { Config } from "../../src/config.js";
+import { configEnv } from "./harness.js";
 
 export interface ChildService {
   proc: ChildProcess;
@@ -21,8 +22,7 @@ export async function startChild(
   /** Extra settings; `undefined` removes one. */
   env: Record<string, string | undefined> = {},
 ): Promise<ChildService> {
-  const childEnv: Record<string, string | undefined> = { ...process.env };
-  for (const [k, v] of Object.entries(config)) if (v !== undefined) childEnv[k] = String(v);
+  const childEnv: Record<string, string | undefined> = { ...process.env, ...configEnv(config) };
   Object.assign(childEnv, { LOG_LEVEL: "info", ...env });
   for (const k of Object.keys(childEnv)) if (childEnv[k] === undefined) delete childEnv[k];
   const proc = spawn(process.execPath, ["--import", "tsx", "src/main.ts", mode], {

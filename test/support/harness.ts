@@ -29,8 +29,11 @@ import { MemoryBus } from "./memory-bus.js";
 
 export const ADMIN_KEY = "test-admin-key-0123456789abcdef";
 
+/** The environment each test config was read from (see `configEnv`). */
+const sourceEnvs = new WeakMap<Config, Record<string, string>>();
+
 export function testConfig(dataDir: string, extra: Record<string, string> = {}): Config {
-  return loadConfig({
+  const env: Record<string, string> = {
     PORT: "0",
     WORKER_PORT: "0",
     HOST: "127.0.0.1",
@@ -44,7 +47,25 @@ export function testConfig(dataDir: string, extra: Record<string, string> = {}):
     ORDER_RECHECK_MS: "200",
     SANDBOX_RETRY_BACKOFF_MS: "200",
     ...extra,
-  });
+  };
+  const config = loadConfig(env);
+  sourceEnvs.set(config, env);
+  return config;
+}
+
+/**
+ * The environment that makes a child process load `config`: plain settings as they are, parsed
+ * ones (e.g. EGRESS_ALLOW, an object once read) as they were written, else left to the default.
+ */
+export function configEnv(config: Config): Record<string, string> {
+  const source = sourceEnvs.get(config) ?? {};
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(config)) {
+    if (v === undefined) continue;
+    if (typeof v !== "object") env[k] = String(v);
+    else if (source[k] !== undefined) env[k] = source[k];
+  }
+  return env;
 }
 
 /** A small HTTP client bound to the harness's base URL. */
