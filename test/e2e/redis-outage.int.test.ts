@@ -2,7 +2,8 @@
  * Redis restarted empty under a running worker process (API in-process, worker as its own
  * process, both on a Redis of this test's own): 12 queued calls lose their queue entries and
  * all still finish, without restarting the worker; a submit during the outage answers 503
- * UNAVAILABLE with Retry-After at once, and both /readyz name Redis.
+ * UNAVAILABLE with Retry-After at once, and both /readyz name Redis. A Redis that hangs (frozen,
+ * its connections open) is answered alike, once the command timeout passes.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type ChildService, startChild } from "../support/child-service.js";
@@ -20,6 +21,7 @@ beforeAll(async () => {
   worker = await startChild("worker", h.config, { WORKER_CONCURRENCY: "1", RECONCILE_INTERVAL_MS: "1000" });
 });
 afterAll(async () => {
+  redis?.freeze(false);
   await worker?.stop();
   await h?.stop();
   await redis?.kill();
@@ -52,6 +54,7 @@ it("Redis restarted empty: queued calls all finish without a worker restart; sub
 
   await redis.kill();
   // During the outage: a submit answers 503 at once (well before this client's own 5 s abort).
+  const t503 = performance.now();
   const during = await fetch(`${h.url}/v1/sessions/${sessions[1]}/calls`, {
     method: "POST",
     headers: { authorization: `Bearer ${t.agentKey}`, "content-type": "application/json" },
@@ -59,6 +62,7 @@ it("Redis restarted empty: queued calls all finish without a worker restart; sub
     signal: AbortSignal.timeout(5000),
   });
   const problem = (await during.json()) as { error: { code: string } };
+  const answeredMs = performance.now() - t503;
   expect(during.status, JSON.stringify(problem)).toBe(503);
   expect(problem.error.code).toBe("UNAVAILABLE");
   expect(Number(during.headers.get("retry-after"))).toBeGreaterThan(0);
@@ -70,6 +74,7 @@ it("Redis restarted empty: queued calls all finish without a worker restart; sub
   }
 
   await redis.start();
+  const tBack = performance.now();
   const all = [blocker, ...queued];
   let last: { status: string }[] = [];
   for (const t0 = Date.now(); Date.now() - t0 < 60_000; ) {
@@ -78,6 +83,10 @@ it("Redis restarted empty: queued calls all finish without a worker restart; sub
     await new Promise((r) => setTimeout(r, 250));
   }
   expect(last.map((j) => j.status)).toEqual(all.map(() => "succeeded"));
+  const recoveredMs = performance.now() - tBack;
+  console.log(
+    `redis outage: submit answered 503 in ${answeredMs.toFixed(0)} ms; 13 calls done ${recoveredMs.toFixed(0)} ms after redis was back`,
+  );
   expect(worker.proc.exitCode).toBeNull();
   const outputs = (await Promise.all(queued.map(job))).map((j) => j.result.content[0].text);
   expect(outputs).toEqual(queued.map((_, i) => `${i}\n`));
@@ -95,3 +104,37 @@ it("Redis restarted empty: queued calls all finish without a worker restart; sub
   expect(metrics).toMatch(/toolshed_jobs_reconciled_total \d+/);
   for (const sid of sessions) await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
 }, 150_000);
+
+it("a hung Redis: submit answers 503 UNAVAILABLE (command timeout), and works again once it answers", async () => {
+  const t = await seedTenant(h.call, "hung");
+  await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, {
+    key: t.adminKey,
+    body: { allow: ["Read"], deny: [], ask: [] },
+  });
+  const sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id;
+  const submit = () =>
+    fetch(`${h.url}/v1/sessions/${sid}/calls`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${t.agentKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ tool: "Read", input: { file_path: "/workspace/none" } }),
+      signal: AbortSignal.timeout(5000),
+    });
+  redis.freeze(true);
+  try {
+    const during = await submit();
+    const problem = (await during.json()) as { error: { code: string } };
+    expect(during.status, JSON.stringify(problem)).toBe(503);
+    expect(problem.error.code).toBe("UNAVAILABLE");
+    expect(Number(during.headers.get("retry-after"))).toBeGreaterThan(0);
+    const ready = await fetch(`${h.url}/readyz`, { signal: AbortSignal.timeout(5000) });
+    expect(ready.status).toBe(503);
+    expect(((await ready.json()) as { checks: { redis: object } }).checks.redis).toEqual({
+      ok: false,
+      error: "timed out",
+    });
+  } finally {
+    redis.freeze(false);
+  }
+  const after = await submit();
+  expect(after.status).toBe(202);
+}, 60_000);

@@ -12,6 +12,8 @@ export interface PrivateRedis {
   kill(): Promise<void>;
   /** Starts it again on the same port, empty. */
   start(): Promise<void>;
+  /** Freezes it (SIGSTOP): connections stay open and nothing answers. `true` thaws it. */
+  freeze(frozen: boolean): void;
 }
 
 async function freePort(): Promise<number> {
@@ -50,6 +52,9 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   return {
     url,
     start,
+    freeze(frozen) {
+      proc?.kill(frozen ? "SIGSTOP" : "SIGCONT");
+    },
     async kill() {
       const p = proc;
       if (!p || p.exitCode !== null || p.signalCode !== null) return;
