@@ -107,9 +107,10 @@ export function asUnavailable(err: unknown): UnavailableError | undefined {
   if (typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))) {
     return new UnavailableError("the database is busy; retry shortly", 1);
   }
+  // ioredis's own words when its connection fails fast (no offline queue, command timeout).
   const redisDown =
     err.name === "MaxRetriesPerRequestError" ||
-    /enableOfflineQueue|Command timed out|Connection is closed|ECONNREFUSED|ECONNRESET/.test(err.message);
+    /enableOfflineQueue|^Command timed out|^Connection is closed/.test(err.message);
   return redisDown ? new UnavailableError("the queue (Redis) is unreachable; retry shortly") : undefined;
 }
 
