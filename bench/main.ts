@@ -10,6 +10,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   fairness: () => import("./fairness.js"),
   quota: () => import("./quota.js"),
   runtime: () => import("./runtime.js"),
+  flood: () => import("./flood.js"),
 };
 
 async function main(): Promise<void> {

@@ -86,11 +86,11 @@ fi
 # them (SANDBOX_UID_BASE), these names are only the defaults' labels. See src/sandbox/executor/identities.mjs.
 {
   echo 'agent:x:100000:100000:agent:/home/agent:/bin/bash'
-  echo 'mcp:x:100002:100002:mcp:/tmp:/usr/sbin/nologin'
+  echo 'mcp:x:100002:100000:mcp:/tmp:/usr/sbin/nologin'
   echo 'editor:x:100003:100000:accept_edits calls:/nonexistent:/usr/sbin/nologin'
   for i in $(seq 0 15); do echo "reader$i:x:$((100010 + i)):100001:read-only calls:/nonexistent:/usr/sbin/nologin"; done
 } >>"$root/etc/passwd"
-printf '%s\n' 'agent:x:100000:' 'readers:x:100001:' 'mcp:x:100002:' >>"$root/etc/group"
+printf '%s\n' 'agent:x:100000:' 'readers:x:100001:' >>"$root/etc/group"
 [[ -f $root/etc/shadow ]] && echo 'agent:!:19000:0:99999:7:::' >>"$root/etc/shadow"
 mkdir -p "$root/home/agent" "$root/workspace" "$root/run/toolshed" "$root/opt/toolshed"
 chown 100000:100000 "$root/home/agent" "$root/workspace"

@@ -132,6 +132,10 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     return (await this.ensure(spec)).sandbox;
   }
 
+  get environmentsVisible(): boolean {
+    return this.opts.runtime === "runsc";
+  }
+
   async withExecutor<T>(spec: SessionSandboxSpec, use: (sock: Socket, acks: Acks) => Promise<T>): Promise<T> {
     let restarted = false;
     for (let attempt = 0; attempt < 4; attempt++) {
@@ -320,7 +324,9 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       identities: {
         agent: { uid: agent, gid: agent },
         editor: { uid: editor, gid: agent },
-        mcp: { uid: mcp, gid: mcp },
+        // The agent's group: an MCP server may work in the (group-writable) workspace; its uid
+        // alone keeps the agent from signalling it or reading its environment.
+        mcp: { uid: mcp, gid: agent },
         readers: { base: readerBase, count: readerCount, gid: readerGroup },
       },
     };

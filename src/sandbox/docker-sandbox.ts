@@ -29,6 +29,11 @@ export interface ExecutorRunner {
   executorBootId(spec: SessionSandboxSpec): Promise<string>;
   /** Queues an acknowledgement for the session's executor (sent with its next request). */
   acknowledge(sessionId: string, jobId: string): void;
+  /**
+   * True where the runtime lets one uid read another's /proc/<pid>/environ (Debian's gVisor of
+   * 2022 does): secrets must then not travel in a process's environment.
+   */
+  readonly environmentsVisible: boolean;
 }
 
 /**
@@ -79,6 +84,13 @@ export class DockerSandbox implements Sandbox {
   /** The process lives on its own connection; an idle stop of the container ends it (`lost`). */
   spawnProcess(req: SpawnRequest): Promise<SandboxProcess> {
     if (req.argv.length === 0) return Promise.reject(new TypeError("spawnProcess needs a non-empty argv"));
+    if (this.runner.environmentsVisible && Object.keys(req.env ?? {}).length > 0) {
+      return Promise.reject(
+        new Error(
+          "This sandbox runtime lets the agent read other processes' environments, so a process with environment variables (an MCP server's secrets) is not started here; use the runc runtime.",
+        ),
+      );
+    }
     return this.runner.withExecutor(this.spec, (sock) => spawnOverSocket(sock, req));
   }
 

@@ -6,18 +6,20 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.js";
 import { startChild } from "../support/child-service.js";
-import { dropRedisKeys, httpClient, testConfig } from "../support/harness.js";
+import { dropRedisKeys, httpClient, testEnv } from "../support/harness.js";
 
 const dataDir = mkdtempSync(join(tmpdir(), "tsh-"));
-const config = testConfig(dataDir);
+const env = testEnv(dataDir);
+const config = loadConfig(env);
 afterAll(async () => {
   await dropRedisKeys(config);
   rmSync(dataDir, { recursive: true, force: true });
 });
 
 it("the first start writes the key to a 0600 file and logs only its path", async () => {
-  const api = await startChild("api", config, { TOOLSHED_ADMIN_KEY: undefined });
+  const api = await startChild("api", env, { TOOLSHED_ADMIN_KEY: undefined });
   await api.stop();
   const file = join(dataDir, "admin.key");
   expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -29,7 +31,7 @@ it("the first start writes the key to a 0600 file and logs only its path", async
   expect(api.lines.some((l) => l.includes(file) && l.includes("admin key"))).toBe(true);
 
   // The key works, and a second start neither generates nor logs one.
-  const again = await startChild("api", config, { TOOLSHED_ADMIN_KEY: undefined });
+  const again = await startChild("api", env, { TOOLSHED_ADMIN_KEY: undefined });
   const created = await httpClient(again.url)("POST", "/v1/tenants", { key, body: { name: "first" } });
   await again.stop();
   expect(created.status, JSON.stringify(created.body)).toBe(201);

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import Dockerode from "dockerode";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { LABEL_SESSION } from "../../src/sandbox/container-spec.js";
-import { configEnv, type Harness, seedTenant, startHarness, waitUntilSettled } from "../support/harness.js";
+import { type Harness, seedTenant, startHarness, waitUntilSettled } from "../support/harness.js";
 
 const docker = new Dockerode();
 let h: Harness;
@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 function spawnWorker(): ChildProcess {
-  const env = { ...process.env, ...configEnv(h.config) };
+  const env = { ...process.env, ...h.env };
   return spawn(process.execPath, ["--import", "tsx", "src/main.ts", "worker"], { env, stdio: "ignore" });
 }
 

@@ -18,7 +18,7 @@ beforeAll(async () => {
   redis = await startPrivateRedis();
   h = await startHarness({ mode: "api", env: { REDIS_URL: redis.url } });
   // One call at a time: the 12 calls wait in the queue behind the first one.
-  worker = await startChild("worker", h.config, { WORKER_CONCURRENCY: "1", RECONCILE_INTERVAL_MS: "1000" });
+  worker = await startChild("worker", h.env, { WORKER_CONCURRENCY: "1", RECONCILE_INTERVAL_MS: "1000" });
 });
 afterAll(async () => {
   redis?.freeze(false);

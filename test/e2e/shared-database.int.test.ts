@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.js";
 import { type ChildService, startChild } from "../support/child-service.js";
 import {
   ADMIN_KEY,
@@ -13,17 +14,18 @@ import {
   dropRedisKeys,
   httpClient,
   seedTenant,
-  testConfig,
+  testEnv,
 } from "../support/harness.js";
 
 const dataDir = mkdtempSync(join(tmpdir(), "tsh-"));
-const config = testConfig(dataDir);
+const env = testEnv(dataDir);
+const config = loadConfig(env);
 const apis: ChildService[] = [];
 
 beforeAll(async () => {
   // One after the other: the first applies the migrations.
-  apis.push(await startChild("api", config));
-  apis.push(await startChild("api", config));
+  apis.push(await startChild("api", env));
+  apis.push(await startChild("api", env));
 });
 afterAll(async () => {
   await Promise.all(apis.map((a) => a.stop()));

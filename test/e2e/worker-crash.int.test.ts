@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { configEnv, type Harness, seedTenant, startHarness, waitUntilSettled } from "../support/harness.js";
+import { type Harness, seedTenant, startHarness, waitUntilSettled } from "../support/harness.js";
 
 let h: Harness;
 let child: ChildProcess | undefined;
@@ -18,7 +18,7 @@ afterAll(async () => {
 });
 
 function spawnWorker(): ChildProcess {
-  const env = { ...process.env, ...configEnv(h.config) };
+  const env = { ...process.env, ...h.env };
   const p = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "worker"], { env, stdio: "ignore" });
   return p;
 }

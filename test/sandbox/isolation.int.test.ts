@@ -41,9 +41,9 @@ describe.each(RUNTIMES)("sandbox isolation under %s", (runtime) => {
     expect(status.CapPrm).toMatch(/^0+$/);
     // gVisor's /proc/self/status has no CapAmb line.
     if (runtime === "runc") expect(status.CapAmb).toMatch(/^0+$/);
-    // The container's bounding set is the executor's three (KILL, SETGID, SETUID), which
+    // The container's bounding set is the executor's four (CHOWN, KILL, SETGID, SETUID), which
     // no_new_privs keeps any program from gaining.
-    expect(status.CapBnd).toBe("00000000000000e0");
+    expect(status.CapBnd).toBe("00000000000000e1");
     // prctl(PR_GET_NO_NEW_PRIVS): gVisor has no NoNewPrivs line in /proc/self/status.
     const nnp = await run(`python3 -c "import ctypes; print(ctypes.CDLL(None).prctl(39, 0, 0, 0, 0))"`);
     expect(nnp.out).toBe("1");

@@ -123,6 +123,18 @@ describe("sandbox restart and orphans", () => {
     expect(after?.State).toBe("running");
   });
 
+  it("a new process stops the containers it inherited once idle, even those it never used", async () => {
+    await a.provider.acquire({ sessionId: "ses_inherit", tenantId: "ten_a" });
+    await a.provider.close({ stopContainers: false });
+    a = await createTestProvider({ idleStopMs: 1000 }, { serviceId: a.serviceId, dataDir: a.dataDir });
+    let state: string | undefined = "running";
+    for (let i = 0; i < 200 && state === "running"; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      [state] = (await serviceContainers(a.serviceId, "ses_inherit")).map((c) => c.State);
+    }
+    expect(state).toBe("exited");
+  });
+
   it("refuses to reuse a session container labelled for another tenant", async () => {
     await a.provider.acquire({ sessionId: "ses_tenant", tenantId: "ten_a" });
     await expect(a.provider.acquire({ sessionId: "ses_tenant", tenantId: "ten_b" })).rejects.toBeInstanceOf(

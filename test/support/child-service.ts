@@ -1,11 +1,9 @@
 /**
  * Runs `toolshed api|worker|serve` as a child process (a real process, as deployed) on a test
- * config, and learns its URL from its own "listening" log line.
+ * service's environment, and learns its URL from its own "listening" log line.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import type { Config } from "../../src/config.js";
-import { configEnv } from "./harness.js";
 
 export interface ChildService {
   proc: ChildProcess;
@@ -18,11 +16,12 @@ export interface ChildService {
 
 export async function startChild(
   mode: "api" | "worker" | "serve",
-  config: Config,
+  /** The test service's environment (`testEnv`, `Harness.env`). */
+  baseEnv: Record<string, string>,
   /** Extra settings; `undefined` removes one. */
   env: Record<string, string | undefined> = {},
 ): Promise<ChildService> {
-  const childEnv: Record<string, string | undefined> = { ...process.env, ...configEnv(config) };
+  const childEnv: Record<string, string | undefined> = { ...process.env, ...baseEnv };
   Object.assign(childEnv, { LOG_LEVEL: "info", ...env });
   for (const k of Object.keys(childEnv)) if (childEnv[k] === undefined) delete childEnv[k];
   const proc = spawn(process.execPath, ["--import", "tsx", "src/main.ts", mode], {

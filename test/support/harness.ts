@@ -29,11 +29,13 @@ import { MemoryBus } from "./memory-bus.js";
 
 export const ADMIN_KEY = "test-admin-key-0123456789abcdef";
 
-/** The environment each test config was read from (see `configEnv`). */
-const sourceEnvs = new WeakMap<Config, Record<string, string>>();
-
 export function testConfig(dataDir: string, extra: Record<string, string> = {}): Config {
-  const env: Record<string, string> = {
+  return loadConfig(testEnv(dataDir, extra));
+}
+
+/** The environment a test service is configured from (what a child process is given too). */
+export function testEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
     PORT: "0",
     WORKER_PORT: "0",
     HOST: "127.0.0.1",
@@ -48,24 +50,6 @@ export function testConfig(dataDir: string, extra: Record<string, string> = {}):
     SANDBOX_RETRY_BACKOFF_MS: "200",
     ...extra,
   };
-  const config = loadConfig(env);
-  sourceEnvs.set(config, env);
-  return config;
-}
-
-/**
- * The environment that makes a child process load `config`: plain settings as they are, parsed
- * ones (e.g. EGRESS_ALLOW, an object once read) as they were written, else left to the default.
- */
-export function configEnv(config: Config): Record<string, string> {
-  const source = sourceEnvs.get(config) ?? {};
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(config)) {
-    if (v === undefined) continue;
-    if (typeof v !== "object") env[k] = String(v);
-    else if (source[k] !== undefined) env[k] = source[k];
-  }
-  return env;
 }
 
 /** A small HTTP client bound to the harness's base URL. */
@@ -101,6 +85,8 @@ export function httpClient(baseUrl: string): Client {
 
 export interface Harness {
   config: Config;
+  /** The environment `config` was parsed from: hand it to a child process to configure it alike. */
+  env: Record<string, string>;
   url: string;
   call: Client;
   service: RunningService;
@@ -114,12 +100,14 @@ export async function startHarness(
 ): Promise<Harness> {
   // Short path: the sandbox provider puts unix sockets under DATA_DIR.
   const dataDir = mkdtempSync(join(tmpdir(), "tsh-"));
-  const config = testConfig(dataDir, opts.env);
+  const env = testEnv(dataDir, opts.env);
+  const config = loadConfig(env);
   const extra: RunningService[] = [];
   const service = await startService(config, opts.mode ?? "serve", opts.start);
   const url = service.url!;
   return {
     config,
+    env,
     url,
     call: httpClient(url),
     service,

@@ -13,7 +13,7 @@
 export const DEFAULT_IDENTITIES = {
   agent: { uid: 100000, gid: 100000, home: "/home/agent" },
   editor: { uid: 100003, gid: 100000, home: "/nonexistent" },
-  mcp: { uid: 100002, gid: 100002, home: "/tmp" },
+  mcp: { uid: 100002, gid: 100000, home: "/tmp" },
   readers: { base: 100010, count: 16, gid: 100001, home: "/nonexistent" },
 };
 
