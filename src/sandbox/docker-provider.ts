@@ -162,8 +162,12 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     throw new SandboxUnavailableError("sandbox executor keeps dropping requests");
   }
 
-  /** A live round trip, not the last hello: a container that just died must not look alive. */
-  executorBootId(spec: SessionSandboxSpec): Promise<string> {
+  /** `live`: a round trip, not the last hello, so a container that just died cannot look alive. */
+  async executorBootId(spec: SessionSandboxSpec, live: boolean): Promise<string> {
+    if (!live) {
+      const known = (await this.ensure(spec)).channel.bootId;
+      if (known) return known;
+    }
     return this.withExecutor(spec, (sock, acks) => pingOverSocket(sock, acks));
   }
 

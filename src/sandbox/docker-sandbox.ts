@@ -26,7 +26,7 @@ export interface ExecutorRunner {
   /** `use` gets the connection and the acknowledgements to send along with its request. */
   withExecutor<T>(spec: SessionSandboxSpec, use: (sock: Socket, acks: Acks) => Promise<T>): Promise<T>;
   /** The boot id of the session's executor, starting the container when needed. */
-  executorBootId(spec: SessionSandboxSpec): Promise<string>;
+  executorBootId(spec: SessionSandboxSpec, live: boolean): Promise<string>;
   /** Queues an acknowledgement for the session's executor (sent with its next request). */
   acknowledge(sessionId: string, jobId: string): void;
   /**
@@ -94,8 +94,8 @@ export class DockerSandbox implements Sandbox {
     return this.runner.withExecutor(this.spec, (sock) => spawnOverSocket(sock, req));
   }
 
-  instanceId(): Promise<string> {
-    return this.runner.executorBootId(this.spec);
+  instanceId(opts: { live?: boolean } = {}): Promise<string> {
+    return this.runner.executorBootId(this.spec, opts.live !== false);
   }
 
   acknowledge(jobId: string): void {

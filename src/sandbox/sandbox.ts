@@ -144,9 +144,11 @@ export interface Sandbox {
   spawnProcess?(req: SpawnRequest): Promise<SandboxProcess>;
   /**
    * Which executor instance answers (changes when the container restarts): a job that finds a
-   * different one than its earlier attempt used cannot know what that attempt did.
+   * different one than its earlier attempt used cannot know what that attempt did. `live`
+   * (default) asks through a round trip; otherwise the last instance that proved itself, which may
+   * have just died (fine for recording: a stale id can only make a later takeover more careful).
    */
-  instanceId?(): Promise<string>;
+  instanceId?(opts?: { live?: boolean }): Promise<string>;
   /** The job's result is stored: the sandbox may forget the outcomes it kept under its keys. */
   acknowledge?(jobId: string): void;
 }

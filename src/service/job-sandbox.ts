@@ -29,7 +29,8 @@ export function jobSandbox(opts: JobSandboxOptions): JobSandbox {
   const key = () => `${opts.jobId}:${n++}`;
   const open = async (): Promise<Sandbox> => {
     const sb = await opts.acquire();
-    if (sb.instanceId) opts.onInstance(await sb.instanceId());
+    // Recorded without a round trip: a stale id only makes a later takeover more careful.
+    if (sb.instanceId) opts.onInstance(await sb.instanceId({ live: false }));
     ready = sb;
     return sb;
   };
@@ -69,7 +70,7 @@ export function jobSandbox(opts: JobSandboxOptions): JobSandbox {
         if (!sb.spawnProcess) throw new Error("This sandbox cannot start long-lived processes.");
         return sb.spawnProcess(req);
       }),
-    instanceId: () => use(async (sb) => (sb.instanceId ? sb.instanceId() : "unknown")),
+    instanceId: (o) => use(async (sb) => (sb.instanceId ? sb.instanceId(o) : "unknown")),
   };
   return { sandbox, used: () => ready };
 }
