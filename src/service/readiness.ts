@@ -42,7 +42,7 @@ export class Readiness {
   /** Every probe now, in parallel. */
   async report(): Promise<ReadinessReport> {
     const names = Object.keys(this.probes);
-    const results = await Promise.all(names.map((n) => this.check(n, 0)));
+    const results = await Promise.all(names.map((n) => this.check(n)));
     const checks = Object.fromEntries(names.map((n, i) => [n, results[i]!]));
     return { ready: results.every((r) => r.ok), checks };
   }
@@ -56,10 +56,11 @@ export class Readiness {
       throw new UnavailableError(`${LABELS[down] ?? down} is unreachable; retry shortly`, RETRY_AFTER_S);
   }
 
-  private check(name: string, maxAgeMs: number): Promise<CheckResult> {
+  /** A result younger than `maxAgeMs` when there is one, else a probe now. */
+  private check(name: string, maxAgeMs = 0): Promise<CheckResult> {
     const now = Date.now();
     const cached = this.last.get(name);
-    if (cached && now - cached.at <= maxAgeMs) return cached.result;
+    if (cached && now - cached.at < maxAgeMs) return cached.result;
     const result = this.probe(name);
     this.last.set(name, { at: now, result });
     return result;
