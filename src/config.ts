@@ -34,7 +34,7 @@ export const Config = z.object({
   RECONCILE_INTERVAL_MS: int(5000, 100),
   /** Rows looked at per reconcile pass. */
   RECONCILE_BATCH: int(500, 1),
-  /** Bound on a Redis command and on each readiness probe: an outage answers 503, never hangs. */
+  /** Bound on the Redis work of a submit and on each readiness probe (503, never a hang); the Redis connection's own command timeout is 10x this. */
   DEPENDENCY_TIMEOUT_MS: int(1000, 50),
   SANDBOX_RETRY_ATTEMPTS: int(4, 1),
   SANDBOX_RETRY_BACKOFF_MS: int(1000, 0),

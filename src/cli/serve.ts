@@ -68,8 +68,10 @@ export async function startService(
     const generated = ensureAdminKey({ db }, config.TOOLSHED_ADMIN_KEY);
     if (generated) announceAdminKey(config.DATA_DIR, generated, logger);
 
+    // Requests bound their Redis work by DEPENDENCY_TIMEOUT_MS (stall-proof); the connection's
+    // own command timeout is only a backstop against a Redis that hangs for good.
     const redis = await openRedis(config.REDIS_URL, {
-      commandTimeoutMs: config.DEPENDENCY_TIMEOUT_MS,
+      commandTimeoutMs: config.DEPENDENCY_TIMEOUT_MS * 10,
       logger,
     });
     stack.push(() => redis.close());

@@ -39,9 +39,15 @@ export async function enqueueOrReconcile(deps: Pick<ServiceDeps, "db" | "queue" 
  * withdrawn and the caller gets 503 UNAVAILABLE: nothing was created. Unless a worker already
  * claimed it (the add reached Redis after all): then it runs and is answered as usual.
  */
-export async function enqueueOrWithdraw(deps: Pick<ServiceDeps, "db" | "queue" | "logger">, jobId: string) {
+export async function enqueueOrWithdraw(
+  deps: Pick<ServiceDeps, "db" | "queue" | "logger" | "readiness">,
+  jobId: string,
+) {
   try {
-    await deps.queue.enqueue(jobId, { priority: fairPriority(deps.db, jobId) });
+    await deps.readiness.bound(
+      "redis",
+      deps.queue.enqueue(jobId, { priority: fairPriority(deps.db, jobId) }),
+    );
   } catch (err) {
     const withdrawn = deps.db.transaction((tx) => {
       const gone = tx

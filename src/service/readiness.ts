@@ -5,6 +5,7 @@
  * busy API pings each dependency at most about once a second.
  */
 import { UnavailableError } from "../errors.js";
+import { withDeadline } from "./deadline.js";
 
 export type Probe = () => Promise<void> | void;
 
@@ -66,19 +67,22 @@ export class Readiness {
     return result;
   }
 
+  /**
+   * `work` (which needs dependency `name`), or 503 UNAVAILABLE naming it when it does not settle
+   * within the timeout. What it started may still finish later; callers must allow for that.
+   */
+  bound<T>(name: string, work: Promise<T>): Promise<T> {
+    return withDeadline(work, this.opts.timeoutMs, () => unavailable(name));
+  }
+
   private async probe(name: string): Promise<CheckResult> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(TIMED_OUT), this.opts.timeoutMs);
-    });
     try {
-      await Promise.race([Promise.resolve().then(this.probes[name]!), timeout]);
+      const work = Promise.resolve().then(this.probes[name]!);
+      await withDeadline(work, this.opts.timeoutMs, () => TIMED_OUT);
       return { ok: true };
     } catch (err) {
       this.opts.onFailure?.(name, err);
       return { ok: false, error: err === TIMED_OUT ? "timed out" : "unreachable" };
-    } finally {
-      clearTimeout(timer);
     }
   }
 }
@@ -88,3 +92,7 @@ const LABELS: Record<string, string> = {
   docker: "the Docker engine",
   database: "the database",
 };
+
+function unavailable(name: string): UnavailableError {
+  return new UnavailableError(`${LABELS[name] ?? name} is unreachable; retry shortly`, RETRY_AFTER_S);
+}

@@ -48,7 +48,7 @@ export async function submitCall(
   if (existing) return { job: sameRequest(existing, requestHash), created: false };
   // Refused before anything is written when the job could not be queued or run (503).
   await deps.readiness.require(["redis", "docker"]);
-  await checkCallQuotas(deps, session.tenantId);
+  await deps.readiness.bound("redis", checkCallQuotas(deps, session.tenantId));
 
   const mcps = await sessionMcpTools(deps, session);
   const row = newJobRow(deps, session, await planCall(deps, session, body, mcps), body.idempotencyKey);
@@ -57,7 +57,8 @@ export async function submitCall(
   // (in another process the unique index is what stops it).
   const raced = insertUnlessKeyTaken(deps, p, session, row);
   if (raced) return { job: sameRequest(raced, requestHash), created: false };
-  await publishState(deps, row.id);
+  // Never throws; bounded so that a Redis hanging just now costs a second, not its timeout.
+  await deps.readiness.bound("redis", publishState(deps, row.id)).catch(() => undefined);
   if (row.status === "queued") await enqueueOrWithdraw(deps, row.id);
   deps.metrics.inc("toolshed_calls_submitted_total", { behavior: row.decision.behavior });
   return { job: toJobView(row), created: true };
