@@ -1,7 +1,9 @@
 /**
  * Host-channel fairness: one sandbox floods connect() on its executor socket while another
  * session runs warm `echo` calls; the victim's p50 with the flood ÷ without it, measured
- * alternately in the same run. `npm run bench -- flood [calls] [rounds]`.
+ * alternately in the same run. A neighbour burning the same CPU without touching the socket is
+ * measured too: flood ÷ busy is what the channel itself costs the victim, the rest is the CPU the
+ * neighbour is entitled to (SANDBOX_CPUS). `npm run bench -- flood [calls] [rounds]`.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -28,6 +30,14 @@ while time.time() < end:
         s.close()
 print(ok, refused)
 `;
+const BUSY = `
+import time
+end = time.time() + ${FLOOD_SECONDS}
+n = 0
+while time.time() < end:
+    n += 1
+print(n)
+`;
 
 export async function run(args: string[]): Promise<void> {
   const calls = Number(args[0] ?? 200);
@@ -48,18 +58,25 @@ export async function run(args: string[]): Promise<void> {
     await timeEach(20, echo(victim));
     const quiet: number[] = [];
     const loud: number[] = [];
+    const busy: number[] = [];
     let attempts = "";
-    for (let r = 0; r < rounds; r++) {
-      quiet.push((await timeEach(calls, echo(victim))).p50);
-      const flood = flooder.exec({
-        argv: ["python3", "-c", FLOOD],
+    const during = async (program: string): Promise<{ p50: number; out: string }> => {
+      const neighbour = flooder.exec({
+        argv: ["python3", "-c", program],
         timeoutMs: (FLOOD_SECONDS + 10) * 1000,
         maxOutputBytes: 1024,
       });
-      // Let the flood reach full speed before measuring.
+      // Let the neighbour reach full speed before measuring.
       await new Promise((resolve) => setTimeout(resolve, 500));
-      loud.push((await timeEach(calls, echo(victim))).p50);
-      attempts = (await flood).stdout.trim();
+      const { p50 } = await timeEach(calls, echo(victim));
+      return { p50, out: (await neighbour).stdout.trim() };
+    };
+    for (let r = 0; r < rounds; r++) {
+      quiet.push((await timeEach(calls, echo(victim))).p50);
+      const f = await during(FLOOD);
+      loud.push(f.p50);
+      attempts = f.out;
+      busy.push((await during(BUSY)).p50);
     }
     const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
     const [ok, refused] = attempts.split(" ");
@@ -69,7 +86,15 @@ export async function run(args: string[]): Promise<void> {
     console.log(
       `victim warm echo p50 during flood:  ${fmt(med(loud))} ms (rounds: ${loud.map(fmt).join(", ")})`,
     );
-    console.log(`ratio during/without: ${(med(loud) / med(quiet)).toFixed(2)} (aim: <= 1.20)`);
+    console.log(
+      `victim warm echo p50 beside a busy loop: ${fmt(med(busy))} ms (rounds: ${busy.map(fmt).join(", ")})`,
+    );
+    console.log(
+      `ratio flood/without: ${(med(loud) / med(quiet)).toFixed(2)}; busy/without: ${(med(busy) / med(quiet)).toFixed(2)}`,
+    );
+    console.log(
+      `ratio flood/busy (what the channel itself costs): ${(med(loud) / med(busy)).toFixed(2)} (aim: <= 1.20)`,
+    );
     console.log(`flooder's last round: ${ok} connects accepted, ${refused} refused in ${FLOOD_SECONDS} s`);
   } finally {
     await provider.reapOrphans(new Set());

@@ -101,6 +101,32 @@ describe("sandbox exec", () => {
     expect(await strays()).toEqual([]);
   });
 
+  it("read-only git works as usual but runs no program named in the repository's configuration", async () => {
+    const setup = [
+      "rm -rf /workspace/r && git init -q /workspace/r && cd /workspace/r",
+      "git config user.email a@b && git config user.name a",
+      "echo '*.txt diff=tc filter=fl' > .gitattributes && echo a > a.txt && git add -A && git commit -qm1",
+      "git config diff.tc.textconv 'touch /tmp/tc-ran; cat' && git config filter.fl.clean 'touch /tmp/fl-ran; cat'",
+      "git config core.fsmonitor 'touch /tmp/fsm-ran; true' && echo b >> a.txt",
+    ].join(" && ");
+    expect((await sb.exec(sh(setup))).exitCode).toBe(0);
+    const ro = await sb.exec(
+      sh("cd /workspace/r && git status --short && git diff && git log -p --oneline | head -n 20", {
+        identity: "reader",
+      }),
+    );
+    expect(ro.stdout).toMatch(/^ M a\.txt$/m);
+    expect(ro.stdout).toMatch(/^\+b$/m);
+    expect((await sb.exec(sh("ls /tmp/*-ran 2>/dev/null | wc -l"))).stdout.trim()).toBe("0");
+    await sb.exec(sh("cd /workspace/r && git config diff.external 'touch /tmp/ext-ran'"));
+    const ext = await sb.exec(
+      sh("cd /workspace/r && git diff && git -C /workspace/r show --stat HEAD", { identity: "reader" }),
+    );
+    expect(ext.exitCode).toBe(0);
+    expect(ext.stdout).toMatch(/^\+b$/m);
+    expect((await sb.exec(sh("ls /tmp/*-ran 2>/dev/null | wc -l"))).stdout.trim()).toBe("0");
+  });
+
   it("streams output before the command ends", async () => {
     const seen: { stream: OutputStream; data: string; at: number }[] = [];
     const started = Date.now();

@@ -28,9 +28,15 @@ describe.each(runtimes)(
       // Listing the session's tools starts the server in the sandbox; a call shows it serves.
       const tools = await h().call("GET", `/v1/sessions/${a.sid}/tools`, { key: a.agentKey });
       expect(tools.status, JSON.stringify(tools.body)).toBe(200);
-      expect(tools.body.tools.map((t: { name: string }) => t.name)).toContain("mcp__memory__read_graph");
-      const graph = await a.callAndWait("mcp__memory__read_graph", {});
-      expect(graph.status, jobText(graph)).toBe("succeeded");
+      const names = tools.body.tools.map((t: { name: string }) => t.name);
+      if (runtime === "runsc") {
+        // This gVisor shows every uid's environment: a server with secrets is not started at all.
+        expect(names).not.toContain("mcp__memory__read_graph");
+      } else {
+        expect(names).toContain("mcp__memory__read_graph");
+        const graph = await a.callAndWait("mcp__memory__read_graph", {});
+        expect(graph.status, jobText(graph)).toBe("succeeded");
+      }
 
       const { out } = await a.bash(
         "cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep s3cr3t; echo --; id -u; ps -eo uid=,pid=,args=",

@@ -34,11 +34,15 @@ const READER_GIT_CONFIG = [
   ["core.askPass", "false"],
   ["credential.helper", ""],
   ["gpg.program", "false"],
-  ["diff.external", "false"],
+  ["gpg.ssh.program", "false"],
+  ["gpg.x509.program", "false"],
   ["safe.bareRepository", "explicit"],
   ["protocol.allow", "never"],
 ];
+// Read-only calls find reader-bin/git first: it neutralises textconv and filters per repository.
+const READER_PATH = `/opt/toolshed/reader-bin:${BASE_ENV.PATH}`;
 const READER_ENV = {
+  PATH: READER_PATH,
   GIT_CONFIG_NOSYSTEM: "0",
   GIT_CONFIG_GLOBAL: "/dev/null",
   GIT_NO_REPLACE_OBJECTS: "1",
@@ -58,7 +62,11 @@ export function userEnv(identity, name, extra) {
   if (name === "reader") Object.assign(env, READER_ENV);
   // The request's own variables last, except those that would undo the identity's confinement.
   for (const [k, v] of Object.entries(extra ?? {})) {
-    if (typeof v !== "string" || (name === "reader" && (k.startsWith("GIT_") || k === "HOME"))) continue;
+    if (
+      typeof v !== "string" ||
+      (name === "reader" && (k.startsWith("GIT_") || k === "HOME" || k === "PATH"))
+    )
+      continue;
     env[k] = v;
   }
   return env;
