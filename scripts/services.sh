@@ -10,9 +10,16 @@ data="${DATA_DIR:-$repo/data}"
 [[ $data = /* ]] || data="$repo/$data"
 logs="$data/logs"
 mkdir -p "$logs"
+chmod 700 "$logs"
 export DEBIAN_FRONTEND=noninteractive
 
 log() { printf '[services] %s\n' "$*" >&2; }
+# Log files are the owner's only (0600): created so before anything writes to them.
+private_log() {
+  [[ -e $1 ]] || (umask 077 && : >"$1")
+  chmod 600 "$1"
+}
+for f in apt dockerd redis npm; do private_log "$logs/$f.log"; done
 step_started=$SECONDS
 done_step() { log "$1 ($((SECONDS - step_started)) s)"; step_started=$SECONDS; }
 
@@ -65,7 +72,7 @@ fi
 # --- gVisor: register runsc with dockerd (daemon.json + SIGHUP reload) when it is installed. ---
 bash "$repo/scripts/register-runsc.sh" || log "runsc is not registered: SANDBOX_RUNTIME=runsc unavailable"
 
-# --- Redis: start a local, non-persistent one only if nothing answers at REDIS_URL. ---
+# --- Redis: start a local one (append-only file under DATA_DIR/redis) only if nothing answers. ---
 redis_url="${REDIS_URL:-redis://127.0.0.1:6379}"
 hostport="${redis_url#*://}"
 hostport="${hostport##*@}"
@@ -86,8 +93,12 @@ if ! redis_answers; then
     exit 1
     ;;
   esac
-  redis-server --bind 127.0.0.1 --port "$redis_port" --daemonize yes --save '' --appendonly no \
-    --logfile "$logs/redis.log" --dir "$data" >/dev/null
+  # AOF, fsync'd every second: a restart keeps the queue. The service still recovers when Redis
+  # lost everything (its reconciler queues again every job row that expects a run).
+  mkdir -p "$data/redis"
+  chmod 700 "$data/redis"
+  redis-server --bind 127.0.0.1 --port "$redis_port" --daemonize yes --save '' \
+    --appendonly yes --appendfsync everysec --logfile "$logs/redis.log" --dir "$data/redis" >/dev/null
   for _ in $(seq 1 50); do
     redis_answers && break
     sleep 0.1

@@ -10,6 +10,8 @@ const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(d
 export const Config = z.object({
   PORT: int(8080),
   HOST: z.string().default("127.0.0.1"),
+  /** A worker run alone serves /healthz, /readyz and /metrics here (0: any free port). */
+  WORKER_PORT: int(8081),
   DATA_DIR: z.string().default("./data"),
   REDIS_URL: z.string().default("redis://127.0.0.1:6379"),
   TOOLSHED_ADMIN_KEY: z.string().min(16).optional(),
@@ -28,6 +30,12 @@ export const Config = z.object({
   JOB_STALLED_INTERVAL_MS: int(15_000, 500),
   /** How often a job held back by its session's ordering is looked at again (it is also promoted). */
   ORDER_RECHECK_MS: int(500, 10),
+  /** How often job rows are compared with the queue (rows expecting a run without an entry are re-queued). */
+  RECONCILE_INTERVAL_MS: int(5000, 100),
+  /** Rows looked at per reconcile pass. */
+  RECONCILE_BATCH: int(500, 1),
+  /** Bound on the Redis work of a submit and on each readiness probe (503, never a hang); the Redis connection's own command timeout is 10x this. */
+  DEPENDENCY_TIMEOUT_MS: int(1000, 50),
   SANDBOX_RETRY_ATTEMPTS: int(4, 1),
   SANDBOX_RETRY_BACKOFF_MS: int(1000, 0),
   BODY_LIMIT_BYTES: int(1024 * 1024, 1024),

@@ -126,8 +126,11 @@ export const errorResponses = {
   500: problem("INTERNAL: unexpected error (generic message; details only in logs)"),
 } as const;
 
-/** For endpoints with a body (the limit is `BODY_LIMIT_BYTES`). */
-export const tooLargeResponse = { 413: problem("PAYLOAD_TOO_LARGE: the body exceeds the limit") };
+/** For endpoints with a body (the limit is `BODY_LIMIT_BYTES`; it must be JSON). */
+export const tooLargeResponse = {
+  413: problem("PAYLOAD_TOO_LARGE: the body exceeds the limit"),
+  415: problem("UNSUPPORTED_MEDIA_TYPE: the body is not `application/json`"),
+};
 
 export const conflictResponse = { 409: problem("CONFLICT: the resource is not in a state that allows this") };
 
@@ -139,7 +142,13 @@ export const rateLimitedResponse = {
 };
 
 export const unavailableResponse = {
-  503: problem("SANDBOX_UNAVAILABLE: the session's sandbox cannot be reached"),
+  503: {
+    ...problem(
+      "SANDBOX_UNAVAILABLE: the session's sandbox cannot be reached; UNAVAILABLE: Redis, the Docker engine " +
+        "or the database is unreachable (nothing was created; retry after `Retry-After` seconds)",
+    ),
+    headers: { "Retry-After": { description: "seconds to wait", schema: { type: "integer" as const } } },
+  },
 };
 
 export const json = <T extends z.ZodType>(schema: T, description: string) => ({

@@ -128,6 +128,8 @@ export const jobs = sqliteTable(
     decision: text("decision", { mode: "json" }).$type<StoredDecision>().notNull(),
     result: text("result", { mode: "json" }).$type<StoredResult>(),
     idempotencyKey: text("idempotency_key"),
+    /** SHA-256 of the canonical request body, set with an idempotency key: a reuse must match it. */
+    requestHash: text("request_hash"),
     /** Queue order within the session (null until queued); drives per-session ordering. */
     seq: integer("seq"),
     concurrencySafe: integer("concurrency_safe", { mode: "boolean" }).notNull(),

@@ -221,6 +221,11 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     return reaped;
   }
 
+  /** Readiness: the engine answers. */
+  async ping(): Promise<void> {
+    await this.docker.ping();
+  }
+
   /**
    * Stops the idle timer and the running containers. With `stopContainers: false` it only lets go
    * of them (a process handing over to its successor, which adopts them on the next acquire).

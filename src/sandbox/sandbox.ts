@@ -171,6 +171,7 @@ export interface SandboxProvider {
   /** Removes containers labelled with this service's id that no live session owns. */
   reapOrphans(liveSessionIds: Set<string>): Promise<number>;
   close(): Promise<void>;
+  ping?(): Promise<void>;
 }
 
 /** The sandbox's fixed layout. */

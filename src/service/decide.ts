@@ -8,14 +8,18 @@ import { type Principal, requireRole } from "./principal.js";
 import { parseRulesOrThrow, readTenantRules } from "./rules.js";
 import { inactiveCall, resolveSessionTool, type SessionToolsDeps, sessionMcpTools } from "./session-tools.js";
 import { loadSession } from "./sessions.js";
+import { effectiveMode } from "./tenant-settings.js";
 import { validateToolInput } from "./tool-input.js";
 
-/** The permission context of a call in this session: tenant rules first, then session rules. */
+/**
+ * The permission context of a call in this session: tenant rules first, then session rules; the
+ * mode as the tenant's settings allow it now.
+ */
 export function permissionContext(db: Db, session: SessionRow): PermissionContext {
   const tenant = parseRulesOrThrow(readTenantRules(db, session.tenantId), "tenant");
   const own = parseRulesOrThrow(session.rules, "session");
   return {
-    mode: session.mode as PermissionContext["mode"],
+    mode: effectiveMode(db, session),
     cwd: session.cwd,
     home: session.home,
     workingDirectories: session.workingDirectories,

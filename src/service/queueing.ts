@@ -1,7 +1,8 @@
 /** Putting a job in its session's queue order and handing it to the queue. */
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/open.js";
-import { type JobStatus, jobs, type StoredResult, sessions } from "../db/schema.js";
+import { audit, type JobStatus, jobs, type StoredResult, sessions } from "../db/schema.js";
+import { asUnavailable, UnavailableError } from "../errors.js";
 import type { ServiceDeps } from "./deps.js";
 import { fairPriority } from "./fair-priority.js";
 import { nowIso } from "./ids.js";
@@ -21,17 +22,44 @@ export function takeSeq(tx: Tx | Db, sessionId: string): number {
   return row.next - 1;
 }
 
-/** Enqueues a job already marked `queued`; if the queue refuses, the job fails clearly. */
-export async function enqueueOrFail(deps: Pick<ServiceDeps, "db" | "queue" | "logger">, jobId: string) {
+/**
+ * Enqueues a job that was `queued` before this request (an approved call). If the queue is
+ * away the row stays `queued`: the reconciler queues it once Redis answers again.
+ */
+export async function enqueueOrReconcile(deps: Pick<ServiceDeps, "db" | "queue" | "logger">, jobId: string) {
   try {
     await deps.queue.enqueue(jobId, { priority: fairPriority(deps.db, jobId) });
   } catch (err) {
-    deps.logger.error({ err, jobId }, "enqueue failed");
-    finishJob(deps.db, jobId, "failed", {
-      content: [{ type: "text", text: "Error: the job could not be queued; please retry." }],
-      state: "error",
+    deps.logger.warn({ err, jobId }, "enqueue failed; the reconciler will queue the job");
+  }
+}
+
+/**
+ * Enqueues a job created by this request. If the queue refuses, the job and its audit entry are
+ * withdrawn and the caller gets 503 UNAVAILABLE: nothing was created. Unless a worker already
+ * claimed it (the add reached Redis after all): then it runs and is answered as usual.
+ */
+export async function enqueueOrWithdraw(
+  deps: Pick<ServiceDeps, "db" | "queue" | "logger" | "readiness">,
+  jobId: string,
+) {
+  try {
+    await deps.readiness.bound(
+      "redis",
+      deps.queue.enqueue(jobId, { priority: fairPriority(deps.db, jobId) }),
+    );
+  } catch (err) {
+    const withdrawn = deps.db.transaction((tx) => {
+      const gone = tx
+        .delete(jobs)
+        .where(and(eq(jobs.id, jobId), eq(jobs.status, "queued")))
+        .run();
+      if (gone.changes > 0) tx.delete(audit).where(eq(audit.jobId, jobId)).run();
+      return gone.changes > 0;
     });
-    throw err;
+    deps.logger.warn({ err, jobId, withdrawn }, "enqueue failed");
+    if (withdrawn)
+      throw asUnavailable(err) ?? new UnavailableError("the job could not be queued; retry shortly");
   }
 }
 

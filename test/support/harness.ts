@@ -15,11 +15,14 @@ import { type RunningService, type ServeMode, type StartOptions, startService } 
 import { type Config, loadConfig } from "../../src/config.js";
 import { openDb } from "../../src/db/open.js";
 import { createLogger } from "../../src/log.js";
+import { EgressPolicy } from "../../src/net/egress-policy.js";
 import type { SandboxProvider } from "../../src/sandbox/sandbox.js";
 import { type Quotas, type ServiceDeps, toolRegistry } from "../../src/service/deps.js";
 import { ensureAdminKey } from "../../src/service/keys.js";
+import { createMcpRuntime } from "../../src/service/mcp-clients.js";
 import { Metrics } from "../../src/service/metrics.js";
 import { SqliteReadCache } from "../../src/service/read-cache-store.js";
+import { Readiness } from "../../src/service/readiness.js";
 import { SkillFiles } from "../../src/service/skill-files.js";
 import { createBuiltinTools } from "../../src/toolkit/builtins.js";
 import { createTaskTools } from "../../src/toolkit/tasks/task-tools.js";
@@ -35,6 +38,7 @@ export function testConfig(dataDir: string, extra: Record<string, string> = {}):
 export function testEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
     PORT: "0",
+    WORKER_PORT: "0",
     HOST: "127.0.0.1",
     DATA_DIR: dataDir,
     TOOLSHED_ADMIN_KEY: ADMIN_KEY,
@@ -131,7 +135,7 @@ export function spawnWorkerProcess(h: Harness): ChildProcess {
 }
 
 /** Redis is shared: remove this run's queue, streams and meta keys. */
-async function dropRedisKeys(config: Config): Promise<void> {
+export async function dropRedisKeys(config: Config): Promise<void> {
   const redis = new Redis(config.REDIS_URL);
   try {
     let cursor = "0";
@@ -164,9 +168,13 @@ export async function seedTenant(call: Client, name = "acme") {
 }
 
 /** The Hono app over real SQLite with in-memory queue/events and the given sandbox provider. */
-export function createApiTestApp(sandboxes: SandboxProvider, quotas: Partial<Quotas> = {}) {
+export function createApiTestApp(
+  sandboxes: SandboxProvider,
+  quotas: Partial<Quotas> = {},
+  opts: { mcp?: boolean } = {},
+) {
   const dataDir = mkdtempSync(join(tmpdir(), "tsa-"));
-  const { db, close } = openDb(join(dataDir, "t.db"));
+  const { db, ping, close } = openDb(join(dataDir, "t.db"));
   ensureAdminKey({ db }, ADMIN_KEY);
   const bus = new MemoryBus();
   const deps: ServiceDeps = {
@@ -182,6 +190,13 @@ export function createApiTestApp(sandboxes: SandboxProvider, quotas: Partial<Quo
     logger: createLogger("silent"),
     limiter: bus,
     quotas: { maxSessions: 1000, callsPerMinute: 1000, ...quotas },
+    mcp: opts.mcp
+      ? createMcpRuntime({ db, logger: createLogger("silent"), dataDir, egress: new EgressPolicy() })
+      : undefined,
+    readiness: new Readiness(
+      { database: ping, ...(sandboxes.ping ? { docker: () => sandboxes.ping?.() } : {}) },
+      { timeoutMs: 1000, cacheMs: 0 },
+    ),
   };
   const app = createApp({ ...deps, bodyLimitBytes: 64 * 1024 });
   const call: Client = async (method, path, opts = {}) => {
