@@ -28,6 +28,9 @@ missing=()
 command -v dockerd >/dev/null || missing+=(docker.io)
 command -v redis-server >/dev/null || missing+=(redis-server)
 command -v debootstrap >/dev/null || missing+=(debootstrap)
+# Workspace volumes: mkfs.ext4 and loop mounts (usually there; minimal images may lack them).
+command -v mkfs.ext4 >/dev/null || missing+=(e2fsprogs)
+command -v losetup >/dev/null || missing+=(mount)
 # gVisor, for SANDBOX_RUNTIME=runsc: optional (root installs it, so CI tests both runtimes).
 optional=()
 ((EUID == 0)) && ! command -v runsc >/dev/null && optional+=(runsc)
