@@ -8,6 +8,7 @@ import { bodyLimit } from "hono/body-limit";
 import { formatPath, PayloadTooLargeError, ValidationError } from "../errors.js";
 import type { ServiceDeps } from "../service/deps.js";
 import { KeyStreams } from "../service/key-streams.js";
+import type { ApiDeps } from "./api-deps.js";
 import { requireKey } from "./auth.js";
 import type { AppEnv } from "./context.js";
 import { docsPage } from "./docs.js";
@@ -28,9 +29,7 @@ import { tenantSettingsRoutes } from "./routes/tenant-settings.js";
 import { tenantRoutes } from "./routes/tenants.js";
 import { toolGroupRoutes } from "./routes/tool-groups.js";
 
-export interface ApiDeps extends ServiceDeps {
-  bodyLimitBytes: number;
-}
+export type { ApiDeps } from "./api-deps.js";
 
 /** What a lone worker serves: liveness, readiness and metrics, nothing under /v1. */
 export function createSystemApp(

@@ -3,6 +3,9 @@
  * shapes. Every tenant-owned row carries `tenant_id` so that every query can be scoped.
  */
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { type RuleStrings, sessions, tenants } from "./schema-core.js";
+
+export { type RuleStrings, sessions, tenants } from "./schema-core.js";
 
 export type KeyRole = "admin" | "tenant_admin" | "agent";
 export type JobStatus =
@@ -28,12 +31,6 @@ export interface JobAttempt {
   outcome?: string;
 }
 
-export interface RuleStrings {
-  allow: string[];
-  deny: string[];
-  ask: string[];
-}
-
 export interface StoredDecision {
   behavior: "allow" | "deny" | "ask";
   message: string;
@@ -55,12 +52,6 @@ export interface StoredResult {
   metadata?: Record<string, unknown>;
 }
 
-export const tenants = sqliteTable("tenants", {
-  id: text("id").primaryKey(),
-  name: text("name").notNull(),
-  createdAt: text("created_at").notNull(),
-});
-
 export const apiKeys = sqliteTable(
   "api_keys",
   {
@@ -73,35 +64,6 @@ export const apiKeys = sqliteTable(
     revokedAt: text("revoked_at"),
   },
   (t) => [uniqueIndex("api_keys_hash_idx").on(t.hash)],
-);
-
-export const sessions = sqliteTable(
-  "sessions",
-  {
-    id: text("id").primaryKey(),
-    tenantId: text("tenant_id")
-      .notNull()
-      .references(() => tenants.id),
-    mode: text("mode").notNull(),
-    cwd: text("cwd").notNull(),
-    home: text("home").notNull(),
-    workingDirectories: text("working_directories", { mode: "json" }).$type<string[]>().notNull(),
-    rules: text("rules", { mode: "json" }).$type<RuleStrings>().notNull(),
-    /** The basic built-ins this session offers; null means all of them. */
-    tools: text("tools", { mode: "json" }).$type<string[]>(),
-    /** Tool groups named at creation; null means none. */
-    toolGroups: text("tool_groups", { mode: "json" }).$type<string[]>(),
-    /** The basic skills; null means all of the tenant's. */
-    skills: text("skills", { mode: "json" }).$type<string[]>(),
-    /** The non-basic groups active now (reset_tools overwrites it). */
-    activeGroups: text("active_groups", { mode: "json" }).$type<string[]>().notNull().default([]),
-    status: text("status").$type<"active" | "deleted">().notNull(),
-    /** The next queue position: a job gets its `seq` when it enters the queue. */
-    nextSeq: integer("next_seq").notNull().default(1),
-    createdAt: text("created_at").notNull(),
-    lastUsedAt: text("last_used_at").notNull(),
-  },
-  (t) => [index("sessions_tenant_idx").on(t.tenantId, t.status)],
 );
 
 export const tenantRules = sqliteTable("tenant_rules", {

@@ -24,15 +24,12 @@ import {
   SandboxUnavailableError,
   type SessionSandboxSpec,
 } from "./sandbox.js";
+import type { SandboxLogger } from "./sandbox-logger.js";
 import { RuntimeCheck } from "./sandbox-runtime.js";
 import { assertSessionId, assertSocketPathFits, type SessionPaths, sessionPaths } from "./session-paths.js";
 import { createWorkspaceVolumes, type WorkspaceQuota, type WorkspaceVolumes } from "./workspace-volume.js";
 
-/** The logger shape the provider needs (pino fits). */
-export interface SandboxLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
+export type { SandboxLogger } from "./sandbox-logger.js";
 
 /** Options of the Docker provider; nothing here is read from the environment. */
 export interface DockerSandboxProviderOptions {

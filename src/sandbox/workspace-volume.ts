@@ -4,9 +4,9 @@ import { existsSync } from "node:fs";
 import { chmod, chown, link, mkdir, open, readdir, realpath, rm, rmdir, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
-import type { SandboxLogger } from "./docker-provider.js";
 import { loopBackingFile, readMounts } from "./mount-table.js";
 import { SandboxUnavailableError } from "./sandbox.js";
+import type { SandboxLogger } from "./sandbox-logger.js";
 
 const execFileP = promisify(execFile);
 

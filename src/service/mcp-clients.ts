@@ -14,11 +14,10 @@ import type { Sandbox } from "../sandbox/sandbox.js";
 import { McpClient, type McpClientOptions, type McpRawTool } from "../toolkit/mcp/mcp-client.js";
 import { type McpTool, mcpToolSet } from "../toolkit/mcp/mcp-tool.js";
 import type { McpToolSet } from "../toolkit/tool-group.js";
-import type { ServiceDeps } from "./deps.js";
 import { getMcpServer, loadMcpServerConfigs } from "./mcp-servers.js";
 import type { Principal } from "./principal.js";
 import { SecretBox } from "./secret-box.js";
-import { acquireSessionSandbox } from "./session-sandbox.js";
+import { acquireSessionSandbox, type SessionSandboxDeps } from "./session-sandbox.js";
 
 /** Cache and timeout settings; every field has a default. */
 export interface McpClientsOptions extends McpClientOptions {
@@ -213,7 +212,7 @@ function egressRefusal(err: unknown): EgressRefusedError | null {
  */
 export function sessionMcpToolSets(
   mcp: McpRuntime | undefined,
-  deps: Pick<ServiceDeps, "sandboxes" | "skillFiles">,
+  deps: SessionSandboxDeps,
   session: Pick<SessionRow, "id" | "tenantId">,
 ): Promise<McpToolSet[]> {
   if (!mcp) return Promise.resolve([]);

@@ -4,7 +4,7 @@ import { dryRunDecision } from "../../service/decide.js";
 import { isTerminal } from "../../service/job-view.js";
 import { waitForJob } from "../../service/jobs.js";
 import { submitCall } from "../../service/submit-call.js";
-import type { ApiDeps } from "../app.js";
+import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import {
   bearer,

@@ -3,7 +3,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import { followJobEvents } from "../../service/job-events.js";
 import type { KeyStreams } from "../../service/key-streams.js";
-import type { ApiDeps } from "../app.js";
+import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses } from "../schemas.js";
 

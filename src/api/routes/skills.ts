@@ -3,7 +3,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../../errors.js";
 import { deleteSkill, listSkills, uploadSkill } from "../../service/skills.js";
-import type { ApiDeps } from "../app.js";
+import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, ErrorBody, errorResponses, json } from "../schemas.js";
 

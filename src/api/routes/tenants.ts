@@ -4,7 +4,7 @@ import type { KeyStreams } from "../../service/key-streams.js";
 import { createKey, listKeys, revokeKey } from "../../service/keys.js";
 import { getTenantRules, putTenantRules } from "../../service/rules.js";
 import { createTenant } from "../../service/tenants.js";
-import type { ApiDeps } from "../app.js";
+import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses, json, jsonBody, RuleSetBody, tooLargeResponse } from "../schemas.js";
 

@@ -1,7 +1,7 @@
 /** A tenant's tool groups: replaced as a whole by PUT, read by GET. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { listToolGroups, putToolGroups } from "../../service/tool-groups.js";
-import type { ApiDeps } from "../app.js";
+import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses, json, jsonBody } from "../schemas.js";
 
