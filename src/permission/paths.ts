@@ -97,13 +97,18 @@ function segmentsOf(p: string): string[] {
   return out;
 }
 
+/** Does the path segment `seg` stand for the name `name`? (Equality, or a glob match.) */
+type SegmentTest = (seg: string, name: string) => boolean;
+
+const equal: SegmentTest = (seg, name) => seg === name;
+
 /** True when `needle` occurs as consecutive elements of `hay`, optionally only at its end. */
-function containsRun(hay: string[], needle: string[], atEnd: boolean): boolean {
+function containsRun(hay: string[], needle: string[], atEnd: boolean, same: SegmentTest = equal): boolean {
   if (needle.length === 0 || needle.length > hay.length) return false;
   const first = atEnd ? hay.length - needle.length : 0;
   for (let i = first; i <= hay.length - needle.length; i++) {
     let j = 0;
-    while (j < needle.length && hay[i + j] === needle[j]) j++;
+    while (j < needle.length && same(hay[i + j] as string, needle[j] as string)) j++;
     if (j === needle.length) return true;
   }
   return false;
@@ -129,6 +134,61 @@ export function isDangerousPath(p: string, cwd: string, home: string, lists: Dan
     return false;
   }
   return false;
+}
+
+const GLOB_CHARS = /[*?[]/;
+const globs = new Map<string, RegExp>();
+
+/**
+ * A glob segment as a regex, by bash's rules with dotglob off: `*` and `?` never match a
+ * leading `.` (so `*` cannot be `.env`), a pattern starting with `.` or `[` might.
+ */
+function globSegment(seg: string): RegExp {
+  let re = globs.get(seg);
+  if (re !== undefined) return re;
+  let src = seg.startsWith(".") || seg.startsWith("[") ? "" : "(?!\\.)";
+  for (let i = 0; i < seg.length; i++) {
+    const c = seg[i] as string;
+    const close = c === "[" ? seg.indexOf("]", i + 2) : -1;
+    if (c === "*") src += ".*";
+    else if (c === "?") src += ".";
+    else if (close !== -1) {
+      const body = seg
+        .slice(i + 1, close)
+        .replace(/^[!^]/, "^")
+        .replace(/\\/g, "\\\\");
+      src += `[${body}]`;
+      i = close;
+    } else src += c.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  }
+  try {
+    re = new RegExp(`^${src}$`, "i");
+  } catch {
+    re = /^/;
+  }
+  if (globs.size > 500) globs.clear();
+  globs.set(seg, re);
+  return re;
+}
+
+const globMatch: SegmentTest = (seg, name) => {
+  if (!GLOB_CHARS.test(seg)) return seg === name;
+  // Dotglob off: a leading `.` is matched only by a literal `.` (or, to be safe, a bracket).
+  if (name.charCodeAt(0) === 46 && seg[0] !== "." && seg[0] !== "[") return false;
+  return globSegment(seg).test(name);
+};
+
+/**
+ * isDangerousPath for a path whose segments may be globs (`.en[v]`, `.gi?/config`): true when
+ * some file the glob could match is dangerous.
+ */
+export function couldBeDangerousPath(p: string, cwd: string, home: string, lists: DangerousLists): boolean {
+  const segments = segmentsOf(normalizePath(p, cwd, home));
+  const split = splitLists(lists);
+  return (
+    split.files.some((f) => containsRun(segments, f, true, globMatch)) ||
+    split.directories.some((d) => containsRun(segments, d, false, globMatch))
+  );
 }
 
 /** The list entries already split into lower-case segments (derived from the lists alone). */

@@ -5,9 +5,10 @@
  */
 import type { PermissionRule } from "../types.js";
 import { trackCwd } from "./cwd-tracking.js";
+import { checkHeredocs } from "./heredoc.js";
 import { parseBash } from "./parser.js";
 import { collectCommands, type Redirect, type SimpleCommand } from "./simple-commands.js";
-import { toSyntaxTree } from "./syntax.js";
+import { type SyntaxTree, toSyntaxTree } from "./syntax.js";
 
 /** Commands longer than this are not parsed at all. */
 export const MAX_COMMAND_LENGTH = 65_536;
@@ -26,17 +27,20 @@ export interface BashAnalysis {
   injection: string | null;
   /** tree-sitter found a syntax error: the split may be incomplete. */
   hasError: boolean;
+  /** Syntax no auto-allow accepts (syntax.ts SOUND_TYPES), anywhere, nested code included. */
+  unsound: boolean;
   commands: SimpleCommand[];
   looseRedirects: Redirect[];
   /** Variables assigned outside commands (`export PATH=...`). */
   assignments: string[];
   /** Results computed once per analysis and shared by the engine's several calls. */
-  memo: { readOnly?: boolean; suggestions?: PermissionRule[] };
+  memo: { readOnly?: boolean; sound?: boolean; suggestions?: PermissionRule[] };
 }
 
 interface Found {
   injection: string | null;
   hasError: boolean;
+  unsound: boolean;
   commands: SimpleCommand[];
   looseRedirects: Redirect[];
   assignments: string[];
@@ -57,14 +61,35 @@ function nestedCode(cmd: SimpleCommand): string | null {
   return null;
 }
 
-function analyseText(text: string, home: string, depth: number): Found | null {
-  const tree = parseBash(text);
-  if (tree === null) return null;
-  const { root, hasError, injection, substitutions } = toSyntaxTree(tree);
+/** Parses `text`, respelling here-document delimiters tree-sitter misreads (heredoc.ts). */
+function parseByBashRules(text: string): { tree: SyntaxTree; text: string } | null {
+  const parsed = parseBash(text);
+  if (parsed === null) return null;
+  const tree = toSyntaxTree(parsed);
+  if (!text.includes("<<")) return { tree, text };
+  const check = checkHeredocs(tree.root, text);
+  if (check.rewrite === null) {
+    if (check.bad) tree.hasError = true;
+    return { tree, text };
+  }
+  const again = parseBash(check.rewrite);
+  if (again === null) return null;
+  const respelt = toSyntaxTree(again);
+  const recheck = checkHeredocs(respelt.root, check.rewrite);
+  if (check.bad || recheck.bad || recheck.rewrite !== null) respelt.hasError = true;
+  return { tree: respelt, text: check.rewrite };
+}
+
+function analyseText(source: string, home: string, depth: number): Found | null {
+  const parsed = parseByBashRules(source);
+  if (parsed === null) return null;
+  const { text } = parsed;
+  const { root, hasError, unsound, injection, substitutions } = parsed.tree;
   const found = collectCommands(root, text, home, depth, substitutions);
   const result: Found = {
     injection,
     hasError,
+    unsound,
     commands: found.commands,
     looseRedirects: found.looseRedirects,
     assignments: found.assignments,
@@ -80,6 +105,7 @@ function analyseText(text: string, home: string, depth: number): Found | null {
     }
     result.injection ??= inner.injection;
     result.hasError ||= inner.hasError;
+    result.unsound ||= inner.unsound;
     result.commands.push(...inner.commands);
     result.looseRedirects.push(...inner.looseRedirects);
     result.assignments.push(...inner.assignments);
@@ -93,6 +119,7 @@ function failed(command: string, failure: string): BashAnalysis {
     command,
     injection: null,
     hasError: false,
+    unsound: true,
     commands: [],
     looseRedirects: [],
     assignments: [],
@@ -115,10 +142,11 @@ function compute(command: string, cwd: string, home: string): BashAnalysis {
       failure: null,
       injection: parsed.injection,
       hasError: parsed.hasError,
+      unsound: parsed.unsound,
       commands: parsed.commands,
       looseRedirects: parsed.looseRedirects,
       assignments: parsed.assignments,
-      memo: {},
+      memo: { readOnly: undefined, sound: undefined, suggestions: undefined },
     };
   } catch {
     // In practice only a stack overflow on pathologically deep nesting lands here.

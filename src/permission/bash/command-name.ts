@@ -5,25 +5,99 @@
  */
 import type { Word } from "./words.js";
 
-/** Wrappers that run the rest of their arguments as a command, with their options taking a value. */
+/**
+ * Wrappers that run the rest of their arguments as a command: the short options taking a value
+ * (attached or next word), and every long option, those taking a value marked `=` (abbreviations
+ * resolve against the whole list, as getopt_long does).
+ */
 const WRAPPERS: Record<string, { short: string; long: readonly string[] }> = {
   sudo: {
-    short: "ugphCDrtUT",
-    long: ["--user", "--group", "--host", "--prompt", "--chdir", "--role", "--type"],
+    short: "ugphCDrtUTR",
+    long: [
+      "user=",
+      "group=",
+      "host=",
+      "prompt=",
+      "chdir=",
+      "role=",
+      "type=",
+      "close-from=",
+      "chroot=",
+      "command-timeout=",
+      "other-user=",
+      "preserve-env",
+      "askpass",
+      "background",
+      "bell",
+      "edit",
+      "help",
+      "set-home",
+      "login",
+      "remove-timestamp",
+      "reset-timestamp",
+      "non-interactive",
+      "preserve-groups",
+      "stdin",
+      "shell",
+      "version",
+      "validate",
+      "list",
+    ],
   },
   doas: { short: "uC", long: [] },
-  env: { short: "uC", long: ["--unset", "--chdir"] },
+  env: {
+    short: "uCS",
+    long: [
+      "unset=",
+      "chdir=",
+      "split-string=",
+      "ignore-environment",
+      "null",
+      "debug",
+      "list-signal-handling",
+      "block-signal",
+      "default-signal",
+      "ignore-signal",
+      "help",
+      "version",
+    ],
+  },
   command: { short: "", long: [] },
   builtin: { short: "", long: [] },
   exec: { short: "a", long: [] },
-  nice: { short: "n", long: ["--adjustment"] },
-  nohup: { short: "", long: [] },
-  time: { short: "fo", long: ["--format", "--output"] },
-  timeout: { short: "sk", long: ["--signal", "--kill-after"] },
-  stdbuf: { short: "ioe", long: ["--input", "--output", "--error"] },
+  nice: { short: "n", long: ["adjustment=", "help", "version"] },
+  nohup: { short: "", long: ["help", "version"] },
+  time: {
+    short: "fo",
+    long: ["format=", "output=", "append", "portability", "quiet", "verbose", "help", "version"],
+  },
+  timeout: {
+    short: "sk",
+    long: ["signal=", "kill-after=", "preserve-status", "foreground", "verbose", "help", "version"],
+  },
+  stdbuf: { short: "ioe", long: ["input=", "output=", "error=", "help", "version"] },
   xargs: {
     short: "adEILnPs",
-    long: ["--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars"],
+    long: [
+      "arg-file=",
+      "delimiter=",
+      "max-args=",
+      "max-procs=",
+      "max-chars=",
+      "process-slot-var=",
+      "eof",
+      "replace",
+      "max-lines",
+      "null",
+      "open-tty",
+      "interactive",
+      "no-run-if-empty",
+      "show-limits",
+      "verbose",
+      "exit",
+      "help",
+      "version",
+    ],
   },
 };
 
@@ -50,11 +124,44 @@ export function basename(s: string): string {
   return i === -1 ? s : s.slice(i + 1);
 }
 
-function takesValue(wrapper: string, opt: string): boolean {
+/** The long option `written` names (`--s` is `--split-string`), with its `=` mark; null when unknown or ambiguous. */
+function longOption(longs: readonly string[], written: string): string | null {
+  let found: string | null = null;
+  for (const l of longs) {
+    const name = l.endsWith("=") ? l.slice(0, -1) : l;
+    if (name === written) return l;
+    if (!name.startsWith(written)) continue;
+    if (found !== null) return null;
+    found = l;
+  }
+  return found;
+}
+
+/** A wrapper option that hides a whole command line in one word (`env -S 'cmd args'`). */
+function hidesCommand(wrapper: string, option: string): boolean {
+  return wrapper === "env" && (option === "-S" || option === "split-string=");
+}
+
+/** How many words the option `opt` uses (1 or 2), or 0 when it hides a command line. */
+function optionWords(wrapper: string, opt: string): number {
   const spec = WRAPPERS[wrapper];
-  if (!spec) return false;
-  if (opt.startsWith("--")) return !opt.includes("=") && spec.long.includes(opt);
-  return opt.length === 2 && spec.short.includes(opt[1] as string);
+  if (!spec) return 1;
+  if (opt.startsWith("--")) {
+    const eq = opt.indexOf("=");
+    const long = longOption(spec.long, opt.slice(2, eq === -1 ? undefined : eq));
+    // Unknown or ambiguous: the wrapper refuses it; keep naming the rest for deny rules.
+    if (long === null) return 1;
+    if (hidesCommand(wrapper, long)) return 0;
+    return long.endsWith("=") && eq === -1 ? 2 : 1;
+  }
+  // A short group: the first option taking a value takes the rest of the word, or the next one.
+  for (let j = 1; j < opt.length; j++) {
+    const c = opt[j] as string;
+    if (!spec.short.includes(c)) continue;
+    if (hidesCommand(wrapper, `-${c}`)) return 0;
+    return j === opt.length - 1 ? 2 : 1;
+  }
+  return 1;
 }
 
 /** Skips wrappers and their options in `words` (the command word first). */
@@ -89,10 +196,11 @@ export function resolveName(words: readonly Word[]): ResolvedName {
         break;
       }
       if (a.startsWith("-") && a.length > 1) {
-        // `env -S 'cmd args'` hides a whole command line in one word: give up on naming it.
-        if (base === "env" && (a.startsWith("-S") || a.startsWith("--split-string"))) return out;
+        const used = optionWords(base, a);
+        // `env -vS 'cmd args'` hides a whole command line in one word: give up on naming it.
+        if (used === 0) return out;
         out.wrapperOptions.push(a);
-        i += takesValue(base, a) ? 2 : 1;
+        i += used;
         continue;
       }
       if (base === "env" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(a)) {

@@ -8,6 +8,7 @@ import type { PermissionRule } from "../types.js";
 import type { BashAnalysis } from "./analysis.js";
 import { isHarmlessRedirect, isReadOnlyCommand } from "./read-only.js";
 import type { SimpleCommand } from "./simple-commands.js";
+import { isSoundLine } from "./sound-line.js";
 
 /** A compiled rule content: a test on one piece of command text. */
 export type CompiledRule = (text: string) => boolean;
@@ -143,7 +144,8 @@ export function matchAllowSet(rules: readonly PermissionRule[], a: BashAnalysis)
       }
     }
     if (rule) decided ??= rule;
-    else if (!isReadOnlyCommand(cmd)) return undefined;
+    // A read-only command needs no rule, but only in a line where read-only can be judged at all.
+    else if (!isReadOnlyCommand(cmd) || !isSoundLine(a)) return undefined;
   }
   return decided;
 }

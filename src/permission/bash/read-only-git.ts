@@ -1,23 +1,59 @@
 /**
- * Strict read-only forms of git (permission.md §10.3): `git branch`, `git tag` and `git remote`
- * only in their listing forms, no `--output` files, no pager commands, no reflog expiry.
+ * Read-only forms of git: harmless global options only (no `-c`, `--config-env`, `--exec-path=`,
+ * `--git-dir`, `--work-tree`, `-p`), then a reading subcommand with known, harmless options;
+ * `branch`, `tag`, `remote`, `config` only in their listing or reading forms.
  */
+import {
+  BLAME_SPEC,
+  BUILTIN_PRETTY,
+  CAT_FILE_SPEC,
+  CONFIG_SPEC,
+  DESCRIBE_SPEC,
+  DIFF_SPEC,
+  GREP_SPEC,
+  LOG_SPEC,
+  LS_FILES_SPEC,
+  LS_TREE_SPEC,
+  REV_PARSE_SPEC,
+  SHORTLOG_SPEC,
+  STATUS_SPEC,
+} from "./git-options.js";
+import { argsAreKnown, type OptionSpec, parseArgs } from "./options.js";
+import { isExact, isInert } from "./word-shape.js";
+import type { Word } from "./words.js";
 
-/** git subcommands that only read, provided no `--output` is given. */
-const READING = new Set([
-  "status",
-  "log",
-  "diff",
-  "show",
-  "ls-files",
-  "ls-tree",
-  "cat-file",
-  "rev-parse",
-  "rev-list",
-  "describe",
-  "shortlog",
-  "blame",
+/** Global options that change nothing a read-only call could misuse. */
+const HARMLESS_GLOBALS = new Set([
+  "--no-pager",
+  "-P",
+  "--no-optional-locks",
+  "--literal-pathspecs",
+  "--glob-pathspecs",
+  "--noglob-pathspecs",
+  "--icase-pathspecs",
+  "--no-replace-objects",
 ]);
+
+/** A format that runs no program: no `%G` (signature checks run gpg) and no config-defined pretty name. */
+function isPlainFormat(option: string, value: string): boolean {
+  if (option !== "--format" && option !== "--pretty") return true;
+  if (value.includes("%G")) return false;
+  return value.includes("%") || BUILTIN_PRETTY.has(value) || /^t?format:/.test(value);
+}
+
+/** A subcommand's check of args[from..]. */
+type SubcommandCheck = (args: readonly Word[], from: number) => boolean;
+
+function bySpec(spec: OptionSpec): SubcommandCheck {
+  const checked: OptionSpec = { ...spec, checkValue: isPlainFormat };
+  return (args, from) => argsAreKnown(args, checked, from);
+}
+
+const logReadOnly = bySpec(LOG_SPEC);
+
+function allInert(args: readonly Word[]): boolean {
+  return args.every(isInert);
+}
 
 /** Flags `git branch` accepts in listing form; `=value` variants are accepted for the long ones. */
 const BRANCH_LIST_FLAGS = new Set([
@@ -50,6 +86,7 @@ const BRANCH_LIST_FLAGS = new Set([
   "--sort",
   "--format",
 ]);
+/** `git tag` listing flags; `-v`/`--verify` are left out: verifying runs gpg. */
 const TAG_LIST_FLAGS = new Set([
   "-l",
   "--list",
@@ -67,11 +104,9 @@ const TAG_LIST_FLAGS = new Set([
   "--no-merged",
   "--points-at",
   "--omit-empty",
-  "-v",
-  "--verify",
 ]);
 /** Flags after which positional words are patterns or commits, not names to create. */
-const BRANCH_LIST_MODE = new Set([
+const LIST_MODE = new Set([
   "-l",
   "--list",
   "--contains",
@@ -80,7 +115,6 @@ const BRANCH_LIST_MODE = new Set([
   "--no-merged",
   "--points-at",
 ]);
-const TAG_LIST_MODE = new Set([...BRANCH_LIST_MODE, "-v", "--verify"]);
 /** Long flags whose value may come as the next word. */
 const VALUE_FLAGS = new Set(["--sort", "--format", "--points-at"]);
 
@@ -90,26 +124,27 @@ function flagName(a: string): string {
 }
 
 /** Listing form of `git branch` / `git tag`: only listing flags; names only in list mode. */
-function isListing(
-  args: readonly string[],
-  allowed: ReadonlySet<string>,
-  listModeFlags: ReadonlySet<string>,
-): boolean {
+function isListing(args: readonly string[], allowed: ReadonlySet<string>): boolean {
   let listMode = false;
-  const positional: string[] = [];
+  let positional = 0;
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
     if (!a.startsWith("-")) {
-      positional.push(a);
+      positional++;
       continue;
     }
     const name = flagName(a);
     const isNumbered = /^-n\d*$/.test(a) && allowed === TAG_LIST_FLAGS;
     if (!allowed.has(name) && !isNumbered) return false;
-    if (listModeFlags.has(name)) listMode = true;
-    if (VALUE_FLAGS.has(name) && !a.includes("=")) i++;
+    if (LIST_MODE.has(name)) listMode = true;
+    // A ref-filter format with a signature atom would run gpg.
+    if (name === "--format" && /%G|signature/.test(a.includes("=") ? a : (args[i + 1] ?? ""))) return false;
+    if (VALUE_FLAGS.has(name) && !a.includes("=")) {
+      if ((args[i + 1] ?? "-").startsWith("-")) return false;
+      i++;
+    }
   }
-  return positional.length === 0 || listMode;
+  return positional === 0 || listMode;
 }
 
 function isRemoteListing(args: readonly string[]): boolean {
@@ -121,45 +156,98 @@ function isRemoteListing(args: readonly string[]): boolean {
   return false;
 }
 
-function isConfigRead(args: readonly string[]): boolean {
-  const first = args[0];
-  if (!first || !["--get", "--get-all", "--get-regexp", "--list", "-l"].includes(first)) return false;
-  const writers = [
-    "--add",
-    "--unset",
-    "--unset-all",
-    "--replace-all",
-    "--edit",
-    "-e",
-    "--rename-section",
-    "--remove-section",
-  ];
-  return !args.some((a) => writers.includes(flagName(a)));
+const CONFIG_READS = new Set([
+  "--get",
+  "--get-all",
+  "--get-regexp",
+  "--get-urlmatch",
+  "--get-color",
+  "--get-colorbool",
+  "--list",
+  "-l",
+]);
+
+/** `git config` with exactly one reading action and only known options (no `--edit`, no writes). */
+function isConfigRead(args: readonly Word[], from: number): boolean {
+  const p = parseArgs(args.slice(from), CONFIG_SPEC);
+  if (p === null) return false;
+  return p.options.filter((o) => CONFIG_READS.has(o.name)).length === 1;
 }
 
-/** Is `git <args>` read-only? `args` are literal values (unknown words make the caller say no). */
-export function isReadOnlyGit(args: readonly string[]): boolean {
+/** `git reflog [show] <log options>`, `exists`, `list`; never `expire`, `delete`, `drop`, `write`. */
+function isReflogRead(args: readonly Word[], from: number): boolean {
+  const first = args[from]?.value;
+  if (first === "show") return logReadOnly(args, from + 1);
+  if (first === "exists" || first === "list") return allInert(args.slice(from + 1));
+  if (first === "expire" || first === "delete" || first === "drop" || first === "write") return false;
+  return logReadOnly(args, from);
+}
+
+function valuesOf(args: readonly Word[]): string[] | null {
+  if (!allInert(args)) return null;
+  return args.map((w) => w.value as string);
+}
+
+/** Each reading subcommand with the check of its arguments. */
+const SUBCOMMANDS: ReadonlyMap<string, SubcommandCheck> = new Map([
+  ["status", bySpec(STATUS_SPEC)],
+  ["log", logReadOnly],
+  ["show", logReadOnly],
+  ["rev-list", logReadOnly],
+  ["shortlog", bySpec(SHORTLOG_SPEC)],
+  ["diff", bySpec(DIFF_SPEC)],
+  ["blame", bySpec(BLAME_SPEC)],
+  ["grep", bySpec(GREP_SPEC)],
+  ["ls-files", bySpec(LS_FILES_SPEC)],
+  ["ls-tree", bySpec(LS_TREE_SPEC)],
+  ["cat-file", bySpec(CAT_FILE_SPEC)],
+  ["rev-parse", bySpec(REV_PARSE_SPEC)],
+  ["describe", bySpec(DESCRIBE_SPEC)],
+  ["reflog", isReflogRead],
+  ["config", isConfigRead],
+  [
+    "branch",
+    (args, from) => {
+      const v = valuesOf(args.slice(from));
+      return v !== null && isListing(v, BRANCH_LIST_FLAGS);
+    },
+  ],
+  [
+    "tag",
+    (args, from) => {
+      const v = valuesOf(args.slice(from));
+      return v !== null && isListing(v, TAG_LIST_FLAGS);
+    },
+  ],
+  [
+    "remote",
+    (args, from) => {
+      const v = valuesOf(args.slice(from));
+      return v !== null && isRemoteListing(v);
+    },
+  ],
+]);
+
+/** Is `git <args>` read-only? Words must be literal; every option must be known and harmless. */
+export function isReadOnlyGit(args: readonly Word[]): boolean {
   let i = 0;
-  // Harmless global options before the subcommand.
-  while (args[i] === "--no-pager" || args[i] === "-C") i += args[i] === "-C" ? 2 : 1;
-  const sub = args[i];
-  const rest = args.slice(i + 1);
-  if (sub === undefined) return false;
-  if (READING.has(sub)) return !rest.some((a) => flagName(a) === "--output");
-  switch (sub) {
-    case "grep":
-      return !rest.some((a) => /^-[^-]*O/.test(a) || flagName(a) === "--open-files-in-pager");
-    case "reflog":
-      return !["expire", "delete", "drop"].includes(rest[0] ?? "");
-    case "branch":
-      return isListing(rest, BRANCH_LIST_FLAGS, BRANCH_LIST_MODE);
-    case "tag":
-      return isListing(rest, TAG_LIST_FLAGS, TAG_LIST_MODE);
-    case "remote":
-      return isRemoteListing(rest);
-    case "config":
-      return isConfigRead(rest);
-    default:
-      return false;
+  for (; i < args.length; i++) {
+    const w = args[i] as Word;
+    if (!isExact(w)) return false;
+    const v = w.value as string;
+    if (!v.startsWith("-")) break;
+    if (HARMLESS_GLOBALS.has(v)) continue;
+    // `-C <dir>`: a plain directory (a planted repository there is the sandbox's business).
+    if (v === "-C") {
+      const dir = args[i + 1];
+      if (dir === undefined || !isExact(dir) || (dir.value as string).startsWith("-")) return false;
+      i++;
+      continue;
+    }
+    return v === "--version" && i === args.length - 1;
   }
+  const sub = args[i]?.value;
+  if (sub === undefined || sub === null) return false;
+  const check = SUBCOMMANDS.get(sub);
+  return check?.(args, i + 1) === true;
 }

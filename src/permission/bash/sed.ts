@@ -10,17 +10,28 @@ export interface SedCall {
   flags: Set<string>;
   expressions: string[];
   files: string[];
+  /** The `-i`/`--in-place` backup suffix, or null when none is given. */
+  suffix: string | null;
+  /** `--follow-symlinks`: with `-i` it writes wherever a link points. */
+  followsLinks: boolean;
   /** The first problem with the arguments themselves, or null. */
   error: string | null;
 }
 
 const ALLOWED_FLAGS = "nEei";
 const LONG_FLAGS: Record<string, string> = { "--quiet": "n", "--silent": "n", "--regexp-extended": "E" };
-const HARMLESS_LONG = new Set(["--posix", "--sandbox", "--debug", "--follow-symlinks"]);
+const HARMLESS_LONG = new Set(["--posix", "--sandbox", "--debug"]);
 
 /** Splits sed's arguments (best-effort literal text of each word). */
 export function parseSedArgs(args: readonly string[]): SedCall {
-  const call: SedCall = { flags: new Set(), expressions: [], files: [], error: null };
+  const call: SedCall = {
+    flags: new Set(),
+    expressions: [],
+    files: [],
+    suffix: null,
+    followsLinks: false,
+    error: null,
+  };
   let explicit = false;
   const positional: string[] = [];
   let onlyFiles = false;
@@ -40,8 +51,11 @@ export function parseSedArgs(args: readonly string[]): SedCall {
         explicit = true;
         const e = value ?? args[++i];
         if (e !== undefined) call.expressions.push(e);
-      } else if (name === "--in-place") call.flags.add("i");
-      else if (LONG_FLAGS[name]) call.flags.add(LONG_FLAGS[name] as string);
+      } else if (name === "--in-place") {
+        call.flags.add("i");
+        if (value !== undefined) call.suffix = value;
+      } else if (LONG_FLAGS[name]) call.flags.add(LONG_FLAGS[name] as string);
+      else if (name === "--follow-symlinks") call.followsLinks = true;
       else if (!HARMLESS_LONG.has(name)) call.error ??= `sed flag ${name} not allowed`;
       continue;
     }
@@ -53,7 +67,10 @@ export function parseSedArgs(args: readonly string[]): SedCall {
         break;
       }
       call.flags.add(c);
-      if (c === "i") break;
+      if (c === "i") {
+        if (j + 1 < a.length) call.suffix = a.slice(j + 1);
+        break;
+      }
       if (c === "e") {
         explicit = true;
         const e = j + 1 < a.length ? a.slice(j + 1) : args[++i];
@@ -116,4 +133,13 @@ export function sedError(
     if (bad !== undefined) return `sed -i modifying dangerous file: ${bad}`;
   }
   return null;
+}
+
+/**
+ * Does this sed write anywhere but its files? A backup suffix with `/` or `*` names another
+ * path (`-i/tmp/*` writes /tmp/<file>), and `--follow-symlinks` writes through links.
+ */
+export function sedWritesElsewhere(call: SedCall): boolean {
+  if (!call.flags.has("i")) return false;
+  return call.followsLinks || (call.suffix !== null && !/^[A-Za-z0-9._~+-]*$/.test(call.suffix));
 }

@@ -2,10 +2,12 @@
  * Layer 4 (permission.md §5.7, §4): the targets of a line that are dangerous files or lie in
  * dangerous directories. A cheap segment pre-filter skips the full test for ordinary paths.
  */
-import { type DangerousLists, isDangerousPath } from "../paths.js";
+import { couldBeDangerousPath, type DangerousLists, isDangerousPath } from "../paths.js";
 import type { PermissionContext } from "../types.js";
 import type { BashAnalysis } from "./analysis.js";
-import { extractTargets } from "./target-paths.js";
+import { expandBraces } from "./brace-expansion.js";
+import { extractTargets, type Target } from "./target-paths.js";
+import { BRACE, GLOB } from "./word-shape.js";
 
 const filterCache = new WeakMap<DangerousLists, RegExp>();
 
@@ -31,8 +33,26 @@ export function findSensitivePaths(a: BashAnalysis, ctx: PermissionContext, list
   for (const t of extractTargets(a, ctx.cwd)) {
     const path = t.value ?? t.lit;
     const cwd = t.cwd ?? ctx.cwd;
+    if (t.shape !== 0) {
+      if (shapedIsDangerous(t, path, cwd, ctx.home, lists)) hits.push(t.lit);
+      continue;
+    }
     if (!contextMatters && !filter.test(path) && !filter.test(cwd)) continue;
     if (isDangerousPath(path, cwd, ctx.home, lists)) hits.push(t.lit);
   }
   return hits;
+}
+
+/** A brace or glob target: dangerous when any word it may become could be (too many: assume so). */
+function shapedIsDangerous(
+  t: Target,
+  path: string,
+  cwd: string,
+  home: string,
+  lists: DangerousLists,
+): boolean {
+  const test = (t.shape & GLOB) !== 0 ? couldBeDangerousPath : isDangerousPath;
+  if ((t.shape & BRACE) === 0) return test(path, cwd, home, lists);
+  const words = expandBraces(path);
+  return words === null || [path, ...words].some((w) => test(w, cwd, home, lists));
 }

@@ -6,7 +6,8 @@
 import { resolveName } from "./command-name.js";
 import type { SedCall } from "./sed.js";
 import type { SyntaxNode } from "./syntax.js";
-import { toWord, type Word } from "./words.js";
+import type { FileArgs } from "./target-paths.js";
+import { joinWords, toWord, type Word } from "./words.js";
 
 /** One redirect (`2>/dev/null`, `> out`, `<<EOF`, `<<< s`). */
 export interface Redirect {
@@ -45,8 +46,10 @@ export interface SimpleCommand {
   nextOp: string | null;
   /** The directory it runs in after earlier `cd`s; null when that cannot be known. */
   cwd: string | null;
+  /** A token among its words that is no word (`$"…"` parses as `$` then a string). */
+  odd: boolean;
   /** Verdicts computed once per analysed command (the analysis is memoised and shared). */
-  memo: { readOnly?: boolean; normalised?: string; sed?: SedCall };
+  memo: { readOnly?: boolean; normalised?: string; sed?: SedCall; files?: FileArgs };
 }
 
 /** Everything found in one tree. */
@@ -81,13 +84,19 @@ function toRedirects(
   let fd: string | null = null;
   let op = "";
   let target: Word | null = null;
+  let targetEnd = -1;
   for (const c of node.children) {
     if (c.type === "file_descriptor") fd = src.slice(c.start, c.end);
     else if (REDIRECTS.has(c.type)) toRedirects(c, src, home, out, extra, stmts);
     else if (HEREDOC_PARTS.has(c.type)) continue;
     else if (node.type === "heredoc_redirect" && op !== "") stmts.push(c);
     else if (op === "" && !/[A-Za-z0-9_]/.test(c.type)) op = c.type;
-    else if (node.type === "file_redirect" && target === null) target = toWord(c, src, home);
+    else if (node.type === "file_redirect" && (target === null || continues(src, targetEnd, c.start))) {
+      // Touching the target (`>'/dev/null'\-x`): bash reads one word where tree-sitter has two.
+      const w = toWord(c, src, home);
+      target = target === null ? w : joinWords(target, w, src.slice(targetEnd, c.start));
+      targetEnd = c.end;
+    }
     // `echo > f x`: tree-sitter hangs `x` on the redirect; bash gives it to the command.
     else if (node.type === "file_redirect") extra.push(toWord(c, src, home));
   }
@@ -184,6 +193,17 @@ function assignedName(node: SyntaxNode, src: string): string {
 
 const NO_WORDS: Word[] = [];
 
+/**
+ * Does a word starting at `start` continue the one that ended at `end`? Nothing between them,
+ * or only line continuations (`--out\<newline>put` is one word to bash, two to tree-sitter).
+ */
+function continues(src: string, end: number, start: number): boolean {
+  if (start === end) return true;
+  if (end < 0 || start < end || (start - end) % 2 !== 0) return false;
+  for (let i = end; i < start; i += 2) if (src[i] !== "\\" || src[i + 1] !== "\n") return false;
+  return true;
+}
+
 function addCommand(
   node: SyntaxNode,
   redirects: Redirect[],
@@ -200,16 +220,28 @@ function addCommand(
   const own: Redirect[] = [];
   // `extra` may be the shared empty array: toRedirects then gets a fresh one to push into.
   let spill = extra === NO_WORDS ? null : extra;
+  let odd = false;
+  // Where the last word ended: tree-sitter may split one bash word in two (`'-'\-'x'`).
+  let wordEnd = -1;
   for (const c of node.children) {
     const type = c.type;
-    if (type === "variable_assignment") assignments.push(assignedName(c, src));
-    else if (type === "command_name") {
-      const inner = c.children[0];
-      words.push(toWord(inner ?? c, src, home));
+    if (type === "variable_assignment") {
+      if (continues(src, wordEnd, c.start)) odd = true;
+      wordEnd = c.end;
+      assignments.push(assignedName(c, src));
     } else if (REDIRECTS.has(type)) {
       spill ??= [];
       toRedirects(c, src, home, own, spill, []);
-    } else if (type !== "comment" && /[a-z]/.test(type)) words.push(toWord(c, src, home));
+    } else if (type === "comment") continue;
+    else if (!/[a-z]/.test(type)) odd = true;
+    else {
+      const w = toWord(type === "command_name" ? (c.children[0] ?? c) : c, src, home);
+      const prev = words[words.length - 1];
+      if (prev !== undefined && continues(src, wordEnd, c.start)) {
+        words[words.length - 1] = joinWords(prev, w, src.slice(wordEnd, c.start));
+      } else words.push(w);
+      wordEnd = c.end;
+    }
   }
   if (spill !== null) for (const w of spill) words.push(w);
   const resolved = resolveName(words);
@@ -233,7 +265,9 @@ function addCommand(
     inPipeline: pipe,
     nextOp: null,
     cwd: null,
-    memo: {},
+    odd,
+    // Every memo slot from the start: one object shape whatever layer fills it first.
+    memo: { readOnly: undefined, normalised: undefined, sed: undefined, files: undefined },
   });
   // Commands hidden in `$(..)` / `<(..)` are listed too, so deny rules can see them.
   if (out.substitutions) for (const c of node.children) collectSubstitutions(c, src, home, depth + 1, out);

@@ -17,6 +17,8 @@ export interface SyntaxNode {
 export interface SyntaxTree {
   root: SyntaxNode;
   hasError: boolean;
+  /** Some node is outside SOUND_TYPES: the line can be neither read-only nor auto-allowed. */
+  unsound: boolean;
   /** The first node type, in pre-order, that §5.4 flags; null when none. */
   injection: string | null;
   /** Some node is a `$(..)`/`` `..` ``/`<(..)` substitution (commands may hide inside words). */
@@ -25,6 +27,67 @@ export interface SyntaxTree {
 
 /** Leaves share one empty array (most nodes are leaves; this halves the allocations). */
 const LEAF: SyntaxNode[] = [];
+
+/**
+ * The syntax an auto-allowed line may use: simple commands, words, quotes, `$NAME`, redirects,
+ * here-documents, `{ …; }`, `!`. Not arithmetic, `declare`/`export`/`unset`, subscripts, brace
+ * sequences, `&`, `((…))`, tests, loops or substitutions.
+ */
+const SOUND_TYPES: ReadonlySet<string> = new Set([
+  "program",
+  "list",
+  "pipeline",
+  "command",
+  "command_name",
+  "word",
+  "string",
+  "string_content",
+  "raw_string",
+  "ansi_c_string",
+  "concatenation",
+  "number",
+  "simple_expansion",
+  "variable_name",
+  "special_variable_name",
+  "variable_assignment",
+  "file_redirect",
+  "heredoc_redirect",
+  "heredoc_start",
+  "heredoc_body",
+  "heredoc_content",
+  "heredoc_end",
+  "herestring_redirect",
+  "file_descriptor",
+  "redirected_statement",
+  "compound_statement",
+  "negated_command",
+  "comment",
+  "&&",
+  "||",
+  ";",
+  "|",
+  "|&",
+  '"',
+  "$",
+  "{",
+  "}",
+  "!",
+  "=",
+  "+=",
+  "<",
+  ">",
+  ">>",
+  "&>",
+  "&>>",
+  "<&",
+  ">&",
+  ">|",
+  "<&-",
+  ">&-",
+  "<<",
+  "<<-",
+  "<<<",
+]);
 
 /** Zero-width nodes that are legitimate; any other zero-width node is a MISSING token. */
 const EMPTY_OK = new Set(["heredoc_content", "string_content", "heredoc_body", "program"]);
@@ -38,6 +101,8 @@ interface TypeInfo {
   emptyOk: boolean;
   /** A command or process substitution. */
   substitution: boolean;
+  /** Not in SOUND_TYPES. */
+  unsound: boolean;
 }
 
 /**
@@ -69,6 +134,7 @@ function typeInfo(nativeName: string): TypeInfo {
     injection: INJECTION_NODE_TYPES.has(name),
     emptyOk: EMPTY_OK.has(name),
     substitution: name === "command_substitution" || name === "process_substitution",
+    unsound: !SOUND_TYPES.has(name),
   };
 }
 
@@ -121,6 +187,7 @@ export function toSyntaxTree(tree: Parser.Tree): SyntaxTree {
   const stack: SyntaxNode[] = [root];
   let depth = 1;
   let hasError = false;
+  let unsound = info.unsound;
   let injection: string | null = info.injection ? info.name : null;
   let substitutions = info.substitution;
   // Depth-first: descend when possible, else advance to a sibling, else climb.
@@ -129,7 +196,7 @@ export function toSyntaxTree(tree: Parser.Tree): SyntaxTree {
       for (;;) {
         depth--;
         if (cursor.gotoNextSibling()) break;
-        if (!cursor.gotoParent()) return { root, hasError, injection, substitutions };
+        if (!cursor.gotoParent()) return { root, hasError, unsound, injection, substitutions };
       }
     }
     // Entering a node; its parent is the top of the stack.
@@ -142,6 +209,7 @@ export function toSyntaxTree(tree: Parser.Tree): SyntaxTree {
     // The cursor walk is pre-order, so the first flagged node seen is the one §5.4 reports.
     if (injection === null && info.injection) injection = type;
     if (info.substitution) substitutions = true;
+    if (info.unsound) unsound = true;
     const parent = stack[depth - 1] as SyntaxNode;
     if (parent.children === LEAF) parent.children = [node];
     else parent.children.push(node);

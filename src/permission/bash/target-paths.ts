@@ -4,8 +4,16 @@
  * kept as unknown (value null) so it never counts as inside a working directory.
  */
 import type { BashAnalysis } from "./analysis.js";
-import { sedCallOf } from "./sed.js";
+import {
+  FILE_COMMAND_SPECS,
+  PATH_VALUED,
+  TOUCH_PATH_VALUED,
+  UNCHECKED_WRITES,
+} from "./file-command-options.js";
+import { scanArgs } from "./options.js";
+import { sedCallOf, sedWritesElsewhere } from "./sed.js";
 import type { SimpleCommand } from "./simple-commands.js";
+import { shapeOf } from "./word-shape.js";
 import type { Word } from "./words.js";
 
 /** Commands whose non-flag arguments are paths (the reference's list, plus writers like `tee`). */
@@ -41,10 +49,43 @@ export interface Target {
   value: string | null;
   /** Directory the command runs in; null when unknown. */
   cwd: string | null;
+  /** Glob and brace bits of the word it was read from (word-shape.ts). */
+  shape: number;
 }
 
 function fromWord(source: string, w: Word, cwd: string | null): Target {
-  return { source, lit: w.lit, value: w.value, cwd };
+  return { source, lit: w.lit, value: w.value, cwd, shape: shapeOf(w) };
+}
+
+/** The targets of a command, and whether `accept_edits` must ask whatever they are. */
+export interface FileArgs {
+  targets: Target[];
+  /** An option unknown, unread, or writing where no target says (`cp --parents`, `-S /x`). */
+  unchecked: boolean;
+}
+
+/** A backup suffix that names another path (`-S /tmp/x`) rather than a file-name ending. */
+function isPathSuffix(o: { name: string; value: string | null }): boolean {
+  return (o.name === "-S" || o.name === "--suffix") && !/^[A-Za-z0-9._~+-]*$/.test(o.value ?? "");
+}
+
+/** cp, mv, ln, install, touch, mkdir, rm, rmdir read by their real option tables. */
+function gnuFileArgs(cmd: SimpleCommand, name: string): FileArgs | null {
+  const spec = FILE_COMMAND_SPECS.get(name);
+  if (spec === undefined) return null;
+  const scan = scanArgs(cmd.args, spec);
+  const targets = scan.operands.map((w) => fromWord(name, w, cmd.cwd));
+  let unchecked = scan.unsure;
+  const risky = UNCHECKED_WRITES.get(name);
+  for (const o of scan.options) {
+    if (PATH_VALUED.has(o.name) || (name === "touch" && TOUCH_PATH_VALUED.has(o.name))) {
+      // A value in its own word is shown as written (`~/.ssh`), an attached one as read.
+      const lit = o.from.value === o.value ? o.from.lit : (o.value ?? "");
+      targets.push({ source: name, lit, value: o.value, cwd: cmd.cwd, shape: shapeOf(o.from) });
+    }
+    if (risky?.has(o.name) || isPathSuffix(o)) unchecked = true;
+  }
+  return { targets, unchecked };
 }
 
 /** The last of `words` written as `lit` (what a Map built from them in order would hold). */
@@ -56,25 +97,43 @@ function lastWithLit(words: readonly Word[], lit: string): Word | undefined {
   return undefined;
 }
 
+/** The path arguments of one file-system command (nothing for other commands), memoised. */
+export function fileArgs(cmd: SimpleCommand): FileArgs {
+  cmd.memo.files ??= computeFileArgs(cmd);
+  return cmd.memo.files;
+}
+
 /** The path arguments of one file-system command (nothing for other commands). */
 export function commandTargets(cmd: SimpleCommand): Target[] {
+  return fileArgs(cmd).targets;
+}
+
+function computeFileArgs(cmd: SimpleCommand): FileArgs {
   const name = cmd.name;
-  if (name === null || !PATH_COMMANDS.has(name)) return [];
+  if (name === null || !PATH_COMMANDS.has(name)) return { targets: [], unchecked: false };
+  const found = name === "sed" ? sedFileArgs(cmd) : (gnuFileArgs(cmd, name) ?? otherFileArgs(cmd, name));
   // With xargs the real targets arrive on stdin: record one unknown target.
-  const unknown: Target[] = cmd.wrappers.includes("xargs")
-    ? [{ source: name, lit: "<stdin>", value: null, cwd: cmd.cwd }]
-    : [];
-  if (name === "sed") {
-    const files = sedCallOf(cmd).files;
-    const out = unknown;
-    for (const f of files) {
-      out.push(
-        fromWord(name, lastWithLit(cmd.args, f) ?? { raw: f, type: "word", value: f, lit: f }, cmd.cwd),
-      );
-    }
-    return out;
+  if (cmd.wrappers.includes("xargs")) {
+    found.targets.unshift({ source: name, lit: "<stdin>", value: null, cwd: cmd.cwd, shape: 0 });
   }
-  const out = [...unknown];
+  return found;
+}
+
+function sedFileArgs(cmd: SimpleCommand): FileArgs {
+  const call = sedCallOf(cmd);
+  const targets = call.files.map((f) =>
+    fromWord(
+      "sed",
+      lastWithLit(cmd.args, f) ?? { raw: f, type: "word", value: f, lit: f, shape: undefined },
+      cmd.cwd,
+    ),
+  );
+  return { targets, unchecked: sedWritesElsewhere(call) };
+}
+
+/** chmod, chown, chgrp, tee, truncate, unlink, shred: every non-option word, as the reference reads them. */
+function otherFileArgs(cmd: SimpleCommand, name: string): FileArgs {
+  const out: Target[] = [];
   let onlyPaths = false;
   let skipFirst = FIRST_IS_NOT_PATH.has(name);
   for (const a of cmd.args) {
@@ -85,7 +144,14 @@ export function commandTargets(cmd: SimpleCommand): Target[] {
     }
     if (!onlyPaths && v !== null && v.startsWith("-")) {
       const m = /^(?:--target-directory=|--reference=|-t)(.+)$/s.exec(v);
-      if (m) out.push({ source: name, lit: m[1] as string, value: m[1] as string, cwd: cmd.cwd });
+      if (m)
+        out.push({
+          source: name,
+          lit: m[1] as string,
+          value: m[1] as string,
+          cwd: cmd.cwd,
+          shape: shapeOf(a),
+        });
       if (v.startsWith("--reference")) skipFirst = false;
       continue;
     }
@@ -95,7 +161,7 @@ export function commandTargets(cmd: SimpleCommand): Target[] {
     }
     out.push(fromWord(name, a, cmd.cwd));
   }
-  return out;
+  return { targets: out, unchecked: true };
 }
 
 /** The files of a simple command's redirects (fd duplications excluded, `<` included as in §5.7). */

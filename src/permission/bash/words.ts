@@ -15,6 +15,8 @@ export interface Word {
   value: string | null;
   /** Quotes removed but `~`, `$HOME` and unknown expansions kept as written (for messages). */
   lit: string;
+  /** Glob and brace bits (word-shape.ts), computed on first use. */
+  shape?: number;
 }
 
 interface Parts {
@@ -27,9 +29,10 @@ const HOME_NAMES = new Set(["$HOME", "\u0024{HOME}"]);
 /** Children of a double-quoted string that are plain text (read from the gaps instead). */
 const LITERAL_IN_STRING = new Set(['"', '$"', "$", "string_content"]);
 
-/** Unescapes an unquoted word: a backslash keeps the next character literally. */
+/** Unescapes an unquoted word: a backslash keeps the next character, a line continuation vanishes. */
 function unescapeBare(s: string): string {
-  return s.indexOf("\\") === -1 ? s : s.replace(/\\([\s\S])/g, "$1").replace(/\\$/, "");
+  if (s.indexOf("\\") === -1) return s;
+  return s.replace(/\\([\s\S])/g, (_m, c: string) => (c === "\n" ? "" : c)).replace(/\\$/, "");
 }
 
 /** Inside double quotes only `\$ \` \" \\` and a backslash-newline are escapes. */
@@ -121,8 +124,14 @@ export function toWord(node: SyntaxNode, src: string, home: string): Word {
   const type = node.type;
   // The commonest case, a plain word with no `~` or backslash, is its own value.
   if ((type === "word" || type === "number") && raw.charCodeAt(0) !== 126 && raw.indexOf("\\") === -1) {
-    return { raw, type, value: raw, lit: raw };
+    return { raw, type, value: raw, lit: raw, shape: undefined };
   }
   const parts = evaluateRaw(node, raw, src, home, true);
-  return { raw, type, value: parts.value, lit: parts.lit };
+  return { raw, type, value: parts.value, lit: parts.lit, shape: undefined };
+}
+
+/** Two words bash reads as one: nothing between them in the source, or only line continuations (`gap`). */
+export function joinWords(a: Word, b: Word, gap = ""): Word {
+  const value = a.value === null || b.value === null ? null : a.value + b.value;
+  return { raw: a.raw + gap + b.raw, type: "concatenation", value, lit: a.lit + b.lit, shape: undefined };
 }

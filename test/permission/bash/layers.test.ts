@@ -67,8 +67,10 @@ describe("layer 1: read-only", () => {
     "git status",
     "cat a | grep b",
     "git log --oneline | head -5",
-    "FOO=bar ls",
-    "export A=1 && ls",
+    // Only allowlisted prefixes and no assignments (§10.15): the reference allowed `FOO=bar ls`
+    // and `export A=1 && ls`, which are now asked (see read-only.test.ts).
+    "LC_ALL=C ls",
+    "TZ=UTC git log -n 1",
   ])("%s → ALLOW", (command) => {
     expect(check(command)).toEqual({
       behavior: "allow",

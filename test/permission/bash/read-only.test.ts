@@ -50,14 +50,15 @@ describe("checkReadOnly: strict (§5.3, §10.3)", () => {
     "ls 2>/dev/null",
     "ls > /dev/null 2>&1",
     "cat < input.txt",
-    "FOO=bar ls",
-    "export A=1 && ls",
-    "ls & pwd",
+    // Stricter than the reference (§10.15): only allowlisted prefixes (was `FOO=bar ls`).
+    "LC_ALL=C ls",
     "ls\npwd",
     "cat f | grep x | wc -l",
     "find . -name x | xargs grep y",
     "/bin/ls",
     "/usr/bin/cat f",
+    // A quoted `>` is not a redirect (§10.15); the reference refused any `>`.
+    'grep ">" f',
   ])("%j is read-only", (command) => {
     expect(readOnly(command)).toBe(true);
   });
@@ -102,13 +103,16 @@ describe("checkReadOnly: strict (§5.3, §10.3)", () => {
     "rg --pre sh foo",
     "tree -o out",
     "file -C -m magic",
+    // Stricter than the reference (§10.15): any other prefix, any assignment, any `&`.
+    "FOO=bar ls",
+    "export A=1 && ls",
+    "ls & pwd",
     "ls > out.txt",
     "ls >> out.txt",
     "ls &> out.txt",
     "ls >| out.txt",
     "ls 2> err.txt",
     "ls >&out.txt",
-    'grep ">" f',
     "ls $(id)",
     "ls `id`",
     "echo \u0024{HOME}",

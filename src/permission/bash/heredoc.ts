@@ -1,0 +1,89 @@
+/**
+ * Here-documents end by bash's rules: at the delimiter after quote removal (`<<E"O"F` ends at
+ * `EOF`), where tree-sitter compares the word as written. On disagreement the delimiter is
+ * respelt (`<<'EOF'`) and parsed again, so the lines after the real end are analysed.
+ */
+import type { SyntaxNode } from "./syntax.js";
+
+/** The delimiter bash compares lines with, and whether any part was quoted; null when unmodelled (`$'…'`). */
+export function heredocDelimiter(raw: string): { text: string; quoted: boolean } | null {
+  let text = "";
+  let quoted = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i] as string;
+    if (c === "$" && (raw[i + 1] === "'" || raw[i + 1] === '"')) return null;
+    if (c === "\\") {
+      quoted = true;
+      text += raw[++i] ?? "";
+    } else if (c === "'") {
+      quoted = true;
+      const end = raw.indexOf("'", i + 1);
+      if (end === -1) return null;
+      text += raw.slice(i + 1, end);
+      i = end;
+    } else if (c === '"') {
+      quoted = true;
+      let j = i + 1;
+      for (; j < raw.length && raw[j] !== '"'; j++) {
+        if (raw[j] === "\\" && '$`"\\\n'.includes(raw[j + 1] ?? "")) j++;
+        text += raw[j];
+      }
+      if (j >= raw.length) return null;
+      i = j;
+    } else text += c;
+  }
+  return { text, quoted };
+}
+
+/** What the here-documents of one parse need. */
+export interface HeredocCheck {
+  /** The source with every misread delimiter respelt, or null when none was misread. */
+  rewrite: string | null;
+  /** A disagreement that respelling cannot fix. */
+  bad: boolean;
+}
+
+function collect(node: SyntaxNode, out: SyntaxNode[]): void {
+  if (node.type === "heredoc_redirect") out.push(node);
+  for (const c of node.children) collect(c, out);
+}
+
+/** Does bash end this here-document where tree-sitter does? */
+function agrees(node: SyntaxNode, src: string, delimiter: string): boolean {
+  const stripTabs = node.children.some((c) => c.type === "<<-");
+  const line = (s: string) => (stripTabs ? s.replace(/^\t+/, "") : s);
+  for (const c of node.children) {
+    if (c.type === "heredoc_body") {
+      // A body line equal to the delimiter is where bash really stops.
+      for (const l of src.slice(c.start, c.end).split("\n")) if (line(l) === delimiter) return false;
+    } else if (c.type === "heredoc_end" && line(src.slice(c.start, c.end)) !== delimiter) return false;
+  }
+  return true;
+}
+
+/** Checks every here-document of a parse against bash's delimiter rules. */
+export function checkHeredocs(root: SyntaxNode, src: string): HeredocCheck {
+  const found: SyntaxNode[] = [];
+  collect(root, found);
+  let rewrite: string | null = null;
+  let bad = false;
+  // Last first, so earlier offsets stay valid while respelling.
+  for (let k = found.length - 1; k >= 0; k--) {
+    const node = found[k] as SyntaxNode;
+    const start = node.children.find((c) => c.type === "heredoc_start");
+    if (start === undefined) continue;
+    const d = heredocDelimiter(src.slice(start.start, start.end));
+    if (d === null) {
+      bad = true;
+      continue;
+    }
+    if (agrees(node, src, d.text)) continue;
+    if (!d.quoted || d.text.includes("'") || d.text.includes("\n")) {
+      bad = true;
+      continue;
+    }
+    const text: string = rewrite ?? src;
+    rewrite = `${text.slice(0, start.start)}'${d.text}'${text.slice(start.end)}`;
+  }
+  return { rewrite, bad };
+}
