@@ -46,6 +46,8 @@ const READER_ENV = {
   GIT_CONFIG_NOSYSTEM: "0",
   GIT_CONFIG_GLOBAL: "/dev/null",
   GIT_NO_REPLACE_OBJECTS: "1",
+  // `git status` refreshes the index opportunistically: a reader cannot write it, so do not try.
+  GIT_OPTIONAL_LOCKS: "0",
   GIT_CONFIG_COUNT: String(READER_GIT_CONFIG.length),
   ...Object.fromEntries(
     READER_GIT_CONFIG.flatMap(([k, v], i) => [
