@@ -51,7 +51,7 @@ const DEFAULT_TMPFS_BYTES = 256 * 1024 * 1024;
 const SHM_BYTES = 64 * 1024 * 1024;
 
 /**
- * The create options of a session container: the executor as uid 0 with three capabilities and
+ * The create options of a session container: the executor as uid 0 with four capabilities and
  * everything else under unprivileged uids, no new privileges, read-only root with tmpfs /tmp and
  * home, no network, pids/memory/CPU limits, an init that reaps zombies. Only the workspace is
  * writable and persistent.
@@ -70,7 +70,7 @@ export function buildContainerSpec(input: ContainerSpecInput): Dockerode.Contain
   return {
     name: input.name,
     Image: input.image,
-    // uid 0 of the container, but holding only EXECUTOR_CAPS (no DAC override, no chown, no
+    // uid 0 of the container, but holding only EXECUTOR_CAPS (no DAC override, no fowner, no
     // ptrace): it cannot even open the agent's files except through its agent-uid file helper.
     User: "0:0",
     WorkingDir: SANDBOX_WORKSPACE,

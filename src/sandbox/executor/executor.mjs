@@ -1,6 +1,6 @@
 // Toolshed's in-container executor (Node >= 18, no dependencies; bind-mounted read-only at
 // /opt/toolshed, so changing it does not rebuild the image). It runs as the container's uid 0
-// with only CAP_SETUID, CAP_SETGID and CAP_KILL, and starts everything else under unprivileged
+// with only CAP_SETUID, CAP_SETGID, CAP_KILL and CAP_CHOWN, and starts everything else under unprivileged
 // identities (identities.mjs). It *dials* the host's unix socket, which lives in a directory the
 // container sees read-only and is reachable by uid 0 alone; every connection opens with a hello
 // carrying the container's secret (executor.json, readable by uid 0 alone) and this executor's

@@ -1,5 +1,5 @@
 // Who runs what inside a sandbox. The executor itself is the container's uid 0 holding only
-// CAP_SETUID, CAP_SETGID and CAP_KILL; everything it starts runs under an unprivileged uid that can
+// CAP_SETUID, CAP_SETGID, CAP_KILL and CAP_CHOWN; everything it starts runs under an unprivileged uid that can
 // neither signal, trace nor read the environment of the executor or of another identity:
 //   agent   the agent's commands (Bash, approved or allowed by a rule) and its file operations
 //   reader  commands auto-allowed because they are read-only (one uid of a pool per call, so a
