@@ -8,6 +8,9 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   calls: () => import("./calls.js"),
   sandbox: () => import("./sandbox-latency.js"),
   fairness: () => import("./fairness.js"),
+  quota: () => import("./quota.js"),
+  runtime: () => import("./runtime.js"),
+  flood: () => import("./flood.js"),
 };
 
 async function main(): Promise<void> {

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import Dockerode from "dockerode";
 import { buildContainerSpec } from "../src/sandbox/container-spec.js";
 import { DockerSandboxProvider } from "../src/sandbox/docker-provider.js";
-import type { Sandbox } from "../src/sandbox/sandbox.js";
+import { DEFAULT_UID_BASE, identitiesFrom, type Sandbox } from "../src/sandbox/sandbox.js";
 import { sessionPaths } from "../src/sandbox/session-paths.js";
 
 /** Latency summary in milliseconds. */
@@ -28,7 +28,7 @@ function summarize(samples: number[]): Timing {
   return { n: sorted.length, p50: at(0.5), p99: at(0.99), mean };
 }
 
-async function timeEach(n: number, once: () => Promise<void>): Promise<Timing> {
+export async function timeEach(n: number, once: () => Promise<void>): Promise<Timing> {
   const samples: number[] = [];
   for (let i = 0; i < n; i++) {
     const started = performance.now();
@@ -86,6 +86,7 @@ export async function measureRawDockerRun(
       runHostDir: dirs.runDir,
       executorHostDir: dirs.runDir,
       limits: { memoryBytes: 512 << 20, pids: 256, nanoCpus: 1e9 },
+      identities: identitiesFrom(DEFAULT_UID_BASE),
     });
     const c = await docker.createContainer({ ...spec, Cmd: ["true"] });
     await c.start();
@@ -94,7 +95,7 @@ export async function measureRawDockerRun(
   });
 }
 
-const fmt = (t: Timing) => `p50 ${t.p50.toFixed(2)} ms  p99 ${t.p99.toFixed(2)} ms  (n=${t.n})`;
+export const fmt = (t: Timing) => `p50 ${t.p50.toFixed(2)} ms  p99 ${t.p99.toFixed(2)} ms  (n=${t.n})`;
 
 /** Prints the figures; `args[0]` is the number of warm samples (default 300). */
 export async function run(args: string[]): Promise<void> {

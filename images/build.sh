@@ -81,12 +81,24 @@ if [[ -n $security ]]; then
   rm -f "$root/etc/resolv.conf"
 fi
 
-# The agent user, written directly so the build does not depend on passwd tools in the chroot.
-echo 'agent:x:1000:1000:agent:/home/agent:/bin/bash' >>"$root/etc/passwd"
-echo 'agent:x:1000:' >>"$root/etc/group"
+# The sandbox's identities, written directly so the build does not depend on passwd tools in the
+# chroot. Their uids are above every host user's (no host account has them); the host may move
+# them (SANDBOX_UID_BASE), these names are only the defaults' labels. See src/sandbox/executor/identities.mjs.
+{
+  echo 'agent:x:100000:100000:agent:/home/agent:/bin/bash'
+  echo 'mcp:x:100002:100000:mcp:/tmp:/usr/sbin/nologin'
+  echo 'editor:x:100003:100000:accept_edits calls:/nonexistent:/usr/sbin/nologin'
+  for i in $(seq 0 15); do echo "reader$i:x:$((100010 + i)):100001:read-only calls:/nonexistent:/usr/sbin/nologin"; done
+} >>"$root/etc/passwd"
+printf '%s\n' 'agent:x:100000:' 'readers:x:100001:' >>"$root/etc/group"
 [[ -f $root/etc/shadow ]] && echo 'agent:!:19000:0:99999:7:::' >>"$root/etc/shadow"
 mkdir -p "$root/home/agent" "$root/workspace" "$root/run/toolshed" "$root/opt/toolshed"
-chown 1000:1000 "$root/home/agent" "$root/workspace"
+chown 100000:100000 "$root/home/agent" "$root/workspace"
+chmod 0700 "$root/home/agent"
+# System git configuration: bare repositories only when named explicitly (a bare repository
+# committed as ordinary files cannot run its hooks or fsmonitor); read-only calls run as other
+# uids than the workspace's owner, so every directory is safe to read.
+install -m 0644 "$here/sandbox/gitconfig" "$root/etc/gitconfig"
 
 # Platform-provided MCP servers under /opt/mcp: third-party npm packages bundled for Node 18.
 mkdir -p "$root/opt/mcp"

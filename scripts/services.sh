@@ -10,9 +10,16 @@ data="${DATA_DIR:-$repo/data}"
 [[ $data = /* ]] || data="$repo/$data"
 logs="$data/logs"
 mkdir -p "$logs"
+chmod 700 "$logs"
 export DEBIAN_FRONTEND=noninteractive
 
 log() { printf '[services] %s\n' "$*" >&2; }
+# Log files are the owner's only (0600): created so before anything writes to them.
+private_log() {
+  [[ -e $1 ]] || (umask 077 && : >"$1")
+  chmod 600 "$1"
+}
+for f in apt dockerd redis npm; do private_log "$logs/$f.log"; done
 step_started=$SECONDS
 done_step() { log "$1 ($((SECONDS - step_started)) s)"; step_started=$SECONDS; }
 
@@ -21,8 +28,14 @@ missing=()
 command -v dockerd >/dev/null || missing+=(docker.io)
 command -v redis-server >/dev/null || missing+=(redis-server)
 command -v debootstrap >/dev/null || missing+=(debootstrap)
-if ((${#missing[@]} > 0)); then
-  if ((EUID != 0)); then
+# Workspace volumes: mkfs.ext4 and loop mounts (usually there; minimal images may lack them).
+command -v mkfs.ext4 >/dev/null || missing+=(e2fsprogs)
+command -v losetup >/dev/null || missing+=(mount)
+# gVisor, for SANDBOX_RUNTIME=runsc: optional (root installs it, so CI tests both runtimes).
+optional=()
+((EUID == 0)) && ! command -v runsc >/dev/null && optional+=(runsc)
+if ((${#missing[@]} + ${#optional[@]} > 0)); then
+  if ((${#missing[@]} > 0 && EUID != 0)); then
     log "missing ${missing[*]}: run this script as root once, or install them"
     exit 1
   fi
@@ -30,9 +43,15 @@ if ((${#missing[@]} > 0)); then
   if [[ -z $(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages' -mmin -1440 -print -quit 2>/dev/null) ]]; then
     apt-get update -qq
   fi
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >"$logs/apt.log" 2>&1 ||
-    { tail -n 30 "$logs/apt.log" >&2; exit 1; }
-  done_step "installed ${missing[*]}"
+  if ((${#missing[@]} > 0)); then
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >"$logs/apt.log" 2>&1 ||
+      { tail -n 30 "$logs/apt.log" >&2; exit 1; }
+  fi
+  if ((${#optional[@]} > 0)); then
+    apt-get install -y -qq --no-install-recommends "${optional[@]}" >>"$logs/apt.log" 2>&1 ||
+      log "could not install ${optional[*]} (see $logs/apt.log): SANDBOX_RUNTIME=runsc unavailable"
+  fi
+  done_step "installed ${missing[*]} ${optional[*]}"
 fi
 
 # --- Docker engine: start one only if no socket answers. ---
@@ -53,7 +72,10 @@ if ! docker info >/dev/null 2>&1; then
   done_step "dockerd is up"
 fi
 
-# --- Redis: start a local, non-persistent one only if nothing answers at REDIS_URL. ---
+# --- gVisor: register runsc with dockerd (daemon.json + SIGHUP reload) when it is installed. ---
+bash "$repo/scripts/register-runsc.sh" || log "runsc is not registered: SANDBOX_RUNTIME=runsc unavailable"
+
+# --- Redis: start a local one (append-only file under DATA_DIR/redis) only if nothing answers. ---
 redis_url="${REDIS_URL:-redis://127.0.0.1:6379}"
 hostport="${redis_url#*://}"
 hostport="${hostport##*@}"
@@ -74,8 +96,12 @@ if ! redis_answers; then
     exit 1
     ;;
   esac
-  redis-server --bind 127.0.0.1 --port "$redis_port" --daemonize yes --save '' --appendonly no \
-    --logfile "$logs/redis.log" --dir "$data" >/dev/null
+  # AOF, fsync'd every second: a restart keeps the queue. The service still recovers when Redis
+  # lost everything (its reconciler queues again every job row that expects a run).
+  mkdir -p "$data/redis"
+  chmod 700 "$data/redis"
+  redis-server --bind 127.0.0.1 --port "$redis_port" --daemonize yes --save '' \
+    --appendonly yes --appendfsync everysec --logfile "$logs/redis.log" --dir "$data/redis" >/dev/null
   for _ in $(seq 1 50); do
     redis_answers && break
     sleep 0.1

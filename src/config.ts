@@ -3,12 +3,15 @@
  * `process.env`: the composition root calls `loadConfig()` and passes the result in.
  */
 import { z } from "zod";
+import { parseEgressAllow } from "./net/egress-policy.js";
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 
 export const Config = z.object({
   PORT: int(8080),
   HOST: z.string().default("127.0.0.1"),
+  /** A worker run alone serves /healthz, /readyz and /metrics here (0: any free port). */
+  WORKER_PORT: int(8081),
   DATA_DIR: z.string().default("./data"),
   REDIS_URL: z.string().default("redis://127.0.0.1:6379"),
   TOOLSHED_ADMIN_KEY: z.string().min(16).optional(),
@@ -27,6 +30,12 @@ export const Config = z.object({
   JOB_STALLED_INTERVAL_MS: int(15_000, 500),
   /** How often a job held back by its session's ordering is looked at again (it is also promoted). */
   ORDER_RECHECK_MS: int(500, 10),
+  /** How often job rows are compared with the queue (rows expecting a run without an entry are re-queued). */
+  RECONCILE_INTERVAL_MS: int(5000, 100),
+  /** Rows looked at per reconcile pass. */
+  RECONCILE_BATCH: int(500, 1),
+  /** Bound on the Redis work of a submit and on each readiness probe (503, never a hang); the Redis connection's own command timeout is 10x this. */
+  DEPENDENCY_TIMEOUT_MS: int(1000, 50),
   SANDBOX_RETRY_ATTEMPTS: int(4, 1),
   SANDBOX_RETRY_BACKOFF_MS: int(1000, 0),
   BODY_LIMIT_BYTES: int(1024 * 1024, 1024),
@@ -39,6 +48,33 @@ export const Config = z.object({
   SANDBOX_CPUS: z.coerce.number().positive().default(1),
   SANDBOX_PIDS: int(256, 16),
   SANDBOX_IDLE_STOP_MS: int(15 * 60_000, 1000),
+  /**
+   * The first of the sandbox's uids (agent = base, readers' group +1, MCP servers +2, read-only
+   * calls +10…+25). Above every host user by default, so no sandbox process is a host account.
+   */
+  SANDBOX_UID_BASE: int(100000, 1000),
+  /**
+   * Exceptions to the egress policy (loopback, private, link-local and metadata addresses are
+   * refused for tenant traffic): comma-separated CIDRs, addresses and host names (`*.corp.example`).
+   */
+  EGRESS_ALLOW: z
+    .string()
+    .default("")
+    .transform((text, ctx) => {
+      const parsed = parseEgressAllow(text);
+      if ("error" in parsed) {
+        ctx.addIssue({ code: "custom", message: parsed.error });
+        return z.NEVER;
+      }
+      return parsed;
+    }),
+  /** Size and inode count of each session's /workspace (a loop-mounted ext4 image). */
+  SANDBOX_DISK_MB: int(1024, 8),
+  SANDBOX_INODES: int(100_000, 256),
+  /** `off` runs without workspace quotas (no root needed; one session can then fill the disk). */
+  SANDBOX_DISK_QUOTA: z.enum(["on", "off"]).default("on"),
+  /** OCI runtime of the sandboxes; `runsc` (gVisor) must be registered with dockerd. */
+  SANDBOX_RUNTIME: z.enum(["runc", "runsc"]).default("runc"),
 });
 export type Config = z.infer<typeof Config>;
 

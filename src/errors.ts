@@ -9,10 +9,15 @@ export const ERROR_STATUS = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
+  /** The host refuses to connect there for a tenant (egress policy); details name the field. */
+  EGRESS_REFUSED: 422,
   PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
   INTERNAL: 500,
   SANDBOX_UNAVAILABLE: 503,
+  /** Redis, the Docker engine or the database cannot be reached; nothing was created. */
+  UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -76,6 +81,37 @@ export class RateLimitedError extends AppError {
   constructor(message: string, retryAfterS: number) {
     super("RATE_LIMITED", message, undefined, retryAfterS);
   }
+}
+
+export class UnsupportedMediaTypeError extends AppError {
+  constructor() {
+    super("UNSUPPORTED_MEDIA_TYPE", "the request body must be JSON (Content-Type: application/json)");
+  }
+}
+
+/** A dependency is down or busy; the caller should retry after `retryAfterS`. */
+export class UnavailableError extends AppError {
+  constructor(message: string, retryAfterS = 2) {
+    super("UNAVAILABLE", message, undefined, retryAfterS);
+  }
+}
+
+/**
+ * Recognises a dependency outage in an error thrown by a driver (ioredis failing fast, SQLite
+ * still busy after its timeout), so that it answers 503 instead of 500. Matched by name and
+ * message: the drivers' error classes are not imported outside their adapters.
+ */
+export function asUnavailable(err: unknown): UnavailableError | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))) {
+    return new UnavailableError("the database is busy; retry shortly", 1);
+  }
+  // ioredis's own words when its connection fails fast (no offline queue, command timeout).
+  const redisDown =
+    err.name === "MaxRetriesPerRequestError" ||
+    /enableOfflineQueue|^Command timed out|^Connection is closed/.test(err.message);
+  return redisDown ? new UnavailableError("the queue (Redis) is unreachable; retry shortly") : undefined;
 }
 
 /** Formats a path of keys and indexes as `input.file_path` / `allow[2]`. */

@@ -7,10 +7,13 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { formatPath, PayloadTooLargeError, ValidationError } from "../errors.js";
 import type { ServiceDeps } from "../service/deps.js";
+import { KeyStreams } from "../service/key-streams.js";
+import type { ApiDeps } from "./api-deps.js";
 import { requireKey } from "./auth.js";
 import type { AppEnv } from "./context.js";
 import { docsPage } from "./docs.js";
 import { errorResponse, problem } from "./errors.js";
+import { jsonDepthLimit } from "./json-depth.js";
 import { auditRoutes } from "./routes/audit.js";
 import { callRoutes } from "./routes/calls.js";
 import { eventRoutes } from "./routes/events.js";
@@ -26,8 +29,17 @@ import { tenantSettingsRoutes } from "./routes/tenant-settings.js";
 import { tenantRoutes } from "./routes/tenants.js";
 import { toolGroupRoutes } from "./routes/tool-groups.js";
 
-export interface ApiDeps extends ServiceDeps {
-  bodyLimitBytes: number;
+export type { ApiDeps } from "./api-deps.js";
+
+/** What a lone worker serves: liveness, readiness and metrics, nothing under /v1. */
+export function createSystemApp(
+  deps: Pick<ServiceDeps, "metrics" | "readiness" | "logger">,
+): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+  systemRoutes(app, deps);
+  app.notFound((c) => problem(c, "NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`));
+  app.onError((err, c) => errorResponse(c, err, deps.logger));
+  return app;
 }
 
 export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
@@ -59,13 +71,16 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
     }),
   );
   app.use("/v1/*", requireKey(deps.db));
+  app.use("/v1/*", jsonDepthLimit());
 
+  // Revoking a key ends the streams it opened (SSE, MCP sessions).
+  const keyStreams = new KeyStreams(deps.db);
   systemRoutes(app, deps);
-  tenantRoutes(app, deps);
+  tenantRoutes(app, deps, keyStreams);
   sessionRoutes(app, deps);
   callRoutes(app, deps);
   jobRoutes(app, deps);
-  eventRoutes(app, deps);
+  eventRoutes(app, deps, keyStreams);
   policyRoutes(app, deps);
   auditRoutes(app, deps);
   tenantSettingsRoutes(app, deps);
@@ -73,7 +88,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
   toolGroupRoutes(app, deps);
   skillRoutes(app, deps);
   if (deps.mcp) mcpServerRoutes(app, deps, deps.mcp);
-  sessionMcpRoutes(app, deps);
+  sessionMcpRoutes(app, deps, { keyStreams });
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
   app.doc31("/openapi.json", {

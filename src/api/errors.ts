@@ -2,7 +2,14 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { AppError, ERROR_STATUS, type ErrorCode, type ErrorDetail } from "../errors.js";
+import {
+  AppError,
+  asUnavailable,
+  ERROR_STATUS,
+  type ErrorCode,
+  type ErrorDetail,
+  UnsupportedMediaTypeError,
+} from "../errors.js";
 import type { Logger } from "../log.js";
 import { SandboxUnavailableError } from "../sandbox/sandbox.js";
 
@@ -20,13 +27,16 @@ export function problem(
 
 /** Known errors keep their code and message; anything else is logged and answered generically. */
 export function errorResponse(c: Context, err: unknown, logger: Logger): Response {
-  if (err instanceof AppError) {
-    const headers = err.retryAfterS ? { "retry-after": String(err.retryAfterS) } : undefined;
-    return problem(c, err.code, err.message, err.details, headers);
+  const known = err instanceof AppError ? err : asUnavailable(err);
+  if (known) {
+    if (known !== err) logger.warn({ err, requestId: c.get("requestId") }, "dependency unavailable");
+    const headers = known.retryAfterS ? { "retry-after": String(known.retryAfterS) } : undefined;
+    return problem(c, known.code, known.message, known.details, headers);
   }
   if (err instanceof SandboxUnavailableError) return problem(c, "SANDBOX_UNAVAILABLE", err.message);
   if (err instanceof HTTPException) {
     if (err.status === 413) return problem(c, "PAYLOAD_TOO_LARGE", "request body too large");
+    if (err.status === 415) return errorResponse(c, new UnsupportedMediaTypeError(), logger);
     if (err.status === 400) return problem(c, "VALIDATION", "malformed request body (expected JSON)");
     if (err.status === 401) return problem(c, "UNAUTHENTICATED", "missing or invalid API key");
   }

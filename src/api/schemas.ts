@@ -44,8 +44,23 @@ export const Decision = z
     bypassImmune: z.boolean(),
     suggestions: z.array(z.string()),
     decidedBy: z.enum(["rule", "tool", "mode", "approval"]),
+    readOnly: z
+      .boolean()
+      .optional()
+      .openapi({ description: "allowed because it only reads: it ran as the sandbox's read-only identity" }),
   })
   .openapi("Decision");
+
+export const JobAttempt = z
+  .object({
+    n: z.number().int(),
+    worker: z.string(),
+    startedAt: z.string(),
+    sandbox: z.string().optional().openapi({ description: "the sandbox executor instance it used" }),
+    endedAt: z.string().optional(),
+    outcome: z.string().optional(),
+  })
+  .openapi("JobAttempt");
 
 export const Result = z
   .object({
@@ -72,6 +87,7 @@ export const Job = z
       "awaiting_approval",
       "awaiting_external",
       "cancelled",
+      "interrupted",
     ]),
     decision: Decision,
     result: Result.optional(),
@@ -87,6 +103,10 @@ export const Job = z
     createdAt: z.string(),
     startedAt: z.string().optional(),
     finishedAt: z.string().optional(),
+    attempts: z
+      .array(JobAttempt)
+      .optional()
+      .openapi({ description: "each time a worker took the job; more than one after a crash" }),
   })
   .openapi("Job");
 
@@ -106,8 +126,11 @@ export const errorResponses = {
   500: problem("INTERNAL: unexpected error (generic message; details only in logs)"),
 } as const;
 
-/** For endpoints with a body (the limit is `BODY_LIMIT_BYTES`). */
-export const tooLargeResponse = { 413: problem("PAYLOAD_TOO_LARGE: the body exceeds the limit") };
+/** For endpoints with a body (the limit is `BODY_LIMIT_BYTES`; it must be JSON). */
+export const tooLargeResponse = {
+  413: problem("PAYLOAD_TOO_LARGE: the body exceeds the limit"),
+  415: problem("UNSUPPORTED_MEDIA_TYPE: the body is not `application/json`"),
+};
 
 export const conflictResponse = { 409: problem("CONFLICT: the resource is not in a state that allows this") };
 
@@ -119,7 +142,13 @@ export const rateLimitedResponse = {
 };
 
 export const unavailableResponse = {
-  503: problem("SANDBOX_UNAVAILABLE: the session's sandbox cannot be reached"),
+  503: {
+    ...problem(
+      "SANDBOX_UNAVAILABLE: the session's sandbox cannot be reached; UNAVAILABLE: Redis, the Docker engine " +
+        "or the database is unreachable (nothing was created; retry after `Retry-After` seconds)",
+    ),
+    headers: { "Retry-After": { description: "seconds to wait", schema: { type: "integer" as const } } },
+  },
 };
 
 export const json = <T extends z.ZodType>(schema: T, description: string) => ({

@@ -5,24 +5,28 @@
  */
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
-import { Redis } from "ioredis";
-import { createApp } from "../api/app.js";
+import { createApp, createSystemApp } from "../api/app.js";
 import { type Config, loadConfig } from "../config.js";
 import { openDb } from "../db/open.js";
 import { createBullQueue } from "../jobs/queue.js";
+import { startReconciler } from "../jobs/reconciler.js";
 import { RedisBus } from "../jobs/redis-bus.js";
+import { openRedis } from "../jobs/redis-connections.js";
 import { RedisRateLimiter } from "../jobs/redis-rate-limit.js";
 import { recoverJobs, startCallWorker } from "../jobs/worker.js";
 import { createLogger, type Logger } from "../log.js";
+import { EgressPolicy } from "../net/egress-policy.js";
 import { DockerSandboxProvider } from "../sandbox/docker-provider.js";
-import type { SandboxProvider } from "../sandbox/sandbox.js";
+import { identitiesFrom, type SandboxProvider } from "../sandbox/sandbox.js";
 import type { ServiceDeps, ToolRegistry } from "../service/deps.js";
 import { ensureAdminKey } from "../service/keys.js";
 import { createMcpRuntime, type McpClientsOptions } from "../service/mcp-clients.js";
 import { Metrics } from "../service/metrics.js";
 import { SqliteReadCache } from "../service/read-cache-store.js";
+import { Readiness } from "../service/readiness.js";
 import { liveSessionIds } from "../service/sessions.js";
 import { SkillFiles } from "../service/skill-files.js";
+import { announceAdminKey } from "./admin-key.js";
 import { loadBuiltinTools } from "./tools.js";
 
 export type ServeMode = "serve" | "api" | "worker";
@@ -41,6 +45,8 @@ export interface RunningService {
   /** Set when the API runs. */
   url?: string;
   port?: number;
+  /** Set for a lone worker: its /healthz, /readyz and /metrics. */
+  workerUrl?: string;
   stop(opts?: { force?: boolean }): Promise<void>;
 }
 
@@ -57,28 +63,43 @@ export async function startService(
     stack.length = 0;
   };
   try {
-    const { db, close } = openDb(join(config.DATA_DIR, "toolshed.db"));
+    const { db, ping: pingDb, close } = openDb(join(config.DATA_DIR, "toolshed.db"));
     stack.push(close);
     const generated = ensureAdminKey({ db }, config.TOOLSHED_ADMIN_KEY);
-    if (generated) logger.warn({ adminKey: generated }, "admin key generated (shown once: store it now)");
+    if (generated) announceAdminKey(config.DATA_DIR, generated, logger);
 
-    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null, lazyConnect: false });
-    stack.push(() => void redis.disconnect());
-    const sub = redis.duplicate();
-    stack.push(() => void sub.disconnect());
-    const bus = new RedisBus(redis, sub, {
+    // Requests bound their Redis work by DEPENDENCY_TIMEOUT_MS (stall-proof); the connection's
+    // own command timeout is only a backstop against a Redis that hangs for good.
+    const redis = await openRedis(config.REDIS_URL, {
+      commandTimeoutMs: config.DEPENDENCY_TIMEOUT_MS * 10,
+      logger,
+    });
+    stack.push(() => redis.close());
+    const bus = new RedisBus(redis.commands, redis.subscriber, {
       prefix: config.QUEUE_PREFIX,
       maxLen: config.EVENT_STREAM_MAXLEN,
       ttlS: config.EVENT_STREAM_TTL_S,
     });
     await bus.start();
-    const queue = createBullQueue(redis, config);
+    const queue = createBullQueue(redis.commands, config);
     stack.push(() => queue.queue.close());
 
     const sandboxes = opts.sandboxes ?? dockerProvider(config, logger);
     if (!opts.sandboxes) stack.push(() => sandboxes.close());
     const tools = opts.tools ?? (await loadBuiltinTools());
     const metrics = new Metrics();
+    const readiness = new Readiness(
+      {
+        redis: async () => void (await redis.commands.ping()),
+        docker: async () => await sandboxes.ping?.(),
+        database: pingDb,
+      },
+      {
+        timeoutMs: config.DEPENDENCY_TIMEOUT_MS,
+        cacheMs: 1000,
+        onFailure: (dependency, err) => logger.warn({ err, dependency }, "dependency check failed"),
+      },
+    );
     const deps: ServiceDeps = {
       db,
       tools,
@@ -90,10 +111,16 @@ export async function startService(
       skillFiles: new SkillFiles(join(config.DATA_DIR, "skills")),
       metrics,
       logger,
-      limiter: new RedisRateLimiter(redis, config.QUEUE_PREFIX),
+      limiter: new RedisRateLimiter(redis.commands, config.QUEUE_PREFIX),
       quotas: { maxSessions: config.TENANT_MAX_SESSIONS, callsPerMinute: config.TENANT_CALLS_PER_MINUTE },
       mcp:
-        opts.mcp === false ? undefined : createMcpRuntime({ db, logger, dataDir: config.DATA_DIR }, opts.mcp),
+        opts.mcp === false
+          ? undefined
+          : createMcpRuntime(
+              { db, logger, dataDir: config.DATA_DIR, egress: new EgressPolicy(config.EGRESS_ALLOW) },
+              opts.mcp,
+            ),
+      readiness,
     };
     if (deps.mcp) {
       const { clients } = deps.mcp;
@@ -107,7 +134,7 @@ export async function startService(
       });
       const requeued = await recoverJobs(deps, queue);
       logger.info({ reaped, requeued }, "worker recovery done");
-      const worker = startCallWorker(deps, redis, bus, {
+      const worker = startCallWorker(deps, redis.forWorker(), bus, {
         prefix: config.QUEUE_PREFIX,
         concurrency: config.WORKER_CONCURRENCY,
         lockDurationMs: config.JOB_LOCK_MS,
@@ -115,31 +142,44 @@ export async function startService(
         orderRecheckMs: config.ORDER_RECHECK_MS,
       });
       stack.push(() => worker.close(forceStop));
+      const reconciler = startReconciler(deps, queue, {
+        intervalMs: config.RECONCILE_INTERVAL_MS,
+        batch: config.RECONCILE_BATCH,
+      });
+      // Redis back (perhaps empty): a full sweep at once rather than at the next interval.
+      const offReconnect = redis.onReconnect(() => {
+        reconciler.sweep().then(
+          (requeued) => logger.info({ requeued }, "reconciled after redis came back"),
+          (err: unknown) => logger.warn({ err }, "reconcile sweep failed"),
+        );
+      });
+      stack.push(async () => {
+        offReconnect();
+        await reconciler.stop();
+      });
     }
 
     let url: string | undefined;
     let port: number | undefined;
+    let workerUrl: string | undefined;
     if (mode !== "worker") {
       const app = createApp({ ...deps, bodyLimitBytes: config.BODY_LIMIT_BYTES });
-      const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-        const s = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(s));
-      });
-      const addr = server.address();
-      port = typeof addr === "object" && addr ? addr.port : config.PORT;
-      url = `http://${config.HOST}:${port}`;
+      const listening = await listen(app.fetch, config.PORT, config.HOST);
+      stack.push(listening.close);
+      ({ url, port } = listening);
       logger.info({ url }, "api listening");
-      stack.push(
-        () =>
-          new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-          }),
-      );
+    } else {
+      // A lone worker still answers liveness, readiness and metrics, on a port of its own.
+      const listening = await listen(createSystemApp(deps).fetch, config.WORKER_PORT, config.HOST);
+      stack.push(listening.close);
+      workerUrl = listening.url;
+      logger.info({ url: workerUrl }, "worker listening");
     }
     return {
       deps,
       url,
       port,
+      workerUrl,
       stop: async (o) => {
         forceStop = o?.force ?? false;
         await stop();
@@ -149,6 +189,21 @@ export async function startService(
     await stop();
     throw err;
   }
+}
+
+/** Serves `fetch` on host:port (0: any free port) until the returned `close`. */
+async function listen(fetch: (req: Request) => Response | Promise<Response>, port: number, host: string) {
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch, port, hostname: host }, () => resolve(s));
+  });
+  const addr = server.address();
+  const actual = typeof addr === "object" && addr ? addr.port : port;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+    });
+  return { url: `http://${host}:${actual}`, port: actual, close };
 }
 
 function dockerProvider(config: Config, logger: Logger): DockerSandboxProvider {
@@ -162,6 +217,12 @@ function dockerProvider(config: Config, logger: Logger): DockerSandboxProvider {
       nanoCpus: Math.round(config.SANDBOX_CPUS * 1e9),
     },
     idleStopMs: config.SANDBOX_IDLE_STOP_MS,
+    identities: identitiesFrom(config.SANDBOX_UID_BASE),
+    workspaceQuota:
+      config.SANDBOX_DISK_QUOTA === "off"
+        ? "off"
+        : { diskBytes: config.SANDBOX_DISK_MB * 1024 * 1024, inodes: config.SANDBOX_INODES },
+    runtime: config.SANDBOX_RUNTIME,
     logger,
   });
 }

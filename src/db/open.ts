@@ -1,4 +1,7 @@
-/** Opens the SQLite store (WAL, foreign keys, busy timeout) and applies the migrations. */
+/**
+ * Opens the SQLite store (WAL, foreign keys, busy timeout, immediate transactions) and applies
+ * the migrations.
+ */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,6 +14,8 @@ export type Db = BetterSQLite3Database<typeof schema>;
 
 export interface OpenedDb {
   db: Db;
+  /** Throws when the file cannot be read (readiness). */
+  ping(): void;
   close(): void;
 }
 
@@ -48,5 +53,18 @@ export function openDb(file: string): OpenedDb {
   cacheStatements(sqlite);
   const db = drizzle(sqlite, { schema });
   migrate(db, { migrationsFolder: MIGRATIONS });
-  return { db, close: () => sqlite.close() };
+  beginImmediate(db);
+  return { db, ping: () => void sqlite.prepare("select 1").get(), close: () => sqlite.close() };
+}
+
+/**
+ * Several processes may share the file. A deferred transaction that reads and then writes
+ * fails at once with SQLITE_BUSY when another process wrote in between (the busy timeout does
+ * not apply to that upgrade); BEGIN IMMEDIATE takes the write lock first, waiting up to the
+ * busy timeout. Every transaction here writes, so all of them begin immediately.
+ */
+function beginImmediate(db: Db): void {
+  const transaction = db.transaction.bind(db);
+  db.transaction = ((fn, config) =>
+    transaction(fn, { behavior: "immediate", ...config })) as Db["transaction"];
 }

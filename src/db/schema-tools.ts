@@ -3,7 +3,7 @@
  * servers) and per-session tool state (tasks). Split from schema.ts to keep files small.
  */
 import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { sessions, tenants } from "./schema.js";
+import { sessions, tenants } from "./schema-core.js";
 
 /** Per-tenant switches and limits; a missing row means the defaults. */
 export interface TenantQuotas {

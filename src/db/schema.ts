@@ -3,6 +3,9 @@
  * shapes. Every tenant-owned row carries `tenant_id` so that every query can be scoped.
  */
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { type RuleStrings, sessions, tenants } from "./schema-core.js";
+
+export { type RuleStrings, sessions, tenants } from "./schema-core.js";
 
 export type KeyRole = "admin" | "tenant_admin" | "agent";
 export type JobStatus =
@@ -13,12 +16,19 @@ export type JobStatus =
   | "denied"
   | "awaiting_approval"
   | "awaiting_external"
-  | "cancelled";
+  | "cancelled"
+  /** The sandbox died while the call ran: it may have partly happened and is not run again. */
+  | "interrupted";
 
-export interface RuleStrings {
-  allow: string[];
-  deny: string[];
-  ask: string[];
+/** One time a worker took the job: who, in which sandbox instance, and how it ended. */
+export interface JobAttempt {
+  n: number;
+  worker: string;
+  startedAt: string;
+  /** The sandbox's executor instance the attempt used, once it used one. */
+  sandbox?: string;
+  endedAt?: string;
+  outcome?: string;
 }
 
 export interface StoredDecision {
@@ -30,6 +40,8 @@ export interface StoredDecision {
   bypassImmune: boolean;
   suggestions: string[];
   decidedBy: "rule" | "tool" | "mode" | "approval";
+  /** Allowed by the tool's own check because it only reads: it runs as the sandbox's reader. */
+  readOnly?: boolean;
 }
 
 export interface StoredResult {
@@ -39,12 +51,6 @@ export interface StoredResult {
   truncated?: boolean;
   metadata?: Record<string, unknown>;
 }
-
-export const tenants = sqliteTable("tenants", {
-  id: text("id").primaryKey(),
-  name: text("name").notNull(),
-  createdAt: text("created_at").notNull(),
-});
 
 export const apiKeys = sqliteTable(
   "api_keys",
@@ -58,35 +64,6 @@ export const apiKeys = sqliteTable(
     revokedAt: text("revoked_at"),
   },
   (t) => [uniqueIndex("api_keys_hash_idx").on(t.hash)],
-);
-
-export const sessions = sqliteTable(
-  "sessions",
-  {
-    id: text("id").primaryKey(),
-    tenantId: text("tenant_id")
-      .notNull()
-      .references(() => tenants.id),
-    mode: text("mode").notNull(),
-    cwd: text("cwd").notNull(),
-    home: text("home").notNull(),
-    workingDirectories: text("working_directories", { mode: "json" }).$type<string[]>().notNull(),
-    rules: text("rules", { mode: "json" }).$type<RuleStrings>().notNull(),
-    /** The basic built-ins this session offers; null means all of them. */
-    tools: text("tools", { mode: "json" }).$type<string[]>(),
-    /** Tool groups named at creation; null means none. */
-    toolGroups: text("tool_groups", { mode: "json" }).$type<string[]>(),
-    /** The basic skills; null means all of the tenant's. */
-    skills: text("skills", { mode: "json" }).$type<string[]>(),
-    /** The non-basic groups active now (reset_tools overwrites it). */
-    activeGroups: text("active_groups", { mode: "json" }).$type<string[]>().notNull().default([]),
-    status: text("status").$type<"active" | "deleted">().notNull(),
-    /** The next queue position: a job gets its `seq` when it enters the queue. */
-    nextSeq: integer("next_seq").notNull().default(1),
-    createdAt: text("created_at").notNull(),
-    lastUsedAt: text("last_used_at").notNull(),
-  },
-  (t) => [index("sessions_tenant_idx").on(t.tenantId, t.status)],
 );
 
 export const tenantRules = sqliteTable("tenant_rules", {
@@ -113,11 +90,15 @@ export const jobs = sqliteTable(
     decision: text("decision", { mode: "json" }).$type<StoredDecision>().notNull(),
     result: text("result", { mode: "json" }).$type<StoredResult>(),
     idempotencyKey: text("idempotency_key"),
+    /** SHA-256 of the canonical request body, set with an idempotency key: a reuse must match it. */
+    requestHash: text("request_hash"),
     /** Queue order within the session (null until queued); drives per-session ordering. */
     seq: integer("seq"),
     concurrencySafe: integer("concurrency_safe", { mode: "boolean" }).notNull(),
     cancelRequested: integer("cancel_requested", { mode: "boolean" }).notNull().default(false),
     runs: integer("runs").notNull().default(0),
+    /** Every claim of the job by a worker (JSON array of JobAttempt). */
+    attempts: text("attempts", { mode: "json" }).$type<JobAttempt[]>(),
     error: text("error"),
     /** When a pending approval is denied by expiry. */
     approvalExpiresAt: text("approval_expires_at"),

@@ -9,6 +9,8 @@ export interface CallQueueOptions {
   /** Attempts when the sandbox is unavailable (the only retried failure). */
   attempts: number;
   backoffMs: number;
+  /** For `missing` (a pipelined look-up BullMQ has no call for); the queue's own connection. */
+  connection?: Redis;
 }
 
 /** The queue adapter, configured from the service settings. */
@@ -17,10 +19,13 @@ export function createBullQueue(
   cfg: { QUEUE_PREFIX: string; SANDBOX_RETRY_ATTEMPTS: number; SANDBOX_RETRY_BACKOFF_MS: number },
 ): BullJobQueue {
   const queue = new Queue<RunCall>(CALLS_QUEUE, { connection, prefix: cfg.QUEUE_PREFIX });
+  // Connection errors are logged once by the connection's owner; BullMQ would print each one.
+  queue.on("error", () => {});
   return new BullJobQueue(queue, {
     prefix: cfg.QUEUE_PREFIX,
     attempts: cfg.SANDBOX_RETRY_ATTEMPTS,
     backoffMs: cfg.SANDBOX_RETRY_BACKOFF_MS,
+    connection,
   });
 }
 
@@ -53,6 +58,20 @@ export class BullJobQueue implements JobQueue {
   async discard(jobId: string): Promise<void> {
     const job = await Job.fromId(this.queue, jobId);
     if (job && !(await job.isActive())) await job.remove().catch(() => undefined);
+  }
+
+  /** Of `jobIds`, those that have no entry in the queue at all (one round trip). */
+  async missing(jobIds: readonly string[]): Promise<string[]> {
+    if (jobIds.length === 0) return [];
+    if (!this.opts.connection) throw new Error("BullJobQueue.missing needs the connection");
+    const pipeline = this.opts.connection.pipeline();
+    for (const id of jobIds) pipeline.exists(this.queue.toKey(id));
+    const results = (await pipeline.exec()) ?? [];
+    return jobIds.filter((_, i) => {
+      const [err, n] = results[i] ?? [new Error("no reply"), 0];
+      if (err) throw err;
+      return n === 0;
+    });
   }
 
   /** Re-adds a job whose BullMQ entry is gone or finished although its row still expects a run. */

@@ -16,6 +16,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { AppError } from "../errors.js";
 import type { ServiceDeps } from "../service/deps.js";
+import type { KeyStreams } from "../service/key-streams.js";
 import type { Principal } from "../service/principal.js";
 import { requireRole } from "../service/principal.js";
 import {
@@ -30,6 +31,8 @@ import { loadSession } from "../service/sessions.js";
 export interface SessionMcpEndpointOptions extends SessionMcpOptions {
   /** An MCP session unused this long is closed, default 10 min. */
   idleMs?: number;
+  /** Revoking the key that opened an MCP session closes it. */
+  keyStreams?: KeyStreams;
 }
 
 interface Live {
@@ -38,6 +41,7 @@ interface Live {
   keyId: string;
   sid: string;
   lastUsed: number;
+  untrack: () => void;
 }
 
 /** One per API app: holds this process's stateful MCP sessions. */
@@ -79,6 +83,7 @@ export class SessionMcpEndpoint {
     clearInterval(this.sweeper);
     const all = [...this.live.values()];
     this.live.clear();
+    for (const l of all) l.untrack();
     await Promise.allSettled(all.map((l) => l.server.close()));
   }
 
@@ -87,9 +92,11 @@ export class SessionMcpEndpoint {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        this.live.set(id, { transport, server, keyId: p.keyId, sid, lastUsed: Date.now() });
+        const untrack = this.opts.keyStreams?.track(p.keyId, () => this.end(id)) ?? (() => {});
+        this.live.set(id, { transport, server, keyId: p.keyId, sid, lastUsed: Date.now(), untrack });
       },
       onsessionclosed: (id) => {
+        this.live.get(id)?.untrack();
         this.live.delete(id);
       },
     });
@@ -162,11 +169,16 @@ export class SessionMcpEndpoint {
 
   private sweep(idleMs: number): void {
     const cutoff = Date.now() - idleMs;
-    for (const [id, live] of this.live) {
-      if (live.lastUsed > cutoff) continue;
-      this.live.delete(id);
-      void live.server.close().catch(() => undefined);
-    }
+    for (const [id, live] of this.live) if (live.lastUsed <= cutoff) this.end(id);
+  }
+
+  /** Closes one MCP session (its open streams end with it). */
+  private end(id: string): void {
+    const live = this.live.get(id);
+    if (!live) return;
+    this.live.delete(id);
+    live.untrack();
+    void live.server.close().catch(() => undefined);
   }
 }
 

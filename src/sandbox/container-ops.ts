@@ -22,7 +22,7 @@ async function inspectOrNull(c: Dockerode.Container): Promise<Dockerode.Containe
 
 /**
  * Makes the session's container run: starts a stopped one, creates a missing one, and recreates a
- * stopped one whose image is no longer current. Refuses a container of another service or tenant.
+ * stopped one whose image or runtime is no longer the configured one. Refuses a container of another service or tenant.
  */
 export async function ensureContainerRunning(docker: Dockerode, input: ContainerSpecInput): Promise<void> {
   const container = docker.getContainer(input.name);
@@ -34,7 +34,8 @@ export async function ensureContainerRunning(docker: Dockerode, input: Container
     }
     if (!info.State.Running) {
       const imageId = (await docker.getImage(input.image).inspect()).Id;
-      if (info.Image !== imageId) {
+      const otherRuntime = input.runtime !== undefined && info.HostConfig.Runtime !== input.runtime;
+      if (info.Image !== imageId || otherRuntime) {
         await container.remove({ force: true });
         info = null;
       }

@@ -1,10 +1,18 @@
 import type Dockerode from "dockerode";
-import { SANDBOX_HOME, SANDBOX_UID, SANDBOX_WORKSPACE } from "./sandbox.js";
+import { SANDBOX_HOME, SANDBOX_WORKSPACE, type SandboxIdentities } from "./sandbox.js";
+import { hostPidsLimit } from "./sandbox-runtime.js";
 
 /** Where the executor sees the host's socket directory and its own code, inside the container. */
 export const EXECUTOR_RUN_DIR = "/run/toolshed";
 export const EXECUTOR_CODE_DIR = "/opt/toolshed";
 export const EXECUTOR_SOCKET_NAME = "host.sock";
+/** The executor's secret and identity table, readable by the container's uid 0 alone. */
+export const EXECUTOR_CONFIG_NAME = "executor.json";
+/**
+ * All the executor keeps of root: starting processes as other uids, ending them, and handing
+ * files an editor call created back to the agent.
+ */
+export const EXECUTOR_CAPS = ["SETUID", "SETGID", "KILL", "CHOWN"];
 
 /** The labels a restarted service uses to find its containers. */
 export const LABEL_SERVICE = "toolshed.service";
@@ -33,18 +41,24 @@ export interface ContainerSpecInput {
   executorHostDir: string;
   readOnlyMounts?: { hostPath: string; containerPath: string }[];
   limits: SandboxLimits;
+  identities: SandboxIdentities;
+  /** An OCI runtime registered with the engine (e.g. `runsc`); the engine's default otherwise. */
+  runtime?: string;
 }
 
 const DEFAULT_TMPFS_BYTES = 256 * 1024 * 1024;
+// /dev/shm is a tmpfs too: sized here rather than by the engine's default, and memory-accounted.
+const SHM_BYTES = 64 * 1024 * 1024;
 
 /**
- * The create options of a session container: non-root, no capabilities, no new privileges,
- * read-only root with tmpfs /tmp and home, no network, pids/memory/CPU limits, an init that reaps
- * zombies, and the executor as the command. Only the workspace is writable and persistent.
+ * The create options of a session container: the executor as uid 0 with four capabilities and
+ * everything else under unprivileged uids, no new privileges, read-only root with tmpfs /tmp and
+ * home, no network, pids/memory/CPU limits, an init that reaps zombies. Only the workspace is
+ * writable and persistent.
  */
 export function buildContainerSpec(input: ContainerSpecInput): Dockerode.ContainerCreateOptions {
   for (const m of input.readOnlyMounts ?? []) assertExtraMount(m.hostPath, m.containerPath);
-  const uid = `${SANDBOX_UID}`;
+  const uid = `${input.identities.agent}`;
   const tmpfsSize = input.limits.tmpfsBytes ?? DEFAULT_TMPFS_BYTES;
   const binds = [
     `${input.workspaceHostDir}:${SANDBOX_WORKSPACE}:rw`,
@@ -56,7 +70,9 @@ export function buildContainerSpec(input: ContainerSpecInput): Dockerode.Contain
   return {
     name: input.name,
     Image: input.image,
-    User: `${uid}:${uid}`,
+    // uid 0 of the container, but holding only EXECUTOR_CAPS (no DAC override, no fowner, no
+    // ptrace): it cannot even open the agent's files except through its agent-uid file helper.
+    User: "0:0",
     WorkingDir: SANDBOX_WORKSPACE,
     Hostname: "sandbox",
     Cmd: ["node", `${EXECUTOR_CODE_DIR}/executor.mjs`, `${EXECUTOR_RUN_DIR}/${EXECUTOR_SOCKET_NAME}`],
@@ -72,22 +88,25 @@ export function buildContainerSpec(input: ContainerSpecInput): Dockerode.Contain
       Binds: binds,
       NetworkMode: "none",
       CapDrop: ["ALL"],
+      CapAdd: EXECUTOR_CAPS,
       SecurityOpt: ["no-new-privileges"],
       ReadonlyRootfs: true,
       Tmpfs: {
         "/tmp": `rw,nosuid,nodev,size=${tmpfsSize},mode=1777`,
         [SANDBOX_HOME]: `rw,nosuid,nodev,size=${tmpfsSize},uid=${uid},gid=${uid},mode=0700`,
       },
-      PidsLimit: input.limits.pids,
+      PidsLimit: hostPidsLimit(input.limits.pids, input.runtime),
       Memory: input.limits.memoryBytes,
       // Equal to Memory: no swap on top of the limit.
       MemorySwap: input.limits.memoryBytes,
       NanoCpus: input.limits.nanoCpus,
       Init: true,
       IpcMode: "private",
+      ShmSize: SHM_BYTES,
       LogConfig: { Type: "none", Config: {} },
       RestartPolicy: { Name: "no" },
       Privileged: false,
+      ...(input.runtime ? { Runtime: input.runtime } : {}),
     },
   };
 }

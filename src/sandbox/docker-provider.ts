@@ -1,4 +1,5 @@
-import { chown, mkdir, rm } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { chmod, chown, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import type { Socket } from "node:net";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,21 +13,23 @@ import {
 import { LABEL_SESSION, type SandboxLimits } from "./container-spec.js";
 import { DockerSandbox, type ExecutorRunner } from "./docker-sandbox.js";
 import { ExecutorChannel, ExecutorUnreachableError, RequestNotDeliveredError } from "./executor-channel.js";
+import { type Acks, pingOverSocket } from "./executor-client.js";
 import { startIdleReaper } from "./idle-reaper.js";
 import {
-  SANDBOX_UID,
+  DEFAULT_UID_BASE,
+  identitiesFrom,
   type Sandbox,
+  type SandboxIdentities,
   type SandboxProvider,
   SandboxUnavailableError,
   type SessionSandboxSpec,
 } from "./sandbox.js";
+import type { SandboxLogger } from "./sandbox-logger.js";
+import { RuntimeCheck } from "./sandbox-runtime.js";
 import { assertSessionId, assertSocketPathFits, type SessionPaths, sessionPaths } from "./session-paths.js";
+import { createWorkspaceVolumes, type WorkspaceQuota, type WorkspaceVolumes } from "./workspace-volume.js";
 
-/** The logger shape the provider needs (pino fits). */
-export interface SandboxLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
+export type { SandboxLogger } from "./sandbox-logger.js";
 
 /** Options of the Docker provider; nothing here is read from the environment. */
 export interface DockerSandboxProviderOptions {
@@ -44,6 +47,13 @@ export interface DockerSandboxProviderOptions {
   executorDir?: string;
   /** How long a started container may take until its executor dials in; default 20 s. */
   startTimeoutMs?: number;
+  /** The sandbox uids; default: laid out from 100000 (no host user has them). */
+  identities?: SandboxIdentities;
+  /** Size and inodes of each /workspace (a loop-mounted image; needs root); default 1 GiB and
+   * 100,000. "off": plain host directories, no limit. */
+  workspaceQuota?: WorkspaceQuota | "off";
+  /** An OCI runtime registered with the engine, e.g. `runsc` (gVisor); default: the engine's. */
+  runtime?: string;
 }
 
 interface LiveSession extends SessionPaths {
@@ -52,7 +62,12 @@ interface LiveSession extends SessionPaths {
   sandbox: DockerSandbox;
   inflight: number;
   lastUsed: number;
+  /** Jobs whose results are stored, told to the executor with the next request. */
+  acks: Acks;
 }
+
+// More than this many unsent acknowledgements: the oldest are dropped (the executor ages them out).
+const MAX_PENDING_ACKS = 256;
 
 // A warm session's executor always keeps a spare dialled; waiting longer means it is gone.
 const WARM_TAKE_MS = 2_000;
@@ -76,6 +91,11 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
   /** Sessions whose executor vanished: their container is stopped before it is started again. */
   private readonly unreachable = new Set<string>();
   private readonly stopReaper: () => void;
+  private readonly identities: SandboxIdentities;
+  /** Running containers found at start that no call has used yet: the idle reaper stops them too. */
+  private readonly inherited = new Map<string, { inflight: number; lastUsed: number }>();
+  private readonly volumes: WorkspaceVolumes | null;
+  private readonly runtimeCheck: RuntimeCheck;
 
   constructor(private readonly opts: DockerSandboxProviderOptions) {
     if (!SERVICE_ID.test(opts.serviceId))
@@ -86,9 +106,20 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     this.executorDir = resolve(opts.executorDir ?? fileURLToPath(new URL("./executor/", import.meta.url)));
     this.logger = opts.logger ?? silent;
     this.startTimeoutMs = opts.startTimeoutMs ?? 20_000;
+    this.identities = opts.identities ?? identitiesFrom(DEFAULT_UID_BASE);
+    this.adoptRunning().catch((err: unknown) =>
+      this.logger.warn({ err }, "listing running sandboxes failed"),
+    );
+    this.volumes = createWorkspaceVolumes(opts.workspaceQuota, {
+      dataDir: this.dataDir,
+      uid: this.identities.agent,
+      workspaceDir: (id) => sessionPaths(this.dataDir, opts.serviceId, id).workspaceDir,
+      logger: this.logger,
+    });
+    this.runtimeCheck = new RuntimeCheck(this.docker, opts.runtime);
     this.stopReaper = startIdleReaper({
       idleStopMs: opts.idleStopMs,
-      sessions: () => this.live.entries(),
+      sessions: () => [...this.live.entries(), ...this.inherited.entries()],
       stop: (sessionId) => this.stop(sessionId),
       onError: (sessionId, err) => this.logger.warn({ sessionId, err }, "idle stop failed"),
     });
@@ -98,14 +129,18 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     return (await this.ensure(spec)).sandbox;
   }
 
-  async withExecutor<T>(spec: SessionSandboxSpec, use: (sock: Socket) => Promise<T>): Promise<T> {
+  get environmentsVisible(): boolean {
+    return this.opts.runtime === "runsc";
+  }
+
+  async withExecutor<T>(spec: SessionSandboxSpec, use: (sock: Socket, acks: Acks) => Promise<T>): Promise<T> {
     let restarted = false;
     for (let attempt = 0; attempt < 4; attempt++) {
       const session = await this.ensure(spec);
       session.inflight++;
       try {
         const sock = await session.channel.take(restarted ? this.startTimeoutMs : WARM_TAKE_MS);
-        return await use(sock);
+        return await use(sock, session.acks.splice(0));
       } catch (err) {
         // A connection that died before the ack ran nothing: take another (or find out it is gone).
         if (err instanceof RequestNotDeliveredError) continue;
@@ -124,14 +159,33 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     throw new SandboxUnavailableError("sandbox executor keeps dropping requests");
   }
 
+  /** `live`: a round trip, not the last hello, so a container that just died cannot look alive. */
+  async executorBootId(spec: SessionSandboxSpec, live: boolean): Promise<string> {
+    if (!live) {
+      const known = (await this.ensure(spec)).channel.bootId;
+      if (known) return known;
+    }
+    return this.withExecutor(spec, (sock, acks) => pingOverSocket(sock, acks));
+  }
+
+  acknowledge(sessionId: string, jobId: string): void {
+    const acks = this.live.get(sessionId)?.acks;
+    if (!acks) return;
+    acks.push(jobId);
+    if (acks.length > MAX_PENDING_ACKS) acks.splice(0, acks.length - MAX_PENDING_ACKS);
+  }
+
   async stop(sessionId: string): Promise<void> {
+    this.inherited.delete(sessionId);
     await this.starting.get(sessionId)?.catch(() => {});
     const session = this.live.get(sessionId);
-    const name = sessionPaths(this.dataDir, this.opts.serviceId, sessionId).containerName;
+    const paths = sessionPaths(this.dataDir, this.opts.serviceId, sessionId);
     this.live.delete(sessionId);
     const stopped = (async () => {
       await session?.channel.close();
-      await stopContainer(this.docker, name, 2);
+      await stopContainer(this.docker, paths.containerName, 2);
+      // A volume is mounted exactly while its container may run.
+      await this.volumes?.unmount(paths.workspaceDir);
     })().finally(() => this.stopping.delete(sessionId));
     this.stopping.set(sessionId, stopped);
     await stopped;
@@ -142,6 +196,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     await this.stop(sessionId);
     const paths = sessionPaths(this.dataDir, this.opts.serviceId, sessionId);
     await removeContainer(this.docker, paths.containerName);
+    await this.volumes?.destroy(sessionId, paths.workspaceDir);
     await rm(paths.workspaceDir, { recursive: true, force: true });
     await rm(paths.runDir, { recursive: true, force: true });
   }
@@ -158,7 +213,14 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       reaped++;
     }
     if (reaped > 0) this.logger.info({ reaped }, "reaped orphaned sandbox containers");
+    const volumes = (await this.volumes?.reap(liveSessionIds)) ?? 0;
+    if (volumes > 0) this.logger.info({ volumes }, "reaped orphaned workspace volumes");
     return reaped;
+  }
+
+  /** Readiness: the engine answers. */
+  async ping(): Promise<void> {
+    await this.docker.ping();
   }
 
   /**
@@ -199,12 +261,14 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     assertSessionId(spec.sessionId);
     await this.stopping.get(spec.sessionId)?.catch(() => {});
     const paths = sessionPaths(this.dataDir, this.opts.serviceId, spec.sessionId);
-    await this.prepareDirs(paths);
-    const channel = await ExecutorChannel.listen(paths.socketPath);
+    this.inherited.delete(spec.sessionId);
+    const token = await this.prepareDirs(paths, spec.sessionId);
+    const channel = await ExecutorChannel.listen(paths.socketPath, token);
     try {
       // Docker may still report a container whose executor just died as running; or the
       // executor is wedged. Either way, a stop makes the start below a real one.
       if (this.unreachable.delete(spec.sessionId)) await stopContainer(this.docker, paths.containerName, 1);
+      await this.runtimeCheck.ensure();
       await ensureContainerRunning(this.docker, {
         name: paths.containerName,
         image: this.opts.image,
@@ -216,6 +280,8 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
         executorHostDir: this.executorDir,
         readOnlyMounts: spec.readOnlyMounts,
         limits: this.opts.limits,
+        identities: this.identities,
+        ...(this.opts.runtime ? { runtime: this.opts.runtime } : {}),
       });
       await channel.ready(this.startTimeoutMs);
     } catch (err) {
@@ -232,6 +298,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       sandbox: new DockerSandbox(spec, this),
       inflight: 0,
       lastUsed: Date.now(),
+      acks: [],
     };
     this.live.set(spec.sessionId, session);
     return session;
@@ -243,14 +310,62 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     session.channel.close().catch(() => {});
   }
 
-  private async prepareDirs(paths: SessionPaths): Promise<void> {
+  /**
+   * Makes the run directory (root's: the container sees it read-only) with the executor's
+   * config, whose secret stays the same across restarts of the container and of this process,
+   * and the workspace owned by the agent (with quotas: its volume mounted). Returns the secret.
+   */
+  private async prepareDirs(paths: SessionPaths, sessionId: string): Promise<string> {
     await mkdir(paths.runDir, { recursive: true, mode: 0o755 });
     await mkdir(paths.workspaceDir, { recursive: true });
+    const token = await this.executorToken(paths.configPath);
+    const { agent, editor, mcp, readerBase, readerCount, readerGroup } = this.identities;
+    const config = {
+      token,
+      identities: {
+        agent: { uid: agent, gid: agent },
+        editor: { uid: editor, gid: agent },
+        // The agent's group: an MCP server may work in the (group-writable) workspace; its uid
+        // alone keeps the agent from signalling it or reading its environment.
+        mcp: { uid: mcp, gid: agent },
+        readers: { base: readerBase, count: readerCount, gid: readerGroup },
+      },
+    };
+    const tmp = `${paths.configPath}.${process.pid}.tmp`;
+    await writeFile(tmp, JSON.stringify(config), { mode: 0o400 });
+    await chmod(tmp, 0o400);
+    await rename(tmp, paths.configPath);
+    // The bare directory stays root's (unwritable); the chown below is then the volume's root.
+    await this.volumes?.mount(sessionId, paths.workspaceDir);
     try {
-      await chown(paths.workspaceDir, SANDBOX_UID, SANDBOX_UID);
+      await chown(paths.workspaceDir, agent, agent);
+      // setgid and group-writable: what is made inside stays the agent's group, which the
+      // editor identity (accept_edits) writes through.
+      await chmod(paths.workspaceDir, 0o2775);
     } catch (err) {
-      // Without root the host cannot chown; the workspace then needs to be writable by uid 1000.
+      // Without root the host cannot chown; the workspace then needs to be writable by the agent uid.
       this.logger.warn({ err, dir: paths.workspaceDir }, "could not chown the workspace to the sandbox user");
+    }
+    return token;
+  }
+
+  private async executorToken(configPath: string): Promise<string> {
+    try {
+      const old = JSON.parse(await readFile(configPath, "utf8")) as { token?: unknown };
+      if (typeof old.token === "string" && old.token.length >= 32) return old.token;
+    } catch {
+      // No config yet (or unreadable): a new secret.
+    }
+    return randomBytes(32).toString("hex");
+  }
+
+  /** Running containers of this service from an earlier process: stopped when idle like ours. */
+  private async adoptRunning(): Promise<void> {
+    const now = Date.now();
+    for (const info of await listServiceContainers(this.docker, this.opts.serviceId)) {
+      const sessionId = info.Labels?.[LABEL_SESSION];
+      if (info.State !== "running" || sessionId === undefined || this.live.has(sessionId)) continue;
+      this.inherited.set(sessionId, { inflight: 0, lastUsed: now });
     }
   }
 }

@@ -1,5 +1,6 @@
 import type { Socket } from "node:net";
 import {
+  type Acks,
   DEFAULT_READ_MAX_BYTES,
   execOverSocket,
   readFileOverSocket,
@@ -11,6 +12,7 @@ import { spawnOverSocket } from "./process-client.js";
 import type {
   ExecRequest,
   ExecResult,
+  FileOpOptions,
   FileStat,
   ReadFileResult,
   Sandbox,
@@ -21,7 +23,17 @@ import type {
 
 /** Hands out one executor connection of a session, restarting its container when needed. */
 export interface ExecutorRunner {
-  withExecutor<T>(spec: SessionSandboxSpec, use: (sock: Socket) => Promise<T>): Promise<T>;
+  /** `use` gets the connection and the acknowledgements to send along with its request. */
+  withExecutor<T>(spec: SessionSandboxSpec, use: (sock: Socket, acks: Acks) => Promise<T>): Promise<T>;
+  /** The boot id of the session's executor, starting the container when needed. */
+  executorBootId(spec: SessionSandboxSpec, live: boolean): Promise<string>;
+  /** Queues an acknowledgement for the session's executor (sent with its next request). */
+  acknowledge(sessionId: string, jobId: string): void;
+  /**
+   * True where the runtime lets one uid read another's /proc/<pid>/environ (Debian's gVisor of
+   * 2022 does): secrets must then not travel in a process's environment.
+   */
+  readonly environmentsVisible: boolean;
 }
 
 /**
@@ -40,30 +52,53 @@ export class DockerSandbox implements Sandbox {
 
   exec(req: ExecRequest): Promise<ExecResult> {
     if (req.argv.length === 0) return Promise.reject(new TypeError("exec needs a non-empty argv"));
-    return this.runner.withExecutor(this.spec, (sock) => execOverSocket(sock, req));
+    return this.runner.withExecutor(this.spec, (sock, acks) => execOverSocket(sock, req, acks));
   }
 
-  readFile(path: string, opts?: { maxBytes?: number }): Promise<ReadFileResult> {
+  readFile(path: string, opts?: { maxBytes?: number } & FileOpOptions): Promise<ReadFileResult> {
     const maxBytes = opts?.maxBytes ?? DEFAULT_READ_MAX_BYTES;
-    return this.runner.withExecutor(this.spec, (sock) => readFileOverSocket(sock, path, maxBytes));
+    return this.runner.withExecutor(this.spec, (sock, acks) =>
+      readFileOverSocket(sock, path, maxBytes, { key: opts?.callKey, acks }),
+    );
   }
 
-  writeFile(path: string, data: Buffer | string): Promise<FileStat> {
+  writeFile(path: string, data: Buffer | string, opts?: FileOpOptions): Promise<FileStat> {
     const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-    return this.runner.withExecutor(this.spec, (sock) => writeFileOverSocket(sock, path, bytes));
+    return this.runner.withExecutor(this.spec, (sock, acks) =>
+      writeFileOverSocket(sock, path, bytes, { key: opts?.callKey, acks }),
+    );
   }
 
-  stat(path: string): Promise<FileStat | null> {
-    return this.runner.withExecutor(this.spec, (sock) => statOverSocket(sock, path));
+  stat(path: string, opts?: FileOpOptions): Promise<FileStat | null> {
+    return this.runner.withExecutor(this.spec, (sock, acks) =>
+      statOverSocket(sock, path, { key: opts?.callKey, acks }),
+    );
   }
 
-  realPath(path: string): Promise<string> {
-    return this.runner.withExecutor(this.spec, (sock) => realPathOverSocket(sock, path));
+  realPath(path: string, opts?: FileOpOptions): Promise<string> {
+    return this.runner.withExecutor(this.spec, (sock, acks) =>
+      realPathOverSocket(sock, path, { key: opts?.callKey, acks }),
+    );
   }
 
   /** The process lives on its own connection; an idle stop of the container ends it (`lost`). */
   spawnProcess(req: SpawnRequest): Promise<SandboxProcess> {
     if (req.argv.length === 0) return Promise.reject(new TypeError("spawnProcess needs a non-empty argv"));
+    if (this.runner.environmentsVisible && Object.keys(req.env ?? {}).length > 0) {
+      return Promise.reject(
+        new Error(
+          "This sandbox runtime lets the agent read other processes' environments, so a process with environment variables (an MCP server's secrets) is not started here; use the runc runtime.",
+        ),
+      );
+    }
     return this.runner.withExecutor(this.spec, (sock) => spawnOverSocket(sock, req));
+  }
+
+  instanceId(opts: { live?: boolean } = {}): Promise<string> {
+    return this.runner.executorBootId(this.spec, opts.live !== false);
+  }
+
+  acknowledge(jobId: string): void {
+    this.runner.acknowledge(this.sessionId, jobId);
   }
 }

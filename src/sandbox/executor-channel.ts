@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from "node:crypto";
 import { chmod, unlink } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 
@@ -25,6 +26,11 @@ const MAX_IDLE = 4;
 // When every connection of a session is gone the executor is dead or stopped; it would redial
 // within ~20 ms after a request took its spare, so don't wait long before calling it unreachable.
 const DEAD_GRACE_MS = 300;
+// A connection must prove itself quickly; the executor says hello as soon as it connects.
+const HELLO_TIMEOUT_MS = 2_000;
+const MAX_HELLO_BYTES = 1024;
+// Connections still to say hello; past this many, new ones are dropped unread.
+const MAX_UNPROVEN = 8;
 
 interface Waiter {
   resolve(sock: Socket): void;
@@ -38,6 +44,11 @@ interface Waiter {
  * `take()` on a warm session is synchronous work: no Docker call, no connect.
  */
 export class ExecutorChannel {
+  /** The boot id of the executor that last proved itself (changes when the container restarts). */
+  bootId: string | undefined;
+  /** Connections refused: a wrong secret, no hello in time, or too many at once. */
+  refused = 0;
+  private unproven = 0;
   private readonly idle: Socket[] = [];
   /** Every open connection, idle or taken: long-lived processes hold theirs until closed. */
   private readonly sockets = new Set<Socket>();
@@ -45,12 +56,19 @@ export class ExecutorChannel {
   private open = 0;
   private closed = false;
 
-  private constructor(private readonly server: Server) {
-    server.on("connection", (sock) => this.accept(sock));
+  private constructor(
+    private readonly server: Server,
+    private readonly tokenDigest: Buffer,
+  ) {
+    server.on("connection", (sock) => this.prove(sock));
   }
 
-  /** Listens at `socketPath` (replacing a stale socket file) writable by the container user. */
-  static async listen(socketPath: string): Promise<ExecutorChannel> {
+  /**
+   * Listens at `socketPath` (replacing a stale socket file), reachable by its owner alone: the
+   * container's uid 0, which only the executor runs as. Every connection must then open with a
+   * hello carrying `token` (the container's secret) before it is trusted with a request.
+   */
+  static async listen(socketPath: string, token: string): Promise<ExecutorChannel> {
     await unlink(socketPath).catch((err: NodeJS.ErrnoException) => {
       if (err.code !== "ENOENT") throw err;
     });
@@ -62,8 +80,8 @@ export class ExecutorChannel {
         resolve();
       });
     });
-    await chmod(socketPath, 0o666);
-    return new ExecutorChannel(server);
+    await chmod(socketPath, 0o600);
+    return new ExecutorChannel(server, digest(token));
   }
 
   /** Whether the executor currently holds at least one connection. */
@@ -127,6 +145,48 @@ export class ExecutorChannel {
     }, DEAD_GRACE_MS).unref();
   }
 
+  /** Reads the hello line; only a connection with the right secret joins the pool. */
+  private prove(sock: Socket): void {
+    sock.on("error", () => {});
+    if (this.closed || this.unproven >= MAX_UNPROVEN) {
+      this.refused++;
+      sock.destroy();
+      return;
+    }
+    this.unproven++;
+    let buf = Buffer.alloc(0);
+    let done = false;
+    const finish = (hello: Record<string, unknown> | null) => {
+      if (done) return;
+      done = true;
+      this.unproven--;
+      clearTimeout(timer);
+      sock.off("data", onData);
+      const token = typeof hello?.token === "string" ? hello.token : "";
+      if (!hello || typeof hello.boot !== "string" || !timingSafeEqual(digest(token), this.tokenDigest)) {
+        this.refused++;
+        sock.destroy();
+        return;
+      }
+      this.bootId = hello.boot;
+      this.accept(sock);
+    };
+    const timer = setTimeout(() => finish(null), HELLO_TIMEOUT_MS);
+    const onData = (chunk: Buffer) => {
+      buf = Buffer.concat([buf, chunk]);
+      const nl = buf.indexOf(10);
+      if (nl === -1) {
+        if (buf.length > MAX_HELLO_BYTES) finish(null);
+        return;
+      }
+      // The executor sends nothing after its hello until it gets a request.
+      if (nl !== buf.length - 1) return finish(null);
+      finish(parseHello(buf.subarray(0, nl).toString("utf8")));
+    };
+    sock.on("data", onData);
+    sock.once("close", () => finish(null));
+  }
+
   private accept(sock: Socket): void {
     if (this.closed) {
       sock.destroy();
@@ -150,5 +210,19 @@ export class ExecutorChannel {
     }
     this.idle.push(sock);
     if (this.idle.length > MAX_IDLE) this.idle.shift()?.destroy();
+  }
+}
+
+function digest(token: string): Buffer {
+  return createHash("sha256").update(token).digest();
+}
+
+function parseHello(line: string): Record<string, unknown> | null {
+  try {
+    const msg: unknown = JSON.parse(line);
+    if (typeof msg !== "object" || msg === null) return null;
+    return (msg as Record<string, unknown>).t === "hello" ? (msg as Record<string, unknown>) : null;
+  } catch {
+    return null;
   }
 }

@@ -22,8 +22,11 @@ const EXEC_GRACE_MS = 5_000;
 
 type Message = Record<string, unknown>;
 
+/** Job ids whose kept outcomes the executor may forget, sent along with the next request. */
+export type Acks = string[];
+
 /** Runs one command over a dedicated executor connection; the executor enforces the limits. */
-export function execOverSocket(sock: Socket, req: ExecRequest): Promise<ExecResult> {
+export function execOverSocket(sock: Socket, req: ExecRequest, acks: Acks = []): Promise<ExecResult> {
   const started = Date.now();
   const out = { stdout: new CappedText(req.maxOutputBytes), stderr: new CappedText(req.maxOutputBytes) };
   return new Promise((resolve, reject) => {
@@ -65,8 +68,9 @@ export function execOverSocket(sock: Socket, req: ExecRequest): Promise<ExecResu
       } else if (msg?.t === "o" && typeof msg.d === "string") {
         const stream: OutputStream = msg.s === 1 ? "stdout" : "stderr";
         const kept = out[stream].add(msg.d);
+        // Replayed output (a re-attach) was streamed by the attempt that saw it first.
         // A throwing listener must not break the protocol; streaming is best effort.
-        if (kept) safely(() => req.onOutput?.(stream, kept));
+        if (kept && msg.r !== 1) safely(() => req.onOutput?.(stream, kept));
       } else if (msg?.t === "x") {
         settle({
           exitCode: typeof msg.exitCode === "number" ? msg.exitCode : null,
@@ -76,6 +80,7 @@ export function execOverSocket(sock: Socket, req: ExecRequest): Promise<ExecResu
           cancelled: msg.cancelled === true || cancelled,
           truncated: msg.truncated === true || out.stdout.truncated || out.stderr.truncated,
           durationMs: typeof msg.durationMs === "number" ? msg.durationMs : Date.now() - started,
+          ...processReport(msg),
         });
       } else {
         settle(new SandboxUnavailableError("executor sent an unexpected message"));
@@ -101,8 +106,43 @@ export function execOverSocket(sock: Socket, req: ExecRequest): Promise<ExecResu
     }
     req.signal?.addEventListener("abort", onAbort, { once: true });
     const { argv, cwd, env, stdin, timeoutMs, maxOutputBytes } = req;
-    sock.write(`${JSON.stringify({ op: "exec", argv, cwd, env, stdin, timeoutMs, maxOutputBytes })}\n`);
+    const request = {
+      op: "exec",
+      argv,
+      cwd,
+      env,
+      stdin,
+      timeoutMs,
+      maxOutputBytes,
+      as: req.identity ?? "agent",
+      key: req.callKey,
+      cwdFd: req.reportCwd === true,
+      acks,
+    };
+    sock.write(`${JSON.stringify(request)}\n`);
   });
+}
+
+/** The executor's account of the call's processes and final directory, checked field by field. */
+function processReport(msg: Message): Partial<ExecResult> {
+  const report: Partial<ExecResult> = {};
+  if (typeof msg.cwd === "string" && msg.cwd.startsWith("/")) report.cwd = msg.cwd;
+  if (typeof msg.killed === "number") report.killed = msg.killed;
+  if (typeof msg.leftoverCount === "number" && Array.isArray(msg.leftover)) {
+    report.leftoverCount = msg.leftoverCount;
+    report.leftover = msg.leftover
+      .filter(
+        (p): p is { pid: number; cmd: string } => typeof p?.pid === "number" && typeof p?.cmd === "string",
+      )
+      .map(({ pid, cmd }) => ({ pid, cmd }));
+  }
+  return report;
+}
+
+/** What every file operation may carry: its once-only key and the acknowledgements. */
+export interface FileOpExtra {
+  key?: string;
+  acks?: Acks;
 }
 
 /** Reads a file through the executor (symlinks resolve inside the container). */
@@ -110,9 +150,10 @@ export async function readFileOverSocket(
   sock: Socket,
   path: string,
   maxBytes: number,
+  extra: FileOpExtra = {},
 ): Promise<ReadFileResult> {
   const lineBytes = Math.ceil(maxBytes / 3) * 4 + SMALL_LINE_BYTES;
-  const msg = await fileOp(sock, { op: "readFile", path, maxBytes }, path, lineBytes);
+  const msg = await fileOp(sock, { op: "readFile", path, maxBytes, ...extra }, path, lineBytes);
   if (typeof msg.data !== "string" || typeof msg.mtimeMs !== "number") throw badReply(path);
   const data = Buffer.from(msg.data, "base64");
   if (data.length > maxBytes) throw new SandboxFileError("EFBIG", path, `${path} exceeds ${maxBytes} bytes`);
@@ -121,10 +162,15 @@ export async function readFileOverSocket(
 }
 
 /** Writes a whole file, creating parents, and returns its new stat. */
-export async function writeFileOverSocket(sock: Socket, path: string, data: Buffer): Promise<FileStat> {
+export async function writeFileOverSocket(
+  sock: Socket,
+  path: string,
+  data: Buffer,
+  extra: FileOpExtra = {},
+): Promise<FileStat> {
   const msg = await fileOp(
     sock,
-    { op: "writeFile", path, data: data.toString("base64") },
+    { op: "writeFile", path, data: data.toString("base64"), ...extra },
     path,
     SMALL_LINE_BYTES,
   );
@@ -134,8 +180,12 @@ export async function writeFileOverSocket(sock: Socket, path: string, data: Buff
 }
 
 /** lstat; null when missing. */
-export async function statOverSocket(sock: Socket, path: string): Promise<FileStat | null> {
-  const msg = await fileOp(sock, { op: "stat", path }, path, SMALL_LINE_BYTES);
+export async function statOverSocket(
+  sock: Socket,
+  path: string,
+  extra: FileOpExtra = {},
+): Promise<FileStat | null> {
+  const msg = await fileOp(sock, { op: "stat", path, ...extra }, path, SMALL_LINE_BYTES);
   if (msg.stat === null) return null;
   const stat = toStat(msg.stat);
   if (!stat) throw badReply(path);
@@ -143,10 +193,21 @@ export async function statOverSocket(sock: Socket, path: string): Promise<FileSt
 }
 
 /** realpath, with a missing leaf resolved through its parent. */
-export async function realPathOverSocket(sock: Socket, path: string): Promise<string> {
-  const msg = await fileOp(sock, { op: "realPath", path }, path, SMALL_LINE_BYTES);
+export async function realPathOverSocket(
+  sock: Socket,
+  path: string,
+  extra: FileOpExtra = {},
+): Promise<string> {
+  const msg = await fileOp(sock, { op: "realPath", path, ...extra }, path, SMALL_LINE_BYTES);
   if (typeof msg.path !== "string" || !msg.path.startsWith("/")) throw badReply(path);
   return msg.path;
+}
+
+/** The boot id of the executor at the other end, through a live round trip. */
+export async function pingOverSocket(sock: Socket, acks: Acks = []): Promise<string> {
+  const msg = await fileOp(sock, { op: "ping", acks }, "(ping)", SMALL_LINE_BYTES);
+  if (typeof msg.boot !== "string") throw new SandboxUnavailableError("executor sent a malformed ping reply");
+  return msg.boot;
 }
 
 function fileOp(sock: Socket, request: Message, path: string, maxLineBytes: number): Promise<Message> {

@@ -19,6 +19,24 @@ export interface ExecRequest {
   signal?: AbortSignal;
   /** Called with each piece of output as it arrives (for streaming), before capping. */
   onOutput?: (stream: OutputStream, data: string) => void;
+  /**
+   * Who runs it: `agent` (default) may write the workspace and home; `reader`, for calls allowed
+   * because they are read-only, cannot write either; `editor`, for calls auto-allowed by
+   * accept_edits, may write the workspace only. Nothing a reader or editor starts outlives the call.
+   */
+  identity?: ExecIdentity;
+  /** Makes the call run at most once: sent again (a worker took the job over), it re-attaches. */
+  callKey?: string;
+  /** Opens descriptor 9 for the command to write its final working directory to (`cwd`). */
+  reportCwd?: boolean;
+}
+
+export type ExecIdentity = "agent" | "reader" | "editor";
+
+/** A process of the call still running after it ended normally (it lives until the session stops). */
+export interface LeftoverProcess {
+  pid: number;
+  cmd: string;
 }
 
 export interface ExecResult {
@@ -30,9 +48,24 @@ export interface ExecResult {
   cancelled: boolean;
   truncated: boolean;
   durationMs: number;
+  /** What the command wrote to descriptor 9 (with `reportCwd`). */
+  cwd?: string;
+  /** Processes the call left running after a normal end (the first 20), and how many. */
+  leftover?: LeftoverProcess[];
+  leftoverCount?: number;
+  /** Processes killed when the call ended (timeout, cancel, or a read-only call's leftovers). */
+  killed?: number;
 }
 
-/** A long-lived process in the sandbox (stdio MCP servers); see `Sandbox.spawnProcess`. */
+/** Options of the file operations: a key makes the operation happen at most once. */
+export interface FileOpOptions {
+  callKey?: string;
+}
+
+/**
+ * A long-lived process in the sandbox (stdio MCP servers); see `Sandbox.spawnProcess`. It runs as
+ * the MCP identity: the agent can neither signal it nor read its environment (its secrets).
+ */
 export interface SpawnRequest {
   /** argv, no shell. */
   argv: string[];
@@ -99,16 +132,25 @@ export interface Sandbox {
   readonly sessionId: string;
   exec(req: ExecRequest): Promise<ExecResult>;
   /** Reads a whole file (follows symlinks); rejects past `maxBytes` with EFBIG. */
-  readFile(path: string, opts?: { maxBytes?: number }): Promise<ReadFileResult>;
+  readFile(path: string, opts?: { maxBytes?: number } & FileOpOptions): Promise<ReadFileResult>;
   /** Writes a whole file, creating parent directories; returns the new stat. */
-  writeFile(path: string, data: Buffer | string): Promise<FileStat>;
+  writeFile(path: string, data: Buffer | string, opts?: FileOpOptions): Promise<FileStat>;
   /** lstat-like; null when the path does not exist. */
-  stat(path: string): Promise<FileStat | null>;
+  stat(path: string, opts?: FileOpOptions): Promise<FileStat | null>;
   /** The fully resolved path (symlinks followed, `..` collapsed); for a missing file, its
    * parent resolved plus the basename. */
-  realPath(path: string): Promise<string>;
+  realPath(path: string, opts?: FileOpOptions): Promise<string>;
   /** Starts a long-lived process (optional: fakes may leave it out); resolves once it runs. */
   spawnProcess?(req: SpawnRequest): Promise<SandboxProcess>;
+  /**
+   * Which executor instance answers (changes when the container restarts): a job that finds a
+   * different one than its earlier attempt used cannot know what that attempt did. `live`
+   * (default) asks through a round trip; otherwise the last instance that proved itself, which may
+   * have just died (fine for recording: a stale id can only make a later takeover more careful).
+   */
+  instanceId?(opts?: { live?: boolean }): Promise<string>;
+  /** The job's result is stored: the sandbox may forget the outcomes it kept under its keys. */
+  acknowledge?(jobId: string): void;
 }
 
 export interface SessionSandboxSpec {
@@ -129,10 +171,39 @@ export interface SandboxProvider {
   /** Removes containers labelled with this service's id that no live session owns. */
   reapOrphans(liveSessionIds: Set<string>): Promise<number>;
   close(): Promise<void>;
+  ping?(): Promise<void>;
 }
 
 /** The sandbox's fixed layout. */
 export const SANDBOX_WORKSPACE = "/workspace";
 export const SANDBOX_HOME = "/home/agent";
 export const SANDBOX_USER = "agent";
-export const SANDBOX_UID = 1000;
+
+/**
+ * The uids inside a sandbox, all above the host's users (no host account has them): the agent,
+ * the group of read-only calls, stdio MCP servers, and a pool of one uid per read-only call.
+ */
+export interface SandboxIdentities {
+  agent: number;
+  editor: number;
+  readerGroup: number;
+  mcp: number;
+  readerBase: number;
+  readerCount: number;
+}
+
+/** The identities laid out from one base uid (SANDBOX_UID_BASE). */
+export function identitiesFrom(base: number): SandboxIdentities {
+  return {
+    agent: base,
+    readerGroup: base + 1,
+    mcp: base + 2,
+    editor: base + 3,
+    readerBase: base + 10,
+    readerCount: 16,
+  };
+}
+
+export const DEFAULT_UID_BASE = 100000;
+/** The agent's uid with the default base. */
+export const SANDBOX_UID = DEFAULT_UID_BASE;

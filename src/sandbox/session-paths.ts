@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { EXECUTOR_SOCKET_NAME } from "./container-spec.js";
+import { EXECUTOR_CONFIG_NAME, EXECUTOR_SOCKET_NAME } from "./container-spec.js";
 
 /** sun_path is 108 bytes including the terminating NUL. */
 export const MAX_SOCKET_PATH_BYTES = 107;
@@ -19,6 +19,8 @@ export interface SessionPaths {
   workspaceDir: string;
   runDir: string;
   socketPath: string;
+  /** The executor's secret and identities (mode 0400, root's). */
+  configPath: string;
 }
 
 /** Short, fixed-length key so socket paths stay under the unix limit whatever the session id. */
@@ -39,6 +41,7 @@ export function sessionPaths(dataDir: string, serviceId: string, sessionId: stri
     workspaceDir: join(dataDir, "workspaces", sessionId),
     runDir,
     socketPath: join(runDir, EXECUTOR_SOCKET_NAME),
+    configPath: join(runDir, EXECUTOR_CONFIG_NAME),
   };
 }
 

@@ -14,7 +14,7 @@ import { getExternalTools } from "./external-tools.js";
 import { nowIso } from "./ids.js";
 import { findJob, type JobView, loadJob, textResult, toJobView } from "./job-view.js";
 import { type Principal, requireRole } from "./principal.js";
-import { enqueueOrFail, publishState, type Tx, takeSeq } from "./queueing.js";
+import { enqueueOrReconcile, publishState, type Tx, takeSeq } from "./queueing.js";
 import { parseRuleListOrThrow } from "./rules.js";
 import { readTenantSettings } from "./tenant-settings.js";
 
@@ -62,7 +62,7 @@ export async function answerApproval(
   if (!answered)
     throw new ConflictError(`job ${jobId} is not awaiting approval (already answered or expired)`);
   await publishState(deps, jobId);
-  if (body.approve && !external) await enqueueOrFail(deps, jobId);
+  if (body.approve && !external) await enqueueOrReconcile(deps, jobId);
   return toJobView(findJob(deps.db, jobId)!);
 }
 

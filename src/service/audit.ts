@@ -36,7 +36,8 @@ export function inputDigest(input: unknown): string {
   return `sha256:${createHash("sha256").update(canonicalJson(input)).digest("hex")}`;
 }
 
-function canonicalJson(v: unknown): string {
+/** JSON with object keys sorted, so that equal values serialise alike. */
+export function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
   if (v && typeof v === "object") {
     const entries = Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1));

@@ -8,14 +8,18 @@ import { type Principal, requireRole } from "./principal.js";
 import { parseRulesOrThrow, readTenantRules } from "./rules.js";
 import { inactiveCall, resolveSessionTool, type SessionToolsDeps, sessionMcpTools } from "./session-tools.js";
 import { loadSession } from "./sessions.js";
+import { effectiveMode } from "./tenant-settings.js";
 import { validateToolInput } from "./tool-input.js";
 
-/** The permission context of a call in this session: tenant rules first, then session rules. */
+/**
+ * The permission context of a call in this session: tenant rules first, then session rules; the
+ * mode as the tenant's settings allow it now.
+ */
 export function permissionContext(db: Db, session: SessionRow): PermissionContext {
   const tenant = parseRulesOrThrow(readTenantRules(db, session.tenantId), "tenant");
   const own = parseRulesOrThrow(session.rules, "session");
   return {
-    mode: session.mode as PermissionContext["mode"],
+    mode: effectiveMode(db, session),
     cwd: session.cwd,
     home: session.home,
     workingDirectories: session.workingDirectories,
@@ -40,7 +44,28 @@ export function decideCall(db: Db, session: SessionRow, tool: ToolBase, input: T
     bypassImmune: d.bypassImmune,
     suggestions: d.suggestions ?? [],
     decidedBy: d.decidedBy,
+    ...(allowedAsReadOnly(tool, input, ctx, d) ? { readOnly: true } : {}),
   };
+}
+
+/**
+ * Allowed because it only reads: by the tool's own check, or by a mode that lets reads through
+ * (accept_edits, explore). Not bypass: there the user allowed everything, reads or not.
+ */
+function allowedAsReadOnly(
+  tool: ToolBase,
+  input: ToolInput,
+  ctx: PermissionContext,
+  d: { behavior: string; decidedBy: string },
+): boolean {
+  if (d.behavior !== "allow" || (d.decidedBy !== "tool" && d.decidedBy !== "mode") || ctx.mode === "bypass") {
+    return false;
+  }
+  try {
+    return tool.checkReadOnly(input, ctx);
+  } catch {
+    return false;
+  }
 }
 
 /** What the engine would decide for this call now, without running or recording anything. */
@@ -52,7 +77,7 @@ export async function dryRunDecision(
 ): Promise<StoredDecision> {
   requireRole(p, ["agent", "tenant_admin"]);
   const session = loadSession(deps.db, p, sessionId);
-  const resolved = resolveSessionTool(deps, session, body.tool, await sessionMcpTools(deps, session));
+  const resolved = await resolveSessionTool(deps, session, body.tool, await sessionMcpTools(deps, session));
   if (resolved.inactive) return inactiveCall(session, resolved.message).decision;
   const tool = resolved.tool;
   return decideCall(deps.db, session, tool, validateToolInput(tool, body.input));

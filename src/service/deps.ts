@@ -9,6 +9,7 @@ import type { ReadCacheStore } from "../toolkit/read-cache.js";
 import type { ToolBase } from "../toolkit/tool-base.js";
 import type { McpRuntime } from "./mcp-clients.js";
 import type { Metrics } from "./metrics.js";
+import type { Readiness } from "./readiness.js";
 import type { SkillFiles } from "./skill-files.js";
 
 export type JobEventType = "status" | "chunk" | "result";
@@ -79,6 +80,8 @@ export interface ServiceDeps {
   quotas: Quotas;
   /** Tenants' MCP servers (secrets, cached listings); absent where MCP is not configured. */
   mcp?: McpRuntime;
+  /** Probes of Redis, the Docker engine and the database (`/readyz`, and submit's 503). */
+  readiness: Readiness;
 }
 
 /** A registry over a fixed list of tools. */

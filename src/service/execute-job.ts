@@ -2,21 +2,24 @@
 import type { JobStatus, StoredResult } from "../db/schema.js";
 import { AppError } from "../errors.js";
 import type { ToolInput } from "../permission/types.js";
-import { type Sandbox, SandboxUnavailableError } from "../sandbox/sandbox.js";
+import { SandboxUnavailableError } from "../sandbox/sandbox.js";
 import type { ToolChunk } from "../toolkit/content.js";
 import type { NextHandler, ToolMiddleware } from "../toolkit/middleware.js";
 import type { ToolResponse } from "../toolkit/response.js";
 import type { ToolRunContext } from "../toolkit/run-context.js";
 import type { ToolBase } from "../toolkit/tool-base.js";
+import { BuiltinTool } from "../toolkit/tools/builtin-tool.js";
 import type { ServiceDeps } from "./deps.js";
-import { findJob } from "./job-view.js";
+import { jobSandbox } from "./job-sandbox.js";
+import { findJob, textResult } from "./job-view.js";
 import { sessionMcpToolSets } from "./mcp-clients.js";
 import { finishJob, publishState } from "./queueing.js";
-import { type Claim, failJob, wakeSuccessors } from "./run-job.js";
+import { type Claim, failJob, recordAttemptSandbox, wakeSuccessors } from "./run-job.js";
 import { acquireSessionSandbox } from "./session-sandbox.js";
 import { sessionToolkit } from "./session-toolkit.js";
 import { saveActiveGroups } from "./session-tools.js";
 import { setSessionCwd } from "./sessions.js";
+import { interruptedText, judgeTakeover } from "./takeover.js";
 import { SqliteTaskStore } from "./task-store.js";
 
 type Running = Extract<Claim, { kind: "run" }>;
@@ -30,10 +33,10 @@ type Running = Extract<Claim, { kind: "run" }>;
 export async function executeJob(deps: ServiceDeps, claim: Running, signal: AbortSignal): Promise<void> {
   const { job, session } = claim;
   const guard = new CrashGuard(job.id);
-  let built: ReturnType<typeof sessionToolkit>;
+  let built: Awaited<ReturnType<typeof sessionToolkit>>;
   try {
     const mcps = await sessionMcpToolSets(deps.mcp, deps, session);
-    built = sessionToolkit(deps, session, { wrap: (t) => guard.wrap(t), mcps });
+    built = await sessionToolkit(deps, session, { wrap: (t) => guard.wrap(t), mcps });
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     return failJob(deps, job.id, `Error: ${err.message}`);
@@ -49,13 +52,36 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
     pending = pending.then(() => deps.events.append(job.id, { type: "chunk", data })).catch(() => undefined);
   };
   let unavailable: SandboxUnavailableError | undefined;
+  const jsb = jobSandbox({
+    jobId: job.id,
+    sessionId: session.id,
+    acquire: () => acquireSessionSandbox(deps, session),
+    onInstance: (instance) => recordAttemptSandbox(deps, job.id, instance),
+    liveInstance: job.runs > 1,
+    onUnavailable: (err) => (unavailable ??= err),
+  });
+  const tool = toolkit.getTool(job.tool);
+  const verdict = await judgeTakeover({
+    earlier: (job.attempts ?? []).slice(0, -1),
+    readOnly: job.decision.readOnly === true || job.concurrencySafe || tool?.isReadOnly === true,
+    keyed: tool instanceof BuiltinTool,
+    currentSandbox: () => jsb.sandbox.instanceId!(),
+  }).catch((err: unknown) => {
+    if (err instanceof SandboxUnavailableError) unavailable ??= err;
+    throw err;
+  });
+  if (verdict.kind === "interrupt") {
+    await pending;
+    if (finishJob(deps.db, job.id, "interrupted", textResult(interruptedText(verdict.why), "interrupted"))) {
+      deps.metrics.inc("toolshed_jobs_finished_total", { status: "interrupted" });
+      deps.logger.warn({ jobId: job.id, why: verdict.why }, "job interrupted, not run again");
+      await publishState(deps, job.id);
+    }
+    return wakeSuccessors(deps, job.id);
+  }
   const ctx: ToolRunContext = {
     sessionId: session.id,
-    sandbox: lazySandbox(
-      session.id,
-      () => acquireSessionSandbox(deps, session),
-      (err) => (unavailable ??= err),
-    ),
+    sandbox: jsb.sandbox,
     cwd: session.cwd,
     home: session.home,
     workingDirectories: session.workingDirectories,
@@ -66,6 +92,7 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
       session.mode === "accept_edits" &&
       job.decision.decidedBy !== "rule" &&
       job.decision.decidedBy !== "approval",
+    readOnlyCall: job.decision.readOnly === true,
     setCwd: (cwd) => setSessionCwd(deps.db, session.id, cwd),
     onChunk: publish,
     activeGroups,
@@ -86,6 +113,8 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
     deps.metrics.inc("toolshed_jobs_finished_total", { status });
     await publishState(deps, job.id);
   }
+  // Stored: the executor may forget what it kept for this job.
+  jsb.used()?.acknowledge?.(job.id);
   await wakeSuccessors(deps, job.id);
 }
 
@@ -120,37 +149,6 @@ class CrashGuard implements ToolMiddleware {
       throw new Error(this.message);
     }
   }
-}
-
-/** A sandbox acquired on first use; reports SandboxUnavailableError even when a tool swallows it. */
-function lazySandbox(
-  sessionId: string,
-  acquire: () => Promise<Sandbox>,
-  onUnavailable: (err: SandboxUnavailableError) => void,
-): Sandbox {
-  let sandbox: Promise<Sandbox> | undefined;
-  const use = async <T>(fn: (sb: Sandbox) => Promise<T>): Promise<T> => {
-    try {
-      sandbox ??= acquire();
-      return await fn(await sandbox);
-    } catch (err) {
-      if (err instanceof SandboxUnavailableError) onUnavailable(err);
-      throw err;
-    }
-  };
-  return {
-    sessionId,
-    exec: (req) => use((sb) => sb.exec(req)),
-    readFile: (path, opts) => use((sb) => sb.readFile(path, opts)),
-    writeFile: (path, data) => use((sb) => sb.writeFile(path, data)),
-    stat: (path) => use((sb) => sb.stat(path)),
-    realPath: (path) => use((sb) => sb.realPath(path)),
-    spawnProcess: (req) =>
-      use(async (sb) => {
-        if (!sb.spawnProcess) throw new Error("This sandbox cannot start long-lived processes.");
-        return sb.spawnProcess(req);
-      }),
-  };
 }
 
 function statusOf(r: ToolResponse, cancelled: boolean): JobStatus {

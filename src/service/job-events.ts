@@ -23,16 +23,11 @@ export async function followJobEvents(
   deps: ServiceDeps,
   p: Principal,
   jobId: string,
-  afterId?: string,
+  resumeFrom?: string,
 ): Promise<EventFollower> {
   requireRole(p, ["agent", "tenant_admin"]);
   loadJob(deps.db, p, jobId);
-  if (afterId !== undefined && afterId !== FINAL_ID && !/^\d+-\d+$/.test(afterId)) {
-    throw new ValidationError("invalid Last-Event-ID", [
-      { path: "Last-Event-ID", message: "not an event id" },
-    ]);
-  }
-  if (afterId === FINAL_ID) return { close: () => {}, [Symbol.asyncIterator]: async function* () {} };
+  const afterId = resumeFrom === undefined ? undefined : streamPosition(resumeFrom);
   let wake: () => void = () => {};
   let closed = false;
   const stop = await deps.events.watch(jobId, () => wake());
@@ -48,7 +43,9 @@ export async function followJobEvents(
       while (!closed) {
         const signal = new Promise<void>((r) => (wake = r));
         const terminalBefore = isTerminal(findJob(deps.db, jobId)?.status ?? "failed");
-        for (const e of await deps.events.read(jobId, last)) {
+        // With Redis away the stream waits (pings go on); the stored result still closes it.
+        const fresh = await deps.events.read(jobId, last).catch(() => []);
+        for (const e of fresh) {
           yield e;
           last = e.id;
           if (e.type === "result") return;
@@ -68,6 +65,25 @@ export async function followJobEvents(
   }
   const iterator = run();
   return { close, [Symbol.asyncIterator]: () => iterator };
+}
+
+/** Next to the largest id Redis accepts (an exclusive range must have room): past every event. */
+const END_ID = "18446744073709551615-18446744073709551614";
+
+/**
+ * Where a `Last-Event-ID` resumes. `final` (the rebuilt result's id) and ids past the end
+ * resume after everything, so the stored `result` is sent again rather than nothing.
+ */
+function streamPosition(lastEventId: string): string {
+  if (lastEventId === FINAL_ID) return END_ID;
+  const m = /^(\d{1,30})-(\d{1,30})$/.exec(lastEventId);
+  if (!m) {
+    throw new ValidationError("invalid Last-Event-ID", [
+      { path: "Last-Event-ID", message: "not an event id" },
+    ]);
+  }
+  const max = 2n ** 64n - 1n;
+  return BigInt(m[1]!) > max || BigInt(m[2]!) > max ? END_ID : lastEventId;
 }
 
 /** The stored outcome, for a stream that lost (or never had) its `result` event. */

@@ -2,7 +2,7 @@
 
 import type { Db } from "../db/open.js";
 import { preparedFor } from "../db/prepared.js";
-import type { JobRow, JobStatus, StoredDecision, StoredResult } from "../db/schema.js";
+import type { JobAttempt, JobRow, JobStatus, StoredDecision, StoredResult } from "../db/schema.js";
 import { NotFoundError } from "../errors.js";
 import type { Principal } from "./principal.js";
 import { requireTenant } from "./principal.js";
@@ -23,9 +23,11 @@ export interface JobView {
   createdAt: string;
   startedAt?: string;
   finishedAt?: string;
+  /** Each time a worker took the job (more than one after a crash or a sandbox restart). */
+  attempts?: JobAttempt[];
 }
 
-export const TERMINAL: readonly JobStatus[] = ["succeeded", "failed", "denied", "cancelled"];
+export const TERMINAL: readonly JobStatus[] = ["succeeded", "failed", "denied", "cancelled", "interrupted"];
 /** Statuses in which nothing happens until someone answers or a worker finishes. */
 export const PENDING_WORK: readonly JobStatus[] = ["queued", "running"];
 
@@ -46,6 +48,7 @@ export function toJobView(row: JobRow): JobView {
     createdAt: row.createdAt,
     ...(row.startedAt ? { startedAt: row.startedAt } : {}),
     ...(row.finishedAt ? { finishedAt: row.finishedAt } : {}),
+    ...(row.attempts && row.attempts.length > 0 ? { attempts: row.attempts } : {}),
   };
 }
 

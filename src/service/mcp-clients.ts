@@ -6,17 +6,18 @@
  */
 import type { Db } from "../db/open.js";
 import type { SessionRow } from "../db/schema.js";
-import { ValidationError } from "../errors.js";
+import { AppError, ValidationError } from "../errors.js";
 import type { Logger } from "../log.js";
+import { type EgressClient, egressClient } from "../net/egress-fetch.js";
+import { EgressPolicy, EgressRefusedError } from "../net/egress-policy.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { McpClient, type McpClientOptions, type McpRawTool } from "../toolkit/mcp/mcp-client.js";
 import { type McpTool, mcpToolSet } from "../toolkit/mcp/mcp-tool.js";
 import type { McpToolSet } from "../toolkit/tool-group.js";
-import type { ServiceDeps } from "./deps.js";
 import { getMcpServer, loadMcpServerConfigs } from "./mcp-servers.js";
 import type { Principal } from "./principal.js";
 import { SecretBox } from "./secret-box.js";
-import { acquireSessionSandbox } from "./session-sandbox.js";
+import { acquireSessionSandbox, type SessionSandboxDeps } from "./session-sandbox.js";
 
 /** Cache and timeout settings; every field has a default. */
 export interface McpClientsOptions extends McpClientOptions {
@@ -39,7 +40,16 @@ interface Entry {
   client: McpClient;
   listing?: { tools: McpRawTool[]; at: number };
   failedAt?: number;
+  failure?: unknown;
   pending?: Promise<McpRawTool[] | null>;
+}
+
+/** What the clients need; `egress` defaults to the strict policy (no exceptions). */
+export interface McpClientsDeps {
+  db: Db;
+  secrets: SecretBox;
+  logger: Logger;
+  egress?: EgressPolicy;
 }
 
 export class McpClients {
@@ -47,14 +57,16 @@ export class McpClients {
   private readonly ttlMs: number;
   private readonly failureTtlMs: number;
   private readonly now: () => number;
+  private readonly http: EgressClient;
 
   constructor(
-    private readonly deps: { db: Db; secrets: SecretBox; logger: Logger },
+    private readonly deps: McpClientsDeps,
     private readonly opts: McpClientsOptions = {},
   ) {
     this.ttlMs = opts.listingTtlMs ?? 60_000;
     this.failureTtlMs = opts.failureTtlMs ?? 5_000;
     this.now = opts.now ?? Date.now;
+    this.http = egressClient(deps.egress ?? new EgressPolicy());
   }
 
   /** The tenant's servers as toolkit MCP sets (filters applied), in name order. */
@@ -64,7 +76,12 @@ export class McpClients {
     const wanted = opts.only === undefined ? stored : stored.filter((s) => s.config.name === opts.only);
     return Promise.all(
       wanted.map(async ({ config, version }) => {
-        const entry = this.entry(tenantId, config.name, version, () => new McpClient(config, this.opts));
+        const entry = this.entry(
+          tenantId,
+          config.name,
+          version,
+          () => new McpClient(config, { ...this.opts, fetch: this.http.fetch }),
+        );
         const tools = await this.listing(tenantId, entry, opts);
         return mcpToolSet(entry.client, tools);
       }),
@@ -81,10 +98,16 @@ export class McpClients {
     }
   }
 
+  /** Why the server's last listing failed, while that failure is remembered. */
+  lastFailure(tenantId: string, name: string): unknown {
+    return this.entries.get(cacheKey(tenantId, name))?.failure;
+  }
+
   async close(): Promise<void> {
     const entries = [...this.entries.values()];
     this.entries.clear();
     await Promise.allSettled(entries.map((e) => e.client.close()));
+    this.http.close();
   }
 
   private entry(tenantId: string, name: string, version: string, make: () => McpClient): Entry {
@@ -111,9 +134,11 @@ export class McpClients {
         const tools = await entry.client.listRawTools(sandbox);
         entry.listing = { tools, at: this.now() };
         entry.failedAt = undefined;
+        entry.failure = undefined;
         return tools;
       } catch (err) {
         entry.failedAt = this.now();
+        entry.failure = err;
         this.deps.logger.warn(
           { tenantId, server: entry.client.name, error: (err as Error).message },
           "MCP server listing failed",
@@ -136,19 +161,21 @@ export class McpClients {
   }
 }
 
-/** What the API and the worker share: the secret box and the clients. */
+/** What the API and the worker share: the secret box, the egress policy and the clients. */
 export interface McpRuntime {
   secrets: SecretBox;
+  egress: EgressPolicy;
   clients: McpClients;
 }
 
 /** Builds the runtime over `<dataDir>/secret.key`; close `clients` on shutdown. */
 export function createMcpRuntime(
-  deps: { db: Db; logger: Logger; dataDir: string },
+  deps: { db: Db; logger: Logger; dataDir: string; egress: EgressPolicy },
   opts: McpClientsOptions = {},
 ): McpRuntime {
   const secrets = SecretBox.fromDataDir(deps.dataDir);
-  return { secrets, clients: new McpClients({ db: deps.db, logger: deps.logger, secrets }, opts) };
+  const { db, logger, egress } = deps;
+  return { secrets, egress, clients: new McpClients({ db, logger, secrets, egress }, opts) };
 }
 
 /** One server's filtered tools as the model will see them (tenant admins; HTTP servers only). */
@@ -165,7 +192,18 @@ export async function listMcpServerTools(
     ]);
   }
   const [set] = await deps.mcp.clients.toolSets(tenantId, { only: name });
+  const refused = egressRefusal(deps.mcp.clients.lastFailure(tenantId, name));
+  if (refused)
+    throw new AppError("EGRESS_REFUSED", refused.message, [{ path: "url", message: refused.message }]);
   return (set?.tools ?? []) as McpTool[];
+}
+
+/** The egress refusal somewhere in an error's cause chain (the SDK and McpClient wrap it). */
+function egressRefusal(err: unknown): EgressRefusedError | null {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof EgressRefusedError) return e;
+  }
+  return null;
 }
 
 /**
@@ -174,7 +212,7 @@ export async function listMcpServerTools(
  */
 export function sessionMcpToolSets(
   mcp: McpRuntime | undefined,
-  deps: Pick<ServiceDeps, "sandboxes" | "skillFiles">,
+  deps: SessionSandboxDeps,
   session: Pick<SessionRow, "id" | "tenantId">,
 ): Promise<McpToolSet[]> {
   if (!mcp) return Promise.resolve([]);

@@ -6,7 +6,8 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../db/open.js";
 import { mcpServers } from "../db/schema.js";
-import { ConflictError, NotFoundError, ValidationError } from "../errors.js";
+import { AppError, ConflictError, NotFoundError, ValidationError } from "../errors.js";
+import { EgressPolicy, refusalMessage } from "../net/egress-policy.js";
 import { assertMcpServerConfig, type McpServerConfig } from "../toolkit/mcp/config.js";
 import { nowIso } from "./ids.js";
 import { type Principal, requireRole } from "./principal.js";
@@ -65,7 +66,13 @@ interface Secrets {
 }
 
 type Row = typeof mcpServers.$inferSelect;
-type Deps = { db: Db; secrets: SecretBox; onChange?: (tenantId: string, name: string) => void };
+type Deps = {
+  db: Db;
+  secrets: SecretBox;
+  /** Defaults to the strict policy (no exceptions). */
+  egress?: EgressPolicy;
+  onChange?: (tenantId: string, name: string) => void;
+};
 
 /** Binds a ciphertext to its row, so it cannot be replayed into another tenant's server. */
 const secretContext = (tenantId: string, name: string) => `mcp:${tenantId}:${name}`;
@@ -84,6 +91,7 @@ export function createMcpServer(
   } catch (err) {
     throw new ValidationError((err as Error).message, [{ path: "", message: (err as Error).message }]);
   }
+  if (config.transport === "http") assertEgressAllowed(deps.egress ?? new EgressPolicy(), config.url);
   const secrets: Secrets = input.transport === "http" ? { headers: input.headers } : { env: input.env };
   const hasSecrets = Object.keys(secrets.headers ?? secrets.env ?? {}).length > 0;
   const row: Row = {
@@ -117,6 +125,17 @@ export function createMcpServer(
   invalidateTenantConfig(deps.db, tenantId);
   deps.onChange?.(tenantId, input.name);
   return toView(row);
+}
+
+/**
+ * What the URL alone shows (an IP literal, a local or metadata name) is refused now; a name's
+ * addresses are checked each time the host connects.
+ */
+function assertEgressAllowed(egress: EgressPolicy, url: string): void {
+  const refusal = egress.checkHost(new URL(url).hostname);
+  if (!refusal) return;
+  const message = refusalMessage(refusal);
+  throw new AppError("EGRESS_REFUSED", message, [{ path: "url", message }]);
 }
 
 export function listMcpServers(deps: { db: Db }, p: Principal, tenantId: string): McpServerView[] {

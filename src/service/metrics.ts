@@ -10,6 +10,7 @@ export class Metrics {
     this.define("toolshed_calls_submitted_total", "Tool calls submitted, by decision");
     this.define("toolshed_jobs_finished_total", "Jobs finished by a worker, by status");
     this.define("toolshed_sandbox_retries_total", "Jobs retried because the sandbox was unavailable");
+    this.define("toolshed_jobs_reconciled_total", "Jobs queued again because their queue entry was gone");
   }
 
   private define(name: string, help: string): void {

@@ -1,7 +1,8 @@
 /** Putting a job in its session's queue order and handing it to the queue. */
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/open.js";
-import { type JobStatus, jobs, type StoredResult, sessions } from "../db/schema.js";
+import { audit, type JobStatus, jobs, type StoredResult, sessions } from "../db/schema.js";
+import { asUnavailable, UnavailableError } from "../errors.js";
 import type { ServiceDeps } from "./deps.js";
 import { fairPriority } from "./fair-priority.js";
 import { nowIso } from "./ids.js";
@@ -21,21 +22,51 @@ export function takeSeq(tx: Tx | Db, sessionId: string): number {
   return row.next - 1;
 }
 
-/** Enqueues a job already marked `queued`; if the queue refuses, the job fails clearly. */
-export async function enqueueOrFail(deps: Pick<ServiceDeps, "db" | "queue" | "logger">, jobId: string) {
+/**
+ * Enqueues a job that was `queued` before this request (an approved call). If the queue is
+ * away the row stays `queued`: the reconciler queues it once Redis answers again.
+ */
+export async function enqueueOrReconcile(deps: Pick<ServiceDeps, "db" | "queue" | "logger">, jobId: string) {
   try {
     await deps.queue.enqueue(jobId, { priority: fairPriority(deps.db, jobId) });
   } catch (err) {
-    deps.logger.error({ err, jobId }, "enqueue failed");
-    finishJob(deps.db, jobId, "failed", {
-      content: [{ type: "text", text: "Error: the job could not be queued; please retry." }],
-      state: "error",
-    });
-    throw err;
+    deps.logger.warn({ err, jobId }, "enqueue failed; the reconciler will queue the job");
   }
 }
 
-/** Stores a final status and result, unless the job already reached a final status. */
+/**
+ * Enqueues a job created by this request. If the queue refuses, the job and its audit entry are
+ * withdrawn and the caller gets 503 UNAVAILABLE: nothing was created. Unless a worker already
+ * claimed it (the add reached Redis after all): then it runs and is answered as usual.
+ */
+export async function enqueueOrWithdraw(
+  deps: Pick<ServiceDeps, "db" | "queue" | "logger" | "readiness">,
+  jobId: string,
+) {
+  try {
+    await deps.readiness.bound(
+      "redis",
+      deps.queue.enqueue(jobId, { priority: fairPriority(deps.db, jobId) }),
+    );
+  } catch (err) {
+    const withdrawn = deps.db.transaction((tx) => {
+      const gone = tx
+        .delete(jobs)
+        .where(and(eq(jobs.id, jobId), eq(jobs.status, "queued")))
+        .run();
+      if (gone.changes > 0) tx.delete(audit).where(eq(audit.jobId, jobId)).run();
+      return gone.changes > 0;
+    });
+    deps.logger.warn({ err, jobId, withdrawn }, "enqueue failed");
+    if (withdrawn)
+      throw asUnavailable(err) ?? new UnavailableError("the job could not be queued; retry shortly");
+  }
+}
+
+/**
+ * Stores a final status and result, unless the job already reached a final status; the running
+ * attempt (if any) is closed with the same outcome.
+ */
 export function finishJob(
   db: Db,
   jobId: string,
@@ -43,12 +74,23 @@ export function finishJob(
   result: StoredResult,
   error?: string,
 ): boolean {
+  const now = nowIso();
   const res = db
     .update(jobs)
-    .set({ status, result, finishedAt: nowIso(), error: error ?? null })
-    .where(sql`${jobs.id} = ${jobId} and ${jobs.status} not in ('succeeded','failed','denied','cancelled')`)
+    .set({ status, result, finishedAt: now, error: error ?? null, attempts: closeLastAttempt(now, status) })
+    .where(
+      sql`${jobs.id} = ${jobId} and ${jobs.status} not in ('succeeded','failed','denied','cancelled','interrupted')`,
+    )
     .run();
   return res.changes > 0;
+}
+
+/** SQL that sets endedAt and outcome on the last attempt still open (JSON in place, one statement). */
+export function closeLastAttempt(endedAt: string, outcome: string) {
+  return sql`case when json_array_length(coalesce(${jobs.attempts}, '[]')) > 0
+    and json_extract(${jobs.attempts}, '$[#-1].endedAt') is null
+    then json_set(${jobs.attempts}, '$[#-1].endedAt', ${endedAt}, '$[#-1].outcome', ${outcome})
+    else ${jobs.attempts} end`;
 }
 
 /** Appends the job's status (and result when final) to its event stream; never throws. */

@@ -12,7 +12,8 @@ import { type JobRow, jobs, type SessionRow, sessions } from "../db/schema.js";
 import type { ServiceDeps } from "./deps.js";
 import { nowIso } from "./ids.js";
 import { textResult } from "./job-view.js";
-import { finishJob, publishState } from "./queueing.js";
+import { closeLastAttempt, finishJob, publishState } from "./queueing.js";
+import { workerIdentity } from "./worker-identity.js";
 
 export type Claim =
   | { kind: "run"; job: JobRow; session: SessionRow }
@@ -40,12 +41,17 @@ export async function claimJob(deps: ServiceDeps, jobId: string): Promise<Claim>
       .orderBy(jobs.seq)
       .get();
     if (blocker) return { kind: "wait", blockedBy: blocker.id };
-    const startedAt = job.startedAt ?? nowIso();
+    const now = nowIso();
+    const startedAt = job.startedAt ?? now;
+    // An attempt left open was cut short (its worker died): say so before opening the next.
+    const attempts = (job.attempts ?? []).map((a) => (a.endedAt ? a : { ...a, outcome: "worker lost" }));
+    attempts.push({ n: job.runs + 1, worker: workerIdentity(), startedAt: now });
     tx.update(jobs)
-      .set({ status: "running", startedAt, runs: sql`${jobs.runs} + 1` })
+      .set({ status: "running", startedAt, runs: sql`${jobs.runs} + 1`, attempts })
       .where(eq(jobs.id, jobId))
       .run();
-    return { kind: "run", job: { ...job, status: "running", startedAt, runs: job.runs + 1 }, session };
+    const claimed = { ...job, status: "running" as const, startedAt, runs: job.runs + 1, attempts };
+    return { kind: "run", job: claimed, session };
   });
   if (claim.kind === "skip" && claim.reason === "cancelled") {
     const text = "The tool call was cancelled before it started.";
@@ -56,11 +62,20 @@ export async function claimJob(deps: ServiceDeps, jobId: string): Promise<Claim>
 }
 
 /** A job that could not run this time goes back to `queued` (it keeps its place). */
-export function requeueJob(deps: ServiceDeps, jobId: string): void {
+export function requeueJob(deps: ServiceDeps, jobId: string, why = "retry"): void {
   deps.db
     .update(jobs)
-    .set({ status: "queued" })
+    .set({ status: "queued", attempts: closeLastAttempt(nowIso(), why) })
     .where(and(eq(jobs.id, jobId), eq(jobs.status, "running")))
+    .run();
+}
+
+/** Records which sandbox instance the job's current attempt uses. */
+export function recordAttemptSandbox(deps: ServiceDeps, jobId: string, sandbox: string): void {
+  deps.db
+    .update(jobs)
+    .set({ attempts: sql`json_set(${jobs.attempts}, '$[#-1].sandbox', ${sandbox})` })
+    .where(and(eq(jobs.id, jobId), sql`json_array_length(coalesce(${jobs.attempts}, '[]')) > 0`))
     .run();
 }
 

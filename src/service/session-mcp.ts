@@ -37,7 +37,7 @@ export async function listSessionMcpTools(
   requireRole(p, ["agent"]);
   const session = loadSession(deps.db, p, sid);
   const mcps = await sessionMcpToolSets(opts.mcp, deps, session);
-  const { toolkit, listing } = sessionToolkit(deps, session, { mcps });
+  const { toolkit, listing } = await sessionToolkit(deps, session, { mcps });
   const tools = listing.tools.map((t) => ({
     name: t.name,
     description: t.description,

@@ -4,12 +4,18 @@
  * The whole directory is mounted, not each skill: skills added later appear without recreation.
  */
 import type { SessionRow } from "../db/schema.js";
-import type { Sandbox } from "../sandbox/sandbox.js";
+import type { Sandbox, SandboxProvider } from "../sandbox/sandbox.js";
 import { SKILLS_MOUNT_ROOT } from "../toolkit/skills/skill.js";
-import type { ServiceDeps } from "./deps.js";
+import type { SkillFiles } from "./skill-files.js";
+
+/** What acquiring a session's sandbox needs (a narrow port, not the whole dependency bag). */
+export interface SessionSandboxDeps {
+  sandboxes: SandboxProvider;
+  skillFiles: SkillFiles;
+}
 
 export async function acquireSessionSandbox(
-  deps: Pick<ServiceDeps, "sandboxes" | "skillFiles">,
+  deps: SessionSandboxDeps,
   session: Pick<SessionRow, "id" | "tenantId">,
 ): Promise<Sandbox> {
   const hostPath = await deps.skillFiles.tenantDir(session.tenantId);

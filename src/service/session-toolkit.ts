@@ -12,21 +12,22 @@ import {
   type ExternalToolDef,
   mcpServers,
   type SessionRow,
-  skills,
   type ToolGroupDef,
   toolGroups,
 } from "../db/schema.js";
 import { ConflictError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { buildSessionToolkit, type SessionToolkit } from "../toolkit/session-toolkit.js";
-import { type Skill, type SkillSource, skillDir } from "../toolkit/skills/skill.js";
+import type { Skill } from "../toolkit/skills/skill.js";
+import { loadSkillSources } from "../toolkit/skills/skill-sources.js";
 import type { ToolBase } from "../toolkit/tool-base.js";
 import type { McpToolSet } from "../toolkit/tool-group.js";
 import { ToolkitConfigError } from "../toolkit/toolkit-errors.js";
 import type { ToolRegistry } from "./deps.js";
 import { getExternalTools } from "./external-tools.js";
 import type { SkillFiles } from "./skill-files.js";
-import { cachedTenantConfig } from "./tenant-config-cache.js";
+import { cachedTenantConfig, invalidateTenantConfig } from "./tenant-config-cache.js";
+import { type SkillStore, TenantSkillLoader } from "./tenant-skill-loader.js";
 
 /** Everything a tenant has configured for its sessions' toolkits. */
 export interface TenantToolConfig {
@@ -47,37 +48,15 @@ export function getToolGroups(db: Db, tenantId: string): ToolGroupDef[] {
   return db.select().from(toolGroups).where(eq(toolGroups.tenantId, tenantId)).get()?.groups ?? [];
 }
 
-/** The tenant's skills as toolkit records (no markdown: the viewer reads SKILL.md from disk). */
-export function getSkillRecords(db: Db, tenantId: string): Skill[] {
-  return db
-    .select({ name: skills.name, description: skills.description })
-    .from(skills)
-    .where(eq(skills.tenantId, tenantId))
-    .orderBy(skills.name)
-    .all()
-    .map((s) => ({ name: s.name, description: s.description, dir: skillDir(s.name) }));
-}
-
-export function loadTenantToolConfig(db: Db, tenantId: string): TenantToolConfig {
+/** The tenant's configuration; its skills come through the same loader path as a library host's. */
+export async function loadTenantToolConfig(store: SkillStore, tenantId: string): Promise<TenantToolConfig> {
+  const { db } = store;
   const mcps = db.select({ name: mcpServers.name }).from(mcpServers).where(eq(mcpServers.tenantId, tenantId));
   return {
     groups: getToolGroups(db, tenantId),
-    skills: getSkillRecords(db, tenantId),
+    skills: await loadSkillSources([new TenantSkillLoader(store, tenantId)]),
     externalTools: getExternalTools(db, tenantId),
     mcpServers: mcps.all().map((m) => m.name),
-  };
-}
-
-/** The `Skill` viewer reads the stored SKILL.md, so viewing a skill never starts a container. */
-export function skillFileSource(files: SkillFiles, tenantId: string): SkillSource {
-  return {
-    async readSkillMd(skill) {
-      try {
-        return await files.readSkillMd(tenantId, skill.name);
-      } catch {
-        throw new Error(`The skill '${skill.name}' could not be read; it may have just been removed.`);
-      }
-    },
   };
 }
 
@@ -89,7 +68,6 @@ export function buildTenantToolkit(
   builtins: readonly ToolBase[],
   config: TenantToolConfig,
   session?: Pick<SessionRow, "tools" | "skills" | "activeGroups">,
-  skillSource?: SkillSource,
   listed?: McpToolSet[],
 ): SessionToolkit {
   const mcps = config.mcpServers.map((name) => listed?.find((m) => m.name === name) ?? { name, tools: [] });
@@ -102,7 +80,6 @@ export function buildTenantToolkit(
     basicSkills: session?.skills ?? undefined,
     mcps,
     activeGroups: session?.activeGroups ?? [],
-    skillSource,
   });
 }
 
@@ -118,24 +95,27 @@ export interface SessionToolkitOptions {
  * The session's toolkit now. A configuration that still does not build (e.g. a skill and an
  * external tool of one name) is a 409 naming the clash, for the tenant's admin to fix.
  */
-export function sessionToolkit(
+export async function sessionToolkit(
   deps: SessionToolkitDeps,
   session: SessionRow,
   opts: SessionToolkitOptions = {},
-): SessionToolkit {
+): Promise<SessionToolkit> {
   const builtinNames = deps.tools.list().map((t) => t.name);
-  const stored = cachedTenantConfig(deps.db, session.tenantId, () =>
-    loadTenantToolConfig(deps.db, session.tenantId),
-  );
+  // The cache holds the loading promise; a failed load must not be served for the whole TTL.
+  const stored = await cachedTenantConfig(deps.db, session.tenantId, () =>
+    loadTenantToolConfig(deps, session.tenantId),
+  ).catch((err: unknown) => {
+    invalidateTenantConfig(deps.db, session.tenantId);
+    throw err;
+  });
   const { config, dropped } = dropStaleMembers(builtinNames, stored);
   if (dropped.length > 0)
     deps.logger.warn({ tenantId: session.tenantId, dropped }, "tool groups name members that are gone");
   const known = new Set(config.skills.map((s) => s.name));
   const row = { ...session, skills: session.skills?.filter((n) => known.has(n)) ?? null };
-  const source = skillFileSource(deps.skillFiles, session.tenantId);
   const builtins = opts.wrap ? deps.tools.list().map(opts.wrap) : deps.tools.list();
   try {
-    return buildTenantToolkit(builtins, config, row, source, opts.mcps);
+    return buildTenantToolkit(builtins, config, row, opts.mcps);
   } catch (err) {
     if (!(err instanceof ToolkitConfigError)) throw err;
     deps.logger.warn({ tenantId: session.tenantId, err: err.message }, "tool configuration does not build");

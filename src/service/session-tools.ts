@@ -45,7 +45,7 @@ export async function listSessionTools(
   requireRole(p, ["agent"]);
   const session = loadSession(deps.db, p, sid);
   const mcps = await sessionMcpToolSets(deps.mcp, deps, session);
-  return sessionToolkit(deps, session, { mcps }).listing;
+  return (await sessionToolkit(deps, session, { mcps })).listing;
 }
 
 /** What a call's tool name names in this session now. */
@@ -54,13 +54,13 @@ export type ResolvedTool =
   | { tool: ToolBase; inactive: true; message: string };
 
 /** Resolves a call's tool; an unknown name is a 400 on `tool` (the contract since v1). */
-export function resolveSessionTool(
+export async function resolveSessionTool(
   deps: SessionToolkitDeps,
   session: SessionRow,
   name: string,
   mcps?: McpToolSet[],
-): ResolvedTool {
-  const { toolkit, activeGroups } = sessionToolkit(deps, session, { mcps });
+): Promise<ResolvedTool> {
+  const { toolkit, activeGroups } = await sessionToolkit(deps, session, { mcps });
   const found = toolkit.resolve(name, activeGroups);
   if (found.ok) return { tool: found.tool, inactive: false };
   const tool = toolkit.groupOf(name) ? toolkit.getTool(name) : undefined;

@@ -12,8 +12,9 @@ import type { ServiceDeps, ToolRegistry } from "./deps.js";
 import { newId, nowIso } from "./ids.js";
 import { callerTenant, type Principal, requireRole, requireTenant } from "./principal.js";
 import { checkSessionQuota } from "./quotas.js";
-import { getSkillRecords, getToolGroups } from "./session-toolkit.js";
+import { getToolGroups } from "./session-toolkit.js";
 import { assertModeAllowed } from "./tenant-settings.js";
+import { getSkillRecords } from "./tenant-skill-loader.js";
 
 export interface SessionView {
   id: string;

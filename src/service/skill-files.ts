@@ -6,7 +6,8 @@
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { SKILL_NAME_PATTERN, type SkillFile } from "../toolkit/skills/skill-upload.js";
+import { SKILL_NAME_PATTERN } from "../toolkit/skills/skill-meta.js";
+import type { SkillFile } from "../toolkit/skills/skill-upload.js";
 
 const TENANT_ID = /^[A-Za-z0-9_-]{1,100}$/;
 /** Skill files are read by the sandbox user (uid 1000), never written by it. */

@@ -52,7 +52,7 @@ export async function uploadSkill(
     throw new ValidationError("invalid skill", checked.errors);
   }
   const { name, description, markdown, files } = checked.skill;
-  checkNameClash(deps, tenantId, name, description);
+  await checkNameClash(deps, tenantId, name, description);
   await deps.skillFiles.write(tenantId, name, files);
   const row = {
     tenantId,
@@ -108,11 +108,11 @@ export async function deleteSkill(deps: Deps, p: Principal, tenantId: string, na
 }
 
 /** A skill shares the namespace of the tenant's tools (§16.8): a clash is a 400 on SKILL.md. */
-function checkNameClash(deps: Deps, tenantId: string, name: string, description: string): void {
+async function checkNameClash(deps: Deps, tenantId: string, name: string, description: string) {
   const builtins = deps.tools.list();
   const { config } = dropStaleMembers(
     builtins.map((t) => t.name),
-    loadTenantToolConfig(deps.db, tenantId),
+    await loadTenantToolConfig(deps, tenantId),
   );
   const others = config.skills.filter((s) => s.name !== name);
   try {

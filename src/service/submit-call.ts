@@ -3,20 +3,22 @@
  * then act on it: enqueue (allow), finish (deny), wait for a human (ask, until the tenant's
  * approval TTL) or for the client (external tools).
  */
+import { createHash } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../db/open.js";
 import type { JobRow, JobStatus, SessionRow, StoredDecision, StoredResult } from "../db/schema.js";
 import { jobs } from "../db/schema.js";
+import { ConflictError } from "../errors.js";
 import type { ToolInput } from "../permission/types.js";
 import type { ToolBase } from "../toolkit/tool-base.js";
 import type { McpToolSet } from "../toolkit/tool-group.js";
-import { inputDigest, writeAudit } from "./audit.js";
+import { canonicalJson, inputDigest, writeAudit } from "./audit.js";
 import { decideCall } from "./decide.js";
 import type { ServiceDeps } from "./deps.js";
 import { newId } from "./ids.js";
 import { type JobView, textResult, toJobView } from "./job-view.js";
 import { type Principal, requireRole } from "./principal.js";
-import { enqueueOrFail, publishState, type Tx, takeSeq } from "./queueing.js";
+import { enqueueOrWithdraw, publishState, type Tx, takeSeq } from "./queueing.js";
 import { checkCallQuotas } from "./quotas.js";
 import { inactiveCall, resolveSessionTool, sessionMcpTools } from "./session-tools.js";
 import { loadSession } from "./sessions.js";
@@ -29,7 +31,10 @@ export interface SubmitCallInput {
   idempotencyKey?: string;
 }
 
-/** Returns the job and whether it was created now (false: the idempotency key's existing job). */
+/**
+ * Returns the job and whether it was created now (false: the idempotency key's existing job).
+ * A key reused with a different body is a 409: it names another call.
+ */
 export async function submitCall(
   deps: ServiceDeps,
   p: Principal,
@@ -38,39 +43,84 @@ export async function submitCall(
 ): Promise<{ job: JobView; created: boolean }> {
   requireRole(p, ["agent"]);
   const session = loadSession(deps.db, p, sessionId);
+  const requestHash = body.idempotencyKey ? hashRequest(body) : null;
   const existing = findByKey(deps.db, sessionId, body.idempotencyKey);
-  if (existing) return { job: toJobView(existing), created: false };
-  await checkCallQuotas(deps, session.tenantId);
+  if (existing) return { job: sameRequest(existing, requestHash), created: false };
+  // Refused before anything is written when the job could not be queued or run (503).
+  await deps.readiness.require(["redis", "docker"]);
+  await deps.readiness.bound("redis", checkCallQuotas(deps, session.tenantId));
 
   const mcps = await sessionMcpTools(deps, session);
-  const row = newJobRow(deps, session, planCall(deps, session, body, mcps), body.idempotencyKey);
-  // Re-checked inside the write: a concurrent submit with the same key may have won meanwhile.
-  const raced = deps.db.transaction((tx) => {
-    const dup = findByKey(tx, sessionId, body.idempotencyKey);
-    if (dup) return dup;
-    if (row.status === "queued") row.seq = takeSeq(tx, sessionId);
-    tx.insert(jobs).values(row).run();
-    const data = {
-      tool: row.tool,
-      inputDigest: inputDigest(row.input),
-      status: row.status,
-      decision: row.decision,
-    };
-    writeAudit(tx, {
-      tenantId: session.tenantId,
-      sessionId,
-      jobId: row.id,
-      kind: "decision",
-      actorKeyId: p.keyId,
-      data,
-    });
-    return undefined;
-  });
-  if (raced) return { job: toJobView(raced), created: false };
+  const row = newJobRow(deps, session, await planCall(deps, session, body, mcps), body.idempotencyKey);
+  row.requestHash = requestHash;
+  // Re-checked inside the write: a concurrent submit with the same key may have won meanwhile
+  // (in another process the unique index is what stops it).
+  const raced = insertUnlessKeyTaken(deps, p, session, row);
+  if (raced) return { job: sameRequest(raced, requestHash), created: false };
+  // Never throws; bounded so that a Redis hanging just now costs a second, not its timeout.
+  await deps.readiness.bound("redis", publishState(deps, row.id)).catch(() => undefined);
+  if (row.status === "queued") await enqueueOrWithdraw(deps, row.id);
   deps.metrics.inc("toolshed_calls_submitted_total", { behavior: row.decision.behavior });
-  await publishState(deps, row.id);
-  if (row.status === "queued") await enqueueOrFail(deps, row.id);
   return { job: toJobView(row), created: true };
+}
+
+/** Inserts the job and its audit entry; returns the job that holds the key when one does. */
+function insertUnlessKeyTaken(
+  deps: Pick<ServiceDeps, "db">,
+  p: Principal,
+  session: SessionRow,
+  row: JobRow,
+): JobRow | undefined {
+  const key = row.idempotencyKey ?? undefined;
+  try {
+    return deps.db.transaction((tx) => {
+      const dup = findByKey(tx, session.id, key);
+      if (dup) return dup;
+      if (row.status === "queued") row.seq = takeSeq(tx, session.id);
+      tx.insert(jobs).values(row).run();
+      const data = {
+        tool: row.tool,
+        inputDigest: inputDigest(row.input),
+        status: row.status,
+        decision: row.decision,
+      };
+      writeAudit(tx, {
+        tenantId: session.tenantId,
+        sessionId: session.id,
+        jobId: row.id,
+        kind: "decision",
+        actorKeyId: p.keyId,
+        data,
+      });
+      return undefined;
+    });
+  } catch (err) {
+    const dup = isUniqueViolation(err) ? findByKey(deps.db, session.id, key) : undefined;
+    if (dup) return dup;
+    throw err;
+  }
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === "SQLITE_CONSTRAINT_UNIQUE";
+}
+
+/** `{tool, input}` as canonical JSON, hashed: what an idempotency key stands for. */
+function hashRequest(body: SubmitCallInput): string {
+  return createHash("sha256")
+    .update(canonicalJson({ tool: body.tool, input: body.input }))
+    .digest("hex");
+}
+
+/** The key's job when the body matches the one it was first used with; else 409. */
+function sameRequest(existing: JobRow, requestHash: string | null): JobView {
+  // Jobs stored before hashes were kept have none: they match as before.
+  if (existing.requestHash && requestHash && existing.requestHash !== requestHash) {
+    throw new ConflictError(
+      `idempotency key ${JSON.stringify(existing.idempotencyKey)} was already used with a different body (job ${existing.id})`,
+    );
+  }
+  return toJobView(existing);
 }
 
 interface CallPlan {
@@ -82,13 +132,13 @@ interface CallPlan {
 }
 
 /** Resolves, validates and decides; a tool of an inactive group fails at once, undecided. */
-function planCall(
+async function planCall(
   deps: ServiceDeps,
   session: SessionRow,
   body: SubmitCallInput,
   mcps: McpToolSet[],
-): CallPlan {
-  const resolved = resolveSessionTool(deps, session, body.tool, mcps);
+): Promise<CallPlan> {
+  const resolved = await resolveSessionTool(deps, session, body.tool, mcps);
   if (resolved.inactive) {
     const { decision, result } = inactiveCall(session, resolved.message);
     return { tool: resolved.tool, input: body.input as ToolInput, decision, status: "failed", result };
@@ -127,10 +177,12 @@ function newJobRow(
     decision: plan.decision,
     result: plan.result,
     idempotencyKey: idempotencyKey ?? null,
+    requestHash: null,
     seq: null,
     concurrencySafe: plan.tool.isConcurrencySafe,
     cancelRequested: false,
     runs: 0,
+    attempts: null,
     error: null,
     approvalExpiresAt: status === "awaiting_approval" ? new Date(now + ttlMs).toISOString() : null,
     approvedBy: null,

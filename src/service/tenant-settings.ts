@@ -71,3 +71,14 @@ export function assertModeAllowed(db: Db, tenantId: string, mode: PermissionMode
     "mode 'bypass' is not allowed for this tenant (a tenant_admin can enable it with allowBypass in the tenant settings)",
   );
 }
+
+/**
+ * The mode a session's calls are decided in now: a `bypass` session of a tenant that has since
+ * turned `allowBypass` off decides as `default` (from its next call; turning it on again restores
+ * bypass). The stored mode is left as it was.
+ */
+export function effectiveMode(db: Db, session: { tenantId: string; mode: string }): PermissionMode {
+  const mode = session.mode as PermissionMode;
+  if (mode !== "bypass" || readTenantSettings(db, session.tenantId).allowBypass) return mode;
+  return "default";
+}

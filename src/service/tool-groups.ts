@@ -13,10 +13,11 @@ import type { ToolRegistry } from "./deps.js";
 import { nowIso } from "./ids.js";
 import { type Principal, requireRole } from "./principal.js";
 import { buildTenantToolkit, getToolGroups, loadTenantToolConfig } from "./session-toolkit.js";
+import type { SkillFiles } from "./skill-files.js";
 import { invalidateTenantConfig } from "./tenant-config-cache.js";
 import { loadTenant } from "./tenants.js";
 
-type Deps = { db: Db; tools: ToolRegistry };
+type Deps = { db: Db; tools: ToolRegistry; skillFiles: SkillFiles };
 type Member = "tools" | "skills" | "mcpServers";
 const MEMBER_KIND: Record<Member, string> = { tools: "tool", skills: "skill", mcpServers: "MCP server" };
 
@@ -26,16 +27,16 @@ export function listToolGroups(deps: { db: Db }, p: Principal, tenantId: string)
   return getToolGroups(deps.db, tenantId);
 }
 
-export function putToolGroups(
+export async function putToolGroups(
   deps: Deps,
   p: Principal,
   tenantId: string,
   input: ToolGroupDef[],
-): ToolGroupDef[] {
+): Promise<ToolGroupDef[]> {
   requireRole(p, ["tenant_admin"]);
   loadTenant(deps, p, tenantId);
   const groups = input.map(normalize);
-  const config = { ...loadTenantToolConfig(deps.db, tenantId), groups };
+  const config = { ...(await loadTenantToolConfig(deps, tenantId)), groups };
   const known: Record<Member, Set<string>> = {
     tools: new Set([...deps.tools.list().map((t) => t.name), ...config.externalTools.map((t) => t.name)]),
     skills: new Set(config.skills.map((s) => s.name)),

@@ -24,6 +24,12 @@ export interface ToolRunContext {
    * also keep the resolved target inside the working directories (permission.md §10.12).
    */
   autoAllowedEdit: boolean;
+  /**
+   * True when the call was allowed *because* it is read-only (no rule, no approval): commands
+   * then run as the sandbox's reader identity, which cannot write, so a mis-analysed command fails
+   * instead of writing.
+   */
+  readOnlyCall?: boolean;
   /** Bash reports a changed working directory here; the service persists it. */
   setCwd(cwd: string): void | Promise<void>;
   /** Streaming: every chunk as it is produced, before accumulation. */

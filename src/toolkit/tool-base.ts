@@ -10,7 +10,6 @@ import type {
   ToolInput,
 } from "../permission/types.js";
 import type { ToolChunk } from "./content.js";
-import { composeMiddlewares, type ToolMiddleware } from "./middleware.js";
 import type { ToolRunContext } from "./run-context.js";
 
 /** A JSON-schema object with `type: "object"` and `properties` (checked by `assertInputSchema`). */
@@ -117,4 +116,33 @@ export function invoke(tool: ToolBase, input: ToolInput, ctx: ToolRunContext): A
     yield* toStream(await tool.call(finalInput, ctx));
   };
   return composeMiddlewares(tool, tool.middlewares, inner, ctx)(input);
+}
+
+/** Runs the next layer inward (eventually the tool's own `call`). */
+export type NextHandler = (input: ToolInput) => AsyncIterable<ToolChunk>;
+
+/**
+ * A hook around every call of one tool instance. It may rewrite the input, transform, drop or
+ * add chunks, or short-circuit by yielding without calling `next`.
+ */
+export interface ToolMiddleware {
+  onToolCall(
+    tool: ToolBase,
+    input: ToolInput,
+    next: NextHandler,
+    ctx: ToolRunContext,
+  ): AsyncIterable<ToolChunk>;
+}
+
+/** Builds the onion: `middlewares[0]` wraps everything, `inner` is the tool's own call. */
+export function composeMiddlewares(
+  tool: ToolBase,
+  middlewares: readonly ToolMiddleware[],
+  inner: NextHandler,
+  ctx: ToolRunContext,
+): NextHandler {
+  return middlewares.reduceRight<NextHandler>(
+    (next, middleware) => (input) => middleware.onToolCall(tool, input, next, ctx),
+    inner,
+  );
 }

@@ -4,6 +4,7 @@
  * between tools, MCP tools, skills and the built-in meta tools is an error naming both.
  */
 import type { Skill } from "./skills/skill.js";
+import type { SkillOrLoader } from "./skills/skill-loader.js";
 import type { ToolBase } from "./tool-base.js";
 import { ToolkitConfigError } from "./toolkit-errors.js";
 
@@ -26,6 +27,11 @@ export interface ToolGroup {
   tools: ToolBase[];
   skills?: Skill[];
   mcps?: McpToolSet[];
+}
+
+/** A group as `Toolkit.create` takes it: skills may be directory paths and loaders too. */
+export interface ToolGroupInit extends Omit<ToolGroup, "skills"> {
+  skills?: SkillOrLoader[];
 }
 
 /** A group's tools in listing order: its own tools, then its MCP servers' tools. */
@@ -70,19 +76,20 @@ export function validateNames(groups: readonly ToolGroup[], reserved: readonly s
   const skills = new Map<string, string>();
   for (const group of groups) {
     for (const skill of group.skills ?? []) {
+      const here = `group '${group.name}'${skill.origin ? ` (${skill.origin})` : ""}`;
       const where = skills.get(skill.name);
       if (where !== undefined) {
         throw new ToolkitConfigError(
-          `Duplicate skill name '${skill.name}': registered in group '${where}' and again in group '${group.name}'.`,
+          `Duplicate skill name '${skill.name}': registered in ${where} and again in ${here}.`,
         );
       }
       const tool = tools.get(skill.name);
       if (tool !== undefined) {
         throw new ToolkitConfigError(
-          `Skill name '${skill.name}' in group '${group.name}' collides with the tool '${skill.name}' in group '${tool}'.`,
+          `Skill name '${skill.name}' in ${here} collides with the tool '${skill.name}' in group '${tool}'.`,
         );
       }
-      skills.set(skill.name, group.name);
+      skills.set(skill.name, here);
     }
   }
 }

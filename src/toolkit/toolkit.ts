@@ -2,7 +2,8 @@
  * The Toolkit (reference §4): registers tools, MCP tool sets and skills in groups (`basic`
  * always active), adds `reset_tools` and the `Skill` viewer, lists what is available for a set
  * of active groups, and dispatches one call to a final ToolResponse, streaming every chunk
- * through `ctx.onChunk`. It holds no session state: active groups come with each call.
+ * through `ctx.onChunk`. It holds no session state: active groups come with each call. Skill
+ * sources that need I/O (directory paths, loaders) are awaited by `Toolkit.create`.
  */
 import type { ToolInput } from "../permission/types.js";
 import type { ToolChunk } from "./content.js";
@@ -12,7 +13,9 @@ import { appendChunk, createResponse, type ToolResponse, textChunk } from "./res
 import type { ToolRunContext } from "./run-context.js";
 import { stripTitles, type ToolSchema } from "./schemas.js";
 import type { Skill, SkillSource } from "./skills/skill.js";
+import type { SkillOrLoader } from "./skills/skill-loader.js";
 import { defaultSkillInstructions, type SkillInstructionTemplate } from "./skills/skill-prompt.js";
+import { assertSkillRecords, loadSkillSources } from "./skills/skill-sources.js";
 import { SKILL_VIEWER_NAME, SkillViewerTool } from "./skills/skill-viewer.js";
 import { assertInputSchema, invoke, type ToolBase } from "./tool-base.js";
 import {
@@ -20,6 +23,7 @@ import {
   groupTools,
   type McpToolSet,
   type ToolGroup,
+  type ToolGroupInit,
   validateGroups,
   validateNames,
 } from "./tool-group.js";
@@ -29,15 +33,22 @@ import { inputValidationFailedText } from "./validate-input.js";
 /** Toolkit construction: top-level tools, skills and MCPs form the always-active `basic` group. */
 export interface ToolkitOptions {
   tools?: ToolBase[];
+  /** Loaded `Skill` records; directory paths and loaders go through `Toolkit.create`. */
   skills?: Skill[];
   mcps?: McpToolSet[];
   groups?: ToolGroup[];
-  /** Where the `Skill` viewer reads SKILL.md for skills without inline `markdown`. */
+  /** Where the `Skill` viewer reads SKILL.md for skills with neither `markdown` nor their own `source`. */
   skillSource?: SkillSource;
   /** Replaces the reference's `reset_tools` result template. */
   metaToolResponse?: MetaToolResponseTemplate;
   /** Replaces the reference's skills system-prompt template. */
   skillInstructions?: SkillInstructionTemplate;
+}
+
+/** What `Toolkit.create` takes: the options, with skill sources (paths, records, loaders) anywhere. */
+export interface ToolkitInit extends Omit<ToolkitOptions, "skills" | "groups"> {
+  skills?: SkillOrLoader[];
+  groups?: ToolGroupInit[];
 }
 
 /** Per-call dispatch options. */
@@ -59,6 +70,19 @@ export class Toolkit {
   private readonly viewer?: SkillViewerTool;
   private readonly skillInstructions: SkillInstructionTemplate;
 
+  /**
+   * Loads every skill source of `init` (basic and each group's, concurrently), then constructs
+   * the Toolkit: the seed's `Toolkit(skills_or_loaders=...)`, which must await its loaders.
+   */
+  static async create(init: ToolkitInit = {}): Promise<Toolkit> {
+    const groups = (init.groups ?? []).map(async (g) => ({
+      ...g,
+      skills: await loadSkillSources(g.skills ?? []),
+    }));
+    const [skills, loaded] = await Promise.all([loadSkillSources(init.skills ?? []), Promise.all(groups)]);
+    return new Toolkit({ ...init, skills, groups: loaded });
+  }
+
   constructor(opts: ToolkitOptions = {}) {
     const extra = opts.groups ?? [];
     validateGroups(extra);
@@ -70,6 +94,7 @@ export class Toolkit {
       mcps: opts.mcps ?? [],
     };
     this.groups = [basic, ...extra];
+    for (const g of this.groups) assertSkillRecords(g.skills ?? [], g.name);
     const hasSkills = this.groups.some((g) => (g.skills ?? []).length > 0);
     const reserved = [...(extra.length ? [META_TOOL_NAME] : []), ...(hasSkills ? [SKILL_VIEWER_NAME] : [])];
     validateNames(this.groups, reserved);

@@ -73,10 +73,10 @@ describe("POST /v1/tenants/{tid}/skills", () => {
     const garbage = await uploadRaw(Buffer.from("not gzip"), "application/gzip");
     expect(garbage.status).toBe(400);
     const text = await uploadRaw(Buffer.from("x"), "text/plain");
-    expect(text.status).toBe(400);
-    expect(((await text.json()) as { error: { details: { path: string }[] } }).error.details[0]?.path).toBe(
-      "content-type",
-    );
+    expect(text.status).toBe(415);
+    const problem = (await text.json()) as { error: { code: string; details: { path: string }[] } };
+    expect(problem.error.code).toBe("UNSUPPORTED_MEDIA_TYPE");
+    expect(problem.error.details[0]?.path).toBe("content-type");
   });
 
   it("413 when the skill is too big", async () => {

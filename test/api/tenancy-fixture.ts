@@ -3,6 +3,7 @@
  * finished job, spare keys) for the per-endpoint security tests and the policy scenarios.
  */
 import { expect } from "vitest";
+import type { RuleStrings } from "../../src/db/schema.js";
 import { ADMIN_KEY, createApiTestApp, seedTenant } from "../support/harness.js";
 import { NullSandboxProvider } from "../support/null-sandbox.js";
 
@@ -82,10 +83,14 @@ export function scenarioHelpers(cur: () => TenantCase) {
   return { as, rules, settings, submit, approve, newSession };
 }
 
-/** A fresh case: its own app, a seeded tenant and one session. */
-export async function newTenantCase(): Promise<TenantCase> {
+/** A fresh case: its own app, a seeded tenant (with `rules`, if given) and one session. */
+export async function newTenantCase(rules?: Partial<RuleStrings>): Promise<TenantCase> {
   const t = createApiTestApp(new NullSandboxProvider());
   const a = await seedTenant(t.call);
+  if (rules) {
+    const body = { allow: [], deny: [], ask: [], ...rules };
+    await t.call("PUT", `/v1/tenants/${a.tenantId}/rules`, { key: a.adminKey, body });
+  }
   const s = await t.call("POST", "/v1/sessions", { key: a.agentKey, body: {} });
   return { t, a, sid: s.body.id };
 }

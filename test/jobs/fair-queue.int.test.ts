@@ -4,25 +4,14 @@
  * worker interleaves B's calls with A's first ones instead of running them last. A job moved to
  * "delayed" by session ordering keeps its priority when promoted.
  */
-import { randomBytes } from "node:crypto";
-import { DelayedError, Queue, Worker } from "bullmq";
-import { Redis } from "ioredis";
+import { DelayedError, Worker } from "bullmq";
 import { afterAll, expect, it } from "vitest";
 import { CALLS_QUEUE, type RunCall } from "../../src/jobs/catalog.js";
-import { BullJobQueue } from "../../src/jobs/queue.js";
+import { testQueue } from "../support/test-queue.js";
 
-const prefix = `tst-fair-${randomBytes(4).toString("hex")}`;
-const redis = new Redis("redis://127.0.0.1:6379", { maxRetriesPerRequest: null });
-const queue = new Queue<RunCall>(CALLS_QUEUE, { connection: redis, prefix });
-const adapter = new BullJobQueue(queue, { prefix, attempts: 1, backoffMs: 0 });
+const { prefix, redis, adapter, drop } = testQueue("fair");
 
-afterAll(async () => {
-  await queue.obliterate({ force: true }).catch(() => undefined);
-  await queue.close();
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
-});
+afterAll(drop);
 
 it("interleaves a quiet tenant's calls with a flooding tenant's backlog", async () => {
   for (let i = 1; i <= 30; i++) await adapter.enqueue(`job_a${i}`, { priority: i });

@@ -179,7 +179,8 @@ describe("a stdio MCP server inside the session's sandbox", () => {
     expect(jobText(echo)).toBe("Echo: over stdio");
     const env = await run("mcp__everything__get-env", {});
     expect(jobText(env)).toContain("inside-sandbox");
-    expect(jobText(env)).toContain("/home/agent");
+    // It runs as the MCP identity, not the agent: the agent cannot read this environment.
+    expect(JSON.parse(jobText(env))).toMatchObject({ USER: "mcp", HOME: "/tmp" });
     const asked = await run("mcp__everything__toggle-simulated-logging", {});
     expect(asked.status).toBe("awaiting_approval");
   });

@@ -7,18 +7,21 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.js";
 import { openDb } from "../../src/db/open.js";
 import { tenants } from "../../src/db/schema.js";
 import { createLogger } from "../../src/log.js";
+import { EgressPolicy } from "../../src/net/egress-policy.js";
 import { McpClients } from "../../src/service/mcp-clients.js";
 import { createMcpServer, deleteMcpServer } from "../../src/service/mcp-servers.js";
 import type { Principal } from "../../src/service/principal.js";
 import { SecretBox } from "../../src/service/secret-box.js";
-import { startDeadServer, startTinyMcpServer, type TinyMcpServer } from "./support.js";
+import { LOOPBACK_ALLOW, startDeadServer, startTinyMcpServer, type TinyMcpServer } from "./support.js";
 
 const dir = mkdtempSync(join(tmpdir(), "tsm-"));
 const { db, close } = openDb(join(dir, "t.db"));
 const secrets = SecretBox.fromDataDir(dir);
+const egress = new EgressPolicy(loadConfig({ EGRESS_ALLOW: LOOPBACK_ALLOW }).EGRESS_ALLOW);
 const admin: Principal = { keyId: "key_admin", role: "admin", tenantId: null };
 let clock = 0;
 let tiny: TinyMcpServer;
@@ -30,7 +33,7 @@ beforeAll(async () => {
   dead = await startDeadServer();
   db.insert(tenants).values({ id: "ten_a", name: "a", createdAt: "now" }).run();
   clients = new McpClients(
-    { db, secrets, logger: createLogger("silent") },
+    { db, secrets, logger: createLogger("silent"), egress },
     { listingTtlMs: 60_000, failureTtlMs: 5_000, listTimeoutMs: 500, now: () => clock },
   );
 });
@@ -45,7 +48,12 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const svc = () => ({ db, secrets, onChange: (tid: string, name: string) => clients.invalidate(tid, name) });
+const svc = () => ({
+  db,
+  secrets,
+  egress,
+  onChange: (tid: string, name: string) => clients.invalidate(tid, name),
+});
 
 describe("McpClients listing cache", () => {
   it("lists once per TTL, again after it expires", async () => {

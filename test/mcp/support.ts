@@ -21,6 +21,9 @@ import { type Client, type Harness, startHarness } from "../support/harness.js";
 
 const require = createRequire(import.meta.url);
 
+/** The `EGRESS_ALLOW` that lets the host reach the test servers on 127.0.0.1. */
+export const LOOPBACK_ALLOW = "127.0.0.1/32";
+
 /** The harness (whose service carries the MCP runtime, as `serve` does) and the log text when captured. */
 export interface McpHarness {
   h: Harness;
@@ -45,7 +48,11 @@ export async function startMcpHarness(
     },
   });
   const logger = opts.captureLogs ? createLogger("trace", sink) : undefined;
-  const h = await startHarness({ start: { ...(logger ? { logger } : {}), mcp: opts.clients ?? {} } });
+  // The test servers listen on loopback, which the egress policy refuses unless the operator allows it.
+  const h = await startHarness({
+    env: { EGRESS_ALLOW: LOOPBACK_ALLOW },
+    start: { ...(logger ? { logger } : {}), mcp: opts.clients ?? {} },
+  });
   const mcp = h.service.deps.mcp;
   if (!mcp) throw new Error("the service was started without its MCP runtime");
   return {
@@ -118,16 +125,24 @@ export function jobText(job: { result?: { content: { text?: string }[] } }): str
   return (job.result?.content ?? []).map((b) => b.text ?? "").join("");
 }
 
-/** A minimal Streamable HTTP MCP server: one read-only tool `wait`; counts listings; may never answer calls. */
+/** A minimal Streamable HTTP MCP server: one read-only tool `wait`; counts connections and listings; may never answer calls. */
 export interface TinyMcpServer {
   url: string;
   headers: IncomingMessage["headers"][];
+  connections: number;
   listings: number;
   server: Server;
 }
 
 export async function startTinyMcpServer(opts: { answerCalls: boolean }): Promise<TinyMcpServer> {
-  const state: TinyMcpServer = { url: "", headers: [], listings: 0, server: createHttpServer() };
+  const state: TinyMcpServer = {
+    url: "",
+    headers: [],
+    connections: 0,
+    listings: 0,
+    server: createHttpServer(),
+  };
+  state.server.on("connection", () => state.connections++);
   state.server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     state.headers.push(req.headers);
     if (req.method !== "POST") {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildContainerSpec, type ContainerSpecInput } from "../../src/sandbox/container-spec.js";
+import { DEFAULT_UID_BASE, identitiesFrom } from "../../src/sandbox/sandbox.js";
+import { hostPidsLimit } from "../../src/sandbox/sandbox-runtime.js";
 import { assertSessionId, assertSocketPathFits, sessionPaths } from "../../src/sandbox/session-paths.js";
 
 const input: ContainerSpecInput = {
@@ -13,16 +15,17 @@ const input: ContainerSpecInput = {
   executorHostDir: "/app/src/sandbox/executor",
   readOnlyMounts: [{ hostPath: "/data/skills/ten_1", containerPath: "/skills" }],
   limits: { memoryBytes: 512 * 1024 * 1024, pids: 256, nanoCpus: 1_500_000_000 },
+  identities: identitiesFrom(DEFAULT_UID_BASE),
 };
 
 describe("buildContainerSpec", () => {
   const spec = buildContainerSpec(input);
   const host = spec.HostConfig!;
 
-  it("runs as the unprivileged sandbox user with no capabilities and no new privileges", () => {
-    expect(spec.User).toBe("1000:1000");
+  it("runs the executor as uid 0 with only the capabilities to start and end other uids", () => {
+    expect(spec.User).toBe("0:0");
     expect(host.CapDrop).toEqual(["ALL"]);
-    expect(host.CapAdd).toBeUndefined();
+    expect(host.CapAdd).toEqual(["SETUID", "SETGID", "KILL", "CHOWN"]);
     expect(host.SecurityOpt).toEqual(["no-new-privileges"]);
     expect(host.Privileged).toBe(false);
   });
@@ -30,7 +33,7 @@ describe("buildContainerSpec", () => {
   it("has a read-only root with tmpfs /tmp and home owned by the user", () => {
     expect(host.ReadonlyRootfs).toBe(true);
     expect(host.Tmpfs?.["/tmp"]).toMatch(/mode=1777/);
-    expect(host.Tmpfs?.["/home/agent"]).toMatch(/uid=1000,gid=1000/);
+    expect(host.Tmpfs?.["/home/agent"]).toMatch(/uid=100000,gid=100000/);
   });
 
   it("has no network", () => {
@@ -102,5 +105,22 @@ describe("session paths", () => {
   it("refuses a data directory too long for unix sockets", () => {
     expect(() => assertSocketPathFits(`/${"d".repeat(90)}`)).toThrow(/too long/);
     expect(() => assertSocketPathFits("/var/lib/toolshed")).not.toThrow();
+  });
+});
+
+describe("runtime and /dev/shm in the spec", () => {
+  it("leaves the engine's default runtime and the plain pids limit unless told, and sizes /dev/shm", () => {
+    const host = buildContainerSpec(input).HostConfig!;
+    expect(host.Runtime).toBeUndefined();
+    expect(host.PidsLimit).toBe(256);
+    expect(host.ShmSize).toBe(64 * 1024 * 1024);
+  });
+
+  it("runs under runsc with room in the pids cgroup for gVisor's own host tasks", () => {
+    const host = buildContainerSpec({ ...input, runtime: "runsc" }).HostConfig!;
+    expect(host.Runtime).toBe("runsc");
+    expect(host.PidsLimit).toBe(hostPidsLimit(256, "runsc"));
+    expect(host.PidsLimit).toBeGreaterThan(256);
+    expect(hostPidsLimit(256, "runc")).toBe(256);
   });
 });

@@ -15,7 +15,9 @@ describe("sandbox exec", () => {
   /** Processes of the sandbox other than the init, the executor and the `ps` itself. */
   const strays = async () => {
     const r = await sb.exec({ argv: ["ps", "-eo", "pid=,args="], timeoutMs: 5000, maxOutputBytes: 65536 });
-    return r.stdout.split("\n").filter((l) => l.trim() && !/docker-init|executor\.mjs|ps -eo/.test(l));
+    return r.stdout
+      .split("\n")
+      .filter((l) => l.trim() && !/docker-init|executor\.mjs|file-helper\.mjs|ps -eo/.test(l));
   };
 
   it("returns exit code, stdout and stderr separately", async () => {
@@ -58,7 +60,35 @@ describe("sandbox exec", () => {
     expect(Date.now() - started).toBeLessThan(5000);
     expect(r.timedOut).toBe(true);
     expect(r.stdout).toBe("x\n");
-    await sb.exec(sh("pkill -f 'sleep 1000' || true"));
+    // It left the group, not the agent's uid: it is gone too.
+    expect(r.killed).toBeGreaterThanOrEqual(1);
+    expect(await strays()).toEqual([]);
+  });
+
+  it("kills what detached from the call on timeout: setsid, double fork, nohup", async () => {
+    const r = await sb.exec(
+      sh(
+        "setsid sleep 777 & (sleep 778 &) ; nohup sleep 779 >/dev/null 2>&1 & " +
+          "setsid bash -c 'while :; do :; done' >/dev/null 2>&1 & disown; echo up; sleep 100",
+        { timeoutMs: 1500 },
+      ),
+    );
+    expect(r).toMatchObject({ timedOut: true, stdout: "up\n" });
+    expect(await strays()).toEqual([]);
+  });
+
+  it("reports what a call left running after a normal end, and a read-only call leaves nothing", async () => {
+    const r = await sb.exec(sh("setsid sleep 555 >/dev/null 2>&1 < /dev/null & echo done"));
+    expect(r.exitCode).toBe(0);
+    expect(r.leftoverCount).toBe(1);
+    expect(r.leftover?.[0]?.cmd).toMatch(/sleep 555$/);
+    expect(await strays()).toEqual([expect.stringContaining("sleep 555")]);
+    const ro = await sb.exec(
+      sh("setsid sleep 556 >/dev/null 2>&1 < /dev/null & echo done", { identity: "reader" }),
+    );
+    expect(ro).toMatchObject({ exitCode: 0, killed: 1 });
+    expect((await strays()).filter((l) => l.includes("sleep 556"))).toEqual([]);
+    await sb.exec(sh("pkill -f 'sleep 555'; true"));
   });
 
   it("cancels on abort: the group is killed and the result says cancelled", async () => {
@@ -69,6 +99,32 @@ describe("sandbox exec", () => {
     expect(Date.now() - started).toBeLessThan(4000);
     expect(r).toMatchObject({ exitCode: null, stdout: "go\n", cancelled: true, timedOut: false });
     expect(await strays()).toEqual([]);
+  });
+
+  it("read-only git works as usual but runs no program named in the repository's configuration", async () => {
+    const setup = [
+      "rm -rf /workspace/r && git init -q /workspace/r && cd /workspace/r",
+      "git config user.email a@b && git config user.name a",
+      "echo '*.txt diff=tc filter=fl' > .gitattributes && echo a > a.txt && git add -A && git commit -qm1",
+      "git config diff.tc.textconv 'touch /tmp/tc-ran; cat' && git config filter.fl.clean 'touch /tmp/fl-ran; cat'",
+      "git config core.fsmonitor 'touch /tmp/fsm-ran; true' && echo b >> a.txt",
+    ].join(" && ");
+    expect((await sb.exec(sh(setup))).exitCode).toBe(0);
+    const ro = await sb.exec(
+      sh("cd /workspace/r && git status --short && git diff && git log -p --oneline | head -n 20", {
+        identity: "reader",
+      }),
+    );
+    expect(ro.stdout).toMatch(/^ M a\.txt$/m);
+    expect(ro.stdout).toMatch(/^\+b$/m);
+    expect((await sb.exec(sh("ls /tmp/*-ran 2>/dev/null | wc -l"))).stdout.trim()).toBe("0");
+    await sb.exec(sh("cd /workspace/r && git config diff.external 'touch /tmp/ext-ran'"));
+    const ext = await sb.exec(
+      sh("cd /workspace/r && git diff && git -C /workspace/r show --stat HEAD", { identity: "reader" }),
+    );
+    expect(ext.exitCode).toBe(0);
+    expect(ext.stdout).toMatch(/^\+b$/m);
+    expect((await sb.exec(sh("ls /tmp/*-ran 2>/dev/null | wc -l"))).stdout.trim()).toBe("0");
   });
 
   it("streams output before the command ends", async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, SandboxFileError } from "../../src/sandbox/sandbox.js";
+import { SANDBOX_UID, type Sandbox, SandboxFileError } from "../../src/sandbox/sandbox.js";
 import { createTestProvider, sh, type TestProvider } from "./harness.js";
 
 describe("sandbox files", () => {
@@ -34,7 +34,7 @@ describe("sandbox files", () => {
     expect(read.size).toBe(6);
     expect(read.mtimeMs).toBe(st.mtimeMs);
     const owner = await a.exec(sh("stat -c %u deep/er/bin.dat"));
-    expect(owner.stdout).toBe("1000\n");
+    expect(owner.stdout).toBe(`${SANDBOX_UID}\n`);
     expect(await a.stat("deep")).toMatchObject({ type: "directory" });
     expect(await a.stat("missing")).toBeNull();
   });

@@ -70,3 +70,11 @@ export function serviceContainers(serviceId: string, sessionId?: string): Promis
 export function sh(command: string, extra: Partial<ExecRequest> = {}): ExecRequest {
   return { argv: ["bash", "-c", command], timeoutMs: 20_000, maxOutputBytes: 1024 * 1024, ...extra };
 }
+
+/** Runs argv in a container as its root (what an operator with the engine can do); waits for it to end. */
+export async function execAsRoot(containerId: string, argv: string[]): Promise<void> {
+  const exec = await docker.getContainer(containerId).exec({ Cmd: argv, User: "0", AttachStdout: true });
+  const stream = await exec.start({});
+  stream.resume();
+  await new Promise((resolve) => stream.on("end", resolve));
+}

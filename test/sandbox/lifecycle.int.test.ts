@@ -4,6 +4,7 @@ import { SandboxUnavailableError } from "../../src/sandbox/sandbox.js";
 import {
   createTestProvider,
   docker,
+  execAsRoot,
   removeServiceContainers,
   serviceContainers,
   sh,
@@ -65,7 +66,14 @@ describe("sandbox lifecycle", () => {
   it("recovers when the executor dies under a call", async () => {
     const sb = await t.provider.acquire({ sessionId: "ses_crash", tenantId: "ten_a" });
     await sb.writeFile("x.txt", "x");
-    await expect(sb.exec(sh("kill -9 $PPID; sleep 5"))).rejects.toBeInstanceOf(SandboxUnavailableError);
+    // The agent cannot kill its executor (another uid); the engine's root can.
+    const call = sb.exec(sh("echo started; sleep 5")).then(
+      () => "resolved",
+      (err: unknown) => err,
+    );
+    const [info] = await serviceContainers(t.serviceId, "ses_crash");
+    await execAsRoot(info!.Id, ["pkill", "-9", "-f", "^node /opt/toolshed/executor"]);
+    expect(await call).toBeInstanceOf(SandboxUnavailableError);
     const r = await sb.exec(sh("cat x.txt"));
     expect(r.stdout).toBe("x");
   });
@@ -113,6 +121,18 @@ describe("sandbox restart and orphans", () => {
     const [after] = await serviceContainers(a.serviceId, "ses_adopt");
     expect(after?.Id).toBe(before?.Id);
     expect(after?.State).toBe("running");
+  });
+
+  it("a new process stops the containers it inherited once idle, even those it never used", async () => {
+    await a.provider.acquire({ sessionId: "ses_inherit", tenantId: "ten_a" });
+    await a.provider.close({ stopContainers: false });
+    a = await createTestProvider({ idleStopMs: 1000 }, { serviceId: a.serviceId, dataDir: a.dataDir });
+    let state: string | undefined = "running";
+    for (let i = 0; i < 200 && state === "running"; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      [state] = (await serviceContainers(a.serviceId, "ses_inherit")).map((c) => c.State);
+    }
+    expect(state).toBe("exited");
   });
 
   it("refuses to reuse a session container labelled for another tenant", async () => {

@@ -47,10 +47,10 @@ const names = async () => (await listSessionTools(t.deps, agent(), sid)).tools.m
 describe("session toolkit", () => {
   it("groups may claim external tools; the active set is persisted per session", async () => {
     expect(await names()).toEqual(["reset_tools", "Read"]);
-    expect(resolveSessionTool(t.deps, session(), "lookup")).toMatchObject({ inactive: true });
+    expect(await resolveSessionTool(t.deps, session(), "lookup")).toMatchObject({ inactive: true });
     saveActiveGroups(t.deps.db, sid, ["research"]);
     expect(await names()).toEqual(["reset_tools", "Read", "lookup", "Grep"]);
-    expect(resolveSessionTool(t.deps, session(), "lookup")).toMatchObject({ inactive: false });
+    expect(await resolveSessionTool(t.deps, session(), "lookup")).toMatchObject({ inactive: false });
   });
 
   it("a member that vanished after the groups were stored is dropped, not fatal", async () => {

@@ -2,7 +2,9 @@
  * A hand-written fake `Sandbox` for fast toolkit unit tests: a temp directory on the host whose
  * `workspace` and `home` stand in for /workspace and /home/agent. The fake's "container paths"
  * are these host paths (no path translation, so Bash's `pwd -P` and file tools agree); exec
- * runs on the host with process-group kill, streaming and byte caps. Not a security boundary.
+ * runs `bash` on the host with process-group kill, streaming and byte caps. Any other program
+ * (rg, python3: a fresh CI host has neither) must be scripted in `programs`; the real ones are
+ * tested in the sandbox image by `*.int.test.ts`. Not a security boundary.
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
@@ -20,9 +22,17 @@ import {
   SandboxFileError,
 } from "../../src/sandbox/sandbox.js";
 
+/** A scripted program: sees the request, answers the parts of the result it cares about. */
+export type FakeProgram = (req: ExecRequest) => Partial<ExecResult>;
+
+/** What unit tests may run on the host: the shell the test scripts themselves need. */
+const HOST_PROGRAMS = new Set(["bash"]);
+
 /** The fake; create with `FakeSandbox.create()`, clean up with `dispose()`. */
 export class FakeSandbox implements Sandbox {
   readonly execLog: ExecRequest[] = [];
+  /** Programs answered without spawning anything, by argv[0]. */
+  readonly programs = new Map<string, FakeProgram>();
 
   private constructor(
     readonly sessionId: string,
@@ -47,6 +57,16 @@ export class FakeSandbox implements Sandbox {
 
   exec(req: ExecRequest): Promise<ExecResult> {
     this.execLog.push(req);
+    const name = req.argv[0] ?? "";
+    const program = this.programs.get(name);
+    if (program) return Promise.resolve(execResult(program(req)));
+    if (!HOST_PROGRAMS.has(name)) {
+      return Promise.reject(
+        new Error(
+          `FakeSandbox does not run '${name}' on the host: script it in programs, or test it in *.int.test.ts`,
+        ),
+      );
+    }
     return runOnHost(req);
   }
 
@@ -86,6 +106,20 @@ export class FakeSandbox implements Sandbox {
   }
 }
 
+/** A finished command's result: exit 0 and no output unless `parts` says otherwise. */
+export function execResult(parts: Partial<ExecResult> = {}): ExecResult {
+  return {
+    exitCode: 0,
+    stdout: "",
+    stderr: "",
+    timedOut: false,
+    cancelled: false,
+    truncated: false,
+    durationMs: 1,
+    ...parts,
+  };
+}
+
 function toFileStat(st: Awaited<ReturnType<typeof lstat>>): FileStat {
   const type = st.isSymbolicLink()
     ? "symlink"
@@ -107,11 +141,18 @@ function runOnHost(req: ExecRequest): Promise<ExecResult> {
   const started = Date.now();
   return new Promise((resolve) => {
     const [cmd, ...args] = req.argv;
+    // Like the executor: descriptor 9 carries the final working directory when asked for.
+    const extra = req.reportCwd ? ["ignore", "ignore", "ignore", "ignore", "ignore", "ignore", "pipe"] : [];
     const child = spawn(cmd ?? "", args, {
       cwd: req.cwd,
       env: { ...process.env, ...req.env },
       detached: true,
-      stdio: ["pipe", "pipe", "pipe"],
+      stdio: ["pipe", "pipe", "pipe", ...extra] as ["pipe", "pipe", "pipe"],
+    });
+    let cwdText = "";
+    const fd9 = (child.stdio as unknown as (NodeJS.ReadableStream | null)[])[9];
+    fd9?.on("data", (b: Buffer) => {
+      cwdText += b.toString("utf8");
     });
     const kept = { stdout: "", stderr: "" };
     const bytes = { stdout: 0, stderr: 0 };
@@ -160,6 +201,7 @@ function runOnHost(req: ExecRequest): Promise<ExecResult> {
         cancelled,
         truncated,
         durationMs: Date.now() - started,
+        ...(cwdText.trim() ? { cwd: cwdText.trim() } : {}),
       });
     };
     child.on("error", (e) => finish(127, e.message));

@@ -4,6 +4,7 @@
  * DATA_DIR; `createApiTestApp` builds only the Hono app on real SQLite with in-memory queue and
  * events, for API-shape tests that never run a tool.
  */
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,11 +15,14 @@ import { type RunningService, type ServeMode, type StartOptions, startService } 
 import { type Config, loadConfig } from "../../src/config.js";
 import { openDb } from "../../src/db/open.js";
 import { createLogger } from "../../src/log.js";
+import { EgressPolicy } from "../../src/net/egress-policy.js";
 import type { SandboxProvider } from "../../src/sandbox/sandbox.js";
 import { type Quotas, type ServiceDeps, toolRegistry } from "../../src/service/deps.js";
 import { ensureAdminKey } from "../../src/service/keys.js";
+import { createMcpRuntime } from "../../src/service/mcp-clients.js";
 import { Metrics } from "../../src/service/metrics.js";
 import { SqliteReadCache } from "../../src/service/read-cache-store.js";
+import { Readiness } from "../../src/service/readiness.js";
 import { SkillFiles } from "../../src/service/skill-files.js";
 import { createBuiltinTools } from "../../src/toolkit/builtins.js";
 import { createTaskTools } from "../../src/toolkit/tasks/task-tools.js";
@@ -27,8 +31,14 @@ import { MemoryBus } from "./memory-bus.js";
 export const ADMIN_KEY = "test-admin-key-0123456789abcdef";
 
 export function testConfig(dataDir: string, extra: Record<string, string> = {}): Config {
-  return loadConfig({
+  return loadConfig(testEnv(dataDir, extra));
+}
+
+/** The environment a test service is configured from (what a child process is given too). */
+export function testEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
     PORT: "0",
+    WORKER_PORT: "0",
     HOST: "127.0.0.1",
     DATA_DIR: dataDir,
     TOOLSHED_ADMIN_KEY: ADMIN_KEY,
@@ -40,7 +50,7 @@ export function testConfig(dataDir: string, extra: Record<string, string> = {}):
     ORDER_RECHECK_MS: "200",
     SANDBOX_RETRY_BACKOFF_MS: "200",
     ...extra,
-  });
+  };
 }
 
 /** A small HTTP client bound to the harness's base URL. */
@@ -76,6 +86,8 @@ export function httpClient(baseUrl: string): Client {
 
 export interface Harness {
   config: Config;
+  /** The environment `config` was parsed from: hand it to a child process to configure it alike. */
+  env: Record<string, string>;
   url: string;
   call: Client;
   service: RunningService;
@@ -89,12 +101,14 @@ export async function startHarness(
 ): Promise<Harness> {
   // Short path: the sandbox provider puts unix sockets under DATA_DIR.
   const dataDir = mkdtempSync(join(tmpdir(), "tsh-"));
-  const config = testConfig(dataDir, opts.env);
+  const env = testEnv(dataDir, opts.env);
+  const config = loadConfig(env);
   const extra: RunningService[] = [];
   const service = await startService(config, opts.mode ?? "serve", opts.start);
   const url = service.url!;
   return {
     config,
+    env,
     url,
     call: httpClient(url),
     service,
@@ -114,8 +128,14 @@ export async function startHarness(
   };
 }
 
+/** A worker as a separate OS process on the harness's data and queue (SIGKILL it to test crashes). */
+export function spawnWorkerProcess(h: Harness): ChildProcess {
+  const env = { ...process.env, ...h.env };
+  return spawn(process.execPath, ["--import", "tsx", "src/main.ts", "worker"], { env, stdio: "ignore" });
+}
+
 /** Redis is shared: remove this run's queue, streams and meta keys. */
-async function dropRedisKeys(config: Config): Promise<void> {
+export async function dropRedisKeys(config: Config): Promise<void> {
   const redis = new Redis(config.REDIS_URL);
   try {
     let cursor = "0";
@@ -148,9 +168,13 @@ export async function seedTenant(call: Client, name = "acme") {
 }
 
 /** The Hono app over real SQLite with in-memory queue/events and the given sandbox provider. */
-export function createApiTestApp(sandboxes: SandboxProvider, quotas: Partial<Quotas> = {}) {
+export function createApiTestApp(
+  sandboxes: SandboxProvider,
+  quotas: Partial<Quotas> = {},
+  opts: { mcp?: boolean } = {},
+) {
   const dataDir = mkdtempSync(join(tmpdir(), "tsa-"));
-  const { db, close } = openDb(join(dataDir, "t.db"));
+  const { db, ping, close } = openDb(join(dataDir, "t.db"));
   ensureAdminKey({ db }, ADMIN_KEY);
   const bus = new MemoryBus();
   const deps: ServiceDeps = {
@@ -166,6 +190,13 @@ export function createApiTestApp(sandboxes: SandboxProvider, quotas: Partial<Quo
     logger: createLogger("silent"),
     limiter: bus,
     quotas: { maxSessions: 1000, callsPerMinute: 1000, ...quotas },
+    mcp: opts.mcp
+      ? createMcpRuntime({ db, logger: createLogger("silent"), dataDir, egress: new EgressPolicy() })
+      : undefined,
+    readiness: new Readiness(
+      { database: ping, ...(sandboxes.ping ? { docker: () => sandboxes.ping?.() } : {}) },
+      { timeoutMs: 1000, cacheMs: 0 },
+    ),
   };
   const app = createApp({ ...deps, bodyLimitBytes: 64 * 1024 });
   const call: Client = async (method, path, opts = {}) => {
@@ -196,6 +227,8 @@ export function createApiTestApp(sandboxes: SandboxProvider, quotas: Partial<Quo
   };
 }
 
+const FINAL = new Set(["succeeded", "failed", "denied", "cancelled", "interrupted"]);
+
 /** Polls `statuses` until every job has settled (succeeded or failed) or `timeoutMs` passed; the last reading. */
 export async function waitUntilSettled(
   statuses: () => Promise<string[]>,
@@ -204,7 +237,7 @@ export async function waitUntilSettled(
   let last: string[] = [];
   for (const t0 = Date.now(); Date.now() - t0 < timeoutMs; ) {
     last = await statuses();
-    if (last.every((x) => x === "succeeded" || x === "failed")) break;
+    if (last.every((x) => FINAL.has(x))) break;
     await new Promise((r) => setTimeout(r, 200));
   }
   return last;

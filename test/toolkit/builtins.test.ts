@@ -85,7 +85,9 @@ describe("createBuiltinTools", () => {
 });
 
 describe("the built-ins through the Toolkit on the fake sandbox", () => {
-  it("Write → Read → Edit → Bash → Grep → Glob", async () => {
+  // Grep and Glob run programs a fresh host lacks (rg, python3): test/e2e/calls.int.test.ts
+  // runs this chain through them in the real sandbox.
+  it("Write → Read → Edit → Bash", async () => {
     t = makeContext();
     const kit = new Toolkit({ tools: createBuiltinTools() });
     const call = (name: string, input: Record<string, unknown>) =>
@@ -107,10 +109,6 @@ describe("the built-ins through the Toolkit on the fake sandbox", () => {
     const stale = await call("Edit", { file_path: p, old_string: "a = 10", new_string: "a = 11" });
     expect(stale.state).toBe("error");
     expect(textOf(stale)).toBe("Error: To edit a file, you must first read it using the Read tool.");
-
-    const g = await call("Grep", { pattern: "const b", output_mode: "content" });
-    expect(textOf(g)).toBe(`${p}:2:export const b = 3;`);
-    expect(textOf(await call("Glob", { pattern: "*.ts" }))).toBe(p);
   });
 
   it("streams Bash output through ctx.onChunk and returns the final response", async () => {

@@ -1,4 +1,5 @@
-/** Builds a ToolRunContext over the fake sandbox for toolkit tests. */
+/** Builds a ToolRunContext over the fake sandbox (or any sandbox) for toolkit tests. */
+import { SANDBOX_HOME, SANDBOX_WORKSPACE, type Sandbox } from "../../src/sandbox/sandbox.js";
 import type { ToolChunk } from "../../src/toolkit/content.js";
 import type { ToolRunContext } from "../../src/toolkit/run-context.js";
 import { FakeSandbox } from "../support/fake-sandbox.js";
@@ -14,6 +15,26 @@ export interface TestContext {
   abort: AbortController;
 }
 
+/** A context over `sandbox` with its container layout (`/workspace`, `/home/agent`); `setCwd` moves `cwd`. */
+export function contextFor(sandbox: Sandbox, overrides: Partial<ToolRunContext> = {}): ToolRunContext {
+  const ctx: ToolRunContext = {
+    sessionId: sandbox.sessionId,
+    sandbox,
+    cwd: SANDBOX_WORKSPACE,
+    home: SANDBOX_HOME,
+    workingDirectories: [],
+    mode: "default",
+    readCache: new MemoryReadCache(),
+    signal: new AbortController().signal,
+    autoAllowedEdit: false,
+    setCwd(cwd) {
+      ctx.cwd = cwd;
+    },
+    ...overrides,
+  };
+  return ctx;
+}
+
 /** A fresh fake sandbox and context; `cwd` moves when Bash reports a new directory. */
 export function makeContext(
   overrides: Partial<ToolRunContext> = {},
@@ -23,16 +44,11 @@ export function makeContext(
   const chunks: ToolChunk[] = [];
   const cwdChanges: string[] = [];
   const abort = new AbortController();
-  const ctx: ToolRunContext = {
-    sessionId: sandbox.sessionId,
-    sandbox,
+  const ctx = contextFor(sandbox, {
     cwd: sandbox.workspace,
     home: sandbox.home,
-    workingDirectories: [],
-    mode: "default",
     readCache: cache,
     signal: abort.signal,
-    autoAllowedEdit: false,
     setCwd(cwd) {
       cwdChanges.push(cwd);
       ctx.cwd = cwd;
@@ -41,6 +57,6 @@ export function makeContext(
       chunks.push(c);
     },
     ...overrides,
-  };
+  });
   return { ctx, sandbox, cache, chunks, cwdChanges, abort };
 }

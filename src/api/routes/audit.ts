@@ -1,7 +1,7 @@
 /** `GET /v1/tenants/{tid}/audit`: decisions and approvals, newest first. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { listAudit } from "../../service/audit.js";
-import type { ApiDeps } from "../app.js";
+import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses, json } from "../schemas.js";
 

@@ -4,17 +4,19 @@ import { dryRunDecision } from "../../service/decide.js";
 import { isTerminal } from "../../service/job-view.js";
 import { waitForJob } from "../../service/jobs.js";
 import { submitCall } from "../../service/submit-call.js";
-import type { ApiDeps } from "../app.js";
+import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import {
   bearer,
   Decision,
+  ErrorBody,
   errorResponses,
   JobEnvelope,
   json,
   jsonBody,
   rateLimitedResponse,
   tooLargeResponse,
+  unavailableResponse,
 } from "../schemas.js";
 
 const Sid = z.object({ sid: z.string() });
@@ -40,8 +42,10 @@ const postCall = createRoute({
       "accepted; not finished yet (queued, running, awaiting_approval, awaiting_external)",
     ),
     ...errorResponses,
+    409: json(ErrorBody, "CONFLICT: the idempotency key was already used with a different body"),
     ...tooLargeResponse,
     ...rateLimitedResponse,
+    ...unavailableResponse,
   },
 });
 

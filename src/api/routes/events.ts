@@ -2,7 +2,8 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import { followJobEvents } from "../../service/job-events.js";
-import type { ApiDeps } from "../app.js";
+import type { KeyStreams } from "../../service/key-streams.js";
+import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses } from "../schemas.js";
 
@@ -17,17 +18,31 @@ const route = createRoute({
   },
 });
 
-export function eventRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
+export function eventRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps, keyStreams: KeyStreams): void {
   app.openapi(route, async (c) => {
     const jid = c.req.valid("param").jid;
     const after = c.req.header("last-event-id") ?? c.req.query("lastEventId");
-    const events = await followJobEvents(deps, c.get("principal"), jid, after);
+    const principal = c.get("principal");
+    const events = await followJobEvents(deps, principal, jid, after);
+    let revoked = false;
+    const untrack = keyStreams.track(principal.keyId, () => {
+      revoked = true;
+      events.close();
+    });
     return streamSSE(c, async (stream) => {
       stream.onAbort(() => events.close());
-      for await (const e of events) {
-        if (e.type === "ping") await stream.write(": keep-alive\n\n");
-        else await stream.writeSSE({ id: e.id, event: e.type, data: JSON.stringify(e.data) });
+      try {
+        for await (const e of events) {
+          if (e.type === "ping") await stream.write(": keep-alive\n\n");
+          else await stream.writeSSE({ id: e.id, event: e.type, data: JSON.stringify(e.data) });
+        }
+        // Not an event id: a client resuming after it starts over, and is refused (401).
+        if (revoked) await stream.writeSSE({ event: "error", data: JSON.stringify(REVOKED) });
+      } finally {
+        untrack();
       }
     });
   });
 }
+
+const REVOKED = { error: { code: "UNAUTHENTICATED", message: "the key of this stream was revoked" } };

@@ -1,7 +1,7 @@
 /** `PUT/GET /v1/tenants/{tid}/tools`: the tenant's external tools (run by the client, not by us). */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { listExternalTools, putExternalTools } from "../../service/external-tools.js";
-import type { ApiDeps } from "../app.js";
+import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses, json, jsonBody, tooLargeResponse } from "../schemas.js";
 

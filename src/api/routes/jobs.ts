@@ -4,7 +4,7 @@ import { answerApproval } from "../../service/approval.js";
 import { expireIfDue } from "../../service/approval-expiry.js";
 import { postExternalResult } from "../../service/external-result.js";
 import { cancelJob, getJob } from "../../service/jobs.js";
-import type { ApiDeps } from "../app.js";
+import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import {
   bearer,

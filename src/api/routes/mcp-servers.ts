@@ -2,7 +2,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { listMcpServerTools, type McpRuntime } from "../../service/mcp-clients.js";
 import { createMcpServer, deleteMcpServer, getMcpServer, listMcpServers } from "../../service/mcp-servers.js";
-import type { ApiDeps } from "../app.js";
+import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses, json, jsonBody } from "../schemas.js";
 
@@ -107,6 +107,7 @@ export function mcpServerRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps, mcp: Mc
   const svc = {
     db: deps.db,
     secrets: mcp.secrets,
+    egress: mcp.egress,
     onChange: (tid: string, name: string) => mcp.clients.invalidate(tid, name),
   };
   app.openapi(post, (c) =>

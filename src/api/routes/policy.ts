@@ -1,7 +1,7 @@
 /** `POST /v1/policy/check`: the CLI's policy check over HTTP, for admins testing a rule set. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { policyCheck } from "../../service/policy-check.js";
-import type { ApiDeps } from "../app.js";
+import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses, json, jsonBody, tooLargeResponse } from "../schemas.js";
 

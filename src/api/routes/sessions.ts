@@ -2,7 +2,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { listSessionTools } from "../../service/session-tools.js";
 import { createSession, deleteSession, getSession, updateSession } from "../../service/sessions.js";
-import type { ApiDeps } from "../app.js";
+import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses, json, jsonBody, Mode, rateLimitedResponse, Session } from "../schemas.js";
 

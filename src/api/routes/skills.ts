@@ -1,9 +1,9 @@
 /** A tenant's skills: upload (JSON file map or `.tar.gz` body), list, delete. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { ValidationError } from "../../errors.js";
+import { AppError } from "../../errors.js";
 import { deleteSkill, listSkills, uploadSkill } from "../../service/skills.js";
-import type { ApiDeps } from "../app.js";
+import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, ErrorBody, errorResponses, json } from "../schemas.js";
 
@@ -30,13 +30,15 @@ const Skill = z
 
 const mediaType = (type: string | undefined) => (type ?? "").split(";")[0]!.trim().toLowerCase();
 
-// Runs before the body validators: anything but JSON or gzip is a 400 (the closed error list has no 415).
+// Runs before the body validators: anything but JSON or gzip is a 415.
 const jsonOrGzip: MiddlewareHandler<AppEnv> = async (c, next) => {
   const type = mediaType(c.req.header("content-type"));
   if (type !== "application/json" && !GZIP_TYPES.includes(type)) {
-    throw new ValidationError("send the skill as application/json {files} or as an application/gzip tar", [
-      { path: "content-type", message: `unsupported content type ${JSON.stringify(type)}` },
-    ]);
+    throw new AppError(
+      "UNSUPPORTED_MEDIA_TYPE",
+      "send the skill as application/json {files} or as an application/gzip tar",
+      [{ path: "content-type", message: `unsupported content type ${JSON.stringify(type)}` }],
+    );
   }
   await next();
 };

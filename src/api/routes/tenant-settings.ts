@@ -1,7 +1,7 @@
 /** `GET/PUT /v1/tenants/{tid}/settings`: bypass, agent approvals, approval TTL, quotas. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { getTenantSettings, putTenantSettings } from "../../service/tenant-settings.js";
-import type { ApiDeps } from "../app.js";
+import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses, json, jsonBody, tooLargeResponse } from "../schemas.js";
 

@@ -3,20 +3,10 @@
  * `-n` line prints, no w/e commands, and `-i` never on a dangerous file (the §4 path test).
  */
 import { type DangerousLists, isDangerousPath } from "../paths.js";
+import type { SedCall } from "./command-memo.js";
 import type { SimpleCommand } from "./simple-commands.js";
 
-/** How one sed invocation reads: its flags, expressions and files. */
-export interface SedCall {
-  flags: Set<string>;
-  expressions: string[];
-  files: string[];
-  /** The `-i`/`--in-place` backup suffix, or null when none is given. */
-  suffix: string | null;
-  /** `--follow-symlinks`: with `-i` it writes wherever a link points. */
-  followsLinks: boolean;
-  /** The first problem with the arguments themselves, or null. */
-  error: string | null;
-}
+export type { SedCall } from "./command-memo.js";
 
 const ALLOWED_FLAGS = "nEei";
 const LONG_FLAGS: Record<string, string> = { "--quiet": "n", "--silent": "n", "--regexp-extended": "E" };

@@ -3,10 +3,10 @@
  * newlines all separate; each simple command carries its resolved name, its words and the
  * redirects attached to it. Redirects on compound statements are kept apart as "loose".
  */
+
+import type { FileArgs, SedCall } from "./command-memo.js";
 import { resolveName } from "./command-name.js";
-import type { SedCall } from "./sed.js";
 import type { SyntaxNode } from "./syntax.js";
-import type { FileArgs } from "./target-paths.js";
 import { joinWords, toWord, type Word } from "./words.js";
 
 /** One redirect (`2>/dev/null`, `> out`, `<<EOF`, `<<< s`). */

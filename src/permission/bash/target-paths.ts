@@ -4,6 +4,7 @@
  * kept as unknown (value null) so it never counts as inside a working directory.
  */
 import type { BashAnalysis } from "./analysis.js";
+import type { FileArgs, Target } from "./command-memo.js";
 import {
   FILE_COMMAND_SPECS,
   PATH_VALUED,
@@ -13,6 +14,9 @@ import {
 import { scanArgs } from "./options.js";
 import { sedCallOf, sedWritesElsewhere } from "./sed.js";
 import type { SimpleCommand } from "./simple-commands.js";
+
+export type { FileArgs, Target } from "./command-memo.js";
+
 import { shapeOf } from "./word-shape.js";
 import type { Word } from "./words.js";
 
@@ -39,31 +43,11 @@ export const PATH_COMMANDS: ReadonlySet<string> = new Set([
 /** Commands whose first positional argument is a mode or an owner, not a path. */
 const FIRST_IS_NOT_PATH = new Set(["chmod", "chown", "chgrp"]);
 
-/** One extracted target. */
-export interface Target {
-  /** `redirect` or the command name. */
-  source: string;
-  /** Quotes removed, `~`/`$HOME` as written (for messages and best-effort checks). */
-  lit: string;
-  /** The literal path with home expanded; null when an unknown expansion is involved. */
-  value: string | null;
-  /** Directory the command runs in; null when unknown. */
-  cwd: string | null;
-  /** Glob and brace bits of the word it was read from (word-shape.ts). */
-  shape: number;
-}
-
 function fromWord(source: string, w: Word, cwd: string | null): Target {
   return { source, lit: w.lit, value: w.value, cwd, shape: shapeOf(w) };
 }
 
 /** The targets of a command, and whether `accept_edits` must ask whatever they are. */
-export interface FileArgs {
-  targets: Target[];
-  /** An option unknown, unread, or writing where no target says (`cp --parents`, `-S /x`). */
-  unchecked: boolean;
-}
-
 /** A backup suffix that names another path (`-S /tmp/x`) rather than a file-name ending. */
 function isPathSuffix(o: { name: string; value: string | null }): boolean {
   return (o.name === "-S" || o.name === "--suffix") && !/^[A-Za-z0-9._~+-]*$/.test(o.value ?? "");

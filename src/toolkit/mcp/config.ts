@@ -3,6 +3,7 @@
  * headers are secrets) and stdio (always stateful, run inside the session's sandbox).
  */
 import { ToolkitConfigError } from "../toolkit-errors.js";
+import { argumentProblem, pathOperandProblem } from "../tools/operands.js";
 
 /** Server names: the reference's pattern, bounded so `mcp__{server}__{tool}` stays short. */
 export const MCP_SERVER_NAME = /^[a-zA-Z0-9_-]{1,32}$/;
@@ -63,9 +64,21 @@ export function assertMcpServerConfig(config: McpServerConfig): void {
         `MCP server '${config.name}': put credentials in headers, not in the url.`,
       );
     }
-  } else if (!config.command) {
-    throw new ToolkitConfigError(`MCP server '${config.name}': stdio needs a command.`);
+  } else {
+    assertStdioCommand(config);
   }
+}
+
+/** The command is argv[0] (a program, never an option); no argv element or env value may hold a NUL. */
+function assertStdioCommand(config: StdioMcpServerConfig): void {
+  if (!config.command) throw new ToolkitConfigError(`MCP server '${config.name}': stdio needs a command.`);
+  const problem =
+    pathOperandProblem(config.command) ??
+    (config.args ?? []).map(argumentProblem).find((p) => p !== null) ??
+    Object.values(config.env ?? {})
+      .map(argumentProblem)
+      .find((p) => p !== null);
+  if (problem) throw new ToolkitConfigError(`MCP server '${config.name}': command, args or env ${problem}.`);
 }
 
 /** The reference's filters: keep `enableTools` (when set), then drop `disableTools`. */

@@ -5,7 +5,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type CallToolResult, ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { type Sandbox, SandboxUnavailableError } from "../../sandbox/sandbox.js";
 import type { McpServerConfig } from "./config.js";
@@ -20,6 +20,8 @@ export interface McpClientOptions {
   /** A kept connection unused this long is closed (stdio: lets the sandbox go idle), default 5 min. */
   idleCloseMs?: number;
   clientInfo?: { name: string; version: string };
+  /** The fetch HTTP servers are reached with (the service passes its egress-checked one). */
+  fetch?: FetchLike;
 }
 
 /** A server that failed, hung or is misconfigured; the message is safe to show to the model. */
@@ -151,6 +153,7 @@ export class McpClient {
     if (c.transport === "http") {
       return new StreamableHTTPClientTransport(new URL(c.url), {
         requestInit: { headers: { ...(c.headers ?? {}) } },
+        ...(this.opts.fetch ? { fetch: this.opts.fetch } : {}),
       });
     }
     return new SandboxStdioTransport(requireSandbox(sandbox, this.name), {

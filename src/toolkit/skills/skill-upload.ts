@@ -3,7 +3,7 @@
  * a `.tar.gz`, checked for size, file count, path traversal, links and SKILL.md front matter.
  * Every problem is reported, each with the path it concerns ("" for the upload as a whole).
  */
-import { parseSkillMd } from "./skill-md.js";
+import { checkSkillMeta, MAX_SKILL_DESCRIPTION_LENGTH } from "./skill-meta.js";
 import { readTarGz, TarFormatError } from "./tar-reader.js";
 import { normalizeUploadPath } from "./upload-path.js";
 
@@ -18,11 +18,8 @@ export interface SkillUploadLimits {
 export const DEFAULT_SKILL_UPLOAD_LIMITS: SkillUploadLimits = {
   maxTotalBytes: 1024 * 1024,
   maxFiles: 200,
-  maxDescriptionLength: 1024,
+  maxDescriptionLength: MAX_SKILL_DESCRIPTION_LENGTH,
 };
-
-/** The pattern a skill name must match (it is also the skill's directory name). */
-export const SKILL_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
 /** One file of a validated skill; paths are relative, normalized, `/`-separated. */
 export interface SkillFile {
@@ -160,20 +157,8 @@ function checkSkillMd(
   } catch {
     return void fail("SKILL.md must be UTF-8 text.");
   }
-  const parsed = parseSkillMd(text);
-  if (!parsed.hasFrontMatter) {
-    return void fail(
-      "SKILL.md must start with YAML front matter (between '---' lines) with name and description.",
-    );
-  }
-  const name = parsed.fields.name?.trim() ?? "";
-  const description = parsed.fields.description?.trim() ?? "";
-  if (!name) fail("The front matter has no 'name'.");
-  else if (!SKILL_NAME_PATTERN.test(name))
-    fail(`The name '${name}' must match ${SKILL_NAME_PATTERN.source}.`);
-  if (!description) fail("The front matter has no 'description'.");
-  else if (description.length > limits.maxDescriptionLength) {
-    fail(`The description is longer than ${limits.maxDescriptionLength} characters.`);
-  }
-  return { name, description, markdown: parsed.body };
+  const checked = checkSkillMeta(text, limits.maxDescriptionLength);
+  if (checked.ok) return checked.meta;
+  for (const problem of checked.problems) fail(problem);
+  return undefined;
 }

@@ -24,7 +24,7 @@ const DESCRIPTION =
 /** The skills visible for a set of active groups, by name. */
 export type VisibleSkills = (activeGroups: readonly string[]) => Map<string, Skill>;
 
-/** The viewer; reads `skill.markdown`, else the SKILL.md from its source. */
+/** The viewer; reads `skill.markdown`, else the SKILL.md from the skill's own source or the default one. */
 export class SkillViewerTool extends Tool {
   readonly name = SKILL_VIEWER_NAME;
   readonly description = DESCRIPTION;
@@ -66,7 +66,8 @@ export class SkillViewerTool extends Tool {
     const skill = this.visibleSkills(ctx.activeGroups ?? []).get(name);
     if (!skill) return textChunk(`SkillNotFoundError: Skill '${name}' not found.`, { state: "error" });
     if (skill.markdown !== undefined) return textChunk(skill.markdown);
-    if (!this.source) throw new Error(`No SkillSource is configured to read the skill '${name}'.`);
-    return textChunk(parseSkillMd(await this.source.readSkillMd(skill, ctx)).body);
+    const source = skill.source ?? this.source;
+    if (!source) throw new Error(`No SkillSource is configured to read the skill '${name}'.`);
+    return textChunk(parseSkillMd(await source.readSkillMd(skill, ctx)).body);
   }
 }

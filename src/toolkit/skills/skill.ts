@@ -1,7 +1,7 @@
 /**
- * The Skill record (reference §6.1) and where the `Skill` viewer reads a SKILL.md from. A
- * tenant's skills are stored by the service and mounted read-only into every session container
- * at `/skills/<name>`, so Bash can run a skill's scripts from its `dir`.
+ * The Skill record (reference §6.1) and where the `Skill` viewer reads a SKILL.md from. Loaders
+ * produce records (a folder on the host, a tenant's store); a tenant's skills are mounted
+ * read-only into every session container at `/skills/<name>`, so Bash can run a skill's scripts.
  */
 import type { ToolRunContext } from "../run-context.js";
 
@@ -15,12 +15,16 @@ const MAX_SKILL_MD_BYTES = 1024 * 1024;
 export interface Skill {
   name: string;
   description: string;
-  /** The skill's directory inside the sandbox (e.g. `/skills/pdf`); shown in the prompt. */
+  /** The skill's directory (e.g. `/skills/pdf` in the sandbox, or a host path); shown in the prompt. */
   dir: string;
   /** Relative paths of the skill's files, when known (informational). */
   files?: readonly string[];
   /** The SKILL.md body (front matter removed, trimmed); when absent the viewer asks the source. */
   markdown?: string;
+  /** Where the viewer reads this skill's SKILL.md (set by its loader); else the Toolkit's `skillSource`. */
+  source?: SkillSource;
+  /** Where the skill was found (e.g. its SKILL.md path), named in registration errors. */
+  origin?: string;
 }
 
 /** Reads a skill's whole SKILL.md text (front matter included) when the viewer is called. */

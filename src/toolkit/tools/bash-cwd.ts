@@ -1,42 +1,30 @@
 /**
- * Keeping Bash's working directory between calls (Toolshed §16.4): the command is prefixed with
- * an EXIT trap that writes the final `pwd -P` to a private per-call file, read back afterwards.
+ * Keeping Bash's working directory between calls: the command is prefixed with an EXIT trap
+ * that writes the final `pwd -P` to descriptor 9, which the sandbox opens for the call and reads
+ * back into the result (`ExecResult.cwd`). No file is involved, so a read-only call (which cannot
+ * write the home) keeps its `cd` too, and nothing is left to sweep.
  */
-import { randomUUID } from "node:crypto";
 import { posix } from "node:path";
+import type { ExecResult } from "../../sandbox/sandbox.js";
 import type { ToolRunContext } from "../run-context.js";
-
-/** Used when the home path is not plain enough to put in a trap unquoted. */
-const FALLBACK_PREFIX = "/tmp/.toolshed-cwd-";
-
-/** A wrapped script and the file its final directory lands in. */
-export interface CwdTracking {
-  script: string;
-  cwdFile: string;
-}
 
 /**
  * Prefixes the command on the same line, so bash's line numbers in error messages stay the
- * user's. Bash calls of a session never overlap, so one file in the sandbox user's home serves
- * every call (no sweeping). A command that replaces the shell (`exec`) or resets the trap keeps
- * the old cwd.
+ * user's. The command runs in a group with descriptor 9 closed, so nothing it leaves running
+ * holds the pipe open (the trap, in the shell itself, still has it). A command that replaces the
+ * shell (`exec`) or resets the trap keeps the old cwd. Where the descriptor is not open the
+ * redirection fails silently (stderr is redirected first).
  */
-export function trackCwd(command: string, home: string): CwdTracking {
-  const cwdFile = /^[A-Za-z0-9._/-]+$/.test(home)
-    ? posix.join(home, ".toolshed-cwd")
-    : `${FALLBACK_PREFIX}${randomUUID()}`;
-  return { script: `trap 'pwd -P > ${cwdFile} 2>/dev/null' EXIT; ${command}`, cwdFile };
+export function trackCwd(command: string): string {
+  return `trap 'pwd -P 2>/dev/null >&9' EXIT; { ${command}
+} 9>&-`;
 }
 
-/** Reads the recorded directory and reports it through `ctx.setCwd` when it changed. */
-export async function adoptFinalCwd(ctx: ToolRunContext, cwdFile: string): Promise<string | undefined> {
-  let recorded: string;
-  try {
-    recorded = (await ctx.sandbox.readFile(cwdFile, { maxBytes: 8192 })).data.toString("utf8").trim();
-  } catch {
+/** Reports the recorded directory through `ctx.setCwd` when it changed. */
+export async function adoptFinalCwd(ctx: ToolRunContext, result: ExecResult): Promise<string | undefined> {
+  const recorded = result.cwd?.trim();
+  if (!recorded || !posix.isAbsolute(recorded) || recorded.includes("\n") || recorded === ctx.cwd)
     return undefined;
-  }
-  if (!posix.isAbsolute(recorded) || recorded.includes("\n") || recorded === ctx.cwd) return undefined;
   await ctx.setCwd(recorded);
   return recorded;
 }

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { bashPolicy } from "../../permission/bash/policy.js";
-import type { ExecResult } from "../../sandbox/sandbox.js";
+import type { ExecIdentity, ExecResult } from "../../sandbox/sandbox.js";
 import { chunk, newId, textBlock, textChunk } from "../response.js";
 import type { ToolRunContext } from "../run-context.js";
 import type { ToolCallOutput } from "../tool-base.js";
@@ -13,6 +13,7 @@ import { INTERRUPTED_TEXT } from "../toolkit-errors.js";
 import { adoptFinalCwd, trackCwd } from "./bash-cwd.js";
 import { formatBashException, formatBashResult, MAX_OUTPUT_CHARS } from "./bash-output.js";
 import { BuiltinTool, type FileToolOptions } from "./builtin-tool.js";
+import { argumentField } from "./operands.js";
 
 /** Default timeout in ms. */
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
@@ -23,7 +24,7 @@ export const MAX_LIVE_CHARS = 200_000;
 
 /** Bash's input. */
 export const BashInput = z.object({
-  command: z.string().describe("The command to execute"),
+  command: argumentField().describe("The command to execute"),
   description: z
     .string()
     .default("")
@@ -66,12 +67,14 @@ export class BashTool extends BuiltinTool<typeof BashInput> {
     const { command } = input;
     const timeoutMs = Math.min(input.timeout, BASH_MAX_TIMEOUT_MS);
     if (ctx.signal.aborted) return textChunk(INTERRUPTED_TEXT, { state: "interrupted" });
-    const { script, cwdFile } = trackCwd(command, ctx.home);
+    const script = trackCwd(command);
     let result: ExecResult;
     try {
       result = await ctx.sandbox.exec({
         argv: ["bash", "-c", script],
         cwd: ctx.cwd,
+        reportCwd: true,
+        identity: identityFor(ctx),
         timeoutMs,
         // Bytes per stream: enough for MAX_OUTPUT_CHARS of multi-byte text; the rest is dropped.
         maxOutputBytes: MAX_OUTPUT_CHARS * 4,
@@ -82,12 +85,13 @@ export class BashTool extends BuiltinTool<typeof BashInput> {
       if (ctx.signal.aborted) return textChunk(INTERRUPTED_TEXT, { state: "interrupted" });
       return textChunk(formatBashException(command, error), { state: "error" });
     }
-    const newCwd = result.cancelled ? undefined : await adoptFinalCwd(ctx, cwdFile);
+    const newCwd = result.cancelled ? undefined : await adoptFinalCwd(ctx, result);
     const metadata = {
       exitCode: result.exitCode,
       timedOut: result.timedOut,
       durationMs: result.durationMs,
       ...(newCwd ? { cwd: newCwd } : {}),
+      ...processMetadata(result),
     };
     if (result.cancelled) return textChunk(INTERRUPTED_TEXT, { state: "interrupted", metadata });
     const outcome = formatBashResult(command, timeoutMs, result);
@@ -96,6 +100,26 @@ export class BashTool extends BuiltinTool<typeof BashInput> {
       metadata: { ...metadata, truncated: outcome.truncated },
     });
   }
+}
+
+/**
+ * Who runs the command: a call allowed because it is read-only runs as an identity that cannot
+ * write; one auto-allowed by accept_edits as one that can write the workspace only. A mis-analysed
+ * command then fails instead of doing more than its permission said.
+ */
+function identityFor(ctx: ToolRunContext): ExecIdentity {
+  if (ctx.readOnlyCall) return "reader";
+  return ctx.autoAllowedEdit ? "editor" : "agent";
+}
+
+/** What the result says about processes: those killed at the end, and those left running. */
+function processMetadata(result: ExecResult): Record<string, unknown> {
+  return {
+    ...(result.killed ? { killedProcesses: result.killed } : {}),
+    ...(result.leftoverCount
+      ? { leftoverProcesses: result.leftover, leftoverCount: result.leftoverCount }
+      : {}),
+  };
 }
 
 /** Forwards sandbox output pieces as running chunks of one live block, up to MAX_LIVE_CHARS. */

@@ -16,12 +16,13 @@ import type { ToolRunContext } from "../run-context.js";
 import type { ToolCallOutput } from "../tool-base.js";
 import { BuiltinTool, errorChunk, type FileToolOptions } from "./builtin-tool.js";
 import { readCurrent, refreshEntry, validEntry } from "./file-state.js";
+import { argumentField } from "./operands.js";
 import { guardWriteTarget } from "./path-guard.js";
 import { decodeUtf8, detectEol, normalizeNewlines } from "./text-lines.js";
 
 /** Edit's input. */
 export const EditInput = z.object({
-  file_path: z.string().describe("The absolute path to the file to modify"),
+  file_path: argumentField().describe("The absolute path to the file to modify"),
   old_string: z.string().describe("The text to replace"),
   new_string: z.string().describe("The text to replace it with (must be different from old_string)"),
   replace_all: z.boolean().default(false).describe("Replace all occurrences of old_string (default false)"),

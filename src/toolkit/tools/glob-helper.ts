@@ -1,10 +1,10 @@
 /**
- * The Python source Glob runs inside the sandbox (`python3 -c SOURCE pattern base limit`):
- * reference §11.6 matching plus brace expansion and a result cap (Toolshed §16.6). It prints
- * `{"files": [...newest first, at most limit], "total": n}`.
+ * The Python source Glob runs inside the sandbox (`python3 -I -c SOURCE`, its input as JSON on
+ * stdin): reference §11.6 matching plus brace expansion and a result cap (Toolshed §16.6). It
+ * prints `{"files": [...newest first, at most limit], "total": n}`.
  */
 
-/** The helper program; argv: pattern, base directory, maximum number of paths to print. */
+/** The helper program; stdin: `{"pattern", "base", "limit"}` (no input travels in its argv). */
 export const GLOB_HELPER_SOURCE = String.raw`
 import json, os, re, sys
 
@@ -86,7 +86,8 @@ def match(d, segs, found):
             pass
 
 def main():
-    pattern, base, limit = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    request = json.load(sys.stdin)
+    pattern, base, limit = request["pattern"], request["base"], int(request["limit"])
     found = set()
     for p in expand_braces(pattern):
         match(base, [s for s in re.split(r"[/\\]+", p) if s], found)

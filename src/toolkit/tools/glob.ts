@@ -12,16 +12,21 @@ import type { ToolCallOutput } from "../tool-base.js";
 import { INTERRUPTED_TEXT } from "../toolkit-errors.js";
 import { BuiltinTool, type BuiltinToolOptions, errorChunk } from "./builtin-tool.js";
 import { GLOB_HELPER_SOURCE } from "./glob-helper.js";
+import { argumentField, pathOperandField } from "./operands.js";
 
 /** Most paths returned by one Glob call. */
 export const GLOB_MAX_RESULTS = 1000;
 const GLOB_TIMEOUT_MS = 30_000;
+/**
+ * No input in the argv: it travels as JSON on stdin. `-I` keeps the working directory (the
+ * agent's workspace) off `sys.path`, so a planted `json.py` is never imported.
+ */
+export const GLOB_ARGV = ["python3", "-I", "-c", GLOB_HELPER_SOURCE] as const;
 
 /** Glob's input. */
 export const GlobInput = z.object({
-  pattern: z.string().describe("The glob pattern to match files against"),
-  path: z
-    .string()
+  pattern: argumentField().describe("The glob pattern to match files against"),
+  path: pathOperandField()
     .optional()
     .describe(
       "The directory to search in. If not specified, the session's current working directory will be used. Must be a valid directory path if provided.",
@@ -51,7 +56,7 @@ export class GlobTool extends BuiltinTool<typeof GlobInput> {
   }
 
   protected async run(input: z.output<typeof GlobInput>, ctx: ToolRunContext): Promise<ToolCallOutput> {
-    const base = normalizePath(input.path ?? ctx.cwd, ctx.cwd, ctx.home);
+    const base = normalizePath(input.path || ctx.cwd, ctx.cwd, ctx.home);
     const realBase = await ctx.sandbox.realPath(base).catch(() => base);
     const stat = await ctx.sandbox.stat(realBase).catch(() => null);
     if (stat?.type !== "directory") return errorChunk(`Directory not found: ${base}`);
@@ -59,11 +64,14 @@ export class GlobTool extends BuiltinTool<typeof GlobInput> {
     let result: ExecResult;
     try {
       result = await ctx.sandbox.exec({
-        argv: ["python3", "-c", GLOB_HELPER_SOURCE, input.pattern, base, String(GLOB_MAX_RESULTS)],
+        argv: [...GLOB_ARGV],
+        stdin: JSON.stringify({ pattern: input.pattern, base, limit: GLOB_MAX_RESULTS }),
         cwd: ctx.cwd,
         timeoutMs: GLOB_TIMEOUT_MS,
         maxOutputBytes: 8 * 1024 * 1024,
         signal: ctx.signal,
+        // A search only reads: it runs as an identity that cannot write.
+        identity: "reader",
       });
     } catch (error) {
       return errorChunk(`Glob helper failed: ${error instanceof Error ? error.message : String(error)}`);

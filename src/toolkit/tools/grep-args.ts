@@ -1,5 +1,7 @@
 /**
- * The ripgrep argv of the `Grep` tool, flag for flag as the reference builds it (§11.7).
+ * The ripgrep argv of the `Grep` tool, flag for flag as the reference builds it (§11.7), except
+ * that no input can become an option: input values are joined to their option
+ * (`--regexp=<pattern>`, `--type=<t>`, `--glob=<g>`) and the search path comes after `--`.
  */
 
 /** The parsed Grep input the argv depends on. */
@@ -20,7 +22,7 @@ export interface GrepArgsInput {
 
 const VCS_DIRS = [".git", ".svn", ".hg", ".bzr", ".jj", ".sl"];
 
-/** `rg --hidden --glob !.git … --max-columns 500 [flags] <pattern|-e pattern> [--type] [--glob]… <path>`. */
+/** `rg --hidden --glob !.git … --max-columns 500 [flags] --regexp=<pattern> [--type=…] [--glob=…]… -- <path>`. */
 export function buildRgArgv(input: GrepArgsInput, searchPath: string): string[] {
   const argv = ["rg", "--hidden", ...VCS_DIRS.flatMap((d) => ["--glob", `!${d}`]), "--max-columns", "500"];
   if (input.multiline) argv.push("-U", "--multiline-dotall");
@@ -31,10 +33,11 @@ export function buildRgArgv(input: GrepArgsInput, searchPath: string): string[] 
     if (input.n) argv.push("-n");
     argv.push(...contextFlags(input));
   }
-  argv.push(...(input.pattern.startsWith("-") ? ["-e", input.pattern] : [input.pattern]));
-  if (input.type) argv.push("--type", input.type);
-  for (const g of splitGlobs(input.glob)) argv.push("--glob", g);
-  argv.push(searchPath);
+  // Joined forms: `--pre=bash` as a pattern, type or glob stays a value, whatever it looks like.
+  argv.push(`--regexp=${input.pattern}`);
+  if (input.type) argv.push(`--type=${input.type}`);
+  for (const g of splitGlobs(input.glob)) argv.push(`--glob=${g}`);
+  argv.push("--", searchPath);
   return argv;
 }
 

@@ -12,6 +12,7 @@ import type { ToolCallOutput } from "../tool-base.js";
 import { INTERRUPTED_TEXT } from "../toolkit-errors.js";
 import { BuiltinTool, type BuiltinToolOptions, errorChunk } from "./builtin-tool.js";
 import { buildRgArgv } from "./grep-args.js";
+import { argumentField, pathOperandField } from "./operands.js";
 
 const GREP_TIMEOUT_MS = 30_000;
 const DEFAULT_HEAD_LIMIT = 250;
@@ -20,9 +21,8 @@ const optionalInt = (description: string) => z.number().int().min(0).optional().
 
 /** Grep's input. */
 export const GrepInput = z.object({
-  pattern: z.string().describe("The regular expression pattern to search for in file contents"),
-  path: z
-    .string()
+  pattern: argumentField().describe("The regular expression pattern to search for in file contents"),
+  path: pathOperandField()
     .optional()
     .describe(
       "File or directory to search in (rg PATH). Defaults to the session's current working directory.",
@@ -33,12 +33,10 @@ export const GrepInput = z.object({
     .describe(
       'Output mode: "content" shows matching lines (supports -A/-B/-C context, -n line numbers, head_limit), "files_with_matches" shows file paths (supports head_limit), "count" shows match counts (supports head_limit). Defaults to "files_with_matches".',
     ),
-  glob: z
-    .string()
+  glob: argumentField()
     .optional()
     .describe('Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}") - maps to rg --glob'),
-  type: z
-    .string()
+  type: argumentField()
     .optional()
     .describe("File type to search (rg --type). Common types: js, py, rust, go, java, etc."),
   "-A": optionalInt('Number of lines to show after each match (rg -A). Requires output_mode: "content".'),
@@ -98,11 +96,14 @@ export class GrepTool extends BuiltinTool<typeof GrepInput> {
     let result: ExecResult;
     try {
       result = await ctx.sandbox.exec({
-        argv: buildRgArgv(input, expandHome(input.path ?? ctx.cwd, ctx.home)),
+        // An empty path means the working directory, as the permission policy reads it.
+        argv: buildRgArgv(input, expandHome(input.path || ctx.cwd, ctx.home)),
         cwd: ctx.cwd,
         timeoutMs: GREP_TIMEOUT_MS,
         maxOutputBytes: 8 * 1024 * 1024,
         signal: ctx.signal,
+        // A search only reads: it runs as an identity that cannot write.
+        identity: "reader",
       });
     } catch (error) {
       return errorChunk(`ripgrep failed: ${error instanceof Error ? error.message : String(error)}`);

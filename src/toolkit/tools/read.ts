@@ -11,11 +11,12 @@ import type { ToolRunContext } from "../run-context.js";
 import type { ToolCallOutput } from "../tool-base.js";
 import { BuiltinTool, type BuiltinToolOptions, errorChunk } from "./builtin-tool.js";
 import { entryFor, MAX_READ_BYTES } from "./file-state.js";
+import { argumentField } from "./operands.js";
 import { formatNumberedLines } from "./text-lines.js";
 
 /** Read's input. */
 export const ReadInput = z.object({
-  file_path: z.string().describe("The absolute path to the file to read"),
+  file_path: argumentField().describe("The absolute path to the file to read"),
   offset: z
     .number()
     .int()

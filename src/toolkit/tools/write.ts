@@ -16,12 +16,15 @@ import type { ToolRunContext } from "../run-context.js";
 import type { ToolCallOutput } from "../tool-base.js";
 import { BuiltinTool, errorChunk, type FileToolOptions } from "./builtin-tool.js";
 import { readCurrent, refreshEntry, validEntry } from "./file-state.js";
+import { argumentField } from "./operands.js";
 import { guardWriteTarget } from "./path-guard.js";
 import { countLines, decodeUtf8 } from "./text-lines.js";
 
 /** Write's input. */
 export const WriteInput = z.object({
-  file_path: z.string().describe("The absolute path to the file to write (must be absolute, not relative)"),
+  file_path: argumentField().describe(
+    "The absolute path to the file to write (must be absolute, not relative)",
+  ),
   content: z.string().describe("The content to write to the file"),
 });
 

@@ -133,6 +133,9 @@ describe("MCP server configs", () => {
     [{ name: "s", transport: "http", url: "nope", stateful: false }, /invalid url/],
     [{ name: "s", transport: "http", url: "https://u:p@h/mcp", stateful: false }, /credentials in headers/],
     [{ name: "s", transport: "stdio", command: "" }, /needs a command/],
+    [{ name: "s", transport: "stdio", command: "--inspect" }, /'--inspect' starts with '-'/],
+    [{ name: "s", transport: "stdio", command: "node", args: ["a\0b"] }, /NUL/],
+    [{ name: "s", transport: "stdio", command: "node", env: { K: "\0" } }, /NUL/],
     [
       { name: "s", transport: "stdio", command: "node", enableTools: ["a"], disableTools: ["a"] },
       /overlap: a/,

@@ -1,7 +1,8 @@
-import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { GLOB_MAX_RESULTS, GlobTool } from "../../../src/toolkit/tools/glob.js";
+import type { ExecRequest, ExecResult } from "../../../src/sandbox/sandbox.js";
+import { GLOB_ARGV, GLOB_MAX_RESULTS, GlobTool } from "../../../src/toolkit/tools/glob.js";
 import { runTool } from "../run-tool.js";
 import { makeContext, type TestContext } from "../test-context.js";
 
@@ -9,61 +10,58 @@ const glob = new GlobTool();
 let t: TestContext;
 afterEach(() => t?.sandbox.dispose());
 
-/** Creates files under the workspace, the later ones newer. */
-function files(...rel: string[]): string[] {
-  return rel.map((r, i) => {
-    const p = join(t.sandbox.workspace, r);
-    mkdirSync(dirname(p), { recursive: true });
-    writeFileSync(p, r);
-    const when = new Date(1_700_000_000_000 + i * 1000);
-    utimesSync(p, when, when);
-    return p;
+/** A scripted helper (the real one runs in search-tools.int.test.ts): records requests, answers `out`. */
+function fakeHelper(out: Partial<ExecResult>) {
+  const requests: ExecRequest[] = [];
+  t.sandbox.programs.set("python3", (req) => {
+    requests.push(req);
+    return out;
   });
+  return requests;
 }
 
-describe("Glob (reference §11.6, Toolshed §16.6)", () => {
-  it("matches ** across directories, newest first, files only, absolute paths", async () => {
+const listing = (files: string[], total = files.length) => ({ stdout: JSON.stringify({ files, total }) });
+
+describe("Glob on the fake sandbox (reference §11.6, Toolshed §16.6)", () => {
+  it("runs the fixed helper argv with pattern, base and cap as JSON on stdin", async () => {
     t = makeContext();
-    const [a, b, c] = files("src/a.ts", "src/deep/b.ts", "c.ts", "src/readme.md");
-    const r = await runTool(glob, { pattern: "**/*.ts" }, t.ctx);
-    expect(r.state).toBe("success");
-    expect(r.text).toBe([c, b, a].join("\n"));
+    mkdirSync(join(t.sandbox.workspace, "sub"));
+    const requests = fakeHelper(listing([]));
+    await runTool(glob, { pattern: "**/*.ts" }, t.ctx);
+    await runTool(glob, { pattern: "*.txt", path: "sub" }, t.ctx);
+    await runTool(glob, { pattern: "-x=\n", path: "" }, t.ctx);
+    expect(requests.map((r) => r.argv)).toEqual([[...GLOB_ARGV], [...GLOB_ARGV], [...GLOB_ARGV]]);
+    expect(requests.map((r) => JSON.parse(r.stdin ?? ""))).toEqual([
+      { pattern: "**/*.ts", base: t.sandbox.workspace, limit: GLOB_MAX_RESULTS },
+      { pattern: "*.txt", base: join(t.sandbox.workspace, "sub"), limit: GLOB_MAX_RESULTS },
+      { pattern: "-x=\n", base: t.sandbox.workspace, limit: GLOB_MAX_RESULTS },
+    ]);
   });
 
-  it("expands braces, and * matches dotfiles", async () => {
+  it("returns the helper's paths in its order, and says when the cap cut the list", async () => {
     t = makeContext();
-    const [x, y, dot] = files("x.ts", "y.tsx", ".hidden.ts", "z.js");
-    expect((await runTool(glob, { pattern: "*.{ts,tsx}" }, t.ctx)).text.split("\n").sort()).toEqual(
-      [x, y, dot].sort(),
-    );
-    const [s1, t1] = files("src/one.py", "test/two.py", "docs/three.py");
-    expect((await runTool(glob, { pattern: "{src,test}/*.py" }, t.ctx)).text).toBe([t1, s1].join("\n"));
-  });
-
-  it("defaults the base to the session's working directory and resolves a relative path against it", async () => {
-    t = makeContext();
-    const [inner] = files("sub/in.txt");
-    t.ctx.cwd = join(t.sandbox.workspace, "sub");
-    expect((await runTool(glob, { pattern: "*.txt" }, t.ctx)).text).toBe(inner);
-    t.ctx.cwd = t.sandbox.workspace;
-    expect((await runTool(glob, { pattern: "*.txt", path: "sub" }, t.ctx)).text).toBe(inner);
-  });
-
-  it("does not follow directory symlinks", async () => {
-    t = makeContext();
-    files("real/f.txt");
-    symlinkSync(join(t.sandbox.workspace, "real"), join(t.sandbox.workspace, "link"));
-    expect((await runTool(glob, { pattern: "**/*.txt" }, t.ctx)).text).toBe(
-      join(t.sandbox.workspace, "real/f.txt"),
+    fakeHelper(listing(["/w/b.ts", "/w/a.ts"]));
+    expect(await runTool(glob, { pattern: "*.ts" }, t.ctx)).toMatchObject({
+      text: "/w/b.ts\n/w/a.ts",
+      state: "success",
+    });
+    fakeHelper(listing(["/w/new.ts"], GLOB_MAX_RESULTS + 5));
+    expect((await runTool(glob, { pattern: "*.ts" }, t.ctx)).text).toBe(
+      `/w/new.ts\n\n[Showing the 1 most recently modified of ${GLOB_MAX_RESULTS + 5} matching files. Use a more specific pattern or path to narrow the search.]`,
     );
   });
 
-  it("says when nothing matched, and errors on a missing base directory", async () => {
+  it("says when nothing matched (also for unparseable output), and errors on a missing base directory", async () => {
     t = makeContext();
+    fakeHelper(listing([]));
     expect(await runTool(glob, { pattern: "*.nope" }, t.ctx)).toMatchObject({
       text: "No files found matching pattern: *.nope",
       state: "success",
     });
+    fakeHelper({ stdout: "not json" });
+    expect((await runTool(glob, { pattern: "*.x" }, t.ctx)).text).toBe(
+      "No files found matching pattern: *.x",
+    );
     const missing = join(t.sandbox.workspace, "missing");
     expect(await runTool(glob, { pattern: "*", path: missing }, t.ctx)).toMatchObject({
       text: `Directory not found: ${missing}`,
@@ -71,16 +69,31 @@ describe("Glob (reference §11.6, Toolshed §16.6)", () => {
     });
   });
 
-  it(`caps the result at ${GLOB_MAX_RESULTS} newest paths and says so`, async () => {
+  it("reports helper failures and timeouts as errors", async () => {
     t = makeContext();
-    const all = files(...Array.from({ length: GLOB_MAX_RESULTS + 5 }, (_, i) => `many/f${i}.txt`));
-    const r = await runTool(glob, { pattern: "many/*.txt" }, t.ctx);
-    const [list, note] = r.text.split("\n\n");
-    const shown = list?.split("\n") ?? [];
-    expect(shown).toHaveLength(GLOB_MAX_RESULTS);
-    expect(shown[0]).toBe(all[all.length - 1]);
-    expect(note).toBe(
-      `[Showing the ${GLOB_MAX_RESULTS} most recently modified of ${GLOB_MAX_RESULTS + 5} matching files. Use a more specific pattern or path to narrow the search.]`,
+    fakeHelper({ exitCode: 1, stderr: "Traceback: boom\n" });
+    expect(await runTool(glob, { pattern: "*" }, t.ctx)).toMatchObject({
+      text: "Glob helper failed: Traceback: boom",
+      state: "error",
+    });
+    fakeHelper({ exitCode: 1 });
+    expect((await runTool(glob, { pattern: "*" }, t.ctx)).text).toBe(
+      "Glob helper failed with no error output.",
     );
+    fakeHelper({ timedOut: true, exitCode: null });
+    expect((await runTool(glob, { pattern: "*" }, t.ctx)).text).toBe(
+      "Glob timed out after 30 seconds. Try a more specific pattern or path.",
+    );
+  });
+
+  it("refuses a path that looks like an option, and a NUL, before running anything", async () => {
+    t = makeContext();
+    const requests = fakeHelper(listing([]));
+    for (const input of [{ pattern: "*", path: "-x" }, { pattern: "*\0" }, { pattern: "*", path: "a\0" }]) {
+      const r = await runTool(glob, input, t.ctx);
+      expect(r.state).toBe("error");
+      expect(r.text).toMatch(/^Input validation failed for tool 'Glob': .*(starts with '-'|NUL)/);
+    }
+    expect(requests).toEqual([]);
   });
 });

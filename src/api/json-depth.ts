@@ -1,0 +1,42 @@
+/**
+ * Refuses JSON bodies nested deeper than a limit before anything parses them: validation, the
+ * policy engine and storage walk inputs recursively, and a 10k-deep body must be a 400, not a
+ * stack overflow.
+ */
+import type { MiddlewareHandler } from "hono";
+import { ValidationError } from "../errors.js";
+
+export const MAX_JSON_DEPTH = 100;
+
+/** The deepest nesting of arrays and objects in `text` (strings skipped); no parsing. */
+export function jsonNestingDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c) i++;
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x5b || ch === 0x7b) max = Math.max(max, ++depth);
+    else if (ch === 0x5d || ch === 0x7d) depth--;
+  }
+  return max;
+}
+
+export function jsonDepthLimit(maxDepth = MAX_JSON_DEPTH): MiddlewareHandler {
+  return async (c, next) => {
+    const type = c.req.header("content-type") ?? "";
+    if (!c.req.raw.body || !/^application\/([\w.+-]+\+)?json/i.test(type)) return next();
+    const text = await c.req.text();
+    if (jsonNestingDepth(text) > maxDepth) {
+      throw new ValidationError(`the JSON body is nested deeper than ${maxDepth} levels`, [
+        { path: "", message: `nesting deeper than ${maxDepth}` },
+      ]);
+    }
+    // Handlers that read the raw request (the MCP transport) get the body again.
+    c.req.raw = new Request(c.req.raw, { body: text });
+    await next();
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * Reconciliation all the time, not only at start: job rows that expect a run (`queued`,
+ * `running`) but have no queue entry — Redis restarted without its data, an enqueue lost — are
+ * queued again (a job this process is running is left to it; one another worker runs is claimed
+ * again, and the claim re-attaches to the call rather than run it twice). A pass looks at a
+ * bounded batch of rows (one pipelined EXISTS per batch) and walks the table with a cursor, so
+ * a large backlog costs the same per pass; passes run every `intervalMs`, and back to back over
+ * the whole table when Redis comes back.
+ */
+import { and, asc, gt, inArray } from "drizzle-orm";
+import { jobs } from "../db/schema.js";
+import type { ServiceDeps } from "../service/deps.js";
+import { fairPriority } from "../service/fair-priority.js";
+import { workerIdentity } from "../service/worker-identity.js";
+import type { BullJobQueue } from "./queue.js";
+
+export interface ReconcilerOptions {
+  intervalMs: number;
+  /** Rows looked at per pass. */
+  batch: number;
+}
+
+export interface Reconciler {
+  /** One pass over the next batch; returns the jobs queued again. */
+  pass(): Promise<{ requeued: number; wrapped: boolean }>;
+  /** A full sweep now (e.g. Redis is back), pass after pass until the cursor wraps. */
+  sweep(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+const EXPECTS_RUN = ["queued", "running"] as const;
+
+export function startReconciler(
+  deps: Pick<ServiceDeps, "db" | "logger" | "metrics">,
+  queue: Pick<BullJobQueue, "missing" | "enqueue">,
+  opts: ReconcilerOptions,
+): Reconciler {
+  let cursor = "";
+  let current: Promise<unknown> = Promise.resolve();
+  let stopped = false;
+
+  const runPass = async () => {
+    const rows = deps.db
+      .select({ id: jobs.id })
+      .from(jobs)
+      .where(and(inArray(jobs.status, [...EXPECTS_RUN]), gt(jobs.id, cursor)))
+      .orderBy(asc(jobs.id))
+      .limit(opts.batch)
+      .all();
+    const wrapped = rows.length < opts.batch;
+    cursor = wrapped ? "" : rows.at(-1)!.id;
+    const missing = await queue.missing(rows.map((r) => r.id));
+    // Looked at again: a job may have finished (and left the queue) meanwhile. One this very
+    // process is running is left to it: its own end settles the row.
+    const me = workerIdentity();
+    const still = (
+      missing.length
+        ? deps.db
+            .select({ id: jobs.id, status: jobs.status, attempts: jobs.attempts })
+            .from(jobs)
+            .where(and(inArray(jobs.id, missing), inArray(jobs.status, [...EXPECTS_RUN])))
+            .all()
+        : []
+    ).filter((row) => {
+      const last = row.attempts?.at(-1);
+      return !(row.status === "running" && last && !last.endedAt && last.worker === me);
+    });
+    for (const { id } of still) await queue.enqueue(id, { priority: fairPriority(deps.db, id) });
+    if (still.length > 0) {
+      deps.metrics.inc("toolshed_jobs_reconciled_total", {}, still.length);
+      deps.logger.warn({ requeued: still.length }, "re-queued jobs whose queue entry was gone");
+    }
+    return { requeued: still.length, wrapped };
+  };
+
+  // Passes never overlap: each waits for the one before.
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+    const next = current.then(fn, fn);
+    current = next.catch(() => undefined);
+    return next;
+  };
+  const pass = () => serial(runPass);
+  const sweep = () =>
+    serial(async () => {
+      cursor = "";
+      let total = 0;
+      for (;;) {
+        const { requeued, wrapped } = await runPass();
+        total += requeued;
+        if (wrapped || stopped) return total;
+      }
+    });
+
+  const timer = setInterval(() => {
+    pass().catch((err: unknown) => deps.logger.debug({ err }, "reconcile pass failed (Redis away?)"));
+  }, opts.intervalMs);
+  timer.unref();
+  return {
+    pass,
+    sweep,
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await current;
+    },
+  };
+}

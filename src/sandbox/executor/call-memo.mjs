@@ -1,0 +1,86 @@
+// What makes a tool call run once. Every request that carries a key (`<jobId>:<n>`) is remembered
+// here until the host acknowledges the job (it stored the result) or the entry ages out. A worker
+// that takes a job over sends the same keys again: a running command is re-attached, a finished
+// one or a file operation answers what it answered the first time, and nothing runs twice.
+
+const MAX_ENTRIES = 2048;
+const MAX_BYTES = 96 * 1024 * 1024;
+// A reply larger than this is not kept: the operation is a read, and reads may run again.
+const MAX_KEPT_REPLY = 8 * 1024 * 1024;
+const DONE_TTL_MS = 30 * 60_000;
+
+export class CallMemo {
+  constructor() {
+    /** key → { job, done, bytes, doneAt, reply?, exec? } (Map order is insertion order). */
+    this.entries = new Map();
+    this.bytes = 0;
+  }
+
+  get(key) {
+    return typeof key === "string" ? this.entries.get(key) : undefined;
+  }
+
+  /** Starts remembering `key` (a running exec, or a file op about to run). */
+  begin(key, fields = {}) {
+    const entry = { job: jobOf(key), done: false, bytes: 0, doneAt: 0, ...fields };
+    this.entries.set(key, entry);
+    this.prune();
+    return entry;
+  }
+
+  /** Accounts `bytes` more kept for `entry` (exec output). */
+  grow(entry, bytes) {
+    entry.bytes += bytes;
+    this.bytes += bytes;
+  }
+
+  /** The operation ended; a file op's reply line is kept when small enough. */
+  finish(key, entry, reply) {
+    entry.done = true;
+    entry.doneAt = Date.now();
+    if (typeof reply === "string") {
+      if (reply.length > MAX_KEPT_REPLY) {
+        this.drop(key);
+        return;
+      }
+      entry.reply = reply;
+      this.grow(entry, reply.length);
+    }
+    this.prune();
+  }
+
+  /** The host stored these jobs' results: their entries can go. */
+  ack(jobIds) {
+    if (!Array.isArray(jobIds) || jobIds.length === 0) return;
+    const done = new Set(jobIds.filter((j) => typeof j === "string"));
+    for (const [key, entry] of this.entries) if (done.has(entry.job) && entry.done) this.drop(key);
+  }
+
+  drop(key) {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.bytes -= entry.bytes;
+    this.entries.delete(key);
+  }
+
+  /** Oldest finished entries go first when over a bound; running ones are never dropped. */
+  prune() {
+    const now = Date.now();
+    for (const [key, entry] of this.entries) {
+      const over = this.entries.size > MAX_ENTRIES || this.bytes > MAX_BYTES;
+      if (!entry.done) continue;
+      if (!over && now - entry.doneAt < DONE_TTL_MS) continue;
+      this.drop(key);
+    }
+  }
+}
+
+function jobOf(key) {
+  const i = key.lastIndexOf(":");
+  return i === -1 ? key : key.slice(0, i);
+}
+
+/** A key as the host sends it: a short printable string, or nothing. */
+export function validKey(key) {
+  return typeof key === "string" && key.length > 0 && key.length <= 200 && /^[\x21-\x7e]+$/.test(key);
+}

@@ -1,0 +1,293 @@
+// One command run by the executor: spawned under its identity in its own process group, output
+// capped and streamed to whichever host connection is attached (a worker that took the job over
+// attaches again), killed whole on timeout or cancel, and ended with one "x" message.
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { constants as osc } from "node:os";
+import { StringDecoder } from "node:string_decoder";
+import { killUid, processesOf } from "./processes.mjs";
+
+// After a kill, wait this long for stragglers still holding the pipes.
+const KILL_GRACE_MS = 1000;
+// setTimeout fires at once past 2^31-1 ms; a longer timeout means "about 24 days".
+const MAX_TIMER_MS = 2 ** 31 - 1;
+// Bash's EXIT trap writes the final working directory to this descriptor (see the Bash tool).
+export const CWD_FD = 9;
+const MAX_CWD_BYTES = 4096;
+const MAX_LEFTOVERS_LISTED = 20;
+
+export const BASE_ENV = {
+  PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+  SHELL: "/bin/bash",
+  LANG: "C.UTF-8",
+  TMPDIR: "/tmp",
+};
+
+// Read-only calls: git must not run programs named in repository or user configuration. These
+// are command-line scope (they win over .git/config); the kernel (a uid that cannot write) is the
+// guarantee, this is the second line.
+const READER_GIT_CONFIG = [
+  ["core.fsmonitor", "false"],
+  ["core.pager", "cat"],
+  ["core.hooksPath", "/dev/null"],
+  ["core.sshCommand", "false"],
+  ["core.askPass", "false"],
+  ["credential.helper", ""],
+  ["gpg.program", "false"],
+  ["gpg.ssh.program", "false"],
+  ["gpg.x509.program", "false"],
+  ["safe.bareRepository", "explicit"],
+  ["protocol.allow", "never"],
+];
+// Read-only calls find reader-bin/git first: it neutralises textconv and filters per repository.
+const READER_PATH = `/opt/toolshed/reader-bin:${BASE_ENV.PATH}`;
+const READER_ENV = {
+  PATH: READER_PATH,
+  GIT_CONFIG_NOSYSTEM: "0",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_NO_REPLACE_OBJECTS: "1",
+  // `git status` refreshes the index opportunistically: a reader cannot write it, so do not try.
+  GIT_OPTIONAL_LOCKS: "0",
+  GIT_CONFIG_COUNT: String(READER_GIT_CONFIG.length),
+  ...Object.fromEntries(
+    READER_GIT_CONFIG.flatMap(([k, v], i) => [
+      [`GIT_CONFIG_KEY_${i}`, k],
+      [`GIT_CONFIG_VALUE_${i}`, v],
+    ]),
+  ),
+};
+
+export const clamp = (n, lo, hi) => Math.min(Math.max(Number.isFinite(n) ? Math.floor(n) : lo, lo), hi);
+
+export function userEnv(identity, name, extra) {
+  const env = { ...BASE_ENV, HOME: identity.home, USER: name, LOGNAME: name };
+  if (name === "reader") Object.assign(env, READER_ENV);
+  // The request's own variables last, except those that would undo the identity's confinement.
+  for (const [k, v] of Object.entries(extra ?? {})) {
+    if (
+      typeof v !== "string" ||
+      (name === "reader" && (k.startsWith("GIT_") || k === "HOME" || k === "PATH"))
+    )
+      continue;
+    env[k] = v;
+  }
+  return env;
+}
+
+/** Starts argv under `who` in its own process group (so that it can be killed whole). */
+export function spawnAs(who, req, stdio, resolveCwd) {
+  return spawn(req.argv[0], req.argv.slice(1), {
+    cwd: resolveCwd(req.cwd),
+    env: userEnv(who.identity, who.name, req.env),
+    uid: who.uid,
+    gid: who.gid,
+    detached: true,
+    stdio,
+  });
+}
+
+export class ExecRun {
+  /**
+   * @param req the exec request; `as` is "agent" or "reader"
+   * @param who { name, uid, gid, identity, release? } — release() gives a leased uid back
+   * @param opts { keyed, resolveCwd(path) → container path, onKept(bytes) }
+   */
+  constructor(req, who, opts) {
+    this.req = req;
+    this.who = who;
+    this.keyed = opts.keyed;
+    this.onKept = opts.onKept ?? (() => {});
+    this.events = [];
+    this.final = null;
+    this.sub = null;
+    this.killedFor = null;
+    this.exit = null;
+    this.truncated = false;
+    this.cwdText = "";
+    this.startedAt = Date.now();
+    this.max = clamp(req.maxOutputBytes, 0, Number.MAX_SAFE_INTEGER);
+    this.streams = [1, 2].map((s) => ({ s, bytes: 0, cut: false, decoder: new StringDecoder("utf8") }));
+    this.before = who.name === "agent" ? new Set(processesOf(who.uid).keys()) : null;
+    this.start(opts.resolveCwd);
+  }
+
+  /** Attaches a host connection; a re-attach first replays what was kept, marked `r`. */
+  attach(sock, replay) {
+    if (replay) {
+      for (const ev of this.events) send(sock, { ...ev, r: 1 });
+      if (this.final) return reply(sock, this.final);
+    }
+    if (this.final) return reply(sock, this.final);
+    if (this.sub && this.sub !== sock) this.sub.destroy();
+    this.sub = sock;
+    sock.on("toolshed-cancel", () => this.kill("cancel"));
+    sock.once("close", () => {
+      if (this.sub !== sock) return;
+      this.sub = null;
+      // A keyed call belongs to its job, not to this connection: it runs on until a worker
+      // re-attaches or its timeout. Unkeyed calls (library use) end with their connection.
+      if (!this.keyed) this.kill("cancel");
+    });
+  }
+
+  start(resolveCwd) {
+    const { req, who } = this;
+    const stdio = [typeof req.stdin === "string" ? "pipe" : "ignore", "pipe", "pipe"];
+    if (req.cwdFd === true)
+      while (stdio.length <= CWD_FD) stdio.push(stdio.length === CWD_FD ? "pipe" : "ignore");
+    let child;
+    try {
+      child = spawnAs(who, req, stdio, resolveCwd);
+    } catch (err) {
+      return this.failed(err, resolveCwd);
+    }
+    child.on("error", (err) => {
+      if (child.pid === undefined) this.failed(err, resolveCwd);
+    });
+    if (child.pid === undefined) return;
+    this.child = child;
+    if (child.stdin) {
+      child.stdin.on("error", () => {});
+      child.stdin.end(req.stdin);
+    }
+    child.stdout.on("data", (buf) => this.output(this.streams[0], buf));
+    child.stderr.on("data", (buf) => this.output(this.streams[1], buf));
+    const cwdPipe = child.stdio[CWD_FD];
+    cwdPipe?.on("data", (buf) => {
+      if (this.cwdText.length < MAX_CWD_BYTES) this.cwdText += buf.toString("utf8");
+    });
+    this.timer = setTimeout(() => this.kill("timeout"), clamp(req.timeoutMs, 1, MAX_TIMER_MS));
+    child.once("exit", (code, signal) => {
+      this.exit = { code, signal };
+      // Nothing a reader or editor starts may outlive its call: once the command itself is done,
+      // whatever it left behind (holding the pipes or not) goes now rather than at the timeout.
+      if (who.name !== "agent" && !this.killing) this.killing = killUid(who.uid, who.gid);
+    });
+    child.once("close", (code, signal) => {
+      this.exit ??= { code, signal };
+      this.finish();
+    });
+  }
+
+  output(st, buf) {
+    if (st.bytes >= this.max) {
+      this.truncated = st.cut = true;
+      return;
+    }
+    const take = buf.length <= this.max - st.bytes ? buf : buf.subarray(0, this.max - st.bytes);
+    if (take !== buf) this.truncated = st.cut = true;
+    st.bytes += take.length;
+    const text = st.decoder.write(take);
+    if (text) this.emit({ t: "o", s: st.s, d: text });
+  }
+
+  emit(ev) {
+    if (this.keyed) {
+      this.events.push(ev);
+      this.onKept(ev.d.length);
+    }
+    if (this.sub) send(this.sub, ev);
+  }
+
+  kill(reason) {
+    if (this.killedFor || this.final || !this.child) return;
+    this.killedFor = reason;
+    try {
+      process.kill(-this.child.pid, "SIGKILL");
+    } catch {}
+    // Whatever detached from the group is still the identity's: end every process of it.
+    this.killing = killUid(this.who.uid, this.who.gid);
+    setTimeout(() => {
+      this.child.stdout.destroy();
+      this.child.stderr.destroy();
+      this.child.stdio[CWD_FD]?.destroy();
+      this.finish();
+    }, KILL_GRACE_MS).unref();
+  }
+
+  async finish() {
+    if (this.finishing) return;
+    this.finishing = true;
+    clearTimeout(this.timer);
+    for (const st of this.streams) {
+      // A character split by the cap is dropped rather than sent as U+FFFD.
+      const rest = st.cut ? "" : st.decoder.end();
+      if (rest) this.emit({ t: "o", s: st.s, d: rest });
+    }
+    let exitCode = null;
+    const { exit, killedFor } = this;
+    if (exit && !(killedFor && exit.signal === "SIGKILL")) {
+      exitCode = exit.code ?? 128 + (osc.signals[exit.signal] ?? 0);
+    }
+    const extra = await this.settleProcesses();
+    const cwd = this.cwdText.trim();
+    this.conclude({
+      t: "x",
+      exitCode,
+      timedOut: killedFor === "timeout",
+      cancelled: killedFor === "cancel",
+      truncated: this.truncated,
+      durationMs: Date.now() - this.startedAt,
+      ...(cwd && !cwd.includes("\n") ? { cwd } : {}),
+      ...extra,
+    });
+  }
+
+  /**
+   * After the command: a read-only call's uid is emptied (nothing it started may outlive it);
+   * an agent call's new survivors are reported and live on until the session stops, unless the
+   * call was killed, in which case every process of the agent is gone already.
+   */
+  async settleProcesses() {
+    const { who } = this;
+    // One kill at a time: two killers of the same uid would kill each other.
+    const first = (await this.killing) ?? 0;
+    if (who.name !== "agent" || this.killedFor) {
+      const killed = Math.max(first, await killUid(who.uid, who.gid));
+      await who.release?.();
+      return killed > 0 ? { killed } : {};
+    }
+    const left = [...processesOf(who.uid)].filter(
+      ([pid]) => !this.before.has(pid) && pid !== this.child?.pid,
+    );
+    if (left.length === 0) return {};
+    return {
+      leftover: left.slice(0, MAX_LEFTOVERS_LISTED).map(([pid, cmd]) => ({ pid, cmd })),
+      leftoverCount: left.length,
+    };
+  }
+
+  failed(err, resolveCwd) {
+    // Node reports a missing cwd as the program missing; say which it was.
+    let message = err.message;
+    try {
+      if (this.req.cwd && !existsSync(resolveCwd(this.req.cwd)))
+        message = `cwd ${this.req.cwd}: no such directory`;
+    } catch {}
+    this.emit({ t: "o", s: 2, d: `${message}\n` });
+    this.who.release?.();
+    this.conclude({
+      t: "x",
+      exitCode: 127,
+      timedOut: false,
+      cancelled: false,
+      truncated: false,
+      durationMs: Date.now() - this.startedAt,
+    });
+  }
+
+  conclude(final) {
+    if (this.final) return;
+    this.final = final;
+    this.onDone?.();
+    if (this.sub) reply(this.sub, final);
+  }
+}
+
+export function send(sock, msg) {
+  if (!sock.destroyed) sock.write(`${JSON.stringify(msg)}\n`);
+}
+
+export function reply(sock, msg) {
+  if (!sock.destroyed) sock.end(`${JSON.stringify(msg)}\n`);
+}

@@ -1,0 +1,59 @@
+// Who runs what inside a sandbox. The executor itself is the container's uid 0 holding only
+// CAP_SETUID, CAP_SETGID, CAP_KILL and CAP_CHOWN; everything it starts runs under an unprivileged uid that can
+// neither signal, trace nor read the environment of the executor or of another identity:
+//   agent   the agent's commands (Bash, approved or allowed by a rule) and its file operations
+//   reader  commands auto-allowed because they are read-only (one uid of a pool per call, so a
+//           call's leftovers can be killed exactly): may read, cannot write the workspace or home
+//   editor  commands auto-allowed by accept_edits: the agent's group (so it may write the workspace,
+//           which is group-writable) but not its uid (so not its home); what it creates is handed
+//           back to the agent when the call ends, and nothing it starts outlives the call
+//   mcp     stdio MCP servers, whose environment carries the tenant's secrets
+// The numbers come from the host (executor.json); the image only names the defaults.
+
+export const DEFAULT_IDENTITIES = {
+  agent: { uid: 100000, gid: 100000, home: "/home/agent" },
+  editor: { uid: 100003, gid: 100000, home: "/nonexistent" },
+  mcp: { uid: 100002, gid: 100000, home: "/tmp" },
+  readers: { base: 100010, count: 16, gid: 100001, home: "/nonexistent" },
+};
+
+/** Validates the host's identity table; any field missing falls back to the default. */
+export function identitiesFrom(config) {
+  const ids = structuredClone(DEFAULT_IDENTITIES);
+  const table = config?.identities ?? {};
+  for (const name of ["agent", "editor", "mcp"]) {
+    const t = table[name];
+    if (t && isUid(t.uid) && isUid(t.gid)) Object.assign(ids[name], { uid: t.uid, gid: t.gid });
+  }
+  const r = table.readers;
+  if (r && isUid(r.base) && isUid(r.gid) && Number.isInteger(r.count) && r.count >= 1 && r.count <= 256) {
+    Object.assign(ids.readers, { base: r.base, count: r.count, gid: r.gid });
+  }
+  return ids;
+}
+
+function isUid(n) {
+  // Never root, never the nobody/overflow ids.
+  return Number.isInteger(n) && n >= 1000 && n < 65534 * 65536 && n !== 65534;
+}
+
+/** Hands out reader uids, one per running read-only call; waits when all are taken. */
+export class ReaderPool {
+  constructor(readers) {
+    this.readers = readers;
+    this.free = Array.from({ length: readers.count }, (_, i) => readers.base + i);
+    this.waiting = [];
+  }
+
+  async lease() {
+    const uid = this.free.shift();
+    if (uid !== undefined) return uid;
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  release(uid) {
+    const next = this.waiting.shift();
+    if (next) next(uid);
+    else this.free.push(uid);
+  }
+}

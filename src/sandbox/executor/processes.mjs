@@ -1,0 +1,99 @@
+// Finding and ending every process of one uid. A call's processes may leave its process group
+// (setsid, double fork, nohup): the uid is what they cannot leave, so that is what we kill by.
+import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+
+/** pid → short command line of every live process whose real uid is `uid`. */
+export function processesOf(uid) {
+  const found = new Map();
+  let entries;
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return found;
+  }
+  for (const name of entries) {
+    const c = name.charCodeAt(0);
+    if (c < 48 || c > 57) continue;
+    try {
+      const status = readFileSync(`/proc/${name}/status`, "latin1");
+      const m = /\nUid:\s+(\d+)/.exec(status);
+      // Zombies hold nothing and are reaped by init; they are not "still running".
+      if (!m || Number(m[1]) !== uid || /\nState:\s+Z/.test(status)) continue;
+      const cmd = readFileSync(`/proc/${name}/cmdline`, "latin1").replaceAll("\0", " ").trim();
+      found.set(Number(name), cmd.slice(0, 200));
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  return found;
+}
+
+/**
+ * SIGKILLs every process of `uid`. `kill -9 -1` run *as that uid* signals all of them at once
+ * while the kernel holds the task list, so a fork loop cannot outrun it. When no process can be
+ * started (the pids limit is reached) the executor, which holds CAP_KILL, kills pid by pid until
+ * none is left. Resolves with how many processes there were.
+ */
+export async function killUid(uid, gid) {
+  let seen = 0;
+  for (let pass = 0; pass < 50; pass++) {
+    const left = processesOf(uid);
+    if (left.size === 0) return seen;
+    seen = Math.max(seen, left.size);
+    const started = pass < 3 && (await killAllAs(uid, gid));
+    if (started) continue;
+    for (const pid of left.keys()) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {}
+    }
+  }
+  return seen;
+}
+
+/** Runs `kill -9 -1` as `uid`; false when it could not be started. */
+function killAllAs(uid, gid) {
+  return new Promise((resolve) => {
+    let killer;
+    try {
+      killer = spawn("/bin/bash", ["-c", "kill -9 -1"], { uid, gid, stdio: "ignore", env: {} });
+    } catch {
+      resolve(false);
+      return;
+    }
+    killer.once("error", () => resolve(false));
+    killer.once("exit", () => resolve(true));
+  });
+}
+
+/**
+ * Gives the agent what an editor call created in the workspace (the editor writes through the
+ * agent's group, so the files are already the agent's to write, but not to chmod). Runs as the
+ * executor (CAP_CHOWN); -xdev keeps it inside the workspace's filesystem, -h off symlinks' targets.
+ */
+export function handBack(editor, agent) {
+  return new Promise((resolve) => {
+    const args = [
+      "/workspace",
+      "-xdev",
+      "-uid",
+      String(editor.uid),
+      "-exec",
+      "chown",
+      "-h",
+      `${agent.uid}:${agent.gid}`,
+      "{}",
+      "+",
+    ];
+    let find;
+    try {
+      find = spawn("find", args, { stdio: "ignore", env: { PATH: "/usr/bin:/bin" } });
+    } catch {
+      resolve();
+      return;
+    }
+    find.once("error", () => resolve());
+    find.once("exit", () => resolve());
+  });
+}

@@ -1,0 +1,131 @@
+/**
+ * A call's side effect happens once. The API and the worker run as separate processes; the
+ * worker is SIGKILLed with calls in flight, or a session's container is killed under a call:
+ * every counter has at most one line, and every job's final state agrees with its counter.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import Dockerode from "dockerode";
+import { expect, it } from "vitest";
+import { LABEL_SESSION } from "../../src/sandbox/container-spec.js";
+import { apiWithChildWorkers } from "../support/child-workers.js";
+import { seedTenant, waitUntilSettled } from "../support/harness.js";
+
+const docker = new Dockerode();
+const fx = apiWithChildWorkers();
+let inProcess: Promise<unknown> | undefined;
+/** One in-process worker for the rest of the file (after the child worker is gone). */
+const inProcessWorker = () => (inProcess ??= fx.h.start("worker"));
+
+const spawnWorker = () => fx.spawnWorker();
+
+/** The lines of a file in a session's workspace, read on the host (no call, so no side effect). */
+function linesOf(sid: string, name: string): string[] {
+  const path = join(fx.h.config.DATA_DIR, "sb", "workspaces", sid, name);
+  if (!existsSync(path)) return [];
+  return readFileSync(path, "utf8").split("\n").filter(Boolean);
+}
+
+async function jobStatus(key: string, id: string): Promise<string> {
+  return (await fx.h.call("GET", `/v1/jobs/${id}`, { key })).body.job.status;
+}
+
+async function untilRunning(key: string, ids: string[], atLeast: number): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    const s = await Promise.all(ids.map((id) => jobStatus(key, id)));
+    if (s.filter((x) => x === "running").length >= atLeast) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("the calls never ran");
+}
+
+it("kill -9 of the worker with calls in flight: the next worker re-attaches, nothing runs twice", async () => {
+  const t = await seedTenant(fx.h.call, "once");
+  await fx.h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, {
+    key: t.adminKey,
+    body: { allow: ["Bash"], deny: [], ask: [] },
+  });
+  const sessions: string[] = [];
+  for (let i = 0; i < 10; i++) {
+    sessions.push((await fx.h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id);
+  }
+  const child = spawnWorker();
+  // Two calls per session: the first in flight when the worker dies, the second still queued.
+  const jobs: { sid: string; id: string; n: number }[] = [];
+  for (const n of [0, 1]) {
+    for (const sid of sessions) {
+      const r = await fx.h.call("POST", `/v1/sessions/${sid}/calls`, {
+        key: t.agentKey,
+        body: {
+          tool: "Bash",
+          input: { command: `echo x >> /workspace/counter-${n}; sleep 2; echo done-${n}` },
+        },
+      });
+      expect(r.status, JSON.stringify(r.body)).toBe(202);
+      jobs.push({ sid, id: r.body.job.id, n });
+    }
+  }
+  await untilRunning(
+    t.agentKey,
+    jobs.map((j) => j.id),
+    4,
+  );
+  child.kill("SIGKILL");
+  await new Promise((r) => child.once("exit", r));
+
+  await inProcessWorker();
+  const final = await waitUntilSettled(() => Promise.all(jobs.map((j) => jobStatus(t.agentKey, j.id))));
+  for (const [i, j] of jobs.entries()) {
+    const lines = linesOf(j.sid, `counter-${j.n}`);
+    expect(lines.length, `${j.id} ran ${lines.length} times`).toBeLessThanOrEqual(1);
+    // The container never died, so nothing is unknowable: every call succeeded, exactly once.
+    expect(final[i]).toBe("succeeded");
+    expect(lines).toEqual(["x"]);
+  }
+  // The re-attached calls say which workers took them.
+  const views = await Promise.all(
+    jobs.map(async (j) => (await fx.h.call("GET", `/v1/jobs/${j.id}`, { key: t.agentKey })).body.job),
+  );
+  const taken = views.filter((v) => v.attempts.length > 1);
+  expect(taken.length).toBeGreaterThanOrEqual(4);
+  for (const v of taken) {
+    expect(v.attempts[0].outcome).toBe("worker lost");
+    // Where the dead worker had reached the sandbox, the next one used the same executor.
+    if (v.attempts[0].sandbox) expect(v.attempts[1].sandbox).toBe(v.attempts[0].sandbox);
+    expect(v.result.content[0].text).toMatch(/done-/);
+  }
+}, 240_000);
+
+it("the container killed under a call: the call ends interrupted and is not run again", async () => {
+  const t = await seedTenant(fx.h.call, "killed");
+  await fx.h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, {
+    key: t.adminKey,
+    body: { allow: ["Bash"], deny: [], ask: [] },
+  });
+  await inProcessWorker();
+  const sid = (await fx.h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id;
+  const r = await fx.h.call("POST", `/v1/sessions/${sid}/calls`, {
+    key: t.agentKey,
+    body: { tool: "Bash", input: { command: "echo x >> /workspace/counter; sleep 30" } },
+  });
+  const id = r.body.job.id as string;
+  await untilRunning(t.agentKey, [id], 1);
+  for (let i = 0; i < 200 && linesOf(sid, "counter").length === 0; i++)
+    await new Promise((res) => setTimeout(res, 50));
+  const [container] = await docker.listContainers({ filters: { label: [`${LABEL_SESSION}=${sid}`] } });
+  await docker.getContainer(container!.Id).kill();
+
+  const [status] = await waitUntilSettled(async () => [await jobStatus(t.agentKey, id)]);
+  expect(status).toBe("interrupted");
+  const job = (await fx.h.call("GET", `/v1/jobs/${id}`, { key: t.agentKey })).body.job;
+  expect(job.result.content[0].text).toMatch(/may have partly run/);
+  expect(job.attempts.length).toBe(2);
+  expect(job.attempts[1].sandbox).not.toBe(job.attempts[0].sandbox);
+  expect(linesOf(sid, "counter")).toEqual(["x"]);
+  // The session goes on in a fresh container on the same workspace.
+  const next = await fx.h.call("POST", `/v1/sessions/${sid}/calls?wait=30`, {
+    key: t.agentKey,
+    body: { tool: "Bash", input: { command: "cat /workspace/counter" } },
+  });
+  expect(next.body.job.status).toBe("succeeded");
+}, 240_000);

@@ -1,0 +1,125 @@
+/**
+ * Read-only and accept_edits hold by construction, not by analysis. The service runs with a Bash
+ * tool whose analysis is forced (the test-only path: a permission face that calls every command
+ * read-only, or every command an accept_edits file command), so a command the real analyser would
+ * never pass reaches the sandbox. The kernel must still refuse what the decision did not grant.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PermissionSubject } from "../../src/permission/types.js";
+import { DEFAULT_UID_BASE, identitiesFrom } from "../../src/sandbox/sandbox.js";
+import { toolRegistry } from "../../src/service/deps.js";
+import { createBuiltinTools } from "../../src/toolkit/builtins.js";
+import { createTaskTools } from "../../src/toolkit/tasks/task-tools.js";
+import { BashTool } from "../../src/toolkit/tools/bash.js";
+import { type Harness, seedTenant, startHarness } from "../support/harness.js";
+
+/** A Bash permission face that allows everything for the given reason. */
+function forced(as: "read-only" | "accept-edits"): PermissionSubject {
+  return {
+    name: "Bash",
+    checkPermissions: () => ({
+      behavior: "allow",
+      message: as === "read-only" ? "forced read-only" : "forced accept edits",
+      reason: null,
+      bypassImmune: false,
+    }),
+    checkReadOnly: () => as === "read-only",
+    matchRule: () => false,
+    generateSuggestions: () => [],
+  };
+}
+
+async function harnessWith(as: "read-only" | "accept-edits"): Promise<Harness> {
+  const tools = [
+    ...createBuiltinTools().filter((t) => t.name !== "Bash"),
+    new BashTool({ permission: forced(as) }),
+  ];
+  return startHarness({ start: { tools: toolRegistry([...tools, ...createTaskTools()]) } });
+}
+
+describe.each(["read-only", "accept-edits"] as const)("a command forced through as %s", (as) => {
+  let h: Harness;
+  let bash: (command: string) => Promise<{ status: string; text: string; decision: Record<string, unknown> }>;
+
+  beforeAll(async () => {
+    h = await harnessWith(as);
+    const t = await seedTenant(h.call, `forced-${as}`);
+    const mode = as === "accept-edits" ? "accept_edits" : "default";
+    const sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: { mode } })).body.id;
+    // Set-up as the agent itself: files with the agent's usual modes, a git repository, a home file.
+    await h.service.deps.sandboxes.acquire({ sessionId: sid, tenantId: t.tenantId }).then((sb) =>
+      sb.exec({
+        argv: [
+          "bash",
+          "-c",
+          "git init -q /workspace && echo v1 > /workspace/kept.txt && echo safe > ~/.bashrc",
+        ],
+        timeoutMs: 30_000,
+        maxOutputBytes: 65536,
+      }),
+    );
+    bash = async (command) => {
+      const r = await h.call("POST", `/v1/sessions/${sid}/calls?wait=60`, {
+        key: t.agentKey,
+        body: { tool: "Bash", input: { command } },
+      });
+      const job = r.body.job;
+      return { status: job.status, text: job.result?.content?.[0]?.text ?? "", decision: job.decision };
+    };
+  });
+  afterAll(async () => h?.stop());
+
+  it("was decided as forced", async () => {
+    const r = await bash("true");
+    expect(r.status).toBe("succeeded");
+    if (as === "read-only") expect(r.decision.readOnly).toBe(true);
+    else expect(r.decision.readOnly).toBeUndefined();
+  });
+
+  it("cannot write the home or git's user configuration", async () => {
+    const r = await bash(
+      "echo evil >> ~/.bashrc; echo rc=$?; echo evil >> /home/agent/.bashrc; echo rc=$?; " +
+        "git config --global user.name evil; echo rc=$?",
+    );
+    expect(r.text).not.toMatch(/rc=0/);
+    expect((await bash("id -u >/dev/null; true")).status).toBe("succeeded");
+  });
+
+  if (as === "read-only") {
+    it("cannot write the workspace or the repository's configuration, but reads it", async () => {
+      const r = await bash(
+        "cat /workspace/kept.txt; touch /workspace/new 2>&1; echo rc=$?; echo x >> /workspace/kept.txt; echo rc=$?; " +
+          "git -C /workspace config core.fsmonitor 'touch /workspace/pwned'; echo rc=$?; mkdir /workspace/d; echo rc=$?",
+      );
+      expect(r.text).toMatch(/^v1$/m);
+      expect(r.text).toMatch(/Permission denied/);
+      expect(r.text).not.toMatch(/rc=0/);
+    });
+
+    it("leaves nothing running after the call", async () => {
+      await bash("setsid sleep 901 >/dev/null 2>&1 < /dev/null & nohup sleep 902 >/dev/null 2>&1 & echo bg");
+      const ps = await bash("ps -eo args | grep -c '^sleep 90[12]' || true");
+      expect(ps.text.trim().split("\n").pop()).toBe("0");
+    });
+  } else {
+    it("writes inside the working directory, and the agent owns what it made", async () => {
+      const r = await bash("mkdir -p /workspace/made && echo v2 > /workspace/made/f && echo ok");
+      expect(r.text).toMatch(/ok/);
+      const owner = await bash("stat -c %u /workspace/made /workspace/made/f; id -u");
+      // Made by the editor uid, handed back to the agent when the call ended.
+      const ids = identitiesFrom(DEFAULT_UID_BASE);
+      expect(owner.text.trim().split("\n")).toEqual([
+        String(ids.agent),
+        String(ids.agent),
+        String(ids.editor),
+      ]);
+    });
+
+    it("cannot write outside the working directories", async () => {
+      const r = await bash(
+        "cp /workspace/kept.txt /home/agent/.profile 2>&1; echo rc=$?; touch /etc/x 2>&1; echo rc=$?",
+      );
+      expect(r.text).not.toMatch(/rc=0/);
+    });
+  }
+});

@@ -1,0 +1,66 @@
+/**
+ * A Redis server of the test's own, on a free loopback port and without persistence, so that a
+ * test may kill it and start it again empty (the shared Redis is never touched).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { Redis } from "ioredis";
+
+export interface PrivateRedis {
+  url: string;
+  /** Kills the server (SIGKILL: its data is gone). */
+  kill(): Promise<void>;
+  /** Starts it again on the same port, empty. */
+  start(): Promise<void>;
+  /** Freezes it (SIGSTOP): connections stay open and nothing answers. `true` thaws it. */
+  freeze(frozen: boolean): void;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export async function startPrivateRedis(): Promise<PrivateRedis> {
+  const port = await freePort();
+  const url = `redis://127.0.0.1:${port}`;
+  let proc: ChildProcess | undefined;
+  const start = async () => {
+    proc = spawn(
+      "redis-server",
+      ["--bind", "127.0.0.1", "--port", String(port), "--save", "", "--appendonly", "no", "--dir", "/tmp"],
+      { stdio: "ignore" },
+    );
+    // Ready when it answers PING (bounded: 10 s).
+    for (let i = 0; i < 100; i++) {
+      const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      probe.on("error", () => {});
+      const ok = await probe.connect().then(
+        () => probe.ping().then(() => true),
+        () => false,
+      );
+      probe.disconnect();
+      if (ok) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`redis-server on port ${port} did not start`);
+  };
+  await start();
+  return {
+    url,
+    start,
+    freeze(frozen) {
+      proc?.kill(frozen ? "SIGSTOP" : "SIGCONT");
+    },
+    async kill() {
+      const p = proc;
+      if (!p || p.exitCode !== null || p.signalCode !== null) return;
+      const exited = new Promise((r) => p.once("exit", r));
+      p.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
