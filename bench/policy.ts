@@ -112,7 +112,8 @@ function row(name: string, m: Measure): Row {
 
 /** Runs the bench: warm-up, then interleaved passes of the floor and the full decision. */
 export async function run(args: string[]): Promise<void> {
-  const passes = Number(args[0] ?? 5) || 5;
+  // 20 passes: with 5, per-command medians still swing a few percent run to run (both sides).
+  const passes = Number(args[0] ?? 20) || 20;
   const commands = loadCorpus();
   const policy = bashPolicy();
   const decide = (command: string) => checkPermission(policy, { command }, CTX);

@@ -34,6 +34,7 @@ const READER_GIT_CONFIG = [
   ["core.askPass", "false"],
   ["credential.helper", ""],
   ["gpg.program", "false"],
+  ["log.showSignature", "false"],
   ["gpg.ssh.program", "false"],
   ["gpg.x509.program", "false"],
   ["safe.bareRepository", "explicit"],
