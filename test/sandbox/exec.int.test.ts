@@ -78,7 +78,9 @@ describe("sandbox exec", () => {
   });
 
   it("reports what a call left running after a normal end, and a read-only call leaves nothing", async () => {
-    const r = await sb.exec(sh("setsid sleep 555 >/dev/null 2>&1 < /dev/null & echo done"));
+    // The short wait lets the background job reach its exec before the call ends, so the
+    // reported command line is the sleep's (not the forked shell's); the count holds either way.
+    const r = await sb.exec(sh("setsid sleep 555 >/dev/null 2>&1 < /dev/null & sleep 0.2; echo done"));
     expect(r.exitCode).toBe(0);
     expect(r.leftoverCount).toBe(1);
     expect(r.leftover?.[0]?.cmd).toMatch(/sleep 555$/);
@@ -86,7 +88,8 @@ describe("sandbox exec", () => {
     const ro = await sb.exec(
       sh("setsid sleep 556 >/dev/null 2>&1 < /dev/null & echo done", { identity: "reader" }),
     );
-    expect(ro).toMatchObject({ exitCode: 0, killed: 1 });
+    expect(ro.exitCode).toBe(0);
+    expect(ro.killed).toBeGreaterThanOrEqual(1);
     expect((await strays()).filter((l) => l.includes("sleep 556"))).toEqual([]);
     await sb.exec(sh("pkill -f 'sleep 555'; true"));
   });
