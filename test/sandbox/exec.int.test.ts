@@ -47,17 +47,13 @@ describe("sandbox exec", () => {
   });
 
   it("kills the whole process group on timeout and keeps the partial output", async () => {
-    const started = Date.now();
     const r = await sb.exec(sh("echo before; sleep 1000 & sleep 1000", { timeoutMs: 2000 }));
-    expect(Date.now() - started).toBeLessThan(6000);
     expect(r).toMatchObject({ exitCode: null, stdout: "before\n", timedOut: true, cancelled: false });
     expect(await strays()).toEqual([]);
   });
 
   it("returns in bounded time even when a process escaped the group holding the pipes", async () => {
-    const started = Date.now();
     const r = await sb.exec(sh("echo x; setsid sleep 1000", { timeoutMs: 1000 }));
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(r.timedOut).toBe(true);
     expect(r.stdout).toBe("x\n");
     // It left the group, not the agent's uid: it is gone too.
@@ -97,9 +93,7 @@ describe("sandbox exec", () => {
   it("cancels on abort: the group is killed and the result says cancelled", async () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 300);
-    const started = Date.now();
     const r = await sb.exec(sh("echo go; sleep 1000", { signal: ac.signal }));
-    expect(Date.now() - started).toBeLessThan(4000);
     expect(r).toMatchObject({ exitCode: null, stdout: "go\n", cancelled: true, timedOut: false });
     expect(await strays()).toEqual([]);
   });
@@ -176,10 +170,15 @@ describe("sandbox exec", () => {
   });
 
   it("runs calls of one session concurrently", async () => {
-    const started = Date.now();
-    const rs = await Promise.all([1, 2, 3, 4].map((i) => sb.exec(sh(`sleep 1; echo ${i}`))));
-    expect(rs.map((r) => r.stdout)).toEqual(["1\n", "2\n", "3\n", "4\n"]);
-    expect(Date.now() - started).toBeLessThan(3000);
+    // Each call prints when it started and ended (the container's clock): they overlap when
+    // every start comes before the earliest end. No wall-clock bound on the host.
+    const rs = await Promise.all(
+      [1, 2, 3, 4].map((i) => sb.exec(sh(`date +%s%N; sleep 1; date +%s%N; echo ${i}`))),
+    );
+    expect(rs.map((r) => r.stdout.split("\n")[2])).toEqual(["1", "2", "3", "4"]);
+    const spans = rs.map((r) => r.stdout.split("\n").slice(0, 2).map(BigInt));
+    const [earliestEnd] = spans.map(([, end]) => end!).sort((a, b) => (a < b ? -1 : 1));
+    for (const [start] of spans) expect(start! < earliestEnd!).toBe(true);
   });
 
   it("reaps zombies through the init", async () => {

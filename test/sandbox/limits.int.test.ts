@@ -19,11 +19,12 @@ describe("sandbox resource limits", () => {
   it("stops a fork flood at the pids limit while another session still answers quickly", async () => {
     const flood = flooded.exec(sh("for i in $(seq 1 2000); do sleep 30 & done; wait", { timeoutMs: 6000 }));
     await new Promise((r) => setTimeout(r, 1500));
-    const started = Date.now();
-    const probe = await neighbour.exec(sh("echo alive"));
-    expect(probe.stdout).toBe("alive\n");
-    // Generous for loaded CI hosts; a starved or blocked neighbour would sit out the whole flood.
-    expect(Date.now() - started).toBeLessThan(2500);
+    // The neighbour answers while the flood still runs (it lasts until its 6 s timeout): a
+    // starved or blocked neighbour would lose this race. No wall clock is asserted.
+    const probe = neighbour.exec(sh("echo alive"));
+    const first = await Promise.race([probe.then(() => "neighbour"), flood.then(() => "flood")]);
+    expect(first).toBe("neighbour");
+    expect((await probe).stdout).toBe("alive\n");
 
     const r = await flood;
     expect(r.timedOut).toBe(true);

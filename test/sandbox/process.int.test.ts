@@ -76,9 +76,8 @@ describe("sandbox spawnProcess", () => {
   it("stopping the sandbox ends a running process (lost) without hanging the stop", async () => {
     const other = await t.provider.acquire({ sessionId: "ses_proc2", tenantId: "ten_a" });
     const proc = await other.spawnProcess!({ argv: ["sleep", "1000"], onOutput: () => {} });
-    const started = Date.now();
+    // A stop that waited on the process would run into the test's timeout.
     await t.provider.stop("ses_proc2");
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(await proc.exited).toEqual({ exitCode: null, signal: null, lost: true });
   });
 });

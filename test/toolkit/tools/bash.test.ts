@@ -51,9 +51,7 @@ describe("Bash (reference §11.8, Toolshed §16.4)", () => {
   it("on timeout kills the process group and returns the partial output with a note", async () => {
     t = makeContext();
     const command = "echo partial; (sleep 30; echo never) & sleep 30";
-    const started = Date.now();
     const r = await runTool(bash, { command, timeout: 500 }, t.ctx);
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(r.state).toBe("error");
     expect(r.text).toBe(
       `Command timed out after 500ms: ${command}\nThe command and its child processes were killed. Partial output:\n\nStdout:\npartial\n`,
