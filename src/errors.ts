@@ -114,6 +114,16 @@ export function asUnavailable(err: unknown): UnavailableError | undefined {
   return redisDown ? new UnavailableError("the queue (Redis) is unreachable; retry shortly") : undefined;
 }
 
+/**
+ * Recognises the sandbox's `SandboxUnavailableError` by name, so that the API answers 503
+ * SANDBOX_UNAVAILABLE without importing the sandbox. It stays a plain Error (not an AppError):
+ * the worker retries it, while an AppError ends a job.
+ */
+export function asSandboxUnavailable(err: unknown): AppError | undefined {
+  if (!(err instanceof Error) || err.name !== "SandboxUnavailableError") return undefined;
+  return new AppError("SANDBOX_UNAVAILABLE", err.message);
+}
+
 /** Formats a path of keys and indexes as `input.file_path` / `allow[2]`. */
 export function formatPath(path: readonly PropertyKey[]): string {
   let out = "";

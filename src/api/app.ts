@@ -70,7 +70,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
       },
     }),
   );
-  app.use("/v1/*", requireKey(deps.db));
+  app.use("/v1/*", requireKey(deps));
   app.use("/v1/*", jsonDepthLimit());
 
   // Revoking a key ends the streams it opened (SSE, MCP sessions).

@@ -4,6 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import {
   AppError,
+  asSandboxUnavailable,
   asUnavailable,
   ERROR_STATUS,
   type ErrorCode,
@@ -11,7 +12,6 @@ import {
   UnsupportedMediaTypeError,
 } from "../errors.js";
 import type { Logger } from "../log.js";
-import { SandboxUnavailableError } from "../sandbox/sandbox.js";
 
 export function problem(
   c: Context,
@@ -33,7 +33,8 @@ export function errorResponse(c: Context, err: unknown, logger: Logger): Respons
     const headers = known.retryAfterS ? { "retry-after": String(known.retryAfterS) } : undefined;
     return problem(c, known.code, known.message, known.details, headers);
   }
-  if (err instanceof SandboxUnavailableError) return problem(c, "SANDBOX_UNAVAILABLE", err.message);
+  const sandboxDown = asSandboxUnavailable(err);
+  if (sandboxDown) return problem(c, sandboxDown.code, sandboxDown.message);
   if (err instanceof HTTPException) {
     if (err.status === 413) return problem(c, "PAYLOAD_TOO_LARGE", "request body too large");
     if (err.status === 415) return errorResponse(c, new UnsupportedMediaTypeError(), logger);

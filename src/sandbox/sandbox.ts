@@ -120,7 +120,10 @@ export class SandboxFileError extends Error {
   }
 }
 
-/** The sandbox could not be reached or created (maps to 503 SANDBOX_UNAVAILABLE). */
+/**
+ * The sandbox could not be reached or created: the worker retries it; the API answers 503
+ * SANDBOX_UNAVAILABLE (`asSandboxUnavailable` in src/errors.ts matches this class's name).
+ */
 export class SandboxUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
