@@ -1,5 +1,5 @@
 /**
- * File rule matching (permission.md §10.11): `**` spans directories, `*` and `?` stay within a
+ * File rule matching (docs/permission.md#file-rule-matching): `**` spans directories, `*` and `?` stay within a
  * segment, `[...]`/`[!...]` are classes; a pattern without `/` matches the basename at any depth;
  * a relative pattern with `/` is anchored at the session cwd; paths are normalised first.
  */

@@ -21,7 +21,7 @@ export interface ToolRunContext {
   signal: AbortSignal;
   /**
    * True when the call was auto-allowed by ACCEPT_EDITS: the run-time path re-check must then
-   * also keep the resolved target inside the working directories (permission.md §10.12).
+   * also keep the resolved target inside the working directories (docs/permission.md#stricter-symlinks-are-checked-in-the-sandbox).
    */
   autoAllowedEdit: boolean;
   /**

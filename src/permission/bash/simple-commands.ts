@@ -1,5 +1,5 @@
 /**
- * Splitting a parsed command into simple commands (permission.md §10.2): `&& || ; | |& &` and
+ * Splitting a parsed command into simple commands (docs/permission.md#stricter-every-separator-splits): `&& || ; | |& &` and
  * newlines all separate; each simple command carries its resolved name, its words and the
  * redirects attached to it. Redirects on compound statements are kept apart as "loose".
  */
