@@ -1,6 +1,6 @@
 /**
- * Builders for the engine's decisions, with the reference's exact messages (docs/permission.md#decision-order),
- * including the DONT_ASK conversion of an ASK into a DENY.
+ * Builders for the engine's decisions, with the reference's exact messages
+ * (docs/permission.md#decision-order), including the DONT_ASK conversion of an ASK into a DENY.
  */
 import { formatRule } from "./rules.js";
 import type { PermissionDecision, PermissionRule, ToolInput } from "./types.js";

@@ -1,6 +1,6 @@
 /**
- * The permission engine (docs/permission.md#decision-order): deny rules, ask rules, the mode's read-only path,
- * the tool's own check, allow rules and the mode default, in that order. Never passthrough.
+ * The permission engine (docs/permission.md#decision-order): deny rules, ask rules, the mode's read-only
+ * path, the tool's own check, allow rules and the mode default, in that order. Never passthrough.
  */
 import { allowByRule, askByRule, byMode, convertAskToDeny, denyByRule } from "./decisions.js";
 import { firstMatchingRule, matchingAllowRule } from "./rule-match.js";

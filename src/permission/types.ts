@@ -83,8 +83,8 @@ export interface PermissionSubject {
   /** Does one rule's content match this call? `null`/"" content is handled by the engine. */
   matchRule(ruleContent: string, input: ToolInput, ctx: PermissionContext): boolean;
   /**
-   * Optional set-level allow matching (docs/permission.md#stricter-allow-rules-cover-every-command: Bash allows a compound command
-   * only when every simple command is covered). Returns the deciding rule or undefined.
+   * Optional set-level allow matching: Bash allows a compound command only when every simple command
+   * is covered (docs/permission.md#stricter-allow-rules-cover-every-command). Returns the deciding rule.
    */
   matchAllowRules?(
     rules: PermissionRule[],

@@ -1,6 +1,6 @@
 /**
- * The permission faces of `Write` and `Edit` (docs/permission.md#file-tools): a safety ASK on dangerous paths,
- * ALLOW inside the working directories in ACCEPT_EDITS, PASSTHROUGH otherwise.
+ * The permission faces of `Write` and `Edit` (docs/permission.md#file-tools): a safety ASK on dangerous
+ * paths, ALLOW inside the working directories in ACCEPT_EDITS, PASSTHROUGH otherwise.
  */
 import { matchFileGlob } from "./file-glob.js";
 import { fileDirSuggestions, stringField } from "./file-input.js";

@@ -1,6 +1,6 @@
 /**
- * FunctionTool (docs/toolkit.md#example-a-functiontool-with-a-logging-middleware): wraps a plain function with a zod input schema. Results are
- * normalised to chunks; the permission default is a non-immune ASK.
+ * FunctionTool (docs/toolkit.md#example-a-functiontool-with-a-logging-middleware): wraps a plain function
+ * with a zod input schema. Results are normalised to chunks; the permission default is a non-immune ASK.
  */
 import type { z } from "zod";
 import type { PermissionContext, ToolDecision, ToolInput } from "../permission/types.js";

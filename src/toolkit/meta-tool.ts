@@ -1,6 +1,6 @@
 /**
- * The meta tool `reset_tools` (docs/toolkit.md#groups-and-reset_tools): one boolean per non-basic group, the input is
- * the final state (it overwrites the active set), and the result carries the activated groups'
+ * The meta tool `reset_tools` (docs/toolkit.md#groups-and-reset_tools): one boolean per non-basic group, the
+ * input is the final state (it overwrites the active set), and the result carries the activated groups'
  * instructions. Toolshed validates the whole input before anything changes.
  */
 import { genericPolicy } from "../permission/generic.js";

@@ -1,6 +1,6 @@
 /**
- * The accumulated result of one tool call and the exact chunk-merge rules of docs/toolkit.md#results-and-chunks,
- * plus helpers that build chunks with fresh ids.
+ * The accumulated result of one tool call and the exact chunk-merge rules of
+ * docs/toolkit.md#results-and-chunks, plus helpers that build chunks with fresh ids.
  */
 import { randomUUID } from "node:crypto";
 import type { ContentBlock, DataBlock, TextBlock, ToolChunk, ToolResultState } from "./content.js";

@@ -104,7 +104,7 @@ export function buildSessionToolkit(input: SessionToolkitInput): SessionToolkit 
   };
 }
 
-/** The listing for a toolkit and active set, in the reference order (docs/toolkit.md#groups-and-reset_tools). */
+/** The listing for an active set, in the reference order (docs/toolkit.md#groups-and-reset_tools). */
 export function listSessionTools(toolkit: Toolkit, activeGroups: readonly string[]): SessionToolListing {
   return {
     tools: toolkit.getToolSchemas(activeGroups).map((s) => ({

@@ -1,6 +1,6 @@
 /**
- * The ToolBase contract (docs/toolkit.md#the-toolkit-as-a-library): attributes, the permission face, `call`, and
- * `invoke`, the framework entry point that runs the middleware chain and then `call`.
+ * The ToolBase contract (docs/toolkit.md#the-toolkit-as-a-library): attributes, the permission face, `call`,
+ * and `invoke`, the framework entry point that runs the middleware chain and then `call`.
  */
 import type {
   PermissionContext,

@@ -1,9 +1,9 @@
 /**
- * The Toolkit (docs/toolkit.md#the-toolkit-as-a-library): registers tools, MCP tool sets and skills in groups (`basic`
- * always active), adds `reset_tools` and the `Skill` viewer, lists what is available for a set
- * of active groups, and dispatches one call to a final ToolResponse, streaming every chunk
- * through `ctx.onChunk`. It holds no session state: active groups come with each call. Skill
- * sources that need I/O (directory paths, loaders) are awaited by `Toolkit.create`.
+ * The Toolkit (docs/toolkit.md#the-toolkit-as-a-library): registers tools, MCP tool sets and skills in groups
+ * (`basic` always active), adds `reset_tools` and the `Skill` viewer, lists what is available for a set of
+ * active groups, and dispatches one call to a final ToolResponse, streaming every chunk through
+ * `ctx.onChunk`. It holds no session state: active groups come with each call. Skill sources that need I/O
+ * (directory paths, loaders) are awaited by `Toolkit.create`.
  */
 import type { ToolInput } from "../permission/types.js";
 import type { ToolChunk } from "./content.js";

@@ -1,6 +1,7 @@
 /**
  * Validates a call's input against a tool's zod schema and words failures like the reference's
- * jsonschema messages (docs/toolkit.md#results-and-chunks: `'file_path' is a required property`, `... is greater than ...`).
+ * jsonschema messages (`'file_path' is a required property`, `... is greater than ...`; see
+ * docs/toolkit.md#results-and-chunks).
  */
 import type { z } from "zod";
 import type { ToolInput } from "../permission/types.js";

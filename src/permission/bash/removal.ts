@@ -1,6 +1,6 @@
 /**
- * Dangerous removal (docs/permission.md#stricter-dangerous-removal): an `rm`/`rmdir` (found through wrappers and
- * paths) whose target is `/`, home, a direct child of `/`, or a glob directly at `/` or home.
+ * Dangerous removal (docs/permission.md#stricter-dangerous-removal): an `rm`/`rmdir` (found through wrappers
+ * and paths) whose target is `/`, home, a direct child of `/`, or a glob directly at `/` or home.
  */
 import { posix } from "node:path";
 import { normalizePath } from "../paths.js";

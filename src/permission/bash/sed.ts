@@ -1,6 +1,7 @@
 /**
- * sed constraints (docs/permission.md#stricter-sed-is-read-per-command), per sed simple command: only substitutions and
- * `-n` line prints, no w/e commands, and `-i` never on a dangerous file (the dangerous-path test).
+ * sed constraints (docs/permission.md#stricter-sed-is-read-per-command), per sed simple command: only
+ * substitutions and `-n` line prints, no w/e commands, and `-i` never on a dangerous file (the dangerous-path
+ * test).
  */
 import { type DangerousLists, isDangerousPath } from "../paths.js";
 import type { SedCall } from "./command-memo.js";

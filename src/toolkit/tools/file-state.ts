@@ -1,7 +1,7 @@
 /**
- * Read-before-write bookkeeping (docs/permission.md#fixed-file-tools-keep-their-state): cache entries keyed by
- * the sandbox's real path and valid only while the sandbox still shows the same mtime *and*
- * content hash; Write and Edit refresh the entry with what they wrote.
+ * Read-before-write bookkeeping (docs/permission.md#fixed-file-tools-keep-their-state): cache entries keyed
+ * by the sandbox's real path and valid only while the sandbox still shows the same mtime *and* content hash;
+ * Write and Edit refresh the entry with what they wrote.
  */
 import { createHash } from "node:crypto";
 import type { ReadFileResult } from "../../sandbox/sandbox.js";

@@ -50,7 +50,8 @@ describe("checkReadOnly: strict", () => {
     "ls 2>/dev/null",
     "ls > /dev/null 2>&1",
     "cat < input.txt",
-    // Stricter than the reference (docs/permission.md#deliberate-changes-to-the-reference-behaviour): only allowlisted prefixes (was `FOO=bar ls`).
+    // Stricter than the reference (docs/permission.md#deliberate-changes-to-the-reference-behaviour): only
+    // allowlisted prefixes (was `FOO=bar ls`).
     "LC_ALL=C ls",
     "ls\npwd",
     "cat f | grep x | wc -l",
