@@ -31,7 +31,7 @@ describe("builtinSubjects", () => {
 describe("runPolicyCheck over the built-in tools", () => {
   const subjects = builtinSubjects();
 
-  it("answers the api.md example exactly", () => {
+  it("answers the policy-check example of docs/api.md exactly", () => {
     const answer = runPolicyCheck(
       {
         tool: "Bash",
