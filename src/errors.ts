@@ -1,5 +1,5 @@
 /**
- * The closed list of error codes (api.md) with their HTTP statuses, and the error classes the
+ * The closed list of error codes (docs/api.md#errors) with their HTTP statuses, and the error classes the
  * service throws. `src/api/errors.ts` is the one place that turns them into responses.
  */
 

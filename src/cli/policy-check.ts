@@ -1,6 +1,6 @@
 /**
  * `toolshed policy check`: JSON Lines on stdin, one answer line per input line, in order
- * (api.md "Policy check"). Imports only the pure permission package so it starts fast.
+ * (docs/api.md#policy-check). Imports only the pure permission package so it starts fast.
  */
 import { createInterface } from "node:readline";
 import { runPolicyCheck } from "../permission/policy-check.js";

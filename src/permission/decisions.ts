@@ -1,6 +1,6 @@
 /**
- * Builders for the engine's decisions, with the reference's exact messages (permission.md §2),
- * including the DONT_ASK conversion of an ASK into a DENY (§2.4).
+ * Builders for the engine's decisions, with the reference's exact messages
+ * (docs/permission.md#decision-order), including the DONT_ASK conversion of an ASK into a DENY.
  */
 import { formatRule } from "./rules.js";
 import type { PermissionDecision, PermissionRule, ToolInput } from "./types.js";
@@ -10,7 +10,7 @@ function show(value: string | null): string {
   return value ?? "None";
 }
 
-/** The DENY a deny rule produces (§2.1 step 1). */
+/** The DENY a deny rule produces (decision order, step 1). */
 export function denyByRule(tool: string, rule: PermissionRule): PermissionDecision {
   return {
     behavior: "deny",
@@ -23,7 +23,7 @@ export function denyByRule(tool: string, rule: PermissionRule): PermissionDecisi
   };
 }
 
-/** The ASK an ask rule produces (§2.1 step 2). */
+/** The ASK an ask rule produces (decision order, step 2). */
 export function askByRule(tool: string, rule: PermissionRule, suggestions: string[]): PermissionDecision {
   return {
     behavior: "ask",
@@ -36,7 +36,7 @@ export function askByRule(tool: string, rule: PermissionRule, suggestions: strin
   };
 }
 
-/** The ALLOW an allow rule produces (§2.1 step 4): the only decision carrying updatedInput. */
+/** The ALLOW an allow rule produces (decision order, step 4): the only decision carrying updatedInput. */
 export function allowByRule(tool: string, rule: PermissionRule, input: ToolInput): PermissionDecision {
   return {
     behavior: "allow",
@@ -60,7 +60,7 @@ export function byMode(
   return { behavior, message, reason, bypassImmune: false, suggestions, decidedBy: "mode" };
 }
 
-/** §2.4 conversion: an ASK becomes a DENY in DONT_ASK, keeping its suggestions and original reason. */
+/** DONT_ASK conversion: an ASK becomes a DENY in DONT_ASK, keeping its suggestions and original reason. */
 export function convertAskToDeny(tool: string, ask: PermissionDecision): PermissionDecision {
   // Object.assign, not a spread with overrides: same result, without V8's slow path for it.
   return Object.assign({}, ask, {

@@ -1,6 +1,6 @@
 /**
- * The permission engine (permission.md §2): deny rules, ask rules, the mode's read-only path,
- * the tool's own check, allow rules and the mode default, in that order. Never passthrough.
+ * The permission engine (docs/permission.md#decision-order): deny rules, ask rules, the mode's read-only
+ * path, the tool's own check, allow rules and the mode default, in that order. Never passthrough.
  */
 import { allowByRule, askByRule, byMode, convertAskToDeny, denyByRule } from "./decisions.js";
 import { firstMatchingRule, matchingAllowRule } from "./rule-match.js";
@@ -54,7 +54,7 @@ function byTool(
   return Object.assign({}, own, { behavior, suggestions, decidedBy: "tool" as const });
 }
 
-/** Decides whether one call of `subject` with `input` may run under `ctx` (§2.1–§2.7). */
+/** Decides whether one call of `subject` with `input` may run under `ctx`. */
 export function checkPermission(
   subject: PermissionSubject,
   input: ToolInput,
@@ -97,7 +97,7 @@ export function checkPermission(
   if (own.behavior === "allow" || own.behavior === "deny") {
     return byTool(own, own.behavior, null);
   }
-  // A non-immune ASK is PASSTHROUGH in every mode (§2.6); BYPASS ignores even a safety ASK.
+  // A non-immune ASK is PASSTHROUGH in every mode; BYPASS ignores even a safety ASK.
   if (own.behavior === "ask" && own.bypassImmune && mode !== "bypass") {
     const decision = byTool(own, "ask", suggest(subject, input, ctx));
     return mode === "dont_ask" ? convertAskToDeny(tool, decision) : decision;

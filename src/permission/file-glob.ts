@@ -1,7 +1,7 @@
 /**
- * File rule matching (permission.md §10.11): `**` spans directories, `*` and `?` stay within a
- * segment, `[...]`/`[!...]` are classes; a pattern without `/` matches the basename at any depth;
- * a relative pattern with `/` is anchored at the session cwd; paths are normalised first.
+ * File rule matching (docs/permission.md#file-rule-matching): `**` spans directories, `*` and `?` stay within
+ * a segment, `[...]`/`[!...]` are classes; a pattern without `/` matches the basename at any depth; a
+ * relative pattern with `/` is anchored at the session cwd; paths are normalised first.
  */
 import * as posix from "node:path/posix";
 import { expandHome, normalizePath } from "./paths.js";

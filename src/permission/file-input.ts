@@ -1,6 +1,6 @@
 /**
- * Shared pieces of the file tools' permission faces (permission.md §6): reading path fields from
- * the input and building the directory-level suggestions of §6.2.
+ * Shared pieces of the file tools' permission faces (docs/permission.md#file-tools): reading path fields from
+ * the input and building the directory-level suggestions (docs/permission.md#file-tool-suggestions).
  */
 import { normalizePath } from "./paths.js";
 import type { PermissionContext, PermissionRule, ToolInput } from "./types.js";
@@ -22,15 +22,15 @@ function suggestedRule(toolName: string, dir: string): PermissionRule {
   return { toolName, ruleContent: content, behavior: "allow", source: "suggested" };
 }
 
-/** §6.2 Read/Write/Edit: `<Tool>(<dirname(p)>/**)`, `<Tool>(**)` for a bare name, `[]` for no path. */
+/** Read/Write/Edit suggestion: `<Tool>(<dirname(p)>/**)`, `<Tool>(**)` for a bare name, `[]` for no path. */
 export function fileDirSuggestions(toolName: string, filePath: string): PermissionRule[] {
   if (filePath === "") return [];
   return [suggestedRule(toolName, pythonDirname(filePath))];
 }
 
 /**
- * §6.2 Glob/Grep: `<Tool>(<abspath(path or cwd)>/**)`. Home is expanded too, so the suggestion
- * matches the call under §10.11 normalisation.
+ * Glob/Grep suggestion: `<Tool>(<abspath(path or cwd)>/**)`. Home is expanded too, so the suggestion
+ * matches the call under file-rule normalisation.
  */
 export function searchDirSuggestions(
   toolName: string,

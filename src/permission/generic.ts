@@ -1,6 +1,6 @@
 /**
  * The default permission face for every tool that is not a built-in file tool or Bash
- * (reference notes §2.2–§2.3): tool-level suggestions, content rules never match.
+ * (docs/permission.md#other-tools): tool-level suggestions, content rules never match.
  */
 import type { PermissionSubject, ToolDecision } from "./types.js";
 

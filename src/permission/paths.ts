@@ -1,5 +1,5 @@
 /**
- * Lexical path policy (permission.md §3, §4, §10.12): home expansion, normalisation, the
+ * Lexical path policy (docs/permission.md#paths-and-working-directories): home expansion, normalisation, the
  * dangerous-file/-directory test and working-directory containment. Pure: no filesystem access.
  */
 import * as posix from "node:path/posix";
@@ -11,7 +11,7 @@ export interface DangerousLists {
   directories: readonly string[];
 }
 
-/** The reference's default dangerous file names (§4), compared with the basename. */
+/** The reference's default dangerous file names, compared with the basename. */
 export const DEFAULT_DANGEROUS_FILES: readonly string[] = [
   ".gitconfig",
   ".gitmodules",
@@ -37,7 +37,7 @@ export const DEFAULT_DANGEROUS_FILES: readonly string[] = [
   ".env.production.local",
 ];
 
-/** The reference's default dangerous directory names (§4), compared with every path segment. */
+/** The reference's default dangerous directory names, compared with every path segment. */
 export const DEFAULT_DANGEROUS_DIRECTORIES: readonly string[] = [".git", ".vscode", ".idea", ".ssh"];
 
 /** Both default lists together. */
@@ -115,9 +115,9 @@ function containsRun(hay: string[], needle: string[], atEnd: boolean, same: Segm
 }
 
 /**
- * §4: the basename equals a dangerous file name, or any segment equals a dangerous directory
+ * The basename equals a dangerous file name, or any segment equals a dangerous directory
  * (both case-insensitive). Multi-segment entries (`.ssh/config`) match as a run of segments,
- * so tenant additions like `config/secrets.yml` work; the defaults behave exactly as §4.
+ * so tenant additions like `config/secrets.yml` work; the defaults behave exactly as the reference's.
  */
 export function isDangerousPath(p: string, cwd: string, home: string, lists: DangerousLists): boolean {
   const segments = segmentsOf(normalizePath(p, cwd, home));
@@ -234,7 +234,7 @@ function splitLists(lists: DangerousLists): SplitLists {
   return split;
 }
 
-/** §3 + §10.12: inside cwd or any working directory (equal or below); `/` contains every path; lexical. */
+/** Inside cwd or any working directory (equal or below); `/` contains every path; lexical. */
 export function isInWorkingDirectory(
   p: string,
   ctx: Pick<PermissionContext, "cwd" | "home" | "workingDirectories">,

@@ -1,5 +1,5 @@
 /**
- * The policy check (api.md "Policy check"): validate one request, run the engine and the tool's
+ * The policy check (docs/api.md#policy-check): validate one request, run the engine and the tool's
  * own pieces over it, and answer with everything an admin needs to debug a rule set. Pure.
  */
 import { z } from "zod";
@@ -32,7 +32,7 @@ export const PolicyCheckRequest = z.strictObject({
 /** The parsed request, defaults applied. */
 export type PolicyCheckRequest = z.infer<typeof PolicyCheckRequest>;
 
-/** The answer to a valid request (api.md). */
+/** The answer to a valid request. */
 export interface PolicyCheckAnswer {
   behavior: "allow" | "deny" | "ask";
   bypassImmune: boolean;

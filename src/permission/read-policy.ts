@@ -1,6 +1,6 @@
 /**
- * The permission face of `Read` (permission.md §6): read-only, always PASSTHROUGH, no
- * dangerous-path check (§10.14: tenants add deny rules such as `Read(**\/.env)`).
+ * The permission face of `Read` (docs/permission.md#file-tools): read-only, always PASSTHROUGH, no
+ * dangerous-path check (on purpose: tenants add deny rules such as `Read(**\/.env)`).
  */
 
 import { matchFileGlob } from "./file-glob.js";

@@ -1,5 +1,5 @@
 /**
- * Rule lookup for one call (permission.md §1.4–§1.5, §10.10): rules apply by exact tool name,
+ * Rule lookup for one call (docs/permission.md#rule-lookup): rules apply by exact tool name,
  * in insertion order; a null or empty content matches every call before the tool is asked.
  */
 import type { PermissionContext, PermissionRule, PermissionSubject, ToolInput } from "./types.js";

@@ -1,6 +1,6 @@
 /**
- * Rule strings (permission.md §10.1): `Tool`, `Tool()` and `Tool(content)`, where content is
- * everything between the first `(` and the last `)`.
+ * Rule strings (docs/permission.md#stricter-rule-strings-are-validated): `Tool`, `Tool()` and
+ * `Tool(content)`, where content is everything between the first `(` and the last `)`.
  */
 import type { PermissionRule, RuleSet } from "./types.js";
 

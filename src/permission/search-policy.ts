@@ -1,6 +1,6 @@
 /**
- * The permission faces of `Glob` and `Grep` (permission.md §6): read-only, always PASSTHROUGH,
- * matched on their search directory with §10.11 glob semantics.
+ * The permission faces of `Glob` and `Grep` (docs/permission.md#file-tools): read-only, always PASSTHROUGH,
+ * matched on their search directory with the file-rule glob semantics.
  */
 import * as posix from "node:path/posix";
 import { matchFileGlob } from "./file-glob.js";

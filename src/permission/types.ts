@@ -1,5 +1,5 @@
 /**
- * The vocabulary of the permission system (permission.md §1), shared by the engine, the
+ * The vocabulary of the permission system (docs/permission.md#vocabulary), shared by the engine, the
  * built-in tools' checks and every caller. Pure data: no I/O, no clock.
  */
 
@@ -47,7 +47,7 @@ export interface PermissionDecision {
   /** Rule strings; null where the reference leaves suggested_rules null. */
   suggestions: string[] | null;
   decidedBy: DecidedBy;
-  /** Set only when an allow rule matched: the input, unchanged (reference §1.3). */
+  /** Set only when an allow rule matched: the input, unchanged. */
   updatedInput?: Record<string, unknown>;
 }
 
@@ -65,7 +65,7 @@ export interface PermissionContext {
   mode: PermissionMode;
   cwd: string;
   home: string;
-  /** Extra working directories; `cwd` is always one as well (permission.md §3). */
+  /** Extra working directories; `cwd` is always one as well. */
   workingDirectories: string[];
   rules: RuleSet;
 }
@@ -83,8 +83,8 @@ export interface PermissionSubject {
   /** Does one rule's content match this call? `null`/"" content is handled by the engine. */
   matchRule(ruleContent: string, input: ToolInput, ctx: PermissionContext): boolean;
   /**
-   * Optional set-level allow matching (permission.md §10.10: Bash allows a compound command
-   * only when every simple command is covered). Returns the deciding rule or undefined.
+   * Optional set-level allow matching: Bash allows a compound command only when every simple command
+   * is covered (docs/permission.md#stricter-allow-rules-cover-every-command). Returns the deciding rule.
    */
   matchAllowRules?(
     rules: PermissionRule[],

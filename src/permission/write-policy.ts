@@ -1,6 +1,6 @@
 /**
- * The permission faces of `Write` and `Edit` (permission.md §6): a safety ASK on dangerous paths,
- * ALLOW inside the working directories in ACCEPT_EDITS, PASSTHROUGH otherwise.
+ * The permission faces of `Write` and `Edit` (docs/permission.md#file-tools): a safety ASK on dangerous
+ * paths, ALLOW inside the working directories in ACCEPT_EDITS, PASSTHROUGH otherwise.
  */
 import { matchFileGlob } from "./file-glob.js";
 import { fileDirSuggestions, stringField } from "./file-input.js";
@@ -12,7 +12,7 @@ import {
 } from "./paths.js";
 import type { PermissionSubject, ToolDecision } from "./types.js";
 
-/** Per-instance additions to the default dangerous lists (§4). */
+/** Per-instance additions to the default dangerous lists. */
 export interface FileEditPolicyOptions {
   additionalDangerousFiles?: readonly string[];
   additionalDangerousDirectories?: readonly string[];

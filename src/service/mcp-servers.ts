@@ -102,7 +102,7 @@ export function createMcpServer(
     secretsEnc: hasSecrets ? deps.secrets.seal(secrets, secretContext(tenantId, input.name)) : null,
     command: input.transport === "stdio" ? input.command : null,
     args: input.transport === "stdio" ? (input.args ?? []) : null,
-    // stdio must be stateful (reference §9.2): the process is the session.
+    // stdio must be stateful: the process is the session.
     stateful: input.transport === "stdio" ? true : (input.stateful ?? false),
     enableTools: input.enableTools ?? null,
     disableTools: input.disableTools ?? null,

@@ -6,7 +6,7 @@
  * runs (decide.ts). It resolves against the session's whole toolkit (built-ins, task tools,
  * external tools, group tools, `reset_tools`, `Skill`): an unknown name is still a 400 on `tool`;
  * a tool of an inactive group comes back as `{inactive: true, message}` and its call is recorded
- * `failed` at once with that message (`inactiveCall`), without validation or a decision (§16.1).
+ * `failed` at once with that message (`inactiveCall`), without validation or a decision.
  * `deps` needs `skillFiles` and `logger` besides `db` and `tools` (ServiceDeps has them).
  */
 import { eq } from "drizzle-orm";

@@ -107,7 +107,7 @@ export async function deleteSkill(deps: Deps, p: Principal, tenantId: string, na
   await deps.skillFiles.remove(tenantId, name);
 }
 
-/** A skill shares the namespace of the tenant's tools (§16.8): a clash is a 400 on SKILL.md. */
+/** A skill shares the namespace of the tenant's tools: a clash is a 400 on SKILL.md. */
 async function checkNameClash(deps: Deps, tenantId: string, name: string, description: string) {
   const builtins = deps.tools.list();
   const { config } = dropStaleMembers(

@@ -1,4 +1,4 @@
-/** Content blocks, chunks and the accumulated response (reference-notes.md §1). */
+/** Content blocks, chunks and the accumulated response (docs/toolkit.md#results-and-chunks). */
 
 export type ToolResultState = "success" | "error" | "interrupted" | "denied" | "running";
 

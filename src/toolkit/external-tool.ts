@@ -1,5 +1,5 @@
 /**
- * External tools (reference §10, tools.md "External tools"): declared by a tenant with a name,
+ * External tools (docs/toolkit.md#external-tools): declared by a tenant with a name,
  * description and JSON schema, never executed by Toolshed. The service parks their calls in
  * `awaiting_external` until the client posts the result.
  */

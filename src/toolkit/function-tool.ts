@@ -1,6 +1,6 @@
 /**
- * FunctionTool (reference §8): wraps a plain function with a zod input schema. Results are
- * normalised to chunks; the permission default is a non-immune ASK.
+ * FunctionTool (docs/toolkit.md#example-a-functiontool-with-a-logging-middleware): wraps a plain function
+ * with a zod input schema. Results are normalised to chunks; the permission default is a non-immune ASK.
  */
 import type { z } from "zod";
 import type { PermissionContext, ToolDecision, ToolInput } from "../permission/types.js";
@@ -98,7 +98,7 @@ function isChunk(v: unknown): v is ToolChunk {
   return typeof v === "object" && v !== null && "content" in v && "state" in v && "isLast" in v;
 }
 
-/** §8: a chunk passes through, a string becomes text, anything else its JSON (or String). */
+/** A chunk passes through, a string becomes text, anything else its JSON (or String). */
 function toChunk(value: unknown): ToolChunk {
   if (isChunk(value)) return value;
   if (typeof value === "string") return textChunk(value);

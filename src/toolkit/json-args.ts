@@ -1,7 +1,7 @@
 /**
- * Parsing the model's raw argument string (reference §4.4 step 3): plain JSON first, then a
+ * Parsing the model's raw argument string (docs/toolkit.md#results-and-chunks): plain JSON first, then a
  * small lenient repair (unterminated strings, missing closers, trailing commas), and the exact
- * `<system-reminder>` text when the result is still not an object (§4.5).
+ * `<system-reminder>` text when the result is still not an object.
  */
 import type { ToolInput } from "../permission/types.js";
 

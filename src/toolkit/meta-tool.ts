@@ -1,7 +1,7 @@
 /**
- * The meta tool `reset_tools` (reference §5.2): one boolean per non-basic group, the input is
- * the final state (it overwrites the active set), and the result carries the activated groups'
- * instructions. Toolshed §16.9: the whole input is validated before anything changes.
+ * The meta tool `reset_tools` (docs/toolkit.md#groups-and-reset_tools): one boolean per non-basic group, the
+ * input is the final state (it overwrites the active set), and the result carries the activated groups'
+ * instructions. Toolshed validates the whole input before anything changes.
  */
 import { genericPolicy } from "../permission/generic.js";
 import type { PermissionContext, PermissionSubject, ToolDecision, ToolInput } from "../permission/types.js";

@@ -1,7 +1,7 @@
 /**
- * The per-session read-before-write cache (reference-notes §11.5, §16.2–3). Durable: the
- * service implements it on SQLite; tests may use the in-memory one. Entries record what the
- * *sandbox* saw: mtime and a content hash read inside the container.
+ * The per-session read-before-write cache (docs/permission.md#fixed-file-tools-keep-their-state). Durable:
+ * the service implements it on SQLite; tests may use the in-memory one. Entries record what the *sandbox*
+ * saw: mtime and a content hash read inside the container.
  */
 
 export interface ReadCacheEntry {

@@ -1,6 +1,6 @@
 /**
- * The accumulated result of one tool call and the exact chunk-merge rules of reference §1.3,
- * plus helpers that build chunks with fresh ids.
+ * The accumulated result of one tool call and the exact chunk-merge rules of
+ * docs/toolkit.md#results-and-chunks, plus helpers that build chunks with fresh ids.
  */
 import { randomUUID } from "node:crypto";
 import type { ContentBlock, DataBlock, TextBlock, ToolChunk, ToolResultState } from "./content.js";
@@ -61,7 +61,7 @@ export function textChunk(
   return chunk([textBlock(text, opts.blockId)], opts);
 }
 
-/** Merges one chunk into the response in place (§1.3) and returns it. */
+/** Merges one chunk into the response in place and returns it. */
 export function appendChunk(response: ToolResponse, next: ToolChunk): ToolResponse {
   for (const block of next.content) mergeBlock(response, block);
   if (next.state === "error" || next.state === "interrupted" || next.state === "denied") {

@@ -20,8 +20,9 @@ export interface ToolRunContext {
   /** Aborted on cancel; tools must stop and return what they have. */
   signal: AbortSignal;
   /**
-   * True when the call was auto-allowed by ACCEPT_EDITS: the run-time path re-check must then
-   * also keep the resolved target inside the working directories (permission.md §10.12).
+   * True when the call was auto-allowed by ACCEPT_EDITS: the run-time path re-check must then also keep the
+   * resolved target inside the working directories
+   * (docs/permission.md#stricter-symlinks-are-checked-in-the-sandbox).
    */
   autoAllowedEdit: boolean;
   /**

@@ -1,6 +1,6 @@
 /**
  * JSON schemas shown to the model: zod → JSON Schema for tools declared with zod, and the
- * reference's title stripping for `getToolSchemas` (§4.3).
+ * reference's title stripping for `getToolSchemas`.
  */
 import { z } from "zod";
 import type { JsonSchemaObject } from "./tool-base.js";
@@ -33,7 +33,7 @@ function dropSafeIntegerBounds(node: unknown): void {
 
 /**
  * A deep copy without `title` keys at the top level, in each property, in `items`, in
- * `additionalProperties` and in each `$defs` entry; `anyOf`/`oneOf` branches keep theirs (§4.3).
+ * `additionalProperties` and in each `$defs` entry; `anyOf`/`oneOf` branches keep theirs.
  */
 export function stripTitles(schema: Record<string, unknown>): Record<string, unknown> {
   const copy = structuredClone(schema);

@@ -44,7 +44,7 @@ export interface SessionToolkitInput {
 /** What the model should see now. */
 export interface SessionToolListing {
   tools: { name: string; description: string; inputSchema: Record<string, unknown> }[];
-  /** The skills fragment (§6.5), or "" when no skill is visible. */
+  /** The skills fragment, or "" when no skill is visible. */
   systemPrompt: string;
 }
 
@@ -104,7 +104,7 @@ export function buildSessionToolkit(input: SessionToolkitInput): SessionToolkit 
   };
 }
 
-/** The listing for a toolkit and active set, in the reference order (§4.2–4.3, §6.5). */
+/** The listing for an active set, in the reference order (docs/toolkit.md#groups-and-reset_tools). */
 export function listSessionTools(toolkit: Toolkit, activeGroups: readonly string[]): SessionToolListing {
   return {
     tools: toolkit.getToolSchemas(activeGroups).map((s) => ({

@@ -1,6 +1,6 @@
 /**
- * The ToolBase contract (reference §2, tools.md): attributes, the permission face, `call`, and
- * `invoke`, the framework entry point that runs the middleware chain and then `call`.
+ * The ToolBase contract (docs/toolkit.md#the-toolkit-as-a-library): attributes, the permission face, `call`,
+ * and `invoke`, the framework entry point that runs the middleware chain and then `call`.
  */
 import type {
   PermissionContext,
@@ -81,7 +81,7 @@ export abstract class Tool implements ToolBase {
     return false;
   }
 
-  /** One tool-level allow rule (reference §2.2). */
+  /** One tool-level allow rule (docs/permission.md#other-tools). */
   generateSuggestions(_input: ToolInput, _ctx: PermissionContext): PermissionRule[] {
     return [{ toolName: this.name, ruleContent: null, behavior: "allow", source: "suggested" }];
   }

@@ -1,5 +1,5 @@
 /**
- * Tool groups (reference §5.1) and the registration checks of §4.1 and Toolshed §16.8: `basic`
+ * Tool groups and their registration checks (docs/toolkit.md#groups-and-reset_tools): `basic`
  * is reserved, group names are unique, descriptions are required, and any name collision
  * between tools, MCP tools, skills and the built-in meta tools is an error naming both.
  */
@@ -54,7 +54,7 @@ export function validateGroups(groups: readonly ToolGroup[]): void {
   }
 }
 
-/** §16.8: every tool and skill name is unique across all groups and the built-in tools. */
+/** Every tool and skill name is unique across all groups and the built-in tools. */
 export function validateNames(groups: readonly ToolGroup[], reserved: readonly string[]): void {
   const tools = new Map<string, string>();
   for (const group of groups) {

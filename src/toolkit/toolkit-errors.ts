@@ -1,11 +1,11 @@
-/** The texts and errors of toolkit-level dispatch (reference §4.4–4.5, Toolshed §16.1, §16.8). */
+/** The texts and errors of toolkit-level dispatch (docs/toolkit.md#results-and-chunks). */
 
 /** The model-facing text for a name that no group holds. */
 export function toolNotFoundText(name: string): string {
   return `ToolNotFoundError: The tool named '${name}' doesn't exist.`;
 }
 
-/** The model-facing text for a tool whose group is inactive (§16.1: at every level). */
+/** The model-facing text for a tool whose group is inactive, at every level. */
 export function toolGroupInactiveText(name: string, group: string): string {
   return `ToolGroupInactiveError: The tool '${name}' in group '${group}' is currently inactive. You should first activate the group by calling the 'reset_tools' tool.`;
 }
@@ -19,7 +19,7 @@ export function mcpErrorText(message: string): string {
   return `Error occurred when calling MCP tool: ${message}`;
 }
 
-/** A registration problem: bad group, duplicate group or colliding tool name (§16.8). */
+/** A registration problem: bad group, duplicate group or colliding tool name. */
 export class ToolkitConfigError extends Error {
   constructor(message: string) {
     super(message);

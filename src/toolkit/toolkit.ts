@@ -1,9 +1,9 @@
 /**
- * The Toolkit (reference §4): registers tools, MCP tool sets and skills in groups (`basic`
- * always active), adds `reset_tools` and the `Skill` viewer, lists what is available for a set
- * of active groups, and dispatches one call to a final ToolResponse, streaming every chunk
- * through `ctx.onChunk`. It holds no session state: active groups come with each call. Skill
- * sources that need I/O (directory paths, loaders) are awaited by `Toolkit.create`.
+ * The Toolkit (docs/toolkit.md#the-toolkit-as-a-library): registers tools, MCP tool sets and skills in groups
+ * (`basic` always active), adds `reset_tools` and the `Skill` viewer, lists what is available for a set of
+ * active groups, and dispatches one call to a final ToolResponse, streaming every chunk through
+ * `ctx.onChunk`. It holds no session state: active groups come with each call. Skill sources that need I/O
+ * (directory paths, loaders) are awaited by `Toolkit.create`.
  */
 import type { ToolInput } from "../permission/types.js";
 import type { ToolChunk } from "./content.js";
@@ -114,7 +114,7 @@ export class Toolkit {
     return this.groups.filter((g) => g.name === BASIC_GROUP || activeGroups.includes(g.name));
   }
 
-  /** The skills of `basic` and the active groups, by name, in group order (§6.3). */
+  /** The skills of `basic` and the active groups, by name, in group order. */
   visibleSkills(activeGroups: readonly string[] = []): Map<string, Skill> {
     const out = new Map<string, Skill>();
     for (const group of this.activeGroupObjects(activeGroups)) {
@@ -123,7 +123,7 @@ export class Toolkit {
     return out;
   }
 
-  /** The available tools in reference order (§4.2): `Skill`, `reset_tools`, then each active group. */
+  /** The available tools in reference order: `Skill`, `reset_tools`, then each active group. */
   availableTools(activeGroups: readonly string[] = []): Map<string, ToolBase> {
     const out = new Map<string, ToolBase>();
     if (this.viewer && this.visibleSkills(activeGroups).size > 0) out.set(this.viewer.name, this.viewer);
@@ -137,7 +137,7 @@ export class Toolkit {
     return out;
   }
 
-  /** The model-facing function schemas, titles stripped (§4.3). */
+  /** The model-facing function schemas, titles stripped. */
   getToolSchemas(activeGroups: readonly string[] = []): ToolSchema[] {
     return [...this.availableTools(activeGroups).values()].map((tool) => ({
       type: "function",
@@ -145,7 +145,7 @@ export class Toolkit {
     }));
   }
 
-  /** The skills fragment of the system prompt (§6.5), or null when no skill is visible. */
+  /** The skills fragment of the system prompt, or null when no skill is visible. */
   getSkillInstructions(activeGroups: readonly string[] = []): string | null {
     const skills = [...this.visibleSkills(activeGroups).values()];
     return skills.length ? this.skillInstructions(skills) : null;
@@ -164,7 +164,7 @@ export class Toolkit {
     return this.groups.find((g) => groupTools(g).some((t) => t.name === name));
   }
 
-  /** The tool a call may run now, or the text to answer (unknown tool, inactive group; §16.1). */
+  /** The tool a call may run now, or the text to answer (unknown tool, inactive group). */
   resolve(name: string, activeGroups: readonly string[] = []): ToolLookup {
     const tool = this.availableTools(activeGroups).get(name);
     if (tool) return { ok: true, tool };
@@ -174,7 +174,7 @@ export class Toolkit {
 
   /**
    * Runs one call to its final response (id = callId). Never throws for tool failures: unknown
-   * tools, bad JSON, invalid input and exceptions become error results (§4.4–4.5).
+   * tools, bad JSON, invalid input and exceptions become error results (docs/toolkit.md#results-and-chunks).
    */
   async callTool(
     name: string,

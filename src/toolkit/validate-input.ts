@@ -1,6 +1,7 @@
 /**
  * Validates a call's input against a tool's zod schema and words failures like the reference's
- * jsonschema messages (§4.6: `'file_path' is a required property`, `... is greater than ...`).
+ * jsonschema messages (`'file_path' is a required property`, `... is greater than ...`; see
+ * docs/toolkit.md#results-and-chunks).
  */
 import type { z } from "zod";
 import type { ToolInput } from "../permission/types.js";
@@ -14,7 +15,7 @@ export function validateWithZod(schema: z.ZodType, input: ToolInput): InputValid
   return { ok: false, message: issue ? describeIssue(issue, input) : result.error.message };
 }
 
-/** The agent-level text for a failed validation (§4.6). */
+/** The agent-level text for a failed validation. */
 export function inputValidationFailedText(toolName: string, message: string): string {
   return `Input validation failed for tool '${toolName}': ${message}`;
 }

@@ -63,7 +63,8 @@ describe("a session runs the built-ins end to end", () => {
   });
 
   it("Write → Read → Edit → Bash → Grep → Glob with the reference's texts", async () => {
-    // Toolshed reports the real line count (permission.md §10.13), not the reference's 3.
+    // Toolshed reports the real line count (docs/permission.md#fixed-file-tools-keep-their-state), not the
+    // reference's 3.
     const w = await run("Write", { file_path: "/workspace/notes.txt", content: "alpha\nbeta\n" });
     expect(w.status).toBe("succeeded");
     expect(text(w)).toBe("The file /workspace/notes.txt has been written successfully (2 lines).");

@@ -1,5 +1,5 @@
 /**
- * The runtime's listing cache (reference §14): one listing per TTL per (tenant, server),
+ * The runtime's listing cache (docs/toolkit.md#mcp-tools): one listing per TTL per (tenant, server),
  * invalidated on add/remove, a re-created server starts over, a failing server is remembered
  * briefly and does not hide the others. Real SQLite, a tiny MCP server on loopback.
  */

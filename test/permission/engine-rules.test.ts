@@ -4,7 +4,7 @@ import { fakeContext as ctx, fakeSubject } from "./fake-subject.js";
 
 const INPUT = { arg: "value" };
 
-describe("checkPermission: rule lookup (§1.4–§1.5)", () => {
+describe("checkPermission: rule lookup", () => {
   it.each([
     [
       "null content matches every call",
@@ -54,7 +54,7 @@ describe("checkPermission: rule lookup (§1.4–§1.5)", () => {
   });
 });
 
-describe("checkPermission: set-level allow matching (§10.10)", () => {
+describe("checkPermission: set-level allow matching", () => {
   it.each([
     [
       "matcher declines although matchRule would match",

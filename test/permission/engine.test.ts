@@ -142,7 +142,7 @@ const SCENARIOS: Record<string, Scenario> = {
 
 type Row = [PermissionMode, keyof typeof SCENARIOS, PermissionDecision];
 const TABLE: Row[] = [
-  // DEFAULT (§2.1)
+  // DEFAULT
   ["default", "deny rule", byDenyRule],
   ["default", "ask rule", byAskRule],
   ["default", "tool allow", fromTool(TOOL_ALLOW)],
@@ -156,7 +156,7 @@ const TABLE: Row[] = [
   ["default", "read-only, nothing else", defaultAsk("default")],
   ["default", "read-only, tool deny", fromTool(TOOL_DENY)],
   ["default", "non-matching rules", defaultAsk("default")],
-  // ACCEPT_EDITS (§2.2)
+  // ACCEPT_EDITS
   ["accept_edits", "deny rule", byDenyRule],
   ["accept_edits", "ask rule", byAskRule],
   ["accept_edits", "tool allow", fromTool(TOOL_ALLOW)],
@@ -170,7 +170,7 @@ const TABLE: Row[] = [
   ["accept_edits", "read-only, nothing else", acceptReadOnly],
   ["accept_edits", "read-only, tool deny", acceptReadOnly],
   ["accept_edits", "non-matching rules", defaultAsk("accept_edits")],
-  // EXPLORE (§2.3): only the read-only verdict decides after deny/ask rules.
+  // EXPLORE: only the read-only verdict decides after deny/ask rules.
   ["explore", "deny rule", byDenyRule],
   ["explore", "ask rule", byAskRule],
   ["explore", "tool allow", exploreDeny],
@@ -184,7 +184,7 @@ const TABLE: Row[] = [
   ["explore", "read-only, nothing else", exploreAllow],
   ["explore", "read-only, tool deny", exploreAllow],
   ["explore", "non-matching rules", exploreDeny],
-  // BYPASS (§2.5)
+  // BYPASS
   ["bypass", "deny rule", byDenyRule],
   ["bypass", "ask rule", byAskRule],
   ["bypass", "tool allow", fromTool(TOOL_ALLOW)],
@@ -198,7 +198,7 @@ const TABLE: Row[] = [
   ["bypass", "read-only, nothing else", bypassAllow],
   ["bypass", "read-only, tool deny", fromTool(TOOL_DENY)],
   ["bypass", "non-matching rules", bypassAllow],
-  // DONT_ASK (§2.4): every ASK becomes DENY; no read-only fast path.
+  // DONT_ASK: every ASK becomes DENY; no read-only fast path.
   ["dont_ask", "deny rule", byDenyRule],
   ["dont_ask", "ask rule", converted("Rule: x", { rule: "Fake(x)", decidedBy: "rule" })],
   ["dont_ask", "tool allow", fromTool(TOOL_ALLOW)],
@@ -214,7 +214,7 @@ const TABLE: Row[] = [
   ["dont_ask", "non-matching rules", dontAskDeny],
 ];
 
-describe("checkPermission: mode × path (§2)", () => {
+describe("checkPermission: mode × path", () => {
   it.each(TABLE)("%s / %s", (m, name, expected) => {
     const scenario = SCENARIOS[name] as Scenario;
     const decision = checkPermission(fakeSubject(scenario.fake), INPUT, ctx(m, scenario.rules));

@@ -4,7 +4,7 @@ import { compileFileGlob, matchFileGlob } from "../../src/permission/file-glob.j
 const CWD = "/workspace";
 const HOME = "/home/agent";
 
-describe("matchFileGlob (§10.11)", () => {
+describe("matchFileGlob", () => {
   it.each<[string, string, string, boolean]>([
     // basename patterns: any depth
     ["basename", "*.py", "/a/b/test.py", true],

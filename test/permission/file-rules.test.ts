@@ -13,7 +13,7 @@ function decide(tool: string, input: ToolInput, mode: PermissionMode, rules: Rul
   return checkPermission(subject, input, fakeContext(mode, rules));
 }
 
-describe("file rules through the engine (§10.11): an allow and a deny case per shape", () => {
+describe("file rules through the engine: an allow and a deny case per shape", () => {
   it.each<[string, string, string, ToolInput, "allow" | "deny" | "ask"]>([
     ["basename", "Read(*.md)", "Read", { file_path: "/workspace/docs/a.md" }, "allow"],
     ["basename", "Read(*.md)", "Read", { file_path: "/workspace/docs/a.mdx" }, "ask"],
@@ -50,7 +50,7 @@ describe("file rules through the engine (§10.11): an allow and a deny case per 
   });
 });
 
-describe("file tools through the engine (§6, §10.14)", () => {
+describe("file tools through the engine", () => {
   const READ_ONLY: [string, ToolInput][] = [
     ["Read", { file_path: "/home/agent/.ssh/id_rsa" }],
     ["Glob", { pattern: "**" }],

@@ -36,7 +36,7 @@ const passthrough = (message: string) => ({
   bypassImmune: false,
 });
 
-describe("checkPermissions (§6)", () => {
+describe("checkPermissions", () => {
   it.each<[string, ToolInput, PermissionMode, string[], object]>([
     ["Read", { file_path: "/workspace/a" }, "default", [], passthrough("File reading is read-only.")],
     [
@@ -165,7 +165,7 @@ describe("checkReadOnly", () => {
   });
 });
 
-describe("matchRule (§6.1 + §10.11)", () => {
+describe("matchRule", () => {
   it.each<[string, string, ToolInput, boolean]>([
     ["Read", "**/.env", { file_path: "/workspace/app/.env" }, true],
     ["Read", "**/.env", { file_path: "/workspace/app/.env.example" }, false],
@@ -194,7 +194,7 @@ describe("matchRule (§6.1 + §10.11)", () => {
   });
 });
 
-describe("generateSuggestions (§6.2)", () => {
+describe("generateSuggestions", () => {
   it.each<[string, ToolInput, string[]]>([
     ["Read", { file_path: "/tmp/project/src/main.py" }, ["Read(/tmp/project/src/**)"]],
     ["Write", { file_path: "/test.py" }, ["Write(/**)"]],

@@ -45,7 +45,7 @@ describe("normalizePath", () => {
   });
 });
 
-describe("isDangerousPath (§4)", () => {
+describe("isDangerousPath", () => {
   it.each([
     ["/workspace/.env", true],
     [".env", true],
@@ -101,7 +101,7 @@ describe("isDangerousPath (§4)", () => {
   });
 });
 
-describe("isInWorkingDirectory (§3, §10.12)", () => {
+describe("isInWorkingDirectory", () => {
   it.each<[string, string[], boolean]>([
     ["/workspace/a.txt", [], true],
     ["/workspace", [], true],

@@ -7,7 +7,7 @@ import {
   RuleSyntaxError,
 } from "../../src/permission/rules.js";
 
-describe("parseRule accepts (§10.1)", () => {
+describe("parseRule accepts", () => {
   it.each<[string, string, string | null]>([
     ["Bash", "Bash", null],
     ["Bash()", "Bash", ""],

@@ -19,7 +19,7 @@ const permCtx: PermissionContext = {
 };
 
 describe("createBuiltinTools", () => {
-  it("gives the six built-ins in the reference order with the §2.3 flags", () => {
+  it("gives the six built-ins in the reference order with their flags", () => {
     const tools = createBuiltinTools();
     expect(tools.map((x) => [x.name, x.isReadOnly, x.isConcurrencySafe, x.isStateInjected])).toEqual([
       ["Bash", false, false, false],

@@ -34,7 +34,7 @@ async function texts(tool: FunctionTool, input: Record<string, unknown>): Promis
   return out;
 }
 
-describe("FunctionTool (reference §8)", () => {
+describe("FunctionTool", () => {
   it("turns the zod schema into an object JSON schema with required and defaults", () => {
     expect(add.inputSchema).toEqual({
       type: "object",

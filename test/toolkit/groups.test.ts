@@ -27,7 +27,7 @@ function group(name: string, extra: Partial<ToolGroup> = {}): ToolGroup {
   return { name, description: `Group ${name}`, tools: [], ...extra };
 }
 
-describe("ToolGroup construction (§4.1, §5.1, §16.8)", () => {
+describe("ToolGroup construction", () => {
   it.each([
     ["a group named basic", [group("basic")], "The tool group name 'basic' is reserved."],
     ["duplicate groups", [group("g"), group("g")], "Tool groups must not contain duplicate tool groups."],
@@ -64,7 +64,7 @@ describe("ToolGroup construction (§4.1, §5.1, §16.8)", () => {
   });
 });
 
-describe("availability order (§4.2)", () => {
+describe("availability order", () => {
   const kit = new Toolkit({
     tools: [tool("Bash"), tool("Read")],
     mcps: [{ name: "srv", tools: [tool("mcp__srv__a")] }],
@@ -103,7 +103,7 @@ describe("availability order (§4.2)", () => {
     expect(kit.groupOf("mcp__k8s__apply")?.name).toBe("deploy");
   });
 
-  it("answers a tool of an inactive group with the group and how to activate it (§16.1)", async () => {
+  it("answers a tool of an inactive group with the group and how to activate it", async () => {
     const r = await kit.callTool("mcp__k8s__apply", {}, createHostContext());
     expect(r.state).toBe("error");
     expect(textOf(r)).toBe(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseToolArguments, repairJson } from "../../src/toolkit/json-args.js";
 
-describe("parseToolArguments (reference §4.4 step 3)", () => {
+describe("parseToolArguments", () => {
   it.each([
     ['{"a": 1', { a: 1 }],
     ['{"a": "unterminated', { a: "unterminated" }],

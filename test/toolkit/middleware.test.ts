@@ -39,7 +39,7 @@ async function collect(stream: AsyncIterable<ToolChunk>): Promise<ToolChunk[]> {
   return out;
 }
 
-describe("tool middleware (reference §3)", () => {
+describe("tool middleware", () => {
   it("runs as an onion: the first registered is the outermost", async () => {
     const log: string[] = [];
     const tool = echoTool(log, [recorder("m1", log), recorder("m2", log)]);

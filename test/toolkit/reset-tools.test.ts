@@ -37,7 +37,7 @@ function kit(): Toolkit {
   });
 }
 
-describe("reset_tools schema (§4.3, §5.2)", () => {
+describe("reset_tools schema", () => {
   it("has one boolean per non-basic group with default false, no required list", () => {
     const [schema] = kit().getToolSchemas();
     expect(schema?.function.name).toBe("reset_tools");
@@ -55,7 +55,7 @@ describe("reset_tools schema (§4.3, §5.2)", () => {
   });
 });
 
-describe("reset_tools calls (§5.2, §16.9)", () => {
+describe("reset_tools calls", () => {
   it("activates groups in registration order and appends the instructions (reference example)", async () => {
     const ctx = createHostContext();
     const r = await kit().callTool("reset_tools", { group_2: true, group_1: true }, ctx);
@@ -120,7 +120,7 @@ describe("reset_tools calls (§5.2, §16.9)", () => {
     );
   });
 
-  it("rejects a non-boolean before changing anything (§16.9)", async () => {
+  it("rejects a non-boolean before changing anything", async () => {
     const ctx = createHostContext({ activeGroups: ["group_1"] });
     const r = await kit().callTool("reset_tools", { group_2: true, group_3: "yes" }, ctx);
     expect(r.state).toBe("error");
@@ -130,7 +130,7 @@ describe("reset_tools calls (§5.2, §16.9)", () => {
     expect(ctx.activeGroups).toEqual(["group_1"]);
   });
 
-  it("rejects unknown groups before changing anything, listing every problem (§16.9)", async () => {
+  it("rejects unknown groups before changing anything, listing every problem", async () => {
     const ctx = createHostContext({ activeGroups: ["group_1"] });
     const r = await kit().callTool("reset_tools", { nope: true, group_1: 1, basic: true }, ctx);
     expect(r.state).toBe("error");

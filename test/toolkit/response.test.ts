@@ -18,7 +18,7 @@ const b64 = (data: string, id: string, name: string | null = null, media = "imag
 const one = (block: ContentBlock, state: ToolChunk["state"] = "running"): ToolChunk =>
   chunk([block], { state });
 
-describe("appendChunk (reference §1.3)", () => {
+describe("appendChunk (the chunk-merge rules)", () => {
   it("merges text chunks '1','2','3' with different ids into one text '123'", () => {
     const r = createResponse("call_1");
     for (const [t, id] of [

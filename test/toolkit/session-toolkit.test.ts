@@ -24,7 +24,7 @@ const skill = (name: string): Skill => ({
   markdown: name,
 });
 
-describe("external tools (§10)", () => {
+describe("external tools", () => {
   it("are external, never run, and use the external permission face", async () => {
     const t = externalTool(approval);
     expect([t.isExternalTool, t.isReadOnly, t.isConcurrencySafe]).toEqual([true, false, false]);

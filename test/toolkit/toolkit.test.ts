@@ -38,7 +38,7 @@ describe("Toolkit registration", () => {
     );
   });
 
-  it("rejects colliding tool names, naming both groups (§16.8)", () => {
+  it("rejects colliding tool names, naming both groups", () => {
     expect(
       () =>
         new Toolkit({
@@ -59,7 +59,7 @@ describe("Toolkit registration", () => {
   });
 });
 
-describe("Toolkit availability and schemas (§4.2–4.3)", () => {
+describe("Toolkit availability and schemas", () => {
   const kit = new Toolkit({
     tools: [tool("b1"), tool("b2")],
     groups: [
@@ -123,7 +123,7 @@ describe("Toolkit availability and schemas (§4.2–4.3)", () => {
   });
 });
 
-describe("Toolkit.callTool (§4.4–4.5, §16.1)", () => {
+describe("Toolkit.callTool", () => {
   const kit = new Toolkit({
     tools: [
       tool("ok"),

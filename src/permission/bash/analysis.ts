@@ -23,7 +23,7 @@ export interface BashAnalysis {
   command: string;
   /** Why the command cannot be analysed at all (shown after `Permission required: `), or null. */
   failure: string | null;
-  /** The first node type that cannot be statically analysed (§5.4), or null. */
+  /** The first node type that cannot be statically analysed (docs/permission.md#bash-layers), or null. */
   injection: string | null;
   /** tree-sitter found a syntax error: the split may be incomplete. */
   hasError: boolean;

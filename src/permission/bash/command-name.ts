@@ -1,7 +1,7 @@
 /**
- * Finding the real command of a simple command (permission.md §10.6): skip assignments and the
- * wrappers `sudo env command nice nohup time xargs` (and a few more that run their argument),
- * with their options, and take the basename (`/bin/rm` is `rm`).
+ * Finding the real command of a simple command (docs/permission.md#stricter-paths-are-seen-through-quotes):
+ * skip assignments and the wrappers `sudo env command nice nohup time xargs` (and a few more that run their
+ * argument), with their options, and take the basename (`/bin/rm` is `rm`).
  */
 import type { Word } from "./words.js";
 

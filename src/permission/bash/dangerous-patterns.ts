@@ -1,7 +1,7 @@
 /**
- * Dangerous command patterns judged per simple command (permission.md §5.5, §10.5): `rm` with
- * recursive and force flags in any spelling, `sudo rm`, `dd`/`mkfs`/`fdisk`/`format` as the
- * command name, `chmod 777`, `chown -R`, `kill -9`, and redirects into `/dev/` devices.
+ * Dangerous patterns, judged per simple command: `rm` with recursive and force flags in any spelling,
+ * `sudo rm`, `dd`/`mkfs`/`fdisk`/`format` as the command name, `chmod 777`, `chown -R`, `kill -9`, and
+ * redirects into `/dev/` devices (docs/permission.md#stricter-dangerous-patterns-are-judged-per-command).
  */
 import type { BashAnalysis } from "./analysis.js";
 import { flagWords, hasFlag } from "./flags.js";

@@ -1,5 +1,5 @@
 /**
- * Injection detection (permission.md §5.4, §10.4): the node types that cannot be statically
+ * Injection detection (docs/permission.md#bash-layers): the node types that cannot be statically
  * analysed; the syntax walk reports the first one in pre-order. `c_style_for_statement` is
  * flagged like the other loops.
  */
@@ -20,7 +20,7 @@ export const INJECTION_NODE_TYPES: ReadonlySet<string> = new Set([
   "test_command",
 ]);
 
-/** The layer-0 message for a flagged node type (§5.2). */
+/** The layer-0 message for a flagged node type. */
 export function injectionMessage(nodeType: string): string {
   return `Command contains ${nodeType} which cannot be statically analyzed`;
 }

@@ -1,5 +1,5 @@
 /**
- * Bash rule matching (permission.md §5.11, §10.10): `X:*` prefixes and plain contents match at a
+ * Bash rule matching (docs/permission.md#bash-rule-matching): `X:*` prefixes and plain contents match at a
  * word boundary, `*` is a wildcard within one simple command, `\*` and `\\` are literal. Deny
  * and ask rules match the whole line or any simple command; an allow rule set must cover every
  * simple command (read-only ones excepted).

@@ -1,5 +1,5 @@
 /**
- * The permission face of the `Bash` tool (permission.md §5.1–§5.12 with §10): layers 0–7 run in
+ * The permission face of the `Bash` tool (docs/permission.md#bash): layers 0–7 run in
  * order on one shared analysis of the command, and nothing here ever throws.
  */
 import { type DangerousLists, DEFAULT_DANGEROUS_LISTS, extendDangerousLists } from "../paths.js";
@@ -21,7 +21,7 @@ import { sedError } from "./sed.js";
 import { findSensitivePaths } from "./sensitive-paths.js";
 import { suggestRules } from "./suggestions.js";
 
-/** Per-instance additions to the default dangerous lists (§4). */
+/** Per-instance additions to the default dangerous lists. */
 export interface BashPolicyOptions {
   additionalDangerousFiles?: readonly string[];
   additionalDangerousDirectories?: readonly string[];
@@ -74,7 +74,7 @@ function safetyLayers(a: BashAnalysis, ctx: PermissionContext, lists: DangerousL
   return null;
 }
 
-/** Layers 0–7 of §5.2 for one command string. */
+/** Layers 0–7 (docs/permission.md#bash-layers) for one command string. */
 function decide(command: string, ctx: PermissionContext, lists: DangerousLists): ToolDecision {
   if (command === "")
     return { behavior: "passthrough", message: "Empty command", reason: null, bypassImmune: false };

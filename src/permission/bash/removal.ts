@@ -1,6 +1,6 @@
 /**
- * Dangerous removal (permission.md §5.8, §10.7): an `rm`/`rmdir` (found through wrappers and
- * paths) whose target is `/`, home, a direct child of `/`, or a glob directly at `/` or home.
+ * Dangerous removal (docs/permission.md#stricter-dangerous-removal): an `rm`/`rmdir` (found through wrappers
+ * and paths) whose target is `/`, home, a direct child of `/`, or a glob directly at `/` or home.
  */
 import { posix } from "node:path";
 import { normalizePath } from "../paths.js";
@@ -72,7 +72,7 @@ export function findDangerousRemoval(a: BashAnalysis, sessionCwd: string, home: 
   return null;
 }
 
-/** The layer-5 message for a dangerous removal target (§5.2). */
+/** The layer-5 message for a dangerous removal target. */
 export function removalMessage(path: string): string {
   return `Dangerous removal operation detected: '${path}'\n\nThis command would remove a critical system directory. This requires explicit approval and cannot be auto-allowed by permission rules.`;
 }

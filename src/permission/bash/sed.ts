@@ -1,6 +1,7 @@
 /**
- * sed constraints (permission.md §5.6, §10.8), per sed simple command: only substitutions and
- * `-n` line prints, no w/e commands, and `-i` never on a dangerous file (the §4 path test).
+ * sed constraints (docs/permission.md#stricter-sed-is-read-per-command), per sed simple command: only
+ * substitutions and `-n` line prints, no w/e commands, and `-i` never on a dangerous file (the dangerous-path
+ * test).
  */
 import { type DangerousLists, isDangerousPath } from "../paths.js";
 import type { SedCall } from "./command-memo.js";
@@ -105,7 +106,7 @@ export function checkSedExpression(expr: string, quiet: boolean): string | null 
   return `sed expression '${expr}' not in allowlist`;
 }
 
-/** The first sed error of one sed simple command (the §10.8 dangerous-file test for `-i`), or null. */
+/** The first sed error of one sed simple command (the dangerous-file test for `-i`), or null. */
 export function sedError(
   cmd: SimpleCommand,
   cwd: string,

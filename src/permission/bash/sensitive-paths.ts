@@ -1,5 +1,5 @@
 /**
- * Layer 4 (permission.md §5.7, §4): the targets of a line that are dangerous files or lie in
+ * Layer 4 (docs/permission.md#bash-layers): the targets of a line that are dangerous files or lie in
  * dangerous directories. A cheap segment pre-filter skips the full test for ordinary paths.
  */
 import { couldBeDangerousPath, type DangerousLists, isDangerousPath } from "../paths.js";

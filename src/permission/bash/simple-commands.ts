@@ -1,7 +1,7 @@
 /**
- * Splitting a parsed command into simple commands (permission.md §10.2): `&& || ; | |& &` and
- * newlines all separate; each simple command carries its resolved name, its words and the
- * redirects attached to it. Redirects on compound statements are kept apart as "loose".
+ * Splitting a parsed command into simple commands (docs/permission.md#stricter-every-separator-splits):
+ * `&& || ; | |& &` and newlines all separate; each simple command carries its resolved name, its words
+ * and the redirects attached to it. Redirects on compound statements are kept apart as "loose".
  */
 
 import type { FileArgs, SedCall } from "./command-memo.js";

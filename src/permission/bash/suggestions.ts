@@ -1,6 +1,6 @@
 /**
- * Suggested allow rules for a Bash call (permission.md §5.12), as the reference makes them: the
- * first two words of each of the first five simple commands, flags not skipped, `Bash(P:*)`.
+ * Suggested allow rules for a Bash call (docs/permission.md#bash-suggestions), as the reference makes them:
+ * the first two words of each of the first five simple commands, flags not skipped, `Bash(P:*)`.
  */
 import type { PermissionRule } from "../types.js";
 import type { BashAnalysis } from "./analysis.js";

@@ -19,7 +19,7 @@ export interface SyntaxTree {
   hasError: boolean;
   /** Some node is outside SOUND_TYPES: the line can be neither read-only nor auto-allowed. */
   unsound: boolean;
-  /** The first node type, in pre-order, that §5.4 flags; null when none. */
+  /** The first node type, in pre-order, that the injection layer flags; null when none. */
   injection: string | null;
   /** Some node is a `$(..)`/`` `..` ``/`<(..)` substitution (commands may hide inside words). */
   substitutions: boolean;
@@ -95,7 +95,7 @@ const EMPTY_OK = new Set(["heredoc_content", "string_content", "heredoc_body", "
 /** What the walk needs to know about one node type. */
 interface TypeInfo {
   name: string;
-  /** §5.4 flags it. */
+  /** The injection layer flags it. */
   injection: boolean;
   /** A zero-width node of this type is legitimate. */
   emptyOk: boolean;
@@ -209,7 +209,7 @@ export function toSyntaxTree(tree: Parser.Tree): SyntaxTree {
     // Substitutions are injections, injections are unsound: one test for the common node.
     if (info.unsound) {
       unsound = true;
-      // The cursor walk is pre-order, so the first flagged node seen is the one §5.4 reports.
+      // The cursor walk is pre-order, so the first flagged node seen is the one the injection layer reports.
       if (injection === null && info.injection) injection = type;
       if (info.substitution) substitutions = true;
     }

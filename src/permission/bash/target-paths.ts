@@ -1,5 +1,5 @@
 /**
- * Target-path extraction (permission.md §5.7, §10.6): redirect files and the path arguments of
+ * Target-path extraction (docs/permission.md#bash-layers): redirect files and the path arguments of
  * file-system commands, seen through quotes and `~`/`$HOME`; a path with any other expansion is
  * kept as unknown (value null) so it never counts as inside a working directory.
  */
@@ -148,7 +148,7 @@ function otherFileArgs(cmd: SimpleCommand, name: string): FileArgs {
   return { targets: out, unchecked: true };
 }
 
-/** The files of a simple command's redirects (fd duplications excluded, `<` included as in §5.7). */
+/** The files of a simple command's redirects (fd duplications excluded, `<` included). */
 export function redirectTargets(cmd: Pick<SimpleCommand, "redirects" | "cwd">): Target[] {
   const out: Target[] = [];
   for (const r of cmd.redirects) {

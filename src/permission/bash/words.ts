@@ -1,6 +1,7 @@
 /**
- * Shell words as Toolshed sees them (permission.md §10.6): quotes removed, `~`, `$HOME` and
- * `${HOME}` expanded to the session's home, anything else that expands marked unknown.
+ * Shell words as Toolshed sees them (docs/permission.md#stricter-paths-are-seen-through-quotes): quotes
+ * removed, `~`, `$HOME` and `${HOME}` expanded to the session's home, anything else that expands marked
+ * unknown.
  */
 import { decodeAnsiC } from "./ansi-c.js";
 import type { SyntaxNode } from "./syntax.js";

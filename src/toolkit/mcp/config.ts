@@ -1,5 +1,5 @@
 /**
- * MCP server configurations (reference §9.1–9.2): HTTP (Streamable HTTP, stateful or stateless,
+ * MCP server configurations (docs/toolkit.md#mcp-tools): HTTP (Streamable HTTP, stateful or stateless,
  * headers are secrets) and stdio (always stateful, run inside the session's sandbox).
  */
 import { ToolkitConfigError } from "../toolkit-errors.js";

@@ -1,4 +1,4 @@
-/** MCP call results → toolkit content blocks (reference §9.5 "Result conversion"). */
+/** MCP call results → toolkit content blocks (docs/toolkit.md#mcp-tools). */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ContentBlock } from "../content.js";
 import { newId, textBlock } from "../response.js";

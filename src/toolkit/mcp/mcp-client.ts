@@ -1,5 +1,5 @@
 /**
- * One tenant MCP server as seen by Toolshed (reference §9.2–9.4): stateful connections are kept
+ * One tenant MCP server as seen by Toolshed (docs/toolkit.md#mcp-tools): stateful connections are kept
  * (HTTP: one; stdio: one per session sandbox), stateless HTTP opens a fresh session per request.
  * Every listing and call has a timeout; failures become `McpServerError`s with a clear message.
  */

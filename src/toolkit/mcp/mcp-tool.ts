@@ -1,5 +1,5 @@
 /**
- * MCPTool (reference §9.5, §2.3): `mcp__{server}__{tool}`, the server's input schema, read-only
+ * MCPTool (docs/toolkit.md#mcp-tools): `mcp__{server}__{tool}`, the server's input schema, read-only
  * from `readOnlyHint` (ALLOW; otherwise ASK unless a rule decides), never concurrency-safe.
  * A failing or hung server gives an error result; the rest of the session is unaffected.
  */
@@ -85,7 +85,7 @@ export class McpTool extends Tool {
   }
 }
 
-/** The filtered tools of one server as a toolkit MCP set (reference §9.4 `list_tools`). */
+/** The filtered tools of one server as a toolkit MCP set (the reference's `list_tools`). */
 export function mcpToolSet(client: McpClient, rawTools: readonly McpRawTool[]): McpToolSet {
   return {
     name: client.name,
@@ -93,7 +93,7 @@ export function mcpToolSet(client: McpClient, rawTools: readonly McpRawTool[]): 
   };
 }
 
-/** The whole schema, with `type`, `properties` and `required` added when missing (§9.5). */
+/** The whole schema, with `type`, `properties` and `required` added when missing. */
 function normalizeSchema(schema: McpRawTool["inputSchema"] | undefined): JsonSchemaObject {
   const s = structuredClone(schema ?? {}) as Record<string, unknown>;
   return {

@@ -1,7 +1,7 @@
 /**
- * A folder of skills on the host (reference §6.2). The only file in the toolkit that touches the
- * host's file system (tools reach files through the Sandbox): it reads SKILL.md files when loading
- * and again when the `Skill` viewer is called, so an edited body shows without reloading.
+ * A folder of skills on the host (docs/toolkit.md#skill-sources-and-toolkitcreate). The only file in the
+ * toolkit that touches the host's file system (tools reach files through the Sandbox): it reads SKILL.md
+ * files when loading and again when the `Skill` viewer is called, so an edited body shows without reloading.
  */
 import type { Dirent } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";

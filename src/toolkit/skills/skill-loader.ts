@@ -1,6 +1,6 @@
 /**
- * Skill loaders (reference §5.1, §6.2): something that finds skills (a folder on the host, a
- * tenant's store) behind an async `load()`. `Toolkit.create` awaits every loader before the
+ * Skill loaders (docs/toolkit.md#skill-sources-and-toolkitcreate): something that finds skills (a folder on
+ * the host, a tenant's store) behind an async `load()`. `Toolkit.create` awaits every loader before the
  * synchronous registration checks run.
  */
 import { ToolkitConfigError } from "../toolkit-errors.js";

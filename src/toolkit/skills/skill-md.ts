@@ -1,5 +1,5 @@
 /**
- * SKILL.md parsing (reference §6.1): YAML front matter between `---` lines, of which only the
+ * SKILL.md parsing (docs/toolkit.md#skills): YAML front matter between `---` lines, of which only the
  * top-level `name` and `description` are read; the body is the rest, trimmed. A small YAML
  * subset: plain, quoted and block (`|`, `>`) scalars; nested values are skipped.
  */

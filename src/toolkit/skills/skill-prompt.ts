@@ -1,4 +1,7 @@
-/** The skills fragment of the system prompt (reference §6.5), exact text, no trailing newline. */
+/**
+ * The skills fragment of the system prompt (docs/toolkit.md#the-viewer-and-the-prompt-fragment), exact text,
+ * no trailing newline.
+ */
 import type { Skill } from "./skill.js";
 
 /** Renders the fragment for the visible skills; replaceable through the Toolkit's options. */

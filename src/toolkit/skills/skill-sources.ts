@@ -1,7 +1,7 @@
 /**
- * Turns a list of skill sources into `Skill` records (reference §5.1): a directory path becomes a
- * LocalSkillLoader without sub-directory scanning, a loader is awaited, a record is kept. Sources
- * load concurrently; the records keep the sources' order.
+ * Turns a list of skill sources into `Skill` records (docs/toolkit.md#skill-sources-and-toolkitcreate): a
+ * directory path becomes a LocalSkillLoader without sub-directory scanning, a loader is awaited, a record is
+ * kept. Sources load concurrently; the records keep the sources' order.
  */
 import { ToolkitConfigError } from "../toolkit-errors.js";
 import { LocalSkillLoader } from "./local-skill-loader.js";

@@ -1,5 +1,5 @@
 /**
- * Validation of a tenant's skill upload (reference §14 "Skill upload"): a JSON map of files or
+ * Validation of a tenant's skill upload (docs/toolkit.md#the-services-skills): a JSON map of files or
  * a `.tar.gz`, checked for size, file count, path traversal, links and SKILL.md front matter.
  * Every problem is reported, each with the path it concerns ("" for the upload as a whole).
  */

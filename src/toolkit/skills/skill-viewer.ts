@@ -1,6 +1,6 @@
 /**
- * The `Skill` viewer (reference §6.4): returns a visible skill's SKILL.md body. Registered by
- * the Toolkit while at least one skill is visible (basic or an active group).
+ * The `Skill` viewer (docs/toolkit.md#the-viewer-and-the-prompt-fragment): returns a visible skill's SKILL.md
+ * body. Registered by the Toolkit while at least one skill is visible (basic or an active group).
  */
 import { genericPolicy } from "../../permission/generic.js";
 import type {

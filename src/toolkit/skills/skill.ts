@@ -1,5 +1,5 @@
 /**
- * The Skill record (reference §6.1) and where the `Skill` viewer reads a SKILL.md from. Loaders
+ * The Skill record (docs/toolkit.md#skills) and where the `Skill` viewer reads a SKILL.md from. Loaders
  * produce records (a folder on the host, a tenant's store); a tenant's skills are mounted
  * read-only into every session container at `/skills/<name>`, so Bash can run a skill's scripts.
  */

@@ -1,5 +1,5 @@
 /**
- * TaskUpdate's logic on a board (reference §7.3), with Toolshed's deletion rule (§16.7): a
+ * TaskUpdate's logic on a board (docs/toolkit.md#tasks), with Toolshed's deletion rule: a
  * `deleted` status removes the task alone; the call's other fields are not applied and the
  * result names them.
  */

@@ -1,4 +1,4 @@
-/** `TaskCreate` (reference §7): appends a pending task; its id is never reused (§16.7). */
+/** `TaskCreate` (docs/toolkit.md#tasks): appends a pending task; its id is never reused. */
 import { z } from "zod";
 import { textChunk } from "../response.js";
 import type { ToolCallOutput, ToolOptions } from "../tool-base.js";

@@ -1,4 +1,4 @@
-/** `TaskGet` (reference §7.3): one task's details; metadata rendered as JSON (§16.7). */
+/** `TaskGet` (docs/toolkit.md#tasks): one task's details; metadata rendered as JSON. */
 import { z } from "zod";
 import { textChunk } from "../response.js";
 import type { ToolCallOutput, ToolOptions } from "../tool-base.js";

@@ -1,4 +1,4 @@
-/** `TaskList` (reference §7.3): one summary line per task, in creation order. */
+/** `TaskList` (docs/toolkit.md#tasks): one summary line per task, in creation order. */
 import { z } from "zod";
 import { textChunk } from "../response.js";
 import type { ToolCallOutput, ToolOptions } from "../tool-base.js";

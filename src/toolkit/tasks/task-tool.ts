@@ -1,5 +1,5 @@
 /**
- * The shared shape of the four task tools (reference §2.3, §7): always allowed, concurrency
+ * The shared shape of the four task tools (docs/tools.md#flags): always allowed, concurrency
  * safe, state-injected (they need `ctx.taskStore`), with the reference's hand-written JSON
  * schemas and a zod twin for validation.
  */

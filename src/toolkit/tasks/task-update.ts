@@ -1,4 +1,4 @@
-/** `TaskUpdate` (reference §7.2–7.3): changes one task's fields, dependencies or status. */
+/** `TaskUpdate` (docs/toolkit.md#tasks): changes one task's fields, dependencies or status. */
 import { z } from "zod";
 import { textChunk } from "../response.js";
 import type { ToolCallOutput, ToolOptions } from "../tool-base.js";

@@ -1,5 +1,5 @@
 /**
- * The task list of one session (reference §7.1, Toolshed §16.7) and the store the four task
+ * The task list of one session (docs/toolkit.md#tasks) and the store the four task
  * tools run against. The service implements the store durably (SQLite); `MemoryTaskStore` is
  * the in-process one for hosts and tests.
  */

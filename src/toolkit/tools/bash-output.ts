@@ -1,6 +1,6 @@
 /**
- * Turning a finished Bash exec into the reference's texts (§11.8) plus Toolshed's timeout note
- * and exit code (§16.4): success output, `Command failed: …`, truncation at 30,000 characters.
+ * Turning a finished Bash exec into the texts of docs/tools.md#bash, with Toolshed's timeout note
+ * and exit code: success output, `Command failed: …`, truncation at 30,000 characters.
  */
 import type { ExecResult } from "../../sandbox/sandbox.js";
 

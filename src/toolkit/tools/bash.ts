@@ -1,5 +1,5 @@
 /**
- * The `Bash` tool (reference §11.8, Toolshed §16.4): runs `bash -c` in the session's working
+ * The `Bash` tool (docs/tools.md#bash): runs `bash -c` in the session's working
  * directory inside the sandbox, streams output while it runs, keeps the working directory
  * between calls, reports the exit code, and kills the process group on timeout or cancel.
  */

@@ -1,5 +1,5 @@
 /**
- * The `Edit` tool (reference §11.4, Toolshed §16.2–16.3, permission.md §10.12–10.13): exact
+ * The `Edit` tool (docs/tools.md#edit): exact
  * string replacement in a file that was Read and is unchanged since; line endings are kept.
  */
 import { posix } from "node:path";

@@ -1,7 +1,7 @@
 /**
- * Read-before-write bookkeeping (reference §11.5, Toolshed §16.2–16.3): cache entries keyed by
- * the sandbox's real path and valid only while the sandbox still shows the same mtime *and*
- * content hash; Write and Edit refresh the entry with what they wrote.
+ * Read-before-write bookkeeping (docs/permission.md#fixed-file-tools-keep-their-state): cache entries keyed
+ * by the sandbox's real path and valid only while the sandbox still shows the same mtime *and* content hash;
+ * Write and Edit refresh the entry with what they wrote.
  */
 import { createHash } from "node:crypto";
 import type { ReadFileResult } from "../../sandbox/sandbox.js";
@@ -58,7 +58,7 @@ export async function validEntry(
   return undefined;
 }
 
-/** Records what a tool just wrote, so the next Write/Edit needs no re-read (§16.3). */
+/** Records what a tool just wrote, so the next Write/Edit needs no re-read. */
 export async function refreshEntry(
   ctx: ToolRunContext,
   realPath: string,

@@ -1,6 +1,6 @@
 /**
  * The Python source Glob runs inside the sandbox (`python3 -I -c SOURCE`, its input as JSON on
- * stdin): reference §11.6 matching plus brace expansion and a result cap (Toolshed §16.6). It
+ * stdin): matching, brace expansion and a result cap as docs/tools.md#glob says. It
  * prints `{"files": [...newest first, at most limit], "total": n}`.
  */
 

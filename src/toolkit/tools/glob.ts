@@ -1,5 +1,5 @@
 /**
- * The `Glob` tool (reference §11.6, Toolshed §16.6): finds files by pattern under a base
+ * The `Glob` tool (docs/tools.md#glob): finds files by pattern under a base
  * directory (default: the session's working directory), newest first, capped, braces expanded.
  */
 import { z } from "zod";
@@ -96,7 +96,7 @@ export class GlobTool extends BuiltinTool<typeof GlobInput> {
   }
 }
 
-/** Unparseable output counts as no matches (reference §11.6). */
+/** Unparseable output counts as no matches, as in the reference. */
 function parseOutput(stdout: string): GlobOutput {
   try {
     const parsed = JSON.parse(stdout) as Partial<GlobOutput>;

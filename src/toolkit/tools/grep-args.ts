@@ -1,5 +1,5 @@
 /**
- * The ripgrep argv of the `Grep` tool, flag for flag as the reference builds it (§11.7), except
+ * The ripgrep argv of the `Grep` tool, flag for flag as the reference builds it (docs/tools.md#grep), except
  * that no input can become an option: input values are joined to their option
  * (`--regexp=<pattern>`, `--type=<t>`, `--glob=<g>`) and the search path comes after `--`.
  */

@@ -1,5 +1,5 @@
 /**
- * The `Grep` tool (reference §11.7, Toolshed §16.6): ripgrep in the sandbox over the given path
+ * The `Grep` tool (docs/tools.md#grep): ripgrep in the sandbox over the given path
  * (default: the session's working directory), with the reference's pagination.
  */
 import { z } from "zod";

@@ -1,7 +1,7 @@
 /**
- * The run-time symlink re-check of Write and Edit (permission.md §10.12): the policy judged the
- * path lexically; here the sandbox resolves the real target, and a link that leads somewhere the
- * policy would not have allowed is refused before anything is written.
+ * The run-time symlink re-check of Write and Edit: the policy judged the path lexically; here the
+ * sandbox resolves the real target, and a link that leads somewhere the policy would not have allowed
+ * is refused before anything is written (docs/permission.md#stricter-symlinks-are-checked-in-the-sandbox).
  */
 import {
   type DangerousLists,

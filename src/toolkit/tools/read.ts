@@ -1,5 +1,5 @@
 /**
- * The `Read` tool (reference §11.2, Toolshed §16.2/§16.5): reads a text file in the sandbox in
+ * The `Read` tool (docs/tools.md#read): reads a text file in the sandbox in
  * `cat -n` form and records it in the session's read cache for Write and Edit.
  */
 import { posix } from "node:path";

@@ -1,5 +1,5 @@
 /**
- * The `Write` tool (reference §11.3, Toolshed §16.2–16.3, permission.md §10.12–10.13): creates
+ * The `Write` tool (docs/tools.md#write): creates
  * or overwrites a file; an existing file must have been Read and be unchanged since.
  */
 import { posix } from "node:path";

@@ -27,7 +27,7 @@ describe("Bash pre-check: empty command", () => {
   });
 });
 
-describe("layer 0: injection (§5.4, §10.4)", () => {
+describe("layer 0: injection", () => {
   it.each([
     ["ls $(rm -rf /)", "command_substitution"],
     ["echo `id`", "command_substitution"],
@@ -67,7 +67,7 @@ describe("layer 1: read-only", () => {
     "git status",
     "cat a | grep b",
     "git log --oneline | head -5",
-    // Only allowlisted prefixes and no assignments (§10.15): the reference allowed `FOO=bar ls`
+    // Only allowlisted prefixes and no assignments (a deliberate change): the reference allowed `FOO=bar ls`
     // and `export A=1 && ls`, which are now asked (see read-only.test.ts).
     "LC_ALL=C ls",
     "TZ=UTC git log -n 1",
@@ -84,7 +84,7 @@ describe("layer 1: read-only", () => {
   });
 });
 
-describe("layer 2: dangerous patterns (§10.5)", () => {
+describe("layer 2: dangerous patterns", () => {
   it.each([
     ["rm -rf build", "rm -rf"],
     ["rm -fr build", "rm -rf"],
@@ -131,7 +131,7 @@ describe("layer 2: dangerous patterns (§10.5)", () => {
   });
 });
 
-describe("layer 3: sed constraints (§5.6, §10.8)", () => {
+describe("layer 3: sed constraints", () => {
   it.each([
     ["sed -i 's/a/b/w out' f", "sed write operation (w/W) not allowed"],
     ["sed 's/a/b/e' f", "sed execute operation (e/E) not allowed"],
@@ -152,7 +152,7 @@ describe("layer 3: sed constraints (§5.6, §10.8)", () => {
   });
 });
 
-describe("layer 4: dangerous paths (§5.7, §10.6)", () => {
+describe("layer 4: dangerous paths", () => {
   it.each([
     ["touch .env", ".env"],
     ["cp a ~/.bashrc", "~/.bashrc"],
@@ -183,7 +183,7 @@ describe("layer 4: dangerous paths (§5.7, §10.6)", () => {
   });
 });
 
-describe("layer 5: dangerous removal (§10.7)", () => {
+describe("layer 5: dangerous removal", () => {
   it.each([
     ["rm -r /", "/"],
     ["rm -r ~", "~"],
@@ -215,7 +215,7 @@ describe("layer 5: dangerous removal (§10.7)", () => {
   );
 });
 
-describe("layer 6: ACCEPT_EDITS file-system auto-allow (§10.9)", () => {
+describe("layer 6: ACCEPT_EDITS file-system auto-allow", () => {
   it.each([
     ["mkdir /workspace/a", "mkdir"],
     ["touch a b && mkdir c", "touch"],

@@ -7,7 +7,7 @@ const matches = (content: string, command: string) => bash.matchRule(content, { 
 const allowRules = (...contents: (string | null)[]): PermissionRule[] =>
   contents.map((c) => ({ toolName: "Bash", ruleContent: c, behavior: "allow", source: "test" }));
 
-describe("Bash matchRule (§5.11, §10.10): deny/ask semantics", () => {
+describe("Bash matchRule: deny/ask semantics", () => {
   it.each([
     // empty content (the engine handles null)
     ["", "anything", true],
@@ -70,7 +70,7 @@ describe("Bash matchRule (§5.11, §10.10): deny/ask semantics", () => {
   });
 });
 
-describe("Bash matchAllowRules: every simple command covered (§10.10)", () => {
+describe("Bash matchAllowRules: every simple command covered", () => {
   const ctx = bashCtx();
   const decide = (command: string, ...contents: (string | null)[]) =>
     bash.matchAllowRules?.(allowRules(...contents), { command }, ctx)?.ruleContent;

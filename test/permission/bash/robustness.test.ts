@@ -78,7 +78,7 @@ describe("syntax errors", () => {
   });
 });
 
-describe("analysis: splitting and offsets (§10.2)", () => {
+describe("analysis: splitting and offsets", () => {
   it.each([
     ["a && b || c ; d | e |& f & g\nh", ["a", "b", "c", "d", "e", "f", "g", "h"]],
     ["echo ééé && rm ~/.bashrc", ["echo ééé", "rm ~/.bashrc"]],
@@ -109,8 +109,8 @@ describe("analysis: splitting and offsets (§10.2)", () => {
 
   it("tracks cd for relative targets", () => {
     const cmds = analyseBash("cd /etc && touch a; cd - && touch b", CWD, HOME).commands;
-    // Stricter than before (§10.15): after `;` the first `cd` may have failed, so the directory
-    // of `cd -` is unknown (it was taken to be /etc).
+    // Stricter than before (docs/permission.md#deliberate-changes-to-the-reference-behaviour): after `;` the
+    // first `cd` may have failed, so the directory of `cd -` is unknown (it was taken to be /etc).
     expect(cmds.map((c) => c.cwd)).toEqual([CWD, "/etc", null, null]);
   });
 });

@@ -7,7 +7,7 @@ const suggest = (command: unknown) =>
     return r.ruleContent;
   });
 
-describe("Bash suggestions (§5.12)", () => {
+describe("Bash suggestions", () => {
   it.each([
     ["git add . && git commit -m x || echo failed", ["git add:*", "git commit:*"]],
     ["cat f | grep e", []],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseSkillMd } from "../../../src/toolkit/skills/skill-md.js";
 
-describe("parseSkillMd (§6.1)", () => {
+describe("parseSkillMd", () => {
   it("reads name and description and trims the body", () => {
     expect(
       parseSkillMd("---\nname: pdf\ndescription: Work with PDFs # a comment\n---\n\n  # PDF\n\nbody\n\n"),

@@ -24,7 +24,7 @@ function kit(): Toolkit {
   });
 }
 
-describe("the Skill viewer (§6.4)", () => {
+describe("the Skill viewer", () => {
   it("has the reference's description, schema and flags", () => {
     const schema = kit().getToolSchemas()[0];
     expect(schema?.function.name).toBe("Skill");
@@ -94,7 +94,7 @@ describe("the Skill viewer (§6.4)", () => {
   });
 });
 
-describe("the skills system-prompt fragment (§6.5)", () => {
+describe("the skills system-prompt fragment", () => {
   it("is null when no skill is visible", () => {
     expect(new Toolkit().getSkillInstructions()).toBeNull();
     expect(

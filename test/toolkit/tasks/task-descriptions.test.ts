@@ -3,7 +3,7 @@ import { createTaskTools } from "../../../src/toolkit/tasks/task-tools.js";
 
 const byName = Object.fromEntries(createTaskTools().map((t) => [t.name, t.description]));
 
-describe("task tool descriptions (reference texts; §16.5 edits only where the text promised more)", () => {
+describe("task tool descriptions (reference texts; edits only where the text promised more)", () => {
   it("TaskGet is the reference's text", () => {
     expect(byName.TaskGet).toBe(
       [

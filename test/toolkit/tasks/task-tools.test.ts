@@ -26,7 +26,7 @@ async function create(subject: string, extra: Record<string, unknown> = {}): Pro
 const COMPLETED =
   "\n\nTask completed. Call TaskList now to find your next available task or see if your work unblocked others.";
 
-describe("task tool schemas (§7.2)", () => {
+describe("task tool schemas", () => {
   const schemas = Object.fromEntries(
     kit.getToolSchemas().map((s) => [s.function.name, s.function.parameters]),
   );
@@ -100,7 +100,7 @@ describe("task tool schemas (§7.2)", () => {
   });
 });
 
-describe("TaskCreate and TaskList (§7.3)", () => {
+describe("TaskCreate and TaskList", () => {
   it("creates numbered tasks and lists them", async () => {
     expect(await create("Task 1")).toBe("Task (id=1) created successfully: Task 1");
     expect(await create("Task 2")).toBe("Task (id=2) created successfully: Task 2");
@@ -147,7 +147,7 @@ describe("TaskCreate and TaskList (§7.3)", () => {
   });
 });
 
-describe("TaskGet (§7.3, §16.7)", () => {
+describe("TaskGet", () => {
   it("answers an unknown id", async () => {
     expect(await call("TaskGet", { task_id: "9" })).toEqual({ text: "Task not found", state: "error" });
   });
@@ -178,7 +178,7 @@ describe("TaskGet (§7.3, §16.7)", () => {
   });
 });
 
-describe("TaskUpdate (§7.3, §16.7)", () => {
+describe("TaskUpdate", () => {
   beforeEach(async () => {
     await create("Task 1");
     await create("Task 2");

@@ -9,7 +9,7 @@ const bash = new BashTool();
 let t: TestContext;
 afterEach(() => t?.sandbox.dispose());
 
-describe("Bash (reference §11.8, Toolshed §16.4)", () => {
+describe("Bash", () => {
   it("returns stdout then stderr, with the exit code in the metadata", async () => {
     t = makeContext();
     const r = await runTool(bash, { command: "echo out; echo err >&2" }, t.ctx);

@@ -22,7 +22,7 @@ function fakeHelper(out: Partial<ExecResult>) {
 
 const listing = (files: string[], total = files.length) => ({ stdout: JSON.stringify({ files, total }) });
 
-describe("Glob on the fake sandbox (reference §11.6, Toolshed §16.6)", () => {
+describe("Glob on the fake sandbox", () => {
   it("runs the fixed helper argv with pattern, base and cap as JSON on stdin", async () => {
     t = makeContext();
     mkdirSync(join(t.sandbox.workspace, "sub"));

@@ -24,7 +24,7 @@ function fakeRg(
   return argvs;
 }
 
-describe("Grep argv (reference §11.7, input joined to its option, the path after --)", () => {
+describe("Grep argv (input joined to its option, the path after --)", () => {
   const base = ["rg", "--hidden", "--glob", "!.git", "--glob", "!.svn", "--glob", "!.hg", "--glob", "!.bzr"];
   const vcs = [...base, "--glob", "!.jj", "--glob", "!.sl", "--max-columns", "500"];
 

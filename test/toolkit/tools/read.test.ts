@@ -9,7 +9,7 @@ const read = new ReadTool();
 let t: TestContext;
 afterEach(() => t?.sandbox.dispose());
 
-describe("Read (reference §11.2)", () => {
+describe("Read", () => {
   it("prints cat -n lines: number right-aligned in 6, a TAB, no trailing newline", async () => {
     t = makeContext();
     const p = join(t.sandbox.workspace, "a.txt");

@@ -11,7 +11,7 @@ const [read, write, edit] = [new ReadTool(), new WriteTool(), new EditTool()];
 let t: TestContext;
 afterEach(() => t?.sandbox.dispose());
 
-describe("run-time symlink re-check (permission.md §10.12)", () => {
+describe("run-time symlink re-check", () => {
   it("refuses to Write through a link to .env, writing nothing", async () => {
     t = makeContext();
     const env = join(t.sandbox.workspace, ".env");

@@ -18,7 +18,7 @@ function setup(name = "f.txt", content?: string): string {
   return p;
 }
 
-describe("Write (reference §11.3, §16.3, §10.13)", () => {
+describe("Write", () => {
   it("creates a file with parents and reports the real line count and a /dev/null diff", async () => {
     t = makeContext();
     const p = join(t.sandbox.workspace, "new/dir/a.txt");
@@ -72,7 +72,7 @@ describe("Write (reference §11.3, §16.3, §10.13)", () => {
   });
 });
 
-describe("Edit (reference §11.4, §16.2–16.3, §10.13)", () => {
+describe("Edit", () => {
   it("checks its errors in the reference order", async () => {
     const p = setup("e.txt", "foo bar foo\n");
     const run = (input: Record<string, unknown>) => runTool(edit, { file_path: p, ...input }, t.ctx);
