@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, seedTenant, startHarness } from "../support/harness.js";
+import { waitForJob } from "../support/wait-for-job.js";
 
 let h: Harness;
 let agentKey: string;
@@ -163,12 +164,7 @@ describe("a session runs the built-ins end to end", () => {
       body: { approve: true },
     });
     expect(twice.status).toBe(409);
-    const deadline = Date.now() + 30_000;
-    let job = ok.body.job;
-    while (job.status !== "succeeded" && job.status !== "failed" && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      job = (await h.call("GET", `/v1/jobs/${jid}`, { key: agentKey })).body.job;
-    }
+    const job = await waitForJob(h.call, agentKey, jid, { timeoutMs: 30_000 });
     expect(job.status, JSON.stringify(job)).toBe("succeeded");
     const check = await run("Bash", { command: "ls /workspace/approved" });
     expect(text(check)).toBe("/workspace/approved\n");
@@ -180,15 +176,9 @@ describe("a session runs the built-ins end to end", () => {
       body: { tool: "Bash", input: { command: "sleep 30" } },
     });
     const jid = sub.body.job.id;
-    let job = sub.body.job;
-    while (job.status === "queued")
-      job = (await h.call("GET", `/v1/jobs/${jid}`, { key: agentKey })).body.job;
+    await waitForJob(h.call, agentKey, jid, { until: ["running"], timeoutMs: 30_000 });
     await h.call("POST", `/v1/jobs/${jid}/cancel`, { key: agentKey });
-    const t0 = Date.now();
-    while (job.status === "running" && Date.now() - t0 < 15_000) {
-      await new Promise((r) => setTimeout(r, 100));
-      job = (await h.call("GET", `/v1/jobs/${jid}`, { key: agentKey })).body.job;
-    }
+    const job = await waitForJob(h.call, agentKey, jid, { timeoutMs: 15_000 });
     expect(job.status, JSON.stringify(job)).toBe("cancelled");
   });
 });

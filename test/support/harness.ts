@@ -226,19 +226,3 @@ export function createApiTestApp(
     },
   };
 }
-
-const FINAL = new Set(["succeeded", "failed", "denied", "cancelled", "interrupted"]);
-
-/** Polls `statuses` until every job has settled (succeeded or failed) or `timeoutMs` passed; the last reading. */
-export async function waitUntilSettled(
-  statuses: () => Promise<string[]>,
-  timeoutMs = 90_000,
-): Promise<string[]> {
-  let last: string[] = [];
-  for (const t0 = Date.now(); Date.now() - t0 < timeoutMs; ) {
-    last = await statuses();
-    if (last.every((x) => FINAL.has(x))) break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return last;
-}
