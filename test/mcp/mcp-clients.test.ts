@@ -84,17 +84,18 @@ describe("McpClients listing cache", () => {
 
   it("a dead server yields an empty set, is remembered for the failure TTL, and hides nothing else", async () => {
     createMcpServer(svc(), admin, "ten_a", { name: "dead", transport: "http", url: dead.url });
-    const started = Date.now();
+    // The listing resolves although the server never answers: the list timeout gave up on it.
     const sets = await clients.toolSets("ten_a");
-    expect(Date.now() - started).toBeLessThan(3_000);
     expect(sets.map((s) => [s.name, s.tools.length])).toEqual([
       ["dead", 0],
       ["tiny", 1],
     ]);
-    // Within the failure TTL the dead server is not waited on again.
-    const again = Date.now();
-    await clients.toolSets("ten_a");
-    expect(Date.now() - again).toBeLessThan(200);
+    const tried = dead.requests();
+    expect(tried).toBeGreaterThan(0);
+    // Within the failure TTL the dead server is not asked again.
+    const again = await clients.toolSets("ten_a");
+    expect(again.map((s) => s.name)).toEqual(["dead", "tiny"]);
+    expect(dead.requests()).toBe(tried);
   });
 
   it("calls go through the cached tool", async () => {
