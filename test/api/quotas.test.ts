@@ -13,7 +13,9 @@ it("limits active sessions and calls per minute per tenant", async () => {
   const a = await seedTenant(t.call, "a");
   const b = await seedTenant(t.call, "b");
   const s1 = await t.call("POST", "/v1/sessions", { key: a.agentKey, body: {} });
-  await t.call("POST", "/v1/sessions", { key: a.agentKey, body: {} });
+  expect(s1.status, JSON.stringify(s1.body)).toBe(201);
+  const s2 = await t.call("POST", "/v1/sessions", { key: a.agentKey, body: {} });
+  expect(s2.status, JSON.stringify(s2.body)).toBe(201);
   const third = await t.call("POST", "/v1/sessions", { key: a.agentKey, body: {} });
   expect(third.status, JSON.stringify(third.body)).toBe(429);
   expect(third.body.error.code).toBe("RATE_LIMITED");

@@ -4,11 +4,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, seedTenant, startHarness } from "../support/harness.js";
+import { waitForJob } from "../support/wait-for-job.js";
 
 let h: Harness;
 let agentKey: string;
 let adminKey: string;
 let sid: string;
+let tenantId: string;
 
 interface JobLike {
   result?: { content: { text?: string }[] };
@@ -28,6 +30,7 @@ beforeAll(async () => {
   h = await startHarness();
   const t = await seedTenant(h.call);
   agentKey = t.agentKey;
+  tenantId = t.tenantId;
   adminKey = t.adminKey;
   const rules = {
     allow: ["Read", "Write", "Edit", "Grep", "Glob", "Bash"],
@@ -99,9 +102,16 @@ describe("a session runs the built-ins end to end", () => {
   });
 
   it("SSE delivers Bash output while the command still runs, and resumes with Last-Event-ID", async () => {
+    // The script cannot finish until the gate file exists, and the test opens the gate only once
+    // the stream has shown "a": without streaming, it prints "closed" instead of "b".
+    const script =
+      "echo a\nfor i in $(seq 300); do [ -e /workspace/sse-gate ] && echo b && exit 0; sleep 0.1; done\necho closed\n";
+    expect((await run("Write", { file_path: "/workspace/sse-gate.sh", content: script })).status).toBe(
+      "succeeded",
+    );
     const sub = await h.call("POST", `/v1/sessions/${sid}/calls`, {
       key: agentKey,
-      body: { tool: "Bash", input: { command: "echo a; sleep 2; echo b" } },
+      body: { tool: "Bash", input: { command: "bash /workspace/sse-gate.sh" } },
     });
     expect(sub.status, JSON.stringify(sub.body)).toBe(202);
     const jid = sub.body.job.id;
@@ -112,23 +122,24 @@ describe("a session runs the built-ins end to end", () => {
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
     let buf = "";
-    let sawAAt = 0;
-    let resultAt = 0;
+    let beforeGate = "";
     const ids: string[] = [];
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;
       buf += decoder.decode(value, { stream: true });
-      if (!sawAAt && /event: chunk\ndata: .*a\\n/.test(buf)) sawAAt = Date.now();
-      if (buf.includes("event: result")) {
-        resultAt = Date.now();
-        break;
+      if (!beforeGate && /event: chunk\ndata: .*a\\n/.test(buf)) {
+        beforeGate = buf;
+        const sb = await h.service.deps.sandboxes.acquire({ sessionId: sid, tenantId });
+        await sb.writeFile("/workspace/sse-gate", "");
       }
+      if (buf.includes("event: result")) break;
     }
     await reader.cancel().catch(() => undefined);
     for (const m of buf.matchAll(/^id: (.+)$/gm)) ids.push(m[1]!);
-    expect(sawAAt, buf).toBeGreaterThan(0);
-    expect(resultAt - sawAAt).toBeGreaterThan(1000);
+    expect(beforeGate, buf).not.toBe("");
+    expect(beforeGate).not.toContain("event: result");
+    expect(text((await waitForJob(h.call, agentKey, jid)) as JobLike)).toBe("a\nb\n");
 
     // Resume after the first event: the first one is not sent again.
     const again = await fetch(`${h.url}/v1/jobs/${jid}/events`, {
@@ -164,12 +175,7 @@ describe("a session runs the built-ins end to end", () => {
       body: { approve: true },
     });
     expect(twice.status).toBe(409);
-    const deadline = Date.now() + 30_000;
-    let job = ok.body.job;
-    while (job.status !== "succeeded" && job.status !== "failed" && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      job = (await h.call("GET", `/v1/jobs/${jid}`, { key: agentKey })).body.job;
-    }
+    const job = await waitForJob(h.call, agentKey, jid, { timeoutMs: 30_000 });
     expect(job.status, JSON.stringify(job)).toBe("succeeded");
     const check = await run("Bash", { command: "ls /workspace/approved" });
     expect(text(check)).toBe("/workspace/approved\n");
@@ -181,15 +187,9 @@ describe("a session runs the built-ins end to end", () => {
       body: { tool: "Bash", input: { command: "sleep 30" } },
     });
     const jid = sub.body.job.id;
-    let job = sub.body.job;
-    while (job.status === "queued")
-      job = (await h.call("GET", `/v1/jobs/${jid}`, { key: agentKey })).body.job;
+    await waitForJob(h.call, agentKey, jid, { until: ["running"], timeoutMs: 30_000 });
     await h.call("POST", `/v1/jobs/${jid}/cancel`, { key: agentKey });
-    const t0 = Date.now();
-    while (job.status === "running" && Date.now() - t0 < 15_000) {
-      await new Promise((r) => setTimeout(r, 100));
-      job = (await h.call("GET", `/v1/jobs/${jid}`, { key: agentKey })).body.job;
-    }
+    const job = await waitForJob(h.call, agentKey, jid, { timeoutMs: 15_000 });
     expect(job.status, JSON.stringify(job)).toBe("cancelled");
   });
 });

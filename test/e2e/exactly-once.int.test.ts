@@ -9,7 +9,8 @@ import Dockerode from "dockerode";
 import { expect, it } from "vitest";
 import { LABEL_SESSION } from "../../src/sandbox/container-spec.js";
 import { apiWithChildWorkers } from "../support/child-workers.js";
-import { seedTenant, waitUntilSettled } from "../support/harness.js";
+import { seedTenant } from "../support/harness.js";
+import { countStatus, pollUntil, waitForJob, waitForJobs } from "../support/wait-for-job.js";
 
 const docker = new Dockerode();
 const fx = apiWithChildWorkers();
@@ -26,17 +27,12 @@ function linesOf(sid: string, name: string): string[] {
   return readFileSync(path, "utf8").split("\n").filter(Boolean);
 }
 
-async function jobStatus(key: string, id: string): Promise<string> {
-  return (await fx.h.call("GET", `/v1/jobs/${id}`, { key })).body.job.status;
-}
-
+/** Waits until at least `atLeast` of the calls are running. */
 async function untilRunning(key: string, ids: string[], atLeast: number): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    const s = await Promise.all(ids.map((id) => jobStatus(key, id)));
-    if (s.filter((x) => x === "running").length >= atLeast) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("the calls never ran");
+  await waitForJobs(fx.h.call, key, ids, (jobs) => countStatus(jobs, "running") >= atLeast, {
+    timeoutMs: 30_000,
+    intervalMs: 50,
+  });
 }
 
 it("kill -9 of the worker with calls in flight: the next worker re-attaches, nothing runs twice", async () => {
@@ -74,18 +70,19 @@ it("kill -9 of the worker with calls in flight: the next worker re-attaches, not
   await new Promise((r) => child.once("exit", r));
 
   await inProcessWorker();
-  const final = await waitUntilSettled(() => Promise.all(jobs.map((j) => jobStatus(t.agentKey, j.id))));
+  const views = await waitForJobs(
+    fx.h.call,
+    t.agentKey,
+    jobs.map((j) => j.id),
+  );
   for (const [i, j] of jobs.entries()) {
     const lines = linesOf(j.sid, `counter-${j.n}`);
     expect(lines.length, `${j.id} ran ${lines.length} times`).toBeLessThanOrEqual(1);
     // The container never died, so nothing is unknowable: every call succeeded, exactly once.
-    expect(final[i]).toBe("succeeded");
+    expect(views[i]!.status).toBe("succeeded");
     expect(lines).toEqual(["x"]);
   }
   // The re-attached calls say which workers took them.
-  const views = await Promise.all(
-    jobs.map(async (j) => (await fx.h.call("GET", `/v1/jobs/${j.id}`, { key: t.agentKey })).body.job),
-  );
   const taken = views.filter((v) => v.attempts.length > 1);
   expect(taken.length).toBeGreaterThanOrEqual(4);
   for (const v of taken) {
@@ -110,14 +107,16 @@ it("the container killed under a call: the call ends interrupted and is not run 
   });
   const id = r.body.job.id as string;
   await untilRunning(t.agentKey, [id], 1);
-  for (let i = 0; i < 200 && linesOf(sid, "counter").length === 0; i++)
-    await new Promise((res) => setTimeout(res, 50));
+  await pollUntil(
+    () => linesOf(sid, "counter"),
+    (lines) => lines.length > 0,
+    { timeoutMs: 10_000, intervalMs: 50, what: "the call's first line" },
+  );
   const [container] = await docker.listContainers({ filters: { label: [`${LABEL_SESSION}=${sid}`] } });
   await docker.getContainer(container!.Id).kill();
 
-  const [status] = await waitUntilSettled(async () => [await jobStatus(t.agentKey, id)]);
-  expect(status).toBe("interrupted");
-  const job = (await fx.h.call("GET", `/v1/jobs/${id}`, { key: t.agentKey })).body.job;
+  const job = await waitForJob(fx.h.call, t.agentKey, id);
+  expect(job.status).toBe("interrupted");
   expect(job.result.content[0].text).toMatch(/may have partly run/);
   expect(job.attempts.length).toBe(2);
   expect(job.attempts[1].sandbox).not.toBe(job.attempts[0].sandbox);

@@ -5,6 +5,7 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type Harness, seedTenant, startHarness } from "../support/harness.js";
+import { waitForJob } from "../support/wait-for-job.js";
 
 let h: Harness;
 beforeAll(async () => {
@@ -32,11 +33,7 @@ it("a worker start re-queues rows whose queue entry is gone", async () => {
   redis.disconnect();
 
   await h.start("worker");
-  let job = sub.body.job;
-  for (let t0 = Date.now(); job.status !== "succeeded" && Date.now() - t0 < 60_000; ) {
-    await new Promise((r) => setTimeout(r, 100));
-    job = (await h.call("GET", `/v1/jobs/${jid}`, { key: t.agentKey })).body.job;
-  }
+  const job = await waitForJob(h.call, t.agentKey, jid, { timeoutMs: 60_000 });
   expect(job.status, JSON.stringify(job)).toBe("succeeded");
   expect(job.result.content[0].text).toBe("survived\n");
   await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });

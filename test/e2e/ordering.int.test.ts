@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type Harness, seedTenant, startHarness } from "../support/harness.js";
+import { waitForJob } from "../support/wait-for-job.js";
 
 let h: Harness;
 beforeAll(async () => {
@@ -49,11 +50,7 @@ it("a session's Bash calls never overlap and keep their order; sessions overlap"
   }
   const spans: Span[] = [];
   for (const { sid, id } of ids) {
-    let job = (await h.call("GET", `/v1/jobs/${id}`, { key: t.agentKey })).body.job;
-    for (let t0 = Date.now(); job.status !== "succeeded" && Date.now() - t0 < 60_000; ) {
-      await new Promise((r) => setTimeout(r, 100));
-      job = (await h.call("GET", `/v1/jobs/${id}`, { key: t.agentKey })).body.job;
-    }
+    const job = await waitForJob(h.call, t.agentKey, id, { timeoutMs: 60_000 });
     expect(job.status, JSON.stringify(job)).toBe("succeeded");
     spans.push({ sid, start: Date.parse(job.startedAt), end: Date.parse(job.finishedAt) });
   }

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { type ChildService, startChild } from "../support/child-service.js";
 import { type Harness, seedTenant, startHarness } from "../support/harness.js";
 import { type PrivateRedis, startPrivateRedis } from "../support/private-redis.js";
+import { waitForJobs } from "../support/wait-for-job.js";
 
 let redis: PrivateRedis;
 let h: Harness;
@@ -76,12 +77,7 @@ it("Redis restarted empty: queued calls all finish without a worker restart; sub
   await redis.start();
   const tBack = performance.now();
   const all = [blocker, ...queued];
-  let last: { status: string }[] = [];
-  for (const t0 = Date.now(); Date.now() - t0 < 60_000; ) {
-    last = await Promise.all(all.map(job));
-    if (last.every((j) => j.status === "succeeded" || j.status === "failed")) break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  const last = await waitForJobs(h.call, t.agentKey, all, undefined, { timeoutMs: 60_000, intervalMs: 250 });
   expect(last.map((j) => j.status)).toEqual(all.map(() => "succeeded"));
   const recoveredMs = performance.now() - tBack;
   console.log(

@@ -8,6 +8,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jobs } from "../../src/db/schema.js";
 import { type Harness, seedTenant, startHarness } from "../support/harness.js";
+import { pollUntil, waitForJob } from "../support/wait-for-job.js";
 
 let h: Harness;
 let t: Awaited<ReturnType<typeof seedTenant>>;
@@ -26,14 +27,6 @@ const submit = async (sid: string, tool: string, input: object, wait = 0) => {
   expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
   return res.body.job;
 };
-async function settled(jid: string) {
-  for (let i = 0; i < 300; i++) {
-    const { job } = (await as(t.agentKey, "GET", `/v1/jobs/${jid}`)).body;
-    if (!["queued", "running"].includes(job.status)) return job;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`job ${jid} did not settle`);
-}
 const text = (job: { result?: { content: { text?: string }[] } }) =>
   (job.result?.content ?? []).map((b) => b.text ?? "").join("");
 
@@ -72,7 +65,7 @@ describe("tenant policy, end to end", () => {
       remember: first.decision.suggestions,
     });
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
-    expect((await settled(first.id)).status).toBe("succeeded");
+    expect((await waitForJob(h.call, t.agentKey, first.id, { timeoutMs: 30_000 })).status).toBe("succeeded");
     const next = await submit(sid, "Bash", { command: "mkdir -p /workspace/out/b" }, 30);
     expect(next).toMatchObject({ status: "succeeded", decision: { rule: "Bash(mkdir -p:*)" } });
     const ls = await submit(sid, "Bash", { command: "ls /workspace/out" }, 30);
@@ -123,11 +116,11 @@ describe("tenant policy, end to end", () => {
       .where(eq(jobs.id, job.id))
       .run();
     // Read the row, not the API: GET would expire it on read; here the sweep must do it.
-    let row = db.select().from(jobs).where(eq(jobs.id, job.id)).get();
-    for (let i = 0; i < 100 && row?.status === "awaiting_approval"; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      row = db.select().from(jobs).where(eq(jobs.id, job.id)).get();
-    }
+    const row = await pollUntil(
+      () => db.select().from(jobs).where(eq(jobs.id, job.id)).get(),
+      (r) => r?.status !== "awaiting_approval",
+      { timeoutMs: 10_000, what: "the sweep" },
+    );
     expect(row).toMatchObject({ status: "denied", approvedBy: "expiry" });
     expect(text(row as never)).toContain("expired");
     const late = await as(t.adminKey, "POST", `/v1/jobs/${job.id}/approval`, { approve: true });

@@ -4,7 +4,8 @@
  */
 import { expect, it } from "vitest";
 import { apiWithChildWorkers } from "../support/child-workers.js";
-import { seedTenant, waitUntilSettled } from "../support/harness.js";
+import { seedTenant } from "../support/harness.js";
+import { countStatus, waitForJobs } from "../support/wait-for-job.js";
 
 const fx = apiWithChildWorkers();
 
@@ -27,23 +28,21 @@ it("a killed worker's jobs are recovered by another worker and none is lost", as
     });
     ids.push(r.body.job.id);
   }
-  const statuses = async () =>
-    Promise.all(
-      ids.map(async (id) => (await fx.h.call("GET", `/v1/jobs/${id}`, { key: t.agentKey })).body.job.status),
-    );
-  for (let t0 = Date.now(); Date.now() - t0 < 90_000; ) {
-    const s = await statuses();
-    if (s.filter((x) => x === "succeeded").length >= 2 && s.includes("running")) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitForJobs(
+    fx.h.call,
+    t.agentKey,
+    ids,
+    (jobs) => countStatus(jobs, "succeeded") >= 2 && countStatus(jobs, "running") > 0,
+    { intervalMs: 50 },
+  );
   child.kill("SIGKILL");
   await new Promise((r) => child.once("exit", r));
-  const mid = await statuses();
-  expect(mid).toContain("running");
+  const mid = await waitForJobs(fx.h.call, t.agentKey, ids, () => true);
+  expect(mid.map((j) => j.status)).toContain("running");
 
   await fx.h.start("worker");
-  const final = await waitUntilSettled(statuses);
-  expect(final).toEqual(ids.map(() => "succeeded"));
+  const final = await waitForJobs(fx.h.call, t.agentKey, ids);
+  expect(final.map((j) => j.status)).toEqual(ids.map(() => "succeeded"));
   const log = await fx.h.call("POST", `/v1/sessions/${sid}/calls?wait=30`, {
     key: t.agentKey,
     body: { tool: "Bash", input: { command: "cat /workspace/order.log" } },

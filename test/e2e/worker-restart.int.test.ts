@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { RunningService } from "../../src/cli/serve.js";
-import { type Harness, seedTenant, startHarness, waitUntilSettled } from "../support/harness.js";
+import { type Harness, seedTenant, startHarness } from "../support/harness.js";
+import { countStatus, waitForJobs } from "../support/wait-for-job.js";
 
 let h: Harness;
 
@@ -34,21 +35,16 @@ it("a worker restart mid-queue loses no job and keeps per-session order", async 
     expect(r.status, JSON.stringify(r.body)).toBe(202);
     ids.push(r.body.job.id);
   }
-  const statuses = async () =>
-    Promise.all(
-      ids.map(async (id) => (await h.call("GET", `/v1/jobs/${id}`, { key: t.agentKey })).body.job.status),
-    );
-  for (let t0 = Date.now(); Date.now() - t0 < 60_000; ) {
-    if ((await statuses()).filter((x) => x === "succeeded").length >= 2) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitForJobs(h.call, t.agentKey, ids, (jobs) => countStatus(jobs, "succeeded") >= 2, {
+    timeoutMs: 60_000,
+  });
   await first.stop();
-  const mid = await statuses();
-  expect(mid.filter((x) => x === "succeeded").length).toBeLessThan(n);
+  const mid = await waitForJobs(h.call, t.agentKey, ids, () => true);
+  expect(countStatus(mid, "succeeded")).toBeLessThan(n);
 
   await h.start("worker");
-  const final = await waitUntilSettled(statuses);
-  expect(final).toEqual(ids.map(() => "succeeded"));
+  const final = await waitForJobs(h.call, t.agentKey, ids);
+  expect(final.map((j) => j.status)).toEqual(ids.map(() => "succeeded"));
   const log = await h.call("POST", `/v1/sessions/${sid}/calls?wait=30`, {
     key: t.agentKey,
     body: { tool: "Bash", input: { command: "cat /workspace/order.log" } },

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { RedisBus } from "../../src/jobs/redis-bus.js";
+import { pollUntil } from "../support/wait-for-job.js";
 
 const prefix = `tst-bus-${randomBytes(4).toString("hex")}`;
 let redis: Redis;
@@ -40,8 +41,11 @@ it("notifies watchers of a job and delivers cancels", async () => {
   bus.onCancel((id) => cancels.push(id));
   await bus.append("job_b", { type: "status", data: {} });
   await bus.requestCancel("job_b");
-  for (let i = 0; i < 50 && (seen === 0 || cancels.length === 0); i++)
-    await new Promise((r) => setTimeout(r, 10));
+  await pollUntil(
+    () => seen > 0 && cancels.length > 0,
+    (ok) => ok,
+    { timeoutMs: 5000, intervalMs: 10, what: "the status and the cancel" },
+  );
   expect(seen).toBe(1);
   expect(cancels).toEqual(["job_b"]);
   stop();

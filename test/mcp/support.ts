@@ -188,9 +188,12 @@ export async function startTinyMcpServer(opts: { answerCalls: boolean }): Promis
 }
 
 /** Accepts connections and never answers anything. */
-export async function startDeadServer(): Promise<{ url: string; server: Server }> {
-  const server = createHttpServer(() => {});
-  return { url: await listenLoopback(server), server };
+export async function startDeadServer(): Promise<{ url: string; server: Server; requests: () => number }> {
+  let requests = 0;
+  const server = createHttpServer(() => {
+    requests++;
+  });
+  return { url: await listenLoopback(server), server, requests: () => requests };
 }
 
 function listenLoopback(server: Server): Promise<string> {

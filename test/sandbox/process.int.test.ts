@@ -1,6 +1,7 @@
 /** Long-lived processes in the sandbox (the transport of stdio MCP servers): both ways, kill, exit. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox, SandboxProcess } from "../../src/sandbox/sandbox.js";
+import { pollUntil } from "../support/wait-for-job.js";
 import { createTestProvider, sh, type TestProvider } from "./harness.js";
 
 describe("sandbox spawnProcess", () => {
@@ -24,13 +25,10 @@ describe("sandbox spawnProcess", () => {
     });
     return { proc, out };
   };
-  const until = async (check: () => boolean, ms = 5000) => {
-    const end = Date.now() + ms;
-    while (!check()) {
-      if (Date.now() > end) throw new Error("timed out waiting");
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
+  const until = (check: () => boolean) =>
+    pollUntil(check, (ok) => ok, { timeoutMs: 5000, intervalMs: 20, what: "the process output" });
+  const sleepers = async () =>
+    (await sb.exec(sh("ps -eo args= | grep -c '^sleep 100[01]' || true"))).stdout.trim();
 
   it("streams stdin to the process and its output back, line by line, as it runs", async () => {
     const { proc, out } = await spawn(
@@ -50,12 +48,12 @@ describe("sandbox spawnProcess", () => {
 
   it("kill ends the whole process group", async () => {
     const { proc } = await spawn(["bash", "-c", "sleep 1000 & sleep 1001"]);
-    await until(() => false, 300).catch(() => undefined);
+    // Both sleeps are up before the kill, so finding none afterwards means the kill reached them.
+    await pollUntil(sleepers, (n) => n === "2", { timeoutMs: 10_000, what: "both sleeps" });
     proc.kill();
     const exit = await proc.exited;
     expect(exit.exitCode).toBeNull();
-    const ps = await sb.exec(sh("ps -eo args= | grep -c '^sleep 100[01]' || true"));
-    expect(ps.stdout.trim()).toBe("0");
+    expect(await sleepers()).toBe("0");
   });
 
   it("reports a program that cannot be spawned", async () => {

@@ -7,7 +7,8 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, onTestFinished } from "vitest";
 import { jobText } from "../mcp/support.js";
-import { type Harness, seedTenant, startHarness, waitUntilSettled } from "../support/harness.js";
+import { type Harness, seedTenant, startHarness } from "../support/harness.js";
+import { waitForJob } from "../support/wait-for-job.js";
 
 export { jobText };
 
@@ -138,20 +139,9 @@ export class Attacker {
     return this.bash(`${interpreter} ${file}`, extra);
   }
 
-  async job(jobId: string): Promise<Job> {
-    const res = await this.h.call("GET", `/v1/jobs/${jobId}`, { key: this.agentKey });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    return res.body.job;
-  }
-
   /** Reads the job until it is final, for at most `timeoutMs`. */
   async waitFinal(jobId: string, timeoutMs = 120_000): Promise<Job> {
-    let job: Job | undefined;
-    await waitUntilSettled(async () => {
-      job = await this.job(jobId);
-      return [job.status];
-    }, timeoutMs);
-    return job!;
+    return (await waitForJob(this.h.call, this.agentKey, jobId, { timeoutMs })) as Job;
   }
 
   /** Follows the job's event stream until its output shows `marker` (the command reached a point). */

@@ -3,16 +3,17 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { type OpenedDb, openDb } from "../../src/db/open.js";
+import type { OpenedDb } from "../../src/db/open.js";
 import { apiKeys } from "../../src/db/schema.js";
 import { UnauthenticatedError } from "../../src/errors.js";
 import { authenticate, ensureAdminKey } from "../../src/service/keys.js";
+import { openTestDb } from "../support/test-db.js";
 
 let dir: string;
 let store: OpenedDb;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "tsk-"));
-  store = openDb(join(dir, "t.db"));
+  store = openTestDb(join(dir, "t.db"));
 });
 afterEach(() => {
   store.close();

@@ -3,12 +3,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Db, openDb } from "../../src/db/open.js";
+import type { Db } from "../../src/db/open.js";
 import { sessions, tenants } from "../../src/db/schema.js";
 import { SqliteTaskStore } from "../../src/service/task-store.js";
 import { createHostContext } from "../../src/toolkit/host-context.js";
 import { createTaskTools } from "../../src/toolkit/tasks/task-tools.js";
 import { Toolkit } from "../../src/toolkit/toolkit.js";
+import { openTestDb } from "../support/test-db.js";
 
 let dir: string;
 let db: Db;
@@ -38,7 +39,7 @@ function seedSession(id: string): void {
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "tst-tasks-"));
-  ({ db, close } = openDb(join(dir, "t.db")));
+  ({ db, close } = openTestDb(join(dir, "t.db")));
   seedSession("ses_a");
   seedSession("ses_b");
 });

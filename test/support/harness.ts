@@ -13,7 +13,6 @@ import { Redis } from "ioredis";
 import { createApp } from "../../src/api/app.js";
 import { type RunningService, type ServeMode, type StartOptions, startService } from "../../src/cli/serve.js";
 import { type Config, loadConfig } from "../../src/config.js";
-import { openDb } from "../../src/db/open.js";
 import { createLogger } from "../../src/log.js";
 import { EgressPolicy } from "../../src/net/egress-policy.js";
 import type { SandboxProvider } from "../../src/sandbox/sandbox.js";
@@ -27,6 +26,7 @@ import { SkillFiles } from "../../src/service/skill-files.js";
 import { createBuiltinTools } from "../../src/toolkit/builtins.js";
 import { createTaskTools } from "../../src/toolkit/tasks/task-tools.js";
 import { MemoryBus } from "./memory-bus.js";
+import { openTestDb } from "./test-db.js";
 
 export const ADMIN_KEY = "test-admin-key-0123456789abcdef";
 
@@ -174,7 +174,7 @@ export function createApiTestApp(
   opts: { mcp?: boolean } = {},
 ) {
   const dataDir = mkdtempSync(join(tmpdir(), "tsa-"));
-  const { db, ping, close } = openDb(join(dataDir, "t.db"));
+  const { db, ping, close } = openTestDb(join(dataDir, "t.db"));
   ensureAdminKey({ db }, ADMIN_KEY);
   const bus = new MemoryBus();
   const deps: ServiceDeps = {
@@ -225,20 +225,4 @@ export function createApiTestApp(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-const FINAL = new Set(["succeeded", "failed", "denied", "cancelled", "interrupted"]);
-
-/** Polls `statuses` until every job has settled (succeeded or failed) or `timeoutMs` passed; the last reading. */
-export async function waitUntilSettled(
-  statuses: () => Promise<string[]>,
-  timeoutMs = 90_000,
-): Promise<string[]> {
-  let last: string[] = [];
-  for (const t0 = Date.now(); Date.now() - t0 < timeoutMs; ) {
-    last = await statuses();
-    if (last.every((x) => FINAL.has(x))) break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return last;
 }

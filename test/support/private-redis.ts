@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { Redis } from "ioredis";
+import { pollUntil } from "./wait-for-job.js";
 
 export interface PrivateRedis {
   url: string;
@@ -35,7 +36,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
       { stdio: "ignore" },
     );
     // Ready when it answers PING (bounded: 10 s).
-    for (let i = 0; i < 100; i++) {
+    const answers = async () => {
       const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
       probe.on("error", () => {});
       const ok = await probe.connect().then(
@@ -43,10 +44,9 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
         () => false,
       );
       probe.disconnect();
-      if (ok) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`redis-server on port ${port} did not start`);
+      return ok;
+    };
+    await pollUntil(answers, (ok) => ok, { timeoutMs: 10_000, what: `redis-server on port ${port}` });
   };
   await start();
   return {
