@@ -31,6 +31,7 @@ command -v debootstrap >/dev/null || missing+=(debootstrap)
 # Workspace volumes: mkfs.ext4 and loop mounts (usually there; minimal images may lack them).
 command -v mkfs.ext4 >/dev/null || missing+=(e2fsprogs)
 command -v losetup >/dev/null || missing+=(mount)
+command -v ps >/dev/null || missing+=(procps)
 # gVisor, for SANDBOX_RUNTIME=runsc: optional (root installs it, so CI tests both runtimes).
 optional=()
 ((EUID == 0)) && ! command -v runsc >/dev/null && optional+=(runsc)
