@@ -12,7 +12,8 @@ import { type Principal, requireRole } from "./principal.js";
 import type { Tx } from "./queueing.js";
 import { loadTenant } from "./tenants.js";
 
-export type AuditKind = "decision" | "approval" | "external_result";
+/** `attempt`: a worker took over a job an earlier attempt left unfinished, or ended it interrupted. */
+export type AuditKind = "decision" | "approval" | "external_result" | "attempt";
 
 export interface AuditQuery {
   sessionId?: string;
@@ -44,6 +45,11 @@ export function canonicalJson(v: unknown): string {
     return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(",")}}`;
   }
   return JSON.stringify(v) ?? "null";
+}
+
+/** The tenant, session and job an entry about `job` is filed under. */
+export function auditKeys(job: { tenantId: string; sessionId: string; id: string }) {
+  return { tenantId: job.tenantId, sessionId: job.sessionId, jobId: job.id };
 }
 
 /** Appends one entry (inside the caller's transaction, so it lands with the change it records). */

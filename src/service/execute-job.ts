@@ -9,6 +9,7 @@ import type { ToolResponse } from "../toolkit/response.js";
 import type { ToolRunContext } from "../toolkit/run-context.js";
 import type { ToolBase } from "../toolkit/tool-base.js";
 import { BuiltinTool } from "../toolkit/tools/builtin-tool.js";
+import { auditKeys, writeAudit } from "./audit.js";
 import type { ServiceDeps } from "./deps.js";
 import { jobSandbox } from "./job-sandbox.js";
 import { findJob, textResult } from "./job-view.js";
@@ -73,6 +74,8 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
   if (verdict.kind === "interrupt") {
     await pending;
     if (finishJob(deps.db, job.id, "interrupted", textResult(interruptedText(verdict.why), "interrupted"))) {
+      const data = { outcome: "interrupted", why: verdict.why };
+      writeAudit(deps.db, { ...auditKeys(job), kind: "attempt", actorKeyId: null, data });
       deps.metrics.inc("toolshed_jobs_finished_total", { status: "interrupted" });
       deps.logger.warn({ jobId: job.id, why: verdict.why }, "job interrupted, not run again");
       await publishState(deps, job.id);

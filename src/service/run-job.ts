@@ -9,6 +9,7 @@
  */
 import { and, eq, gt, inArray, lt, sql } from "drizzle-orm";
 import { type JobRow, jobs, type SessionRow, sessions } from "../db/schema.js";
+import { auditKeys, writeAudit } from "./audit.js";
 import type { ServiceDeps } from "./deps.js";
 import { nowIso } from "./ids.js";
 import { textResult } from "./job-view.js";
@@ -46,6 +47,10 @@ export async function claimJob(deps: ServiceDeps, jobId: string): Promise<Claim>
     // An attempt left open was cut short (its worker died): say so before opening the next.
     const attempts = (job.attempts ?? []).map((a) => (a.endedAt ? a : { ...a, outcome: "worker lost" }));
     attempts.push({ n: job.runs + 1, worker: workerIdentity(), startedAt: now });
+    if (job.runs > 0) {
+      const data = { n: job.runs + 1, worker: workerIdentity(), earlier: attempts.slice(0, -1) };
+      writeAudit(tx, { ...auditKeys(job), kind: "attempt", actorKeyId: null, data });
+    }
     tx.update(jobs)
       .set({ status: "running", startedAt, runs: sql`${jobs.runs} + 1`, attempts })
       .where(eq(jobs.id, jobId))

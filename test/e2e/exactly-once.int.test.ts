@@ -121,6 +121,13 @@ it("the container killed under a call: the call ends interrupted and is not run 
   expect(job.attempts.length).toBe(2);
   expect(job.attempts[1].sandbox).not.toBe(job.attempts[0].sandbox);
   expect(linesOf(sid, "counter")).toEqual(["x"]);
+  // The audit has the takeover and its verdict.
+  const trail = await fx.h.call("GET", `/v1/tenants/${t.tenantId}/audit?jobId=${id}`, { key: t.adminKey });
+  const attempts = trail.body.entries.filter((e: { kind: string }) => e.kind === "attempt");
+  expect(attempts.map((e: { data: { outcome?: string } }) => e.data.outcome ?? "taken over").sort()).toEqual([
+    "interrupted",
+    "taken over",
+  ]);
   // The session goes on in a fresh container on the same workspace.
   const next = await fx.h.call("POST", `/v1/sessions/${sid}/calls?wait=30`, {
     key: t.agentKey,
