@@ -1,16 +1,11 @@
 /** `/v1/sessions/{sid}/mcp`: the session as a Streamable HTTP MCP server (agent keys). */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { SessionMcpEndpoint, type SessionMcpEndpointOptions } from "../../mcp/session-server.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses } from "../schemas.js";
 
-export function sessionMcpRoutes(
-  app: OpenAPIHono<AppEnv>,
-  deps: ApiDeps,
-  opts: SessionMcpEndpointOptions = {},
-): SessionMcpEndpoint {
-  const endpoint = new SessionMcpEndpoint(deps, { mcp: deps.mcp, ...opts });
+export function sessionMcpRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
+  const endpoint = deps.port.sessionMcp;
   // Documented only: the body is MCP's JSON-RPC, answered by the SDK's transport.
   app.openAPIRegistry.registerPath({
     method: "post",
@@ -27,5 +22,4 @@ export function sessionMcpRoutes(
   app.on(["GET", "POST", "DELETE"], "/v1/sessions/:sid/mcp", (c) =>
     endpoint.handle(c.get("principal"), c.req.param("sid"), c.req.raw),
   );
-  return endpoint;
 }
