@@ -2,7 +2,6 @@
  * The verbs the HTTP API may call, already bound to the service's dependencies: routes see this
  * port, never the bag (database, queue, sandboxes, caches), so what the API can reach is listed here.
  */
-import { SessionMcpEndpoint } from "../mcp/session-server.js";
 import { answerApproval } from "./approval.js";
 import { expireIfDue } from "./approval-expiry.js";
 import { listAudit } from "./audit.js";
@@ -18,117 +17,117 @@ import { listMcpServerTools } from "./mcp-clients.js";
 import { createMcpServer, deleteMcpServer, getMcpServer, listMcpServers } from "./mcp-servers.js";
 import type { Metrics } from "./metrics.js";
 import { policyCheck } from "./policy-check.js";
+import type { Principal } from "./principal.js";
 import type { Readiness } from "./readiness.js";
 import { getTenantRules, putTenantRules } from "./rules.js";
+import { callSessionTool, listSessionMcpTools } from "./session-mcp.js";
 import { listSessionTools } from "./session-tools.js";
-import { createSession, deleteSession, getSession, updateSession } from "./sessions.js";
+import { createSession, deleteSession, getSession, loadSession, updateSession } from "./sessions.js";
 import { deleteSkill, listSkills, uploadSkill } from "./skills.js";
 import { submitCall } from "./submit-call.js";
 import { getTenantSettings, putTenantSettings } from "./tenant-settings.js";
 import { createTenant } from "./tenants.js";
 import { listToolGroups, putToolGroups } from "./tool-groups.js";
 
+/** The verbs the API calls as they are: each is bound to the service's dependencies. */
+const VERBS = {
+  authenticate,
+  createTenant,
+  createKey,
+  listKeys,
+  getTenantRules,
+  putTenantRules,
+  getTenantSettings,
+  putTenantSettings,
+  listExternalTools,
+  listToolGroups,
+  putToolGroups,
+  uploadSkill,
+  listSkills,
+  deleteSkill,
+  createSession,
+  getSession,
+  updateSession,
+  deleteSession,
+  listSessionTools,
+  submitCall,
+  dryRunDecision,
+  getJob,
+  waitForJob,
+  cancelJob,
+  expireIfDue,
+  answerApproval,
+  postExternalResult,
+  followJobEvents,
+  policyCheck,
+  listAudit,
+};
+
 /** A service verb without its first (dependencies) parameter. */
 // biome-ignore lint/suspicious/noExplicitAny: matches any dependency shape; only the rest is kept
 type Bound<F> = F extends (deps: any, ...args: infer A) => infer R ? (...args: A) => R : never;
+type BoundAll<T> = { [K in keyof T]: Bound<T[K]> };
 
-export interface ApiPort {
-  authenticate: Bound<typeof authenticate>;
-  createTenant: Bound<typeof createTenant>;
-  createKey: Bound<typeof createKey>;
-  listKeys: Bound<typeof listKeys>;
+export interface ApiPort extends BoundAll<typeof VERBS> {
   /** Also ends the streams (SSE, MCP sessions) the key opened. */
   revokeKey: Bound<typeof revokeKey>;
-  getTenantRules: Bound<typeof getTenantRules>;
-  putTenantRules: Bound<typeof putTenantRules>;
-  getTenantSettings: Bound<typeof getTenantSettings>;
-  putTenantSettings: Bound<typeof putTenantSettings>;
-  listExternalTools: Bound<typeof listExternalTools>;
+  /** Checks names against the built-in tools. */
   putExternalTools: Bound<typeof putExternalTools>;
-  listToolGroups: Bound<typeof listToolGroups>;
-  putToolGroups: Bound<typeof putToolGroups>;
-  uploadSkill: Bound<typeof uploadSkill>;
-  listSkills: Bound<typeof listSkills>;
-  deleteSkill: Bound<typeof deleteSkill>;
-  createSession: Bound<typeof createSession>;
-  getSession: Bound<typeof getSession>;
-  updateSession: Bound<typeof updateSession>;
-  deleteSession: Bound<typeof deleteSession>;
-  listSessionTools: Bound<typeof listSessionTools>;
-  submitCall: Bound<typeof submitCall>;
-  dryRunDecision: Bound<typeof dryRunDecision>;
-  getJob: Bound<typeof getJob>;
-  waitForJob: Bound<typeof waitForJob>;
-  cancelJob: Bound<typeof cancelJob>;
-  expireIfDue: Bound<typeof expireIfDue>;
-  answerApproval: Bound<typeof answerApproval>;
-  postExternalResult: Bound<typeof postExternalResult>;
-  followJobEvents: Bound<typeof followJobEvents>;
-  policyCheck: Bound<typeof policyCheck>;
-  listAudit: Bound<typeof listAudit>;
   /** Absent where MCP is not configured (the routes are then not served). */
   mcpServers?: McpServerVerbs;
-  /** The session as an MCP server; its stateful sessions live in this process. */
-  sessionMcp: SessionMcpEndpoint;
+  /** What the session's MCP endpoint (`mcp/session-server.ts`) calls. */
+  sessionMcp: SessionMcpVerbs;
   /** Long-lived streams by key, so that revoking a key ends them. */
   keyStreams: KeyStreams;
   metrics: Metrics;
   readiness: Readiness;
 }
 
-export interface McpServerVerbs {
-  create: Bound<typeof createMcpServer>;
-  list: Bound<typeof listMcpServers>;
-  get: Bound<typeof getMcpServer>;
-  delete: Bound<typeof deleteMcpServer>;
+const MCP_READS = { list: listMcpServers, get: getMcpServer };
+const MCP_WRITES = { create: createMcpServer, delete: deleteMcpServer };
+
+export interface McpServerVerbs extends BoundAll<typeof MCP_READS>, BoundAll<typeof MCP_WRITES> {
   listTools: Bound<typeof listMcpServerTools>;
 }
 
+export interface SessionMcpVerbs {
+  /** Throws unless `sid` is an active session the caller may use. */
+  checkSession: (p: Principal, sid: string) => void;
+  listTools: (p: Principal, sid: string) => ReturnType<typeof listSessionMcpTools>;
+  callTool: (
+    p: Principal,
+    sid: string,
+    call: Parameters<typeof callSessionTool>[3],
+  ) => ReturnType<typeof callSessionTool>;
+}
+
+function bindAll<D, T extends Record<string, (d: D, ...args: never[]) => unknown>>(
+  deps: D,
+  verbs: T,
+): BoundAll<T> {
+  const bound = Object.entries(verbs).map(([name, verb]) => [
+    name,
+    (...args: never[]) => verb(deps, ...args),
+  ]);
+  return Object.fromEntries(bound) as BoundAll<T>;
+}
+
 export function createApiPort(deps: ServiceDeps): ApiPort {
-  const bind =
-    <A extends unknown[], R>(verb: (d: ServiceDeps, ...args: A) => R) =>
-    (...args: A): R =>
-      verb(deps, ...args);
   const keyStreams = new KeyStreams(deps.db);
   const builtinNames = deps.tools.list().map((t) => t.name);
   return {
-    authenticate: bind(authenticate),
-    createTenant: bind(createTenant),
-    createKey: bind(createKey),
-    listKeys: bind(listKeys),
+    ...bindAll(deps, VERBS),
     revokeKey: (p, keyId) => {
       revokeKey(deps, p, keyId);
       keyStreams.revoked(keyId);
     },
-    getTenantRules: bind(getTenantRules),
-    putTenantRules: bind(putTenantRules),
-    getTenantSettings: bind(getTenantSettings),
-    putTenantSettings: bind(putTenantSettings),
-    listExternalTools: bind(listExternalTools),
     putExternalTools: (...args) => putExternalTools({ ...deps, builtinNames }, ...args),
-    listToolGroups: bind(listToolGroups),
-    putToolGroups: bind(putToolGroups),
-    uploadSkill: bind(uploadSkill),
-    listSkills: bind(listSkills),
-    deleteSkill: bind(deleteSkill),
-    createSession: bind(createSession),
-    getSession: bind(getSession),
-    updateSession: bind(updateSession),
-    deleteSession: bind(deleteSession),
-    listSessionTools: bind(listSessionTools),
-    submitCall: bind(submitCall),
-    dryRunDecision: bind(dryRunDecision),
-    getJob: bind(getJob),
-    waitForJob: bind(waitForJob),
-    cancelJob: bind(cancelJob),
-    expireIfDue: bind(expireIfDue),
-    answerApproval: bind(answerApproval),
-    postExternalResult: bind(postExternalResult),
-    followJobEvents: bind(followJobEvents),
-    policyCheck: bind(policyCheck),
-    listAudit: bind(listAudit),
     ...(deps.mcp ? { mcpServers: mcpServerVerbs(deps, deps.mcp) } : {}),
-    sessionMcp: new SessionMcpEndpoint(deps, { mcp: deps.mcp, keyStreams }),
+    sessionMcp: {
+      checkSession: (p, sid) => void loadSession(deps.db, p, sid),
+      listTools: (p, sid) => listSessionMcpTools(deps, p, sid, { mcp: deps.mcp }),
+      callTool: (p, sid, call) => callSessionTool(deps, p, sid, call, { mcp: deps.mcp }),
+    },
     keyStreams,
     metrics: deps.metrics,
     readiness: deps.readiness,
@@ -137,17 +136,15 @@ export function createApiPort(deps: ServiceDeps): ApiPort {
 
 function mcpServerVerbs(deps: ServiceDeps, mcp: NonNullable<ServiceDeps["mcp"]>): McpServerVerbs {
   // Writes drop the cached client of that server, so its next listing reconnects.
-  const svc = {
+  const writer = {
     db: deps.db,
     secrets: mcp.secrets,
     egress: mcp.egress,
     onChange: (tid: string, name: string) => mcp.clients.invalidate(tid, name),
   };
   return {
-    create: (...args) => createMcpServer(svc, ...args),
-    list: (...args) => listMcpServers(deps, ...args),
-    get: (...args) => getMcpServer(deps, ...args),
-    delete: (...args) => deleteMcpServer(svc, ...args),
+    ...bindAll(deps, MCP_READS),
+    ...bindAll(writer, MCP_WRITES),
     listTools: (...args) => listMcpServerTools({ db: deps.db, mcp }, ...args),
   };
 }

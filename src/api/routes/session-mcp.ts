@@ -1,11 +1,15 @@
 /** `/v1/sessions/{sid}/mcp`: the session as a Streamable HTTP MCP server (agent keys). */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { SessionMcpEndpoint } from "../../mcp/session-server.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses } from "../schemas.js";
 
 export function sessionMcpRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
-  const endpoint = deps.port.sessionMcp;
+  // Holds this process's stateful MCP sessions; revoking the key that opened one closes it.
+  const endpoint = new SessionMcpEndpoint(deps.port.sessionMcp, deps.logger, {
+    keyStreams: deps.port.keyStreams,
+  });
   // Documented only: the body is MCP's JSON-RPC, answered by the SDK's transport.
   app.openAPIRegistry.registerPath({
     method: "post",
