@@ -7,7 +7,6 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { formatPath, PayloadTooLargeError, ValidationError } from "../errors.js";
 import type { ServiceDeps } from "../service/deps.js";
-import { KeyStreams } from "../service/key-streams.js";
 import type { ApiDeps } from "./api-deps.js";
 import { requireKey } from "./auth.js";
 import type { AppEnv } from "./context.js";
@@ -59,7 +58,10 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
     c.header("x-request-id", id);
     await next();
     c.header("x-request-id", id);
-    deps.metrics.inc("toolshed_http_requests_total", { method: c.req.method, status: String(c.res.status) });
+    deps.port.metrics.inc("toolshed_http_requests_total", {
+      method: c.req.method,
+      status: String(c.res.status),
+    });
   });
   app.use(
     "/v1/*",
@@ -70,25 +72,23 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
       },
     }),
   );
-  app.use("/v1/*", requireKey(deps));
+  app.use("/v1/*", requireKey(deps.port));
   app.use("/v1/*", jsonDepthLimit());
 
-  // Revoking a key ends the streams it opened (SSE, MCP sessions).
-  const keyStreams = new KeyStreams(deps.db);
-  systemRoutes(app, deps);
-  tenantRoutes(app, deps, keyStreams);
+  systemRoutes(app, deps.port);
+  tenantRoutes(app, deps);
   sessionRoutes(app, deps);
   callRoutes(app, deps);
   jobRoutes(app, deps);
-  eventRoutes(app, deps, keyStreams);
+  eventRoutes(app, deps);
   policyRoutes(app, deps);
   auditRoutes(app, deps);
   tenantSettingsRoutes(app, deps);
   externalToolRoutes(app, deps);
   toolGroupRoutes(app, deps);
   skillRoutes(app, deps);
-  if (deps.mcp) mcpServerRoutes(app, deps, deps.mcp);
-  sessionMcpRoutes(app, deps, { keyStreams });
+  if (deps.port.mcpServers) mcpServerRoutes(app, deps.port.mcpServers);
+  sessionMcpRoutes(app, deps);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
   app.doc31("/openapi.json", {

@@ -18,6 +18,7 @@ import { createLogger, type Logger } from "../log.js";
 import { EgressPolicy } from "../net/egress-policy.js";
 import { DockerSandboxProvider } from "../sandbox/docker-provider.js";
 import { identitiesFrom, type SandboxProvider } from "../sandbox/sandbox.js";
+import { createApiPort } from "../service/api-port.js";
 import type { ServiceDeps, ToolRegistry } from "../service/deps.js";
 import { ensureAdminKey } from "../service/keys.js";
 import { createMcpRuntime, type McpClientsOptions } from "../service/mcp-clients.js";
@@ -163,7 +164,11 @@ export async function startService(
     let port: number | undefined;
     let workerUrl: string | undefined;
     if (mode !== "worker") {
-      const app = createApp({ ...deps, bodyLimitBytes: config.BODY_LIMIT_BYTES });
+      const app = createApp({
+        port: createApiPort(deps),
+        bodyLimitBytes: config.BODY_LIMIT_BYTES,
+        logger: deps.logger,
+      });
       const listening = await listen(app.fetch, config.PORT, config.HOST);
       stack.push(listening.close);
       ({ url, port } = listening);

@@ -15,25 +15,23 @@ import {
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import { AppError } from "../errors.js";
-import type { ServiceDeps } from "../service/deps.js";
+import type { Logger } from "../log.js";
+import type { SessionMcpVerbs } from "../service/api-port.js";
 import type { KeyStreams } from "../service/key-streams.js";
 import type { Principal } from "../service/principal.js";
 import { requireRole } from "../service/principal.js";
-import {
-  type AskApproval,
-  callSessionTool,
-  listSessionMcpTools,
-  type SessionMcpOptions,
-} from "../service/session-mcp.js";
-import { loadSession } from "../service/sessions.js";
+import type { AskApproval } from "../service/session-mcp.js";
 
-/** Endpoint settings on top of the service's. */
-export interface SessionMcpEndpointOptions extends SessionMcpOptions {
+/** Endpoint settings. */
+export interface SessionMcpEndpointOptions {
   /** An MCP session unused this long is closed, default 10 min. */
   idleMs?: number;
   /** Revoking the key that opened an MCP session closes it. */
   keyStreams?: KeyStreams;
 }
+
+/** How long an elicitation waits for the client's answer (the service's default call wait). */
+const ASK_TIMEOUT_MS = 60_000;
 
 interface Live {
   transport: WebStandardStreamableHTTPServerTransport;
@@ -50,7 +48,8 @@ export class SessionMcpEndpoint {
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
-    private readonly deps: ServiceDeps,
+    private readonly verbs: SessionMcpVerbs,
+    private readonly logger: Logger,
     private readonly opts: SessionMcpEndpointOptions = {},
   ) {
     const idleMs = opts.idleMs ?? 10 * 60_000;
@@ -61,7 +60,7 @@ export class SessionMcpEndpoint {
   /** Answers one request; 401/403/404 come from the API's own checks before any MCP framing. */
   async handle(p: Principal, sid: string, req: Request): Promise<Response> {
     requireRole(p, ["agent"]);
-    loadSession(this.deps.db, p, sid);
+    this.verbs.checkSession(p, sid);
     const mcpSessionId = req.headers.get("mcp-session-id");
     if (mcpSessionId) {
       const live = this.live.get(mcpSessionId);
@@ -119,10 +118,10 @@ export class SessionMcpEndpoint {
   }
 
   private createServer(p: Principal, sid: string): Server {
-    const { deps, opts } = this;
+    const { verbs, logger } = this;
     const server = new Server({ name: "toolshed-session", version: "1" }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: (await listSessionMcpTools(deps, p, sid, opts)).tools,
+      tools: (await verbs.listTools(p, sid)).tools,
     }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       // Elicitation needs the client's capability and a stream to ask on (a stateful session).
@@ -140,27 +139,21 @@ export class SessionMcpEndpoint {
                     required: ["approve"],
                   },
                 },
-                { relatedRequestId: extra.requestId, timeout: opts.waitMs ?? 60_000 },
+                { relatedRequestId: extra.requestId, timeout: ASK_TIMEOUT_MS },
               );
               return answer.action === "accept" ? answer.content?.approve === true : null;
             }
           : undefined;
       try {
         const args = request.params.arguments ?? {};
-        return await callSessionTool(
-          deps,
-          p,
-          sid,
-          { name: request.params.name, args, signal: extra.signal, ask },
-          opts,
-        );
+        return await verbs.callTool(p, sid, { name: request.params.name, args, signal: extra.signal, ask });
       } catch (err) {
         // An unknown tool is the caller's error (a protocol error); the rest stays generic.
         if (err instanceof AppError && err.code === "VALIDATION") {
           throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
         }
         if (err instanceof AppError) throw new McpError(ErrorCode.InvalidRequest, err.message);
-        deps.logger.error({ err, sessionId: sid, tool: request.params.name }, "MCP call failed");
+        logger.error({ err, sessionId: sid, tool: request.params.name }, "MCP call failed");
         throw new McpError(ErrorCode.InternalError, "internal error");
       }
     });

@@ -16,6 +16,7 @@ import { type Config, loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/log.js";
 import { EgressPolicy } from "../../src/net/egress-policy.js";
 import type { SandboxProvider } from "../../src/sandbox/sandbox.js";
+import { createApiPort } from "../../src/service/api-port.js";
 import { type Quotas, type ServiceDeps, toolRegistry } from "../../src/service/deps.js";
 import { ensureAdminKey } from "../../src/service/keys.js";
 import { createMcpRuntime } from "../../src/service/mcp-clients.js";
@@ -198,7 +199,7 @@ export function createApiTestApp(
       { timeoutMs: 1000, cacheMs: 0 },
     ),
   };
-  const app = createApp({ ...deps, bodyLimitBytes: 64 * 1024 });
+  const app = createApp({ port: createApiPort(deps), bodyLimitBytes: 64 * 1024, logger: deps.logger });
   const call: Client = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.key) headers.authorization = `Bearer ${opts.key}`;

@@ -1,6 +1,5 @@
 /** `GET /v1/tenants/{tid}/audit`: decisions and approvals, newest first. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { listAudit } from "../../service/audit.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses, json } from "../schemas.js";
@@ -33,7 +32,7 @@ const route = createRoute({
 
 export function auditRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
   app.openapi(route, (c) => {
-    const entries = listAudit(deps, c.get("principal"), c.req.valid("param").tid, c.req.valid("query"));
+    const entries = deps.port.listAudit(c.get("principal"), c.req.valid("param").tid, c.req.valid("query"));
     return c.json({ entries }, 200);
   });
 }

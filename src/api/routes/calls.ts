@@ -1,9 +1,6 @@
 /** Tool calls: submit (optionally waiting for the result) and the dry-run decision. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { dryRunDecision } from "../../service/decide.js";
 import { isTerminal } from "../../service/job-view.js";
-import { waitForJob } from "../../service/jobs.js";
-import { submitCall } from "../../service/submit-call.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import {
@@ -66,15 +63,14 @@ export function callRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
   app.openapi(postCall, async (c) => {
     const { sid } = c.req.valid("param");
     const { wait = 0 } = c.req.valid("query");
-    let { job } = await submitCall(deps, c.get("principal"), sid, c.req.valid("json"));
+    let { job } = await deps.port.submitCall(c.get("principal"), sid, c.req.valid("json"));
     if (wait > 0 && (job.status === "queued" || job.status === "running")) {
-      job = await waitForJob(deps, job.id, wait * 1000);
+      job = await deps.port.waitForJob(job.id, wait * 1000);
     }
     return isTerminal(job.status) ? c.json({ job }, 200) : c.json({ job }, 202);
   });
   app.openapi(postDecision, async (c) => {
-    const decision = await dryRunDecision(
-      deps,
+    const decision = await deps.port.dryRunDecision(
       c.get("principal"),
       c.req.valid("param").sid,
       c.req.valid("json"),

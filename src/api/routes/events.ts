@@ -1,8 +1,6 @@
 /** `GET /v1/jobs/{jid}/events`: SSE of `status`, `chunk` and `result` events; `Last-Event-ID` resumes. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
-import { followJobEvents } from "../../service/job-events.js";
-import type { KeyStreams } from "../../service/key-streams.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses } from "../schemas.js";
@@ -18,14 +16,14 @@ const route = createRoute({
   },
 });
 
-export function eventRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps, keyStreams: KeyStreams): void {
+export function eventRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
   app.openapi(route, async (c) => {
     const jid = c.req.valid("param").jid;
     const after = c.req.header("last-event-id") ?? c.req.query("lastEventId");
     const principal = c.get("principal");
-    const events = await followJobEvents(deps, principal, jid, after);
+    const events = await deps.port.followJobEvents(principal, jid, after);
     let revoked = false;
-    const untrack = keyStreams.track(principal.keyId, () => {
+    const untrack = deps.port.keyStreams.track(principal.keyId, () => {
       revoked = true;
       events.close();
     });

@@ -1,6 +1,5 @@
 /** `PUT/GET /v1/tenants/{tid}/tools`: the tenant's external tools (run by the client, not by us). */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { listExternalTools, putExternalTools } from "../../service/external-tools.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses, json, jsonBody, tooLargeResponse } from "../schemas.js";
@@ -37,15 +36,11 @@ const getTools = createRoute({
 });
 
 export function externalToolRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
-  const builtinNames = deps.tools.list().map((t) => t.name);
   app.openapi(putTools, (c) => {
     const { tid } = c.req.valid("param");
-    return c.json(
-      putExternalTools({ ...deps, builtinNames }, c.get("principal"), tid, c.req.valid("json")),
-      200,
-    );
+    return c.json(deps.port.putExternalTools(c.get("principal"), tid, c.req.valid("json")), 200);
   });
   app.openapi(getTools, (c) =>
-    c.json(listExternalTools(deps, c.get("principal"), c.req.valid("param").tid), 200),
+    c.json(deps.port.listExternalTools(c.get("principal"), c.req.valid("param").tid), 200),
   );
 }

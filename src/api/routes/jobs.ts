@@ -1,9 +1,5 @@
 /** Jobs: read, cancel, answer an approval, post an external tool's result. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { answerApproval } from "../../service/approval.js";
-import { expireIfDue } from "../../service/approval-expiry.js";
-import { postExternalResult } from "../../service/external-result.js";
-import { cancelJob, getJob } from "../../service/jobs.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import {
@@ -88,23 +84,27 @@ const externalResult = createRoute({
 export function jobRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
   app.openapi(getOne, async (c) => {
     const { jid } = c.req.valid("param");
-    const job = getJob(deps, c.get("principal"), jid);
+    const job = deps.port.getJob(c.get("principal"), jid);
     // The check on read: an approval past its expiry is shown denied even between sweeps.
     if (job.status !== "awaiting_approval") return c.json({ job }, 200);
-    await expireIfDue(deps, jid);
-    return c.json({ job: getJob(deps, c.get("principal"), jid) }, 200);
+    await deps.port.expireIfDue(jid);
+    return c.json({ job: deps.port.getJob(c.get("principal"), jid) }, 200);
   });
   app.openapi(cancel, async (c) => {
-    const job = await cancelJob(deps, c.get("principal"), c.req.valid("param").jid);
+    const job = await deps.port.cancelJob(c.get("principal"), c.req.valid("param").jid);
     return c.json({ job }, 200);
   });
   app.openapi(approval, async (c) => {
-    const job = await answerApproval(deps, c.get("principal"), c.req.valid("param").jid, c.req.valid("json"));
+    const job = await deps.port.answerApproval(
+      c.get("principal"),
+      c.req.valid("param").jid,
+      c.req.valid("json"),
+    );
     return c.json({ job }, 200);
   });
   app.openapi(externalResult, async (c) => {
     const body = c.req.valid("json");
-    const job = await postExternalResult(deps, c.get("principal"), c.req.valid("param").jid, body);
+    const job = await deps.port.postExternalResult(c.get("principal"), c.req.valid("param").jid, body);
     return c.json({ job }, 200);
   });
 }

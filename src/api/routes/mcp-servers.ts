@@ -1,8 +1,6 @@
 /** A tenant's MCP servers: add, list, read, remove, and list one server's tools. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { listMcpServerTools, type McpRuntime } from "../../service/mcp-clients.js";
-import { createMcpServer, deleteMcpServer, getMcpServer, listMcpServers } from "../../service/mcp-servers.js";
-import type { ApiDeps } from "../api-deps.js";
+import type { McpServerVerbs } from "../../service/api-port.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses, json, jsonBody } from "../schemas.js";
 
@@ -103,31 +101,23 @@ const tools = createRoute({
   },
 });
 
-export function mcpServerRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps, mcp: McpRuntime): void {
-  const svc = {
-    db: deps.db,
-    secrets: mcp.secrets,
-    egress: mcp.egress,
-    onChange: (tid: string, name: string) => mcp.clients.invalidate(tid, name),
-  };
+export function mcpServerRoutes(app: OpenAPIHono<AppEnv>, mcp: McpServerVerbs): void {
   app.openapi(post, (c) =>
-    c.json(createMcpServer(svc, c.get("principal"), c.req.valid("param").tid, c.req.valid("json")), 201),
+    c.json(mcp.create(c.get("principal"), c.req.valid("param").tid, c.req.valid("json")), 201),
   );
-  app.openapi(list, (c) =>
-    c.json({ servers: listMcpServers(deps, c.get("principal"), c.req.valid("param").tid) }, 200),
-  );
+  app.openapi(list, (c) => c.json({ servers: mcp.list(c.get("principal"), c.req.valid("param").tid) }, 200));
   app.openapi(get, (c) => {
     const { tid, name } = c.req.valid("param");
-    return c.json(getMcpServer(deps, c.get("principal"), tid, name), 200);
+    return c.json(mcp.get(c.get("principal"), tid, name), 200);
   });
   app.openapi(del, (c) => {
     const { tid, name } = c.req.valid("param");
-    deleteMcpServer(svc, c.get("principal"), tid, name);
+    mcp.delete(c.get("principal"), tid, name);
     return c.body(null, 204);
   });
   app.openapi(tools, async (c) => {
     const { tid, name } = c.req.valid("param");
-    const found = await listMcpServerTools({ db: deps.db, mcp }, c.get("principal"), tid, name);
+    const found = await mcp.listTools(c.get("principal"), tid, name);
     const out = found.map((t) => ({
       name: t.name,
       description: t.description,

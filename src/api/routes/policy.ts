@@ -1,6 +1,5 @@
 /** `POST /v1/policy/check`: the CLI's policy check over HTTP, for admins testing a rule set. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { policyCheck } from "../../service/policy-check.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses, json, jsonBody, tooLargeResponse } from "../schemas.js";
@@ -19,5 +18,5 @@ const route = createRoute({
 });
 
 export function policyRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
-  app.openapi(route, (c) => c.json(policyCheck(deps, c.get("principal"), c.req.valid("json")), 200));
+  app.openapi(route, (c) => c.json(deps.port.policyCheck(c.get("principal"), c.req.valid("json")), 200));
 }

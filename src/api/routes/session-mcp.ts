@@ -1,16 +1,15 @@
 /** `/v1/sessions/{sid}/mcp`: the session as a Streamable HTTP MCP server (agent keys). */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { SessionMcpEndpoint, type SessionMcpEndpointOptions } from "../../mcp/session-server.js";
+import { SessionMcpEndpoint } from "../../mcp/session-server.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses } from "../schemas.js";
 
-export function sessionMcpRoutes(
-  app: OpenAPIHono<AppEnv>,
-  deps: ApiDeps,
-  opts: SessionMcpEndpointOptions = {},
-): SessionMcpEndpoint {
-  const endpoint = new SessionMcpEndpoint(deps, { mcp: deps.mcp, ...opts });
+export function sessionMcpRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
+  // Holds this process's stateful MCP sessions; revoking the key that opened one closes it.
+  const endpoint = new SessionMcpEndpoint(deps.port.sessionMcp, deps.logger, {
+    keyStreams: deps.port.keyStreams,
+  });
   // Documented only: the body is MCP's JSON-RPC, answered by the SDK's transport.
   app.openAPIRegistry.registerPath({
     method: "post",
@@ -27,5 +26,4 @@ export function sessionMcpRoutes(
   app.on(["GET", "POST", "DELETE"], "/v1/sessions/:sid/mcp", (c) =>
     endpoint.handle(c.get("principal"), c.req.param("sid"), c.req.raw),
   );
-  return endpoint;
 }

@@ -1,7 +1,5 @@
 /** Sessions: create, read, change mode/directories, delete; the tools the model should see. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { listSessionTools } from "../../service/session-tools.js";
-import { createSession, deleteSession, getSession, updateSession } from "../../service/sessions.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses, json, jsonBody, Mode, rateLimitedResponse, Session } from "../schemas.js";
@@ -72,16 +70,18 @@ const getTools = createRoute({
 });
 
 export function sessionRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
-  app.openapi(postSession, (c) => c.json(createSession(deps, c.get("principal"), c.req.valid("json")), 201));
-  app.openapi(getOne, (c) => c.json(getSession(deps, c.get("principal"), c.req.valid("param").sid), 200));
+  app.openapi(postSession, (c) =>
+    c.json(deps.port.createSession(c.get("principal"), c.req.valid("json")), 201),
+  );
+  app.openapi(getOne, (c) => c.json(deps.port.getSession(c.get("principal"), c.req.valid("param").sid), 200));
   app.openapi(patchOne, (c) =>
-    c.json(updateSession(deps, c.get("principal"), c.req.valid("param").sid, c.req.valid("json")), 200),
+    c.json(deps.port.updateSession(c.get("principal"), c.req.valid("param").sid, c.req.valid("json")), 200),
   );
   app.openapi(deleteOne, async (c) => {
-    await deleteSession(deps, c.get("principal"), c.req.valid("param").sid);
+    await deps.port.deleteSession(c.get("principal"), c.req.valid("param").sid);
     return c.body(null, 204);
   });
   app.openapi(getTools, async (c) =>
-    c.json(await listSessionTools(deps, c.get("principal"), c.req.valid("param").sid), 200),
+    c.json(await deps.port.listSessionTools(c.get("principal"), c.req.valid("param").sid), 200),
   );
 }

@@ -2,7 +2,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../../errors.js";
-import { deleteSkill, listSkills, uploadSkill } from "../../service/skills.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, ErrorBody, errorResponses, json } from "../schemas.js";
@@ -94,14 +93,14 @@ export function skillRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
     const type = mediaType(c.req.header("content-type"));
     const upload =
       type === "application/json" ? c.req.valid("json").files : Buffer.from(await c.req.arrayBuffer());
-    return c.json(await uploadSkill(deps, c.get("principal"), tid, upload), 201);
+    return c.json(await deps.port.uploadSkill(c.get("principal"), tid, upload), 201);
   });
   app.openapi(getSkills, (c) =>
-    c.json({ skills: listSkills(deps, c.get("principal"), c.req.valid("param").tid) }, 200),
+    c.json({ skills: deps.port.listSkills(c.get("principal"), c.req.valid("param").tid) }, 200),
   );
   app.openapi(deleteOne, async (c) => {
     const { tid, name } = c.req.valid("param");
-    await deleteSkill(deps, c.get("principal"), tid, name);
+    await deps.port.deleteSkill(c.get("principal"), tid, name);
     return c.body(null, 204);
   });
 }

@@ -1,6 +1,5 @@
 /** `GET/PUT /v1/tenants/{tid}/settings`: bypass, agent approvals, approval TTL, quotas. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { getTenantSettings, putTenantSettings } from "../../service/tenant-settings.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses, json, jsonBody, tooLargeResponse } from "../schemas.js";
@@ -66,9 +65,12 @@ const putOne = createRoute({
 
 export function tenantSettingsRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
   app.openapi(getOne, (c) =>
-    c.json(getTenantSettings(deps, c.get("principal"), c.req.valid("param").tid), 200),
+    c.json(deps.port.getTenantSettings(c.get("principal"), c.req.valid("param").tid), 200),
   );
   app.openapi(putOne, (c) =>
-    c.json(putTenantSettings(deps, c.get("principal"), c.req.valid("param").tid, c.req.valid("json")), 200),
+    c.json(
+      deps.port.putTenantSettings(c.get("principal"), c.req.valid("param").tid, c.req.valid("json")),
+      200,
+    ),
   );
 }

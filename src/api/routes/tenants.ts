@@ -1,9 +1,5 @@
 /** Tenants, their keys and their rule sets. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import type { KeyStreams } from "../../service/key-streams.js";
-import { createKey, listKeys, revokeKey } from "../../service/keys.js";
-import { getTenantRules, putTenantRules } from "../../service/rules.js";
-import { createTenant } from "../../service/tenants.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses, json, jsonBody, RuleSetBody, tooLargeResponse } from "../schemas.js";
@@ -84,24 +80,25 @@ const getRules = createRoute({
   responses: { 200: json(RuleSetBody, "the set"), ...errorResponses },
 });
 
-export function tenantRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps, keyStreams: KeyStreams): void {
-  app.openapi(postTenant, (c) => c.json(createTenant(deps, c.get("principal"), c.req.valid("json")), 201));
+export function tenantRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
+  app.openapi(postTenant, (c) =>
+    c.json(deps.port.createTenant(c.get("principal"), c.req.valid("json")), 201),
+  );
   app.openapi(postKey, (c) =>
-    c.json(createKey(deps, c.get("principal"), c.req.valid("param").tid, c.req.valid("json")), 201),
+    c.json(deps.port.createKey(c.get("principal"), c.req.valid("param").tid, c.req.valid("json")), 201),
   );
   app.openapi(getKeys, (c) =>
-    c.json({ keys: listKeys(deps, c.get("principal"), c.req.valid("param").tid) }, 200),
+    c.json({ keys: deps.port.listKeys(c.get("principal"), c.req.valid("param").tid) }, 200),
   );
   app.openapi(deleteKey, (c) => {
     const kid = c.req.valid("param").kid;
-    revokeKey(deps, c.get("principal"), kid);
-    keyStreams.revoked(kid);
+    deps.port.revokeKey(c.get("principal"), kid);
     return c.body(null, 204);
   });
   app.openapi(putRules, (c) =>
-    c.json(putTenantRules(deps, c.get("principal"), c.req.valid("param").tid, c.req.valid("json")), 200),
+    c.json(deps.port.putTenantRules(c.get("principal"), c.req.valid("param").tid, c.req.valid("json")), 200),
   );
   app.openapi(getRules, (c) =>
-    c.json(getTenantRules(deps, c.get("principal"), c.req.valid("param").tid), 200),
+    c.json(deps.port.getTenantRules(c.get("principal"), c.req.valid("param").tid), 200),
   );
 }

@@ -1,6 +1,5 @@
 /** A tenant's tool groups: replaced as a whole by PUT, read by GET. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { listToolGroups, putToolGroups } from "../../service/tool-groups.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses, json, jsonBody } from "../schemas.js";
@@ -38,9 +37,12 @@ const getGroups = createRoute({
 
 export function toolGroupRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
   app.openapi(putGroups, async (c) =>
-    c.json(await putToolGroups(deps, c.get("principal"), c.req.valid("param").tid, c.req.valid("json")), 200),
+    c.json(
+      await deps.port.putToolGroups(c.get("principal"), c.req.valid("param").tid, c.req.valid("json")),
+      200,
+    ),
   );
   app.openapi(getGroups, (c) =>
-    c.json(listToolGroups(deps, c.get("principal"), c.req.valid("param").tid), 200),
+    c.json(deps.port.listToolGroups(c.get("principal"), c.req.valid("param").tid), 200),
   );
 }

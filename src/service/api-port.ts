@@ -1,0 +1,150 @@
+/**
+ * The verbs the HTTP API may call, already bound to the service's dependencies: routes see this
+ * port, never the bag (database, queue, sandboxes, caches), so what the API can reach is listed here.
+ */
+import { answerApproval } from "./approval.js";
+import { expireIfDue } from "./approval-expiry.js";
+import { listAudit } from "./audit.js";
+import { dryRunDecision } from "./decide.js";
+import type { ServiceDeps } from "./deps.js";
+import { postExternalResult } from "./external-result.js";
+import { listExternalTools, putExternalTools } from "./external-tools.js";
+import { followJobEvents } from "./job-events.js";
+import { cancelJob, getJob, waitForJob } from "./jobs.js";
+import { KeyStreams } from "./key-streams.js";
+import { authenticate, createKey, listKeys, revokeKey } from "./keys.js";
+import { listMcpServerTools } from "./mcp-clients.js";
+import { createMcpServer, deleteMcpServer, getMcpServer, listMcpServers } from "./mcp-servers.js";
+import type { Metrics } from "./metrics.js";
+import { policyCheck } from "./policy-check.js";
+import type { Principal } from "./principal.js";
+import type { Readiness } from "./readiness.js";
+import { getTenantRules, putTenantRules } from "./rules.js";
+import { callSessionTool, listSessionMcpTools } from "./session-mcp.js";
+import { listSessionTools } from "./session-tools.js";
+import { createSession, deleteSession, getSession, loadSession, updateSession } from "./sessions.js";
+import { deleteSkill, listSkills, uploadSkill } from "./skills.js";
+import { submitCall } from "./submit-call.js";
+import { getTenantSettings, putTenantSettings } from "./tenant-settings.js";
+import { createTenant } from "./tenants.js";
+import { listToolGroups, putToolGroups } from "./tool-groups.js";
+
+/** The verbs the API calls as they are: each is bound to the service's dependencies. */
+const VERBS = {
+  authenticate,
+  createTenant,
+  createKey,
+  listKeys,
+  getTenantRules,
+  putTenantRules,
+  getTenantSettings,
+  putTenantSettings,
+  listExternalTools,
+  listToolGroups,
+  putToolGroups,
+  uploadSkill,
+  listSkills,
+  deleteSkill,
+  createSession,
+  getSession,
+  updateSession,
+  deleteSession,
+  listSessionTools,
+  submitCall,
+  dryRunDecision,
+  getJob,
+  waitForJob,
+  cancelJob,
+  expireIfDue,
+  answerApproval,
+  postExternalResult,
+  followJobEvents,
+  policyCheck,
+  listAudit,
+};
+
+/** A service verb without its first (dependencies) parameter. */
+// biome-ignore lint/suspicious/noExplicitAny: matches any dependency shape; only the rest is kept
+type Bound<F> = F extends (deps: any, ...args: infer A) => infer R ? (...args: A) => R : never;
+type BoundAll<T> = { [K in keyof T]: Bound<T[K]> };
+
+export interface ApiPort extends BoundAll<typeof VERBS> {
+  /** Also ends the streams (SSE, MCP sessions) the key opened. */
+  revokeKey: Bound<typeof revokeKey>;
+  /** Checks names against the built-in tools. */
+  putExternalTools: Bound<typeof putExternalTools>;
+  /** Absent where MCP is not configured (the routes are then not served). */
+  mcpServers?: McpServerVerbs;
+  /** What the session's MCP endpoint (`mcp/session-server.ts`) calls. */
+  sessionMcp: SessionMcpVerbs;
+  /** Long-lived streams by key, so that revoking a key ends them. */
+  keyStreams: KeyStreams;
+  metrics: Metrics;
+  readiness: Readiness;
+}
+
+const MCP_READS = { list: listMcpServers, get: getMcpServer };
+const MCP_WRITES = { create: createMcpServer, delete: deleteMcpServer };
+
+export interface McpServerVerbs extends BoundAll<typeof MCP_READS>, BoundAll<typeof MCP_WRITES> {
+  listTools: Bound<typeof listMcpServerTools>;
+}
+
+export interface SessionMcpVerbs {
+  /** Throws unless `sid` is an active session the caller may use. */
+  checkSession: (p: Principal, sid: string) => void;
+  listTools: (p: Principal, sid: string) => ReturnType<typeof listSessionMcpTools>;
+  callTool: (
+    p: Principal,
+    sid: string,
+    call: Parameters<typeof callSessionTool>[3],
+  ) => ReturnType<typeof callSessionTool>;
+}
+
+function bindAll<D, T extends Record<string, (d: D, ...args: never[]) => unknown>>(
+  deps: D,
+  verbs: T,
+): BoundAll<T> {
+  const bound = Object.entries(verbs).map(([name, verb]) => [
+    name,
+    (...args: never[]) => verb(deps, ...args),
+  ]);
+  return Object.fromEntries(bound) as BoundAll<T>;
+}
+
+export function createApiPort(deps: ServiceDeps): ApiPort {
+  const keyStreams = new KeyStreams(deps.db);
+  const builtinNames = deps.tools.list().map((t) => t.name);
+  return {
+    ...bindAll(deps, VERBS),
+    revokeKey: (p, keyId) => {
+      revokeKey(deps, p, keyId);
+      keyStreams.revoked(keyId);
+    },
+    putExternalTools: (...args) => putExternalTools({ ...deps, builtinNames }, ...args),
+    ...(deps.mcp ? { mcpServers: mcpServerVerbs(deps, deps.mcp) } : {}),
+    sessionMcp: {
+      checkSession: (p, sid) => void loadSession(deps.db, p, sid),
+      listTools: (p, sid) => listSessionMcpTools(deps, p, sid, { mcp: deps.mcp }),
+      callTool: (p, sid, call) => callSessionTool(deps, p, sid, call, { mcp: deps.mcp }),
+    },
+    keyStreams,
+    metrics: deps.metrics,
+    readiness: deps.readiness,
+  };
+}
+
+function mcpServerVerbs(deps: ServiceDeps, mcp: NonNullable<ServiceDeps["mcp"]>): McpServerVerbs {
+  // Writes drop the cached client of that server, so its next listing reconnects.
+  const writer = {
+    db: deps.db,
+    secrets: mcp.secrets,
+    egress: mcp.egress,
+    onChange: (tid: string, name: string) => mcp.clients.invalidate(tid, name),
+  };
+  return {
+    ...bindAll(deps, MCP_READS),
+    ...bindAll(writer, MCP_WRITES),
+    listTools: (...args) => listMcpServerTools({ db: deps.db, mcp }, ...args),
+  };
+}
