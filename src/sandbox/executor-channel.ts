@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { chmod, unlink } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
+import { LineSplitter } from "./line-splitter.js";
 
 /** No executor connection arrived in time (the container is stopped, starting or broken). */
 export class ExecutorUnreachableError extends Error {
@@ -154,7 +155,6 @@ export class ExecutorChannel {
       return;
     }
     this.unproven++;
-    let buf = Buffer.alloc(0);
     let done = false;
     const finish = (hello: Record<string, unknown> | null) => {
       if (done) return;
@@ -172,16 +172,14 @@ export class ExecutorChannel {
       this.accept(sock);
     };
     const timer = setTimeout(() => finish(null), HELLO_TIMEOUT_MS);
+    // The executor sends nothing after its hello until it gets a request: one line, then stop.
+    const splitter = new LineSplitter(MAX_HELLO_BYTES, (line) => finish(parseHello(line)));
     const onData = (chunk: Buffer) => {
-      buf = Buffer.concat([buf, chunk]);
-      const nl = buf.indexOf(10);
-      if (nl === -1) {
-        if (buf.length > MAX_HELLO_BYTES) finish(null);
-        return;
+      try {
+        splitter.push(chunk);
+      } catch {
+        finish(null);
       }
-      // The executor sends nothing after its hello until it gets a request.
-      if (nl !== buf.length - 1) return finish(null);
-      finish(parseHello(buf.subarray(0, nl).toString("utf8")));
     };
     sock.on("data", onData);
     sock.once("close", () => finish(null));

@@ -8,12 +8,15 @@ const MAX_BYTES = 96 * 1024 * 1024;
 // A reply larger than this is not kept: the operation is a read, and reads may run again.
 const MAX_KEPT_REPLY = 8 * 1024 * 1024;
 const DONE_TTL_MS = 30 * 60_000;
+// Aged entries are looked for at most this often (bounds are checked on every change).
+const SWEEP_EVERY_MS = 60_000;
 
 export class CallMemo {
   constructor() {
     /** key → { job, done, bytes, doneAt, reply?, exec? } (Map order is insertion order). */
     this.entries = new Map();
     this.bytes = 0;
+    this.sweptAt = Date.now();
   }
 
   get(key) {
@@ -63,14 +66,18 @@ export class CallMemo {
     this.entries.delete(key);
   }
 
-  /** Oldest finished entries go first when over a bound; running ones are never dropped. */
+  /**
+   * Oldest finished entries go first while over a bound (Map order is insertion order, so the
+   * walk stops as soon as it is under); running ones are never dropped. Aged ones go once a minute.
+   */
   prune() {
     const now = Date.now();
+    const sweep = now - this.sweptAt >= SWEEP_EVERY_MS;
+    if (sweep) this.sweptAt = now;
     for (const [key, entry] of this.entries) {
       const over = this.entries.size > MAX_ENTRIES || this.bytes > MAX_BYTES;
-      if (!entry.done) continue;
-      if (!over && now - entry.doneAt < DONE_TTL_MS) continue;
-      this.drop(key);
+      if (!over && !sweep) return;
+      if (entry.done && (over || now - entry.doneAt >= DONE_TTL_MS)) this.drop(key);
     }
   }
 }

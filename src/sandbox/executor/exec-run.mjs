@@ -91,7 +91,8 @@ export class ExecRun {
   /**
    * @param req the exec request; `as` is "agent" or "reader"
    * @param who { name, uid, gid, identity, release? } — release() gives a leased uid back
-   * @param opts { keyed, resolveCwd(path) → container path, onKept(bytes) }
+   * @param opts { keyed, resolveCwd(path) → container path, onKept(bytes), leftovers: the agent
+   *   processes already reported as left running (a Set of pids the executor keeps) }
    */
   constructor(req, who, opts) {
     this.req = req;
@@ -108,16 +109,13 @@ export class ExecRun {
     this.startedAt = Date.now();
     this.max = clamp(req.maxOutputBytes, 0, Number.MAX_SAFE_INTEGER);
     this.streams = [1, 2].map((s) => ({ s, bytes: 0, cut: false, decoder: new StringDecoder("utf8") }));
-    this.before = who.name === "agent" ? new Set(processesOf(who.uid).keys()) : null;
+    this.leftovers = opts.leftovers;
     this.start(opts.resolveCwd);
   }
 
   /** Attaches a host connection; a re-attach first replays what was kept, marked `r`. */
   attach(sock, replay) {
-    if (replay) {
-      for (const ev of this.events) send(sock, { ...ev, r: 1 });
-      if (this.final) return reply(sock, this.final);
-    }
+    if (replay) for (const ev of this.events) send(sock, { ...ev, r: 1 });
     if (this.final) return reply(sock, this.final);
     if (this.sub && this.sub !== sock) this.sub.destroy();
     this.sub = sock;
@@ -245,12 +243,16 @@ export class ExecRun {
     const first = (await this.killing) ?? 0;
     if (who.name !== "agent" || this.killedFor) {
       const killed = Math.max(first, await killUid(who.uid, who.gid));
+      if (who.name === "agent") this.leftovers.clear();
       await who.release?.();
       return killed > 0 ? { killed } : {};
     }
-    const left = [...processesOf(who.uid)].filter(
-      ([pid]) => !this.before.has(pid) && pid !== this.child?.pid,
-    );
+    // One scan: what runs now and was not reported before is this call's. The agent's calls do
+    // not overlap (a session runs them one at a time), so nothing else can have started it.
+    const alive = processesOf(who.uid);
+    const left = [...alive].filter(([pid]) => !this.leftovers.has(pid));
+    this.leftovers.clear();
+    for (const pid of alive.keys()) this.leftovers.add(pid);
     if (left.length === 0) return {};
     return {
       leftover: left.slice(0, MAX_LEFTOVERS_LISTED).map(([pid, cmd]) => ({ pid, cmd })),

@@ -43,6 +43,8 @@ const readers = new ReaderPool(ids.readers);
 const memo = new CallMemo();
 const files = new FileClient(ids.agent);
 const running = new Set();
+// Agent processes already reported as left running by an earlier call (see ExecRun).
+const agentLeftovers = new Set();
 // Group-writable by default: the editor identity writes the workspace through the agent's group.
 process.umask(0o002);
 
@@ -158,6 +160,7 @@ async function exec(sock, req) {
   const run = new ExecRun(req, who, {
     keyed: entry !== null,
     resolveCwd,
+    leftovers: agentLeftovers,
     onKept: (bytes) => entry && memo.grow(entry, bytes),
   });
   running.add(run);
