@@ -7,7 +7,7 @@ import { join } from "node:path";
 import Dockerode from "dockerode";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { DockerSandboxProvider } from "../../src/sandbox/docker-provider.js";
-import { type Harness, seedTenant, startHarness } from "../support/harness.js";
+import { type Harness, seedBashTenant, startHarness } from "../support/harness.js";
 
 let h: Harness;
 let provider: DockerSandboxProvider;
@@ -41,11 +41,7 @@ it("with the engine unreachable, submit is 503 UNAVAILABLE and /readyz names doc
     const json: any = await res.json();
     return { status: res.status, headers: res.headers, body: json };
   };
-  const t = await seedTenant(h.call);
-  await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, {
-    key: t.adminKey,
-    body: { allow: ["Bash"], deny: [], ask: [] },
-  });
+  const t = await seedBashTenant(h.call);
   const sid = (await call("POST", "/v1/sessions", t.agentKey, {})).body.id as string;
 
   const res = await call("POST", `/v1/sessions/${sid}/calls`, t.agentKey, {

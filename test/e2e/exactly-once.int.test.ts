@@ -9,7 +9,7 @@ import Dockerode from "dockerode";
 import { expect, it } from "vitest";
 import { LABEL_SESSION } from "../../src/sandbox/container-spec.js";
 import { apiWithChildWorkers } from "../support/child-workers.js";
-import { seedTenant } from "../support/harness.js";
+import { seedBashTenant } from "../support/harness.js";
 import { countStatus, pollUntil, waitForJob, waitForJobs } from "../support/wait-for-job.js";
 
 const docker = new Dockerode();
@@ -36,11 +36,7 @@ async function untilRunning(key: string, ids: string[], atLeast: number): Promis
 }
 
 it("kill -9 of the worker with calls in flight: the next worker re-attaches, nothing runs twice", async () => {
-  const t = await seedTenant(fx.h.call, "once");
-  await fx.h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, {
-    key: t.adminKey,
-    body: { allow: ["Bash"], deny: [], ask: [] },
-  });
+  const t = await seedBashTenant(fx.h.call, "once");
   const sessions: string[] = [];
   for (let i = 0; i < 10; i++) {
     sessions.push((await fx.h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id);
@@ -94,11 +90,7 @@ it("kill -9 of the worker with calls in flight: the next worker re-attaches, not
 }, 240_000);
 
 it("the container killed under a call: the call ends interrupted and is not run again", async () => {
-  const t = await seedTenant(fx.h.call, "killed");
-  await fx.h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, {
-    key: t.adminKey,
-    body: { allow: ["Bash"], deny: [], ask: [] },
-  });
+  const t = await seedBashTenant(fx.h.call, "killed");
   await inProcessWorker();
   const sid = (await fx.h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id;
   const r = await fx.h.call("POST", `/v1/sessions/${sid}/calls`, {

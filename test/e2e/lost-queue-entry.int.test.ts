@@ -4,7 +4,7 @@
  */
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { type Harness, seedTenant, startHarness } from "../support/harness.js";
+import { type Harness, seedBashTenant, startHarness } from "../support/harness.js";
 import { waitForJob } from "../support/wait-for-job.js";
 
 let h: Harness;
@@ -16,11 +16,7 @@ afterAll(async () => {
 });
 
 it("a worker start re-queues rows whose queue entry is gone", async () => {
-  const t = await seedTenant(h.call);
-  await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, {
-    key: t.adminKey,
-    body: { allow: ["Bash"], deny: [], ask: [] },
-  });
+  const t = await seedBashTenant(h.call);
   const sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id;
   const sub = await h.call("POST", `/v1/sessions/${sid}/calls`, {
     key: t.agentKey,

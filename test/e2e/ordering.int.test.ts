@@ -3,7 +3,7 @@
  * submission order; different sessions run at the same time.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { type Harness, seedTenant, startHarness } from "../support/harness.js";
+import { type Harness, seedBashTenant, startHarness } from "../support/harness.js";
 import { waitForJob } from "../support/wait-for-job.js";
 
 let h: Harness;
@@ -21,11 +21,7 @@ interface Span {
 }
 
 it("a session's Bash calls never overlap and keep their order; sessions overlap", async () => {
-  const t = await seedTenant(h.call);
-  await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, {
-    key: t.adminKey,
-    body: { allow: ["Bash"], deny: [], ask: [] },
-  });
+  const t = await seedBashTenant(h.call);
   const sids: string[] = [];
   for (let i = 0; i < 2; i++)
     sids.push((await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id);

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type ChildService, startChild } from "../support/child-service.js";
-import { type Harness, seedTenant, startHarness } from "../support/harness.js";
+import { type Harness, seedBashTenant, seedTenant, startHarness } from "../support/harness.js";
 import { type PrivateRedis, startPrivateRedis } from "../support/private-redis.js";
 import { waitForJobs } from "../support/wait-for-job.js";
 
@@ -29,11 +29,7 @@ afterAll(async () => {
 });
 
 it("Redis restarted empty: queued calls all finish without a worker restart; submit meanwhile is 503", async () => {
-  const t = await seedTenant(h.call);
-  await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, {
-    key: t.adminKey,
-    body: { allow: ["Bash"], deny: [], ask: [] },
-  });
+  const t = await seedBashTenant(h.call);
   const sessions: string[] = [];
   for (let i = 0; i < 3; i++)
     sessions.push((await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id);

@@ -4,7 +4,7 @@
  */
 import { expect, it } from "vitest";
 import { apiWithChildWorkers } from "../support/child-workers.js";
-import { seedTenant } from "../support/harness.js";
+import { seedBashTenant } from "../support/harness.js";
 import { countStatus, waitForJobs } from "../support/wait-for-job.js";
 
 const fx = apiWithChildWorkers();
@@ -12,11 +12,7 @@ const fx = apiWithChildWorkers();
 const spawnWorker = () => fx.spawnWorker();
 
 it("a killed worker's jobs are recovered by another worker and none is lost", async () => {
-  const t = await seedTenant(fx.h.call);
-  await fx.h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, {
-    key: t.adminKey,
-    body: { allow: ["Bash"], deny: [], ask: [] },
-  });
+  const t = await seedBashTenant(fx.h.call);
   const sid = (await fx.h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id;
   const child = spawnWorker();
   const n = 6;

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { RunningService } from "../../src/cli/serve.js";
-import { type Harness, seedTenant, startHarness } from "../support/harness.js";
+import { type Harness, seedBashTenant, startHarness } from "../support/harness.js";
 import { countStatus, waitForJobs } from "../support/wait-for-job.js";
 
 let h: Harness;
@@ -17,11 +17,7 @@ afterAll(async () => {
 });
 
 it("a worker restart mid-queue loses no job and keeps per-session order", async () => {
-  const t = await seedTenant(h.call);
-  await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, {
-    key: t.adminKey,
-    body: { allow: ["Bash"], deny: [], ask: [] },
-  });
+  const t = await seedBashTenant(h.call);
   const s = await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} });
   const sid = s.body.id;
   const first: RunningService = await h.start("worker");

@@ -4,7 +4,7 @@
  * a clear message, and the session's next job is not blocked by it.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { type Harness, seedTenant, startHarness } from "../support/harness.js";
+import { type Harness, seedBashTenant, startHarness } from "../support/harness.js";
 import { NullSandboxProvider } from "../support/null-sandbox.js";
 
 let h: Harness;
@@ -19,11 +19,7 @@ afterAll(async () => {
 });
 
 it("retries an unavailable sandbox with backoff, then fails clearly; later jobs still run", async () => {
-  const t = await seedTenant(h.call);
-  await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, {
-    key: t.adminKey,
-    body: { allow: ["Bash"], deny: [], ask: [] },
-  });
+  const t = await seedBashTenant(h.call);
   const sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id;
   const first = await h.call("POST", `/v1/sessions/${sid}/calls?wait=30`, {
     key: t.agentKey,

@@ -168,6 +168,17 @@ export async function seedTenant(call: Client, name = "acme") {
   };
 }
 
+/** A tenant whose rules allow every Bash call (the fault tests' usual set-up). */
+export async function seedBashTenant(call: Client, name?: string) {
+  const t = await seedTenant(call, name);
+  const put = await call("PUT", `/v1/tenants/${t.tenantId}/rules`, {
+    key: t.adminKey,
+    body: { allow: ["Bash"], deny: [], ask: [] },
+  });
+  if (put.status !== 200) throw new Error(`rules not set: ${JSON.stringify(put.body)}`);
+  return t;
+}
+
 /** The Hono app over real SQLite with in-memory queue/events and the given sandbox provider. */
 export function createApiTestApp(
   sandboxes: SandboxProvider,
