@@ -1,6 +1,7 @@
 /**
  * A call's side effect happens once. The API and the worker run as separate processes; the
- * worker is SIGKILLed with calls in flight, or a session's container is killed under a call:
+ * worker is SIGKILLed with calls in flight, the API under a waiting client, or a session's container
+ * under a call:
  * every counter has at most one line, and every job's final state agrees with its counter.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -17,8 +18,6 @@ const fx = apiWithChildWorkers();
 let inProcess: Promise<unknown> | undefined;
 /** One in-process worker for the rest of the file (after the child worker is gone). */
 const inProcessWorker = () => (inProcess ??= fx.h.start("worker"));
-
-const spawnWorker = () => fx.spawnWorker();
 
 /** The lines of a file in a session's workspace, read on the host (no call, so no side effect). */
 function linesOf(sid: string, name: string): string[] {
@@ -41,7 +40,7 @@ it("kill -9 of the worker with calls in flight: the next worker re-attaches, not
   for (let i = 0; i < 10; i++) {
     sessions.push((await fx.h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id);
   }
-  const child = spawnWorker();
+  const child = await fx.spawn("worker");
   // Two calls per session: the first in flight when the worker dies, the second still queued.
   const jobs: { sid: string; id: string; n: number }[] = [];
   for (const n of [0, 1]) {
@@ -62,8 +61,7 @@ it("kill -9 of the worker with calls in flight: the next worker re-attaches, not
     jobs.map((j) => j.id),
     4,
   );
-  child.kill("SIGKILL");
-  await new Promise((r) => child.once("exit", r));
+  await child.stop("SIGKILL");
 
   await inProcessWorker();
   const views = await waitForJobs(
@@ -126,4 +124,38 @@ it("the container killed under a call: the call ends interrupted and is not run 
     body: { tool: "Bash", input: { command: "cat /workspace/counter" } },
   });
   expect(next.body.job.status).toBe("succeeded");
+}, 240_000);
+
+it("kill -9 of the API while a client waits: the call still runs once, and another API answers it", async () => {
+  const t = await seedBashTenant(fx.h.call, "api-crash");
+  await inProcessWorker();
+  const api = await fx.spawn("api");
+  const sid = (await fx.h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id;
+  // The client's wait goes to the child API; its answer never comes (the API dies under it).
+  const waiting = fetch(`${api.url}/v1/sessions/${sid}/calls?wait=30`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${t.agentKey}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      tool: "Bash",
+      input: { command: "echo x >> /workspace/counter; sleep 2; echo done" },
+    }),
+  }).then(
+    () => "answered",
+    () => "connection lost",
+  );
+  await pollUntil(
+    () => Promise.resolve(linesOf(sid, "counter")),
+    (lines) => lines.length > 0,
+    { timeoutMs: 60_000, intervalMs: 50 },
+  );
+  await api.stop("SIGKILL");
+  expect(await waiting).toBe("connection lost");
+  // The job lives in the store, not in the API process: the harness's own API sees it finish.
+  const list = await fx.h.call("GET", `/v1/tenants/${t.tenantId}/audit?sessionId=${sid}`, {
+    key: t.adminKey,
+  });
+  const jobId = list.body.entries.find((e: { kind: string }) => e.kind === "decision").jobId as string;
+  const job = await waitForJob(fx.h.call, t.agentKey, jobId);
+  expect(job.status).toBe("succeeded");
+  expect(linesOf(sid, "counter")).toEqual(["x"]);
 }, 240_000);

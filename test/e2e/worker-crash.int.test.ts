@@ -9,12 +9,10 @@ import { countStatus, waitForJobs } from "../support/wait-for-job.js";
 
 const fx = apiWithChildWorkers();
 
-const spawnWorker = () => fx.spawnWorker();
-
 it("a killed worker's jobs are recovered by another worker and none is lost", async () => {
   const t = await seedBashTenant(fx.h.call);
   const sid = (await fx.h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id;
-  const child = spawnWorker();
+  const child = await fx.spawn("worker");
   const n = 6;
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
@@ -31,8 +29,7 @@ it("a killed worker's jobs are recovered by another worker and none is lost", as
     (jobs) => countStatus(jobs, "succeeded") >= 2 && countStatus(jobs, "running") > 0,
     { intervalMs: 50 },
   );
-  child.kill("SIGKILL");
-  await new Promise((r) => child.once("exit", r));
+  await child.stop("SIGKILL");
   const mid = await waitForJobs(fx.h.call, t.agentKey, ids, () => true);
   expect(mid.map((j) => j.status)).toContain("running");
 

@@ -1,24 +1,26 @@
 /**
- * A test file's service with the API in-process and workers as separate OS processes (so a test
- * can SIGKILL one mid-job); every child still alive is killed and the harness stopped afterwards.
+ * A test file's service with the API in-process and workers and extra APIs as separate OS
+ * processes (so a test can SIGKILL one mid-job); every child still alive is killed and the
+ * harness stopped afterwards.
  */
-import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll } from "vitest";
-import { type Harness, spawnWorkerProcess, startHarness } from "./harness.js";
+import { type ChildService, startChild } from "./child-service.js";
+import { type Harness, startHarness } from "./harness.js";
 
 export interface ChildWorkerFixture {
   readonly h: Harness;
-  spawnWorker(): ChildProcess;
+  /** Starts `toolshed worker|api` as a child on the harness's data and queue; resolves once it listens. */
+  spawn(mode: "worker" | "api"): Promise<ChildService>;
 }
 
 export function apiWithChildWorkers(): ChildWorkerFixture {
   let harness: Harness | undefined;
-  const children: ChildProcess[] = [];
+  const children: ChildService[] = [];
   beforeAll(async () => {
     harness = await startHarness({ mode: "api" });
   });
   afterAll(async () => {
-    for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+    for (const c of children) await c.stop("SIGKILL");
     await harness?.stop();
   });
   return {
@@ -26,8 +28,8 @@ export function apiWithChildWorkers(): ChildWorkerFixture {
       if (!harness) throw new Error("the harness is not started yet");
       return harness;
     },
-    spawnWorker() {
-      const c = spawnWorkerProcess(this.h);
+    async spawn(mode) {
+      const c = await startChild(mode, this.h.env);
       children.push(c);
       return c;
     },

@@ -4,7 +4,6 @@
  * DATA_DIR; `createApiTestApp` builds only the Hono app on real SQLite with in-memory queue and
  * events, for API-shape tests that never run a tool.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -127,12 +126,6 @@ export async function startHarness(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-/** A worker as a separate OS process on the harness's data and queue (SIGKILL it to test crashes). */
-export function spawnWorkerProcess(h: Harness): ChildProcess {
-  const env = { ...process.env, ...h.env };
-  return spawn(process.execPath, ["--import", "tsx", "src/main.ts", "worker"], { env, stdio: "ignore" });
 }
 
 /** Redis is shared: remove this run's queue, streams and meta keys. */
