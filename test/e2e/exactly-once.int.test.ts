@@ -1,8 +1,8 @@
 /**
  * A call's side effect happens once. The API and the worker run as separate processes; the
- * worker is SIGKILLed with calls in flight, the API under a waiting client, or a session's container
- * under a call:
- * every counter has at most one line, and every job's final state agrees with its counter.
+ * worker is SIGKILLed with calls in flight, the API under a waiting client, or a session's
+ * container under a call: every counter has at most one line, and every job's final state
+ * agrees with its counter.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
