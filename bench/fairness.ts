@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startService } from "../src/cli/serve.js";
 import { loadConfig } from "../src/config.js";
-import type { JobQueue } from "../src/service/deps.js";
+import type { JobQueue } from "../src/service/ports.js";
 import { tearDown } from "./support.js";
 
 const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { formatPath, PayloadTooLargeError, ValidationError } from "../errors.js";
-import type { ServiceDeps } from "../service/deps.js";
+import type { ServiceDeps } from "../service/ports.js";
 import type { ApiDeps } from "./api-deps.js";
 import { requireKey } from "./auth.js";
 import type { AppEnv } from "./context.js";

@@ -1,5 +1,5 @@
 /** The Hono environment shared by every route: the request id and the authenticated caller. */
-import type { Principal } from "../service/principal.js";
+import type { Principal } from "../service/tenancy/principal.js";
 
 export interface AppEnv {
   Variables: {

@@ -1,7 +1,7 @@
 /** The BullMQ side of the `JobQueue` port: one queue of `run-call` jobs whose id is the job id. */
 import { Job, Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import type { JobQueue } from "../service/deps.js";
+import type { JobQueue } from "../service/ports.js";
 import { CALLS_QUEUE, type RunCall } from "./catalog.js";
 
 export interface CallQueueOptions {

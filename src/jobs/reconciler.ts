@@ -9,9 +9,9 @@
  */
 import { and, asc, gt, inArray } from "drizzle-orm";
 import { jobs } from "../db/schema.js";
-import type { ServiceDeps } from "../service/deps.js";
-import { fairPriority } from "../service/fair-priority.js";
-import { workerIdentity } from "../service/worker-identity.js";
+import { fairPriority } from "../service/calls/fair-priority.js";
+import type { ServiceDeps } from "../service/ports.js";
+import { workerIdentity } from "../service/worker/worker-identity.js";
 import type { BullJobQueue } from "./queue.js";
 
 export interface ReconcilerOptions {

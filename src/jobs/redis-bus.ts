@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import type { CancelBus, JobEvent, JobEvents, JobEventType } from "../service/deps.js";
+import type { CancelBus, JobEvent, JobEvents, JobEventType } from "../service/ports.js";
 
 export interface RedisBusOptions {
   prefix: string;

@@ -1,6 +1,6 @@
 /** Fixed-window rate limiting on Redis (`INCR` + `EXPIRE`), shared by every API process. */
 import type { Redis } from "ioredis";
-import type { RateLimiter } from "../service/deps.js";
+import type { RateLimiter } from "../service/ports.js";
 
 export class RedisRateLimiter implements RateLimiter {
   constructor(

@@ -2,32 +2,32 @@
  * The verbs the HTTP API may call, already bound to the service's dependencies: routes see this
  * port, never the bag (database, queue, sandboxes, caches), so what the API can reach is listed here.
  */
-import { answerApproval } from "./approval.js";
-import { expireIfDue } from "./approval-expiry.js";
-import { listAudit } from "./audit.js";
-import { dryRunDecision } from "./decide.js";
-import type { ServiceDeps } from "./deps.js";
-import { postExternalResult } from "./external-result.js";
-import { listExternalTools, putExternalTools } from "./external-tools.js";
-import { followJobEvents } from "./job-events.js";
-import { cancelJob, getJob, waitForJob } from "./jobs.js";
-import { KeyStreams } from "./key-streams.js";
-import { authenticate, createKey, listKeys, revokeKey } from "./keys.js";
-import { listMcpServerTools } from "./mcp-clients.js";
-import { createMcpServer, deleteMcpServer, getMcpServer, listMcpServers } from "./mcp-servers.js";
+import { answerApproval } from "./calls/answer-approval.js";
+import { expireIfDue } from "./calls/approval-expiry.js";
+import { listAudit } from "./calls/audit.js";
+import { dryRunDecision } from "./calls/decide.js";
+import { postExternalResult } from "./calls/external-result.js";
+import { followJobEvents } from "./calls/follow-job-events.js";
+import { cancelJob, getJob, waitForJob } from "./calls/job-verbs.js";
+import { policyCheck } from "./calls/policy-check.js";
+import { submitCall } from "./calls/submit-call.js";
 import type { Metrics } from "./metrics.js";
-import { policyCheck } from "./policy-check.js";
-import type { Principal } from "./principal.js";
+import type { ServiceDeps } from "./ports.js";
 import type { Readiness } from "./readiness.js";
-import { getTenantRules, putTenantRules } from "./rules.js";
-import { callSessionTool, listSessionMcpTools } from "./session-mcp.js";
-import { listSessionTools } from "./session-tools.js";
-import { createSession, deleteSession, getSession, loadSession, updateSession } from "./sessions.js";
-import { deleteSkill, listSkills, uploadSkill } from "./skills.js";
-import { submitCall } from "./submit-call.js";
-import { getTenantSettings, putTenantSettings } from "./tenant-settings.js";
-import { createTenant } from "./tenants.js";
-import { listToolGroups, putToolGroups } from "./tool-groups.js";
+import { listMcpServerTools } from "./sessions/mcp-clients.js";
+import { callSessionTool, listSessionMcpTools } from "./sessions/session-mcp-verbs.js";
+import { createSession, deleteSession, getSession, loadSession, updateSession } from "./sessions/sessions.js";
+import { listSessionTools } from "./sessions/tool-list.js";
+import { authenticate, createKey, listKeys, revokeKey } from "./tenancy/api-keys.js";
+import { KeyStreams } from "./tenancy/key-streams.js";
+import type { Principal } from "./tenancy/principal.js";
+import { getTenantSettings, putTenantSettings } from "./tenancy/tenant-settings.js";
+import { createTenant } from "./tenancy/tenants.js";
+import { listExternalTools, putExternalTools } from "./tool-config/external-tools.js";
+import { createMcpServer, deleteMcpServer, getMcpServer, listMcpServers } from "./tool-config/mcp-servers.js";
+import { getTenantRules, putTenantRules } from "./tool-config/rules.js";
+import { deleteSkill, listSkills, uploadSkill } from "./tool-config/skills.js";
+import { listToolGroups, putToolGroups } from "./tool-config/tool-groups.js";
 
 /** The verbs the API calls as they are: each is bound to the service's dependencies. */
 const VERBS = {
@@ -75,7 +75,7 @@ export interface ApiPort extends BoundAll<typeof VERBS> {
   putExternalTools: Bound<typeof putExternalTools>;
   /** Absent where MCP is not configured (the routes are then not served). */
   mcpServers?: McpServerVerbs;
-  /** What the session's MCP endpoint (`mcp/session-server.ts`) calls. */
+  /** What the session's MCP endpoint (`mcp-server/session-server.ts`) calls. */
   sessionMcp: SessionMcpVerbs;
   /** Long-lived streams by key, so that revoking a key ends them. */
   keyStreams: KeyStreams;

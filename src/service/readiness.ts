@@ -5,7 +5,7 @@
  * busy API pings each dependency at most about once a second.
  */
 import { UnavailableError } from "../errors.js";
-import { withDeadline } from "./deadline.js";
+import { withDeadline } from "./calls/deadline.js";
 
 export type Probe = () => Promise<void> | void;
 

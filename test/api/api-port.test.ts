@@ -4,9 +4,9 @@ import { createApp } from "../../src/api/app.js";
 import { UnauthenticatedError } from "../../src/errors.js";
 import { createLogger } from "../../src/log.js";
 import type { ApiPort } from "../../src/service/api-port.js";
-import { KeyStreams } from "../../src/service/key-streams.js";
 import { Metrics } from "../../src/service/metrics.js";
-import type { Principal } from "../../src/service/principal.js";
+import { KeyStreams } from "../../src/service/tenancy/key-streams.js";
+import type { Principal } from "../../src/service/tenancy/principal.js";
 
 const fail = (message: string): never => {
   throw new Error(message);

@@ -5,7 +5,7 @@
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { jobs } from "../../src/db/schema.js";
-import { expireIfDue, sweepExpiredApprovals } from "../../src/service/approval-expiry.js";
+import { expireIfDue, sweepExpiredApprovals } from "../../src/service/calls/approval-expiry.js";
 import { ADMIN_KEY } from "../support/harness.js";
 import { newTenantCase, scenarioHelpers, type TenantCase } from "./tenancy-fixture.js";
 

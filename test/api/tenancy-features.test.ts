@@ -3,7 +3,7 @@
  * audit trail, the active-calls quota and fair priorities, key listing, idempotent submits.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { fairPriority } from "../../src/service/fair-priority.js";
+import { fairPriority } from "../../src/service/calls/fair-priority.js";
 import { ADMIN_KEY, seedTenant } from "../support/harness.js";
 import { LOOKUP_TOOL, newTenantCase, scenarioHelpers, type TenantCase } from "./tenancy-fixture.js";
 

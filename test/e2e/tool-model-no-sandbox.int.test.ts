@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
-import { toolRegistry } from "../../src/service/deps.js";
+import { toolRegistry } from "../../src/service/ports.js";
 import { createBuiltinTools } from "../../src/toolkit/builtins.js";
 import { FunctionTool } from "../../src/toolkit/function-tool.js";
 import { createTaskTools } from "../../src/toolkit/tasks/task-tools.js";

@@ -7,7 +7,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { jobs } from "../../src/db/schema.js";
 import { startReconciler } from "../../src/jobs/reconciler.js";
-import { workerIdentity } from "../../src/service/worker-identity.js";
+import { workerIdentity } from "../../src/service/worker/worker-identity.js";
 import { createApiTestApp, seedTenant } from "../support/harness.js";
 import { NullSandboxProvider } from "../support/null-sandbox.js";
 import { testQueue } from "../support/test-queue.js";

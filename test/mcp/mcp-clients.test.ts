@@ -11,10 +11,10 @@ import { loadConfig } from "../../src/config.js";
 import { tenants } from "../../src/db/schema.js";
 import { createLogger } from "../../src/log.js";
 import { EgressPolicy } from "../../src/net/egress-policy.js";
-import { McpClients } from "../../src/service/mcp-clients.js";
-import { createMcpServer, deleteMcpServer } from "../../src/service/mcp-servers.js";
-import type { Principal } from "../../src/service/principal.js";
 import { SecretBox } from "../../src/service/secret-box.js";
+import { McpClients } from "../../src/service/sessions/mcp-clients.js";
+import type { Principal } from "../../src/service/tenancy/principal.js";
+import { createMcpServer, deleteMcpServer } from "../../src/service/tool-config/mcp-servers.js";
 import { openTestDb } from "../support/test-db.js";
 import { LOOPBACK_ALLOW, startDeadServer, startTinyMcpServer, type TinyMcpServer } from "./support.js";
 

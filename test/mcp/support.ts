@@ -15,7 +15,7 @@ import { createServer } from "node:net";
 import { Writable } from "node:stream";
 import { createLogger } from "../../src/log.js";
 import type { Sandbox } from "../../src/sandbox/sandbox.js";
-import type { McpClientsOptions, McpRuntime } from "../../src/service/mcp-clients.js";
+import type { McpClientsOptions, McpRuntime } from "../../src/service/sessions/mcp-clients.js";
 import type { ToolBase } from "../../src/toolkit/tool-base.js";
 import { type Client, type Harness, startHarness } from "../support/harness.js";
 

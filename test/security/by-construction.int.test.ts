@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PermissionSubject } from "../../src/permission/types.js";
 import { DEFAULT_UID_BASE, identitiesFrom } from "../../src/sandbox/sandbox.js";
-import { toolRegistry } from "../../src/service/deps.js";
+import { toolRegistry } from "../../src/service/ports.js";
 import { createBuiltinTools } from "../../src/toolkit/builtins.js";
 import { createTaskTools } from "../../src/toolkit/tasks/task-tools.js";
 import { BashTool } from "../../src/toolkit/tools/bash.js";

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { EgressPolicy } from "../../src/net/egress-policy.js";
-import { createMcpServer } from "../../src/service/mcp-servers.js";
+import { createMcpServer } from "../../src/service/tool-config/mcp-servers.js";
 import { LOOPBACK_ALLOW, startTinyMcpServer, type TinyMcpServer } from "../mcp/support.js";
 import { type Harness, seedTenant, startHarness } from "../support/harness.js";
 

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import type { OpenedDb } from "../../src/db/open.js";
 import { apiKeys } from "../../src/db/schema.js";
 import { UnauthenticatedError } from "../../src/errors.js";
-import { authenticate, ensureAdminKey } from "../../src/service/keys.js";
+import { authenticate, ensureAdminKey } from "../../src/service/tenancy/api-keys.js";
 import { openTestDb } from "../support/test-db.js";
 
 let dir: string;

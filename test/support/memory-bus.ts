@@ -6,7 +6,7 @@ import type {
   JobEventType,
   JobQueue,
   RateLimiter,
-} from "../../src/service/deps.js";
+} from "../../src/service/ports.js";
 
 export class MemoryBus implements JobQueue, JobEvents, CancelBus, RateLimiter {
   private readonly hits = new Map<string, number>();

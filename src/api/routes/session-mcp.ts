@@ -1,6 +1,6 @@
 /** `/v1/sessions/{sid}/mcp`: the session as a Streamable HTTP MCP server (agent keys). */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { SessionMcpEndpoint } from "../../mcp/session-server.js";
+import { SessionMcpEndpoint } from "../../mcp-server/session-server.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses } from "../schemas.js";

@@ -1,6 +1,6 @@
 /** Unauthenticated liveness, readiness (Redis, Docker engine, database) and Prometheus metrics. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import type { ServiceDeps } from "../../service/deps.js";
+import type { ServiceDeps } from "../../service/ports.js";
 import type { AppEnv } from "../context.js";
 import { ErrorBody } from "../schemas.js";
 

@@ -1,0 +1,113 @@
+/**
+ * A human answers an `ask`: approve (the call is queued, or waits for its client when it is an
+ * external tool; `remember` adds allow rules to the session) or deny. Tenant admins may answer;
+ * agents only where the tenant's `agentsMayApprove` is on, and then may remember only the rules
+ * the engine suggested for that call (an agent must not widen its own permissions at will).
+ */
+import { and, eq } from "drizzle-orm";
+import { type JobRow, jobs, sessions } from "../../db/schema.js";
+import { ConflictError, ForbiddenError } from "../../errors.js";
+import { nowIso } from "../clock.js";
+import type { ServiceDeps } from "../ports.js";
+import { type Principal, requireRole } from "../tenancy/principal.js";
+import { readTenantSettings } from "../tenancy/tenant-settings.js";
+import { getExternalTools } from "../tool-config/external-tools.js";
+import { parseRuleListOrThrow } from "../tool-config/rules.js";
+import { expireIfDue } from "./approval-expiry.js";
+import { inputDigest, writeAudit } from "./audit.js";
+import { enqueueOrReconcile, publishState, type Tx, takeSeq } from "./job-transitions.js";
+import { findJob, type JobView, loadJob, textResult, toJobView } from "./job-view.js";
+
+export interface ApprovalInput {
+  approve: boolean;
+  /** Allow rules added to the session's rules on approval. */
+  remember?: string[];
+}
+
+export async function answerApproval(
+  deps: ServiceDeps,
+  p: Principal,
+  jobId: string,
+  body: ApprovalInput,
+): Promise<JobView> {
+  const job = loadJob(deps.db, p, jobId);
+  checkApprover(deps, p, job, body.remember ?? []);
+  await expireIfDue(deps, jobId);
+  const external = getExternalTools(deps.db, job.tenantId).some((t) => t.name === job.tool);
+  const answered = deps.db.transaction((tx) => {
+    const current = tx.select().from(jobs).where(eq(jobs.id, jobId)).get();
+    if (current?.status !== "awaiting_approval") return false;
+    tx.update(jobs)
+      .set(answerSet(tx, current, p, body.approve, external))
+      .where(and(eq(jobs.id, jobId), eq(jobs.status, "awaiting_approval")))
+      .run();
+    if (body.approve) rememberRules(tx, current.sessionId, body.remember ?? []);
+    writeAudit(tx, {
+      tenantId: job.tenantId,
+      sessionId: job.sessionId,
+      jobId,
+      kind: "approval",
+      actorKeyId: p.keyId,
+      data: {
+        approve: body.approve,
+        remember: body.remember ?? [],
+        approvedBy: p.keyId,
+        role: p.role,
+        tool: job.tool,
+        inputDigest: inputDigest(job.input),
+      },
+    });
+    return true;
+  });
+  if (!answered)
+    throw new ConflictError(`job ${jobId} is not awaiting approval (already answered or expired)`);
+  await publishState(deps, jobId);
+  if (body.approve && !external) await enqueueOrReconcile(deps, jobId);
+  return toJobView(findJob(deps.db, jobId)!);
+}
+
+function checkApprover(deps: Pick<ServiceDeps, "db">, p: Principal, job: JobRow, remember: string[]): void {
+  if (p.role === "agent") checkAgentApprover(deps, job, remember);
+  else requireRole(p, ["tenant_admin"]);
+  parseRuleListOrThrow(remember, "allow", "remember");
+}
+
+function checkAgentApprover(deps: Pick<ServiceDeps, "db">, job: JobRow, remember: string[]): void {
+  if (!readTenantSettings(deps.db, job.tenantId).agentsMayApprove) {
+    throw new ForbiddenError(
+      "agents of this tenant may not answer approvals (tenant setting agentsMayApprove)",
+    );
+  }
+  const unsuggested = remember.filter((r) => !job.decision.suggestions.includes(r));
+  if (unsuggested.length > 0) {
+    throw new ForbiddenError(
+      `an agent may only remember the call's suggested rules, not ${unsuggested.join(", ")}`,
+    );
+  }
+}
+
+function answerSet(tx: Tx, job: JobRow, p: Principal, approve: boolean, external: boolean) {
+  const decision = { ...job.decision, decidedBy: "approval" as const };
+  if (approve) {
+    if (external) return { status: "awaiting_external" as const, decision, approvedBy: p.keyId };
+    return { status: "queued" as const, seq: takeSeq(tx, job.sessionId), decision, approvedBy: p.keyId };
+  }
+  return {
+    status: "denied" as const,
+    decision: { ...decision, behavior: "deny" as const },
+    result: textResult(`Permission to use ${job.tool} was denied by ${p.role}.`, "denied"),
+    approvedBy: p.keyId,
+    finishedAt: nowIso(),
+  };
+}
+
+function rememberRules(tx: Tx, sessionId: string, remember: string[]): void {
+  if (remember.length === 0) return;
+  const session = tx.select().from(sessions).where(eq(sessions.id, sessionId)).get();
+  if (!session) return;
+  const allow = [...new Set([...session.rules.allow, ...remember])];
+  tx.update(sessions)
+    .set({ rules: { ...session.rules, allow } })
+    .where(eq(sessions.id, sessionId))
+    .run();
+}

@@ -1,0 +1,89 @@
+/** The policy layer's entry: the engine with the session's mode, directories and rules. */
+import type { Db } from "../../db/open.js";
+import type { SessionRow, StoredDecision } from "../../db/schema.js";
+import { checkPermission } from "../../permission/engine.js";
+import type { PermissionContext, ToolInput } from "../../permission/types.js";
+import type { ToolBase } from "../../toolkit/tool-base.js";
+import { loadSession } from "../sessions/sessions.js";
+import {
+  inactiveCall,
+  resolveSessionTool,
+  type SessionToolsDeps,
+  sessionMcpTools,
+} from "../sessions/tool-list.js";
+import { type Principal, requireRole } from "../tenancy/principal.js";
+import { effectiveMode } from "../tenancy/tenant-settings.js";
+import { parseRulesOrThrow, readTenantRules } from "../tool-config/rules.js";
+import { validateToolInput } from "./tool-input.js";
+
+/**
+ * The permission context of a call in this session: tenant rules first, then session rules; the
+ * mode as the tenant's settings allow it now.
+ */
+export function permissionContext(db: Db, session: SessionRow): PermissionContext {
+  const tenant = parseRulesOrThrow(readTenantRules(db, session.tenantId), "tenant");
+  const own = parseRulesOrThrow(session.rules, "session");
+  return {
+    mode: effectiveMode(db, session),
+    cwd: session.cwd,
+    home: session.home,
+    workingDirectories: session.workingDirectories,
+    rules: {
+      allow: [...tenant.allow, ...own.allow],
+      deny: [...tenant.deny, ...own.deny],
+      ask: [...tenant.ask, ...own.ask],
+    },
+  };
+}
+
+/** Decides one call; pure apart from reading the rules. */
+export function decideCall(db: Db, session: SessionRow, tool: ToolBase, input: ToolInput): StoredDecision {
+  const ctx = permissionContext(db, session);
+  const d = checkPermission(tool, input, ctx);
+  return {
+    behavior: d.behavior,
+    message: d.message,
+    reason: d.reason,
+    ...(d.rule ? { rule: d.rule } : {}),
+    mode: ctx.mode,
+    bypassImmune: d.bypassImmune,
+    suggestions: d.suggestions ?? [],
+    decidedBy: d.decidedBy,
+    ...(allowedAsReadOnly(tool, input, ctx, d) ? { readOnly: true } : {}),
+  };
+}
+
+/**
+ * Allowed because it only reads: by the tool's own check, or by a mode that lets reads through
+ * (accept_edits, explore). Not bypass: there the user allowed everything, reads or not.
+ */
+function allowedAsReadOnly(
+  tool: ToolBase,
+  input: ToolInput,
+  ctx: PermissionContext,
+  d: { behavior: string; decidedBy: string },
+): boolean {
+  if (d.behavior !== "allow" || (d.decidedBy !== "tool" && d.decidedBy !== "mode") || ctx.mode === "bypass") {
+    return false;
+  }
+  try {
+    return tool.checkReadOnly(input, ctx);
+  } catch {
+    return false;
+  }
+}
+
+/** What the engine would decide for this call now, without running or recording anything. */
+export async function dryRunDecision(
+  deps: SessionToolsDeps,
+  p: Principal,
+  sessionId: string,
+  body: { tool: string; input: unknown },
+): Promise<StoredDecision> {
+  requireRole(p, ["agent", "tenant_admin"]);
+  const session = loadSession(deps.db, p, sessionId);
+  const resolved = await resolveSessionTool(deps, session, body.tool, await sessionMcpTools(deps, session));
+  if (resolved.inactive) return inactiveCall(session, resolved.message).decision;
+  const tool = resolved.tool;
+  return decideCall(deps.db, session, tool, validateToolInput(tool, body.input));
+}

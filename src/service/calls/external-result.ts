@@ -1,0 +1,56 @@
+/**
+ * The client posts the result of an external tool's call (`POST /v1/jobs/{jid}/external-result`):
+ * only for a job `awaiting_external` (409 otherwise, so a result is taken once), by an agent or
+ * tenant admin of the job's tenant. `isError` makes the job `failed` with an error result.
+ */
+import { and, eq } from "drizzle-orm";
+import { jobs, type StoredResult } from "../../db/schema.js";
+import { ConflictError } from "../../errors.js";
+import { nowIso } from "../clock.js";
+import type { ServiceDeps } from "../ports.js";
+import { type Principal, requireRole } from "../tenancy/principal.js";
+import { inputDigest, writeAudit } from "./audit.js";
+import { publishState } from "./job-transitions.js";
+import { findJob, type JobView, loadJob, toJobView } from "./job-view.js";
+
+export interface ExternalResultInput {
+  content: { type: "text"; text: string }[];
+  isError?: boolean;
+}
+
+export async function postExternalResult(
+  deps: Pick<ServiceDeps, "db" | "events" | "logger" | "metrics">,
+  p: Principal,
+  jobId: string,
+  body: ExternalResultInput,
+): Promise<JobView> {
+  requireRole(p, ["agent", "tenant_admin"]);
+  const job = loadJob(deps.db, p, jobId);
+  const status = body.isError ? ("failed" as const) : ("succeeded" as const);
+  const result: StoredResult = {
+    content: body.content.map((b) => ({ type: "text" as const, text: b.text })),
+    state: body.isError ? "error" : "success",
+  };
+  const done = deps.db.transaction((tx) => {
+    const now = nowIso();
+    const res = tx
+      .update(jobs)
+      .set({ status, result, startedAt: job.startedAt ?? now, finishedAt: now })
+      .where(and(eq(jobs.id, jobId), eq(jobs.status, "awaiting_external")))
+      .run();
+    if (res.changes === 0) return false;
+    writeAudit(tx, {
+      tenantId: job.tenantId,
+      sessionId: job.sessionId,
+      jobId,
+      kind: "external_result",
+      actorKeyId: p.keyId,
+      data: { tool: job.tool, isError: body.isError ?? false, resultDigest: inputDigest(result.content) },
+    });
+    return true;
+  });
+  if (!done) throw new ConflictError(`job ${jobId} is not awaiting an external result`);
+  deps.metrics.inc("toolshed_jobs_finished_total", { status });
+  await publishState(deps, jobId);
+  return toJobView(findJob(deps.db, jobId)!);
+}

@@ -1,0 +1,68 @@
+/** Job verbs for callers: read, wait, cancel (the dry-run decision lives in decide.ts). */
+import { eq } from "drizzle-orm";
+import { jobs } from "../../db/schema.js";
+import type { ServiceDeps } from "../ports.js";
+import { type Principal, requireRole } from "../tenancy/principal.js";
+import { finishJob, publishState } from "./job-transitions.js";
+import {
+  findJob,
+  isTerminal,
+  type JobView,
+  loadJob,
+  PENDING_WORK,
+  textResult,
+  toJobView,
+} from "./job-view.js";
+
+export function getJob(deps: Pick<ServiceDeps, "db">, p: Principal, jobId: string): JobView {
+  requireRole(p, ["agent", "tenant_admin"]);
+  return toJobView(loadJob(deps.db, p, jobId));
+}
+
+/**
+ * Resolves when the job leaves `queued`/`running` or after `timeoutMs`, whichever comes first,
+ * with the job as it is then. Listens for events before re-reading, so no change is missed.
+ */
+export async function waitForJob(deps: ServiceDeps, jobId: string, timeoutMs: number): Promise<JobView> {
+  const settled = () => {
+    const row = findJob(deps.db, jobId);
+    return row && !PENDING_WORK.includes(row.status) ? row : undefined;
+  };
+  const now = settled();
+  if (now || timeoutMs <= 0) return toJobView(now ?? findJob(deps.db, jobId)!);
+  let wake: () => void = () => {};
+  let woken = new Promise<void>((r) => (wake = r));
+  const stop = await deps.events.watch(jobId, () => wake());
+  const deadline = Date.now() + timeoutMs;
+  try {
+    for (;;) {
+      const row = settled();
+      const left = deadline - Date.now();
+      if (row || left <= 0) return toJobView(row ?? findJob(deps.db, jobId)!);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([woken, new Promise<void>((r) => (timer = setTimeout(r, left)))]);
+      clearTimeout(timer);
+      woken = new Promise<void>((r) => (wake = r));
+    }
+  } finally {
+    stop();
+  }
+}
+
+/** Cancels a job: at once when it has not started, through the worker when it runs. */
+export async function cancelJob(deps: ServiceDeps, p: Principal, jobId: string): Promise<JobView> {
+  requireRole(p, ["agent", "tenant_admin"]);
+  const row = loadJob(deps.db, p, jobId);
+  if (isTerminal(row.status)) return toJobView(row);
+  deps.db.update(jobs).set({ cancelRequested: true }).where(eq(jobs.id, jobId)).run();
+  if (row.status === "running") {
+    await deps.cancels.requestCancel(jobId);
+  } else {
+    const text = "The tool call was cancelled before it started.";
+    if (finishJob(deps.db, jobId, "cancelled", textResult(text, "interrupted"))) {
+      await deps.queue.discard(jobId).catch(() => undefined);
+      await publishState(deps, jobId);
+    }
+  }
+  return toJobView(findJob(deps.db, jobId)!);
+}

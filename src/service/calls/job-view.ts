@@ -1,0 +1,70 @@
+/** The API's `job` shape, and the status groups the verbs reason about. */
+
+import type { Db } from "../../db/open.js";
+import { preparedFor } from "../../db/prepared.js";
+import type { JobAttempt, JobRow, JobStatus, StoredDecision, StoredResult } from "../../db/schema.js";
+import { NotFoundError } from "../../errors.js";
+import type { Principal } from "../tenancy/principal.js";
+import { requireTenant } from "../tenancy/principal.js";
+
+export interface JobView {
+  id: string;
+  sessionId: string;
+  tool: string;
+  input: Record<string, unknown>;
+  status: JobStatus;
+  decision: StoredDecision;
+  result?: StoredResult;
+  idempotencyKey?: string;
+  /** The key that answered the approval, or "expiry". */
+  approvedBy?: string;
+  /** When a pending approval will be denied unanswered. */
+  approvalExpiresAt?: string;
+  createdAt: string;
+  startedAt?: string;
+  finishedAt?: string;
+  /** Each time a worker took the job (more than one after a crash or a sandbox restart). */
+  attempts?: JobAttempt[];
+}
+
+export const TERMINAL: readonly JobStatus[] = ["succeeded", "failed", "denied", "cancelled", "interrupted"];
+/** Statuses in which nothing happens until someone answers or a worker finishes. */
+export const PENDING_WORK: readonly JobStatus[] = ["queued", "running"];
+
+export const isTerminal = (s: JobStatus) => TERMINAL.includes(s);
+
+export function toJobView(row: JobRow): JobView {
+  return {
+    id: row.id,
+    sessionId: row.sessionId,
+    tool: row.tool,
+    input: row.input,
+    status: row.status,
+    decision: row.decision,
+    ...(row.result ? { result: row.result } : {}),
+    ...(row.idempotencyKey ? { idempotencyKey: row.idempotencyKey } : {}),
+    ...(row.approvedBy ? { approvedBy: row.approvedBy } : {}),
+    ...(row.approvalExpiresAt ? { approvalExpiresAt: row.approvalExpiresAt } : {}),
+    createdAt: row.createdAt,
+    ...(row.startedAt ? { startedAt: row.startedAt } : {}),
+    ...(row.finishedAt ? { finishedAt: row.finishedAt } : {}),
+    ...(row.attempts && row.attempts.length > 0 ? { attempts: row.attempts } : {}),
+  };
+}
+
+export function findJob(db: Db, jobId: string): JobRow | undefined {
+  return preparedFor(db).jobById.get({ id: jobId });
+}
+
+/** The job if the caller's tenant owns it; 404 otherwise. */
+export function loadJob(db: Db, p: Principal, jobId: string): JobRow {
+  const row = findJob(db, jobId);
+  if (!row) throw new NotFoundError("job", jobId);
+  requireTenant(p, row.tenantId, "job", jobId);
+  return row;
+}
+
+/** The result of a call that never ran (denied, cancelled before start). */
+export function textResult(text: string, state: StoredResult["state"]): StoredResult {
+  return { content: [{ type: "text", text }], state };
+}

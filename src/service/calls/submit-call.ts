@@ -1,0 +1,202 @@
+/**
+ * Submit a tool call: validate, decide, record the job with its decision (and an audit entry),
+ * then act on it: enqueue (allow), finish (deny), wait for a human (ask, until the tenant's
+ * approval TTL) or for the client (external tools).
+ */
+import { createHash } from "node:crypto";
+import { and, eq } from "drizzle-orm";
+import type { Db } from "../../db/open.js";
+import type { JobRow, JobStatus, SessionRow, StoredDecision, StoredResult } from "../../db/schema.js";
+import { jobs } from "../../db/schema.js";
+import { ConflictError } from "../../errors.js";
+import type { ToolInput } from "../../permission/types.js";
+import type { ToolBase } from "../../toolkit/tool-base.js";
+import type { McpToolSet } from "../../toolkit/tool-group.js";
+import { newId } from "../ids.js";
+import type { ServiceDeps } from "../ports.js";
+import { loadSession } from "../sessions/sessions.js";
+import { inactiveCall, resolveSessionTool, sessionMcpTools } from "../sessions/tool-list.js";
+import { type Principal, requireRole } from "../tenancy/principal.js";
+import { checkCallQuotas } from "../tenancy/quotas.js";
+import { readTenantSettings } from "../tenancy/tenant-settings.js";
+import { canonicalJson, inputDigest, writeAudit } from "./audit.js";
+import { decideCall } from "./decide.js";
+import { enqueueOrWithdraw, publishState, type Tx, takeSeq } from "./job-transitions.js";
+import { type JobView, textResult, toJobView } from "./job-view.js";
+import { validateToolInput } from "./tool-input.js";
+
+export interface SubmitCallInput {
+  tool: string;
+  input: unknown;
+  idempotencyKey?: string;
+}
+
+/**
+ * Returns the job and whether it was created now (false: the idempotency key's existing job).
+ * A key reused with a different body is a 409: it names another call.
+ */
+export async function submitCall(
+  deps: ServiceDeps,
+  p: Principal,
+  sessionId: string,
+  body: SubmitCallInput,
+): Promise<{ job: JobView; created: boolean }> {
+  requireRole(p, ["agent"]);
+  const session = loadSession(deps.db, p, sessionId);
+  const requestHash = body.idempotencyKey ? hashRequest(body) : null;
+  const existing = findByKey(deps.db, sessionId, body.idempotencyKey);
+  if (existing) return { job: sameRequest(existing, requestHash), created: false };
+  // Refused before anything is written when the job could not be queued or run (503).
+  await deps.readiness.require(["redis", "docker"]);
+  await deps.readiness.bound("redis", checkCallQuotas(deps, session.tenantId));
+
+  const mcps = await sessionMcpTools(deps, session);
+  const row = newJobRow(deps, session, await planCall(deps, session, body, mcps), body.idempotencyKey);
+  row.requestHash = requestHash;
+  // Re-checked inside the write: a concurrent submit with the same key may have won meanwhile
+  // (in another process the unique index is what stops it).
+  const raced = insertUnlessKeyTaken(deps, p, session, row);
+  if (raced) return { job: sameRequest(raced, requestHash), created: false };
+  // Never throws; bounded so that a Redis hanging just now costs a second, not its timeout.
+  await deps.readiness.bound("redis", publishState(deps, row.id)).catch(() => undefined);
+  if (row.status === "queued") await enqueueOrWithdraw(deps, row.id);
+  deps.metrics.inc("toolshed_calls_submitted_total", { behavior: row.decision.behavior });
+  return { job: toJobView(row), created: true };
+}
+
+/** Inserts the job and its audit entry; returns the job that holds the key when one does. */
+function insertUnlessKeyTaken(
+  deps: Pick<ServiceDeps, "db">,
+  p: Principal,
+  session: SessionRow,
+  row: JobRow,
+): JobRow | undefined {
+  const key = row.idempotencyKey ?? undefined;
+  try {
+    return deps.db.transaction((tx) => {
+      const dup = findByKey(tx, session.id, key);
+      if (dup) return dup;
+      if (row.status === "queued") row.seq = takeSeq(tx, session.id);
+      tx.insert(jobs).values(row).run();
+      const data = {
+        tool: row.tool,
+        inputDigest: inputDigest(row.input),
+        status: row.status,
+        decision: row.decision,
+      };
+      writeAudit(tx, {
+        tenantId: session.tenantId,
+        sessionId: session.id,
+        jobId: row.id,
+        kind: "decision",
+        actorKeyId: p.keyId,
+        data,
+      });
+      return undefined;
+    });
+  } catch (err) {
+    const dup = isUniqueViolation(err) ? findByKey(deps.db, session.id, key) : undefined;
+    if (dup) return dup;
+    throw err;
+  }
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === "SQLITE_CONSTRAINT_UNIQUE";
+}
+
+/** `{tool, input}` as canonical JSON, hashed: what an idempotency key stands for. */
+function hashRequest(body: SubmitCallInput): string {
+  return createHash("sha256")
+    .update(canonicalJson({ tool: body.tool, input: body.input }))
+    .digest("hex");
+}
+
+/** The key's job when the body matches the one it was first used with; else 409. */
+function sameRequest(existing: JobRow, requestHash: string | null): JobView {
+  // Jobs stored before hashes were kept have none: they match as before.
+  if (existing.requestHash && requestHash && existing.requestHash !== requestHash) {
+    throw new ConflictError(
+      `idempotency key ${JSON.stringify(existing.idempotencyKey)} was already used with a different body (job ${existing.id})`,
+    );
+  }
+  return toJobView(existing);
+}
+
+interface CallPlan {
+  tool: ToolBase;
+  input: ToolInput;
+  decision: StoredDecision;
+  status: JobStatus;
+  result: StoredResult | null;
+}
+
+/** Resolves, validates and decides; a tool of an inactive group fails at once, undecided. */
+async function planCall(
+  deps: ServiceDeps,
+  session: SessionRow,
+  body: SubmitCallInput,
+  mcps: McpToolSet[],
+): Promise<CallPlan> {
+  const resolved = await resolveSessionTool(deps, session, body.tool, mcps);
+  if (resolved.inactive) {
+    const { decision, result } = inactiveCall(session, resolved.message);
+    return { tool: resolved.tool, input: body.input as ToolInput, decision, status: "failed", result };
+  }
+  const tool = resolved.tool;
+  const input = validateToolInput(tool, body.input);
+  const decision = decideCall(deps.db, session, tool, input);
+  const status = statusOf(decision, tool);
+  const result = status === "denied" ? textResult(decision.message, "denied") : null;
+  return { tool, input, decision, status, result };
+}
+
+function statusOf(decision: StoredDecision, tool: ToolBase): JobStatus {
+  if (decision.behavior === "deny") return "denied";
+  if (decision.behavior === "ask") return "awaiting_approval";
+  return tool.isExternalTool ? "awaiting_external" : "queued";
+}
+
+function newJobRow(
+  deps: Pick<ServiceDeps, "db">,
+  session: SessionRow,
+  plan: CallPlan,
+  idempotencyKey: string | undefined,
+): JobRow {
+  const { status } = plan;
+  const now = Date.now();
+  const ttlMs = readTenantSettings(deps.db, session.tenantId).approvalTtlSeconds * 1000;
+  const finished = status === "denied" || status === "failed";
+  return {
+    id: newId("job"),
+    tenantId: session.tenantId,
+    sessionId: session.id,
+    tool: plan.tool.name,
+    input: plan.input,
+    status,
+    decision: plan.decision,
+    result: plan.result,
+    idempotencyKey: idempotencyKey ?? null,
+    requestHash: null,
+    seq: null,
+    concurrencySafe: plan.tool.isConcurrencySafe,
+    cancelRequested: false,
+    runs: 0,
+    attempts: null,
+    error: null,
+    approvalExpiresAt: status === "awaiting_approval" ? new Date(now + ttlMs).toISOString() : null,
+    approvedBy: null,
+    createdAt: new Date(now).toISOString(),
+    startedAt: null,
+    finishedAt: finished ? new Date(now).toISOString() : null,
+  };
+}
+
+function findByKey(db: Db | Tx, sessionId: string, key: string | undefined): JobRow | undefined {
+  if (!key) return undefined;
+  return db
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.sessionId, sessionId), eq(jobs.idempotencyKey, key)))
+    .get();
+}

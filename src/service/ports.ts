@@ -1,0 +1,91 @@
+/**
+ * What the service verbs need, as narrow ports: the API and the worker build one `ServiceDeps`
+ * in the composition root. Redis/BullMQ adapters live in `src/jobs`, Docker in `src/sandbox`.
+ */
+import type { Db } from "../db/open.js";
+import type { Logger } from "../log.js";
+import type { SandboxProvider } from "../sandbox/sandbox.js";
+import type { ReadCacheStore } from "../toolkit/read-cache.js";
+import type { ToolBase } from "../toolkit/tool-base.js";
+import type { Metrics } from "./metrics.js";
+import type { Readiness } from "./readiness.js";
+import type { McpRuntime } from "./sessions/mcp-clients.js";
+import type { SkillFiles } from "./tool-config/skill-files.js";
+
+export type JobEventType = "status" | "chunk" | "result";
+
+export interface JobEvent {
+  /** Monotonic per job (a Redis stream id); SSE `id:` and `Last-Event-ID`. */
+  id: string;
+  type: JobEventType;
+  data: unknown;
+}
+
+/** The per-job event log (SSE, wait) and the cross-process notifications. */
+export interface JobEvents {
+  /** Appends events in order, in one round trip. */
+  append(jobId: string, ...events: { type: JobEventType; data: unknown }[]): Promise<void>;
+  /** Events strictly after `afterId` (all when absent), oldest first. */
+  read(jobId: string, afterId?: string, count?: number): Promise<JobEvent[]>;
+  /** Calls `onChange` whenever the job gets a new event, from any process; returns unsubscribe. */
+  watch(jobId: string, onChange: () => void): Promise<() => void>;
+}
+
+/** The work queue; payloads are job ids only: the row is the source of truth. */
+export interface JobQueue {
+  /** `priority`: BullMQ-style, lower runs first (tenant fairness, see fair-priority.ts). */
+  enqueue(jobId: string, opts?: { priority?: number }): Promise<void>;
+  /** Wakes a job held back by its session's ordering (no-op when it is not waiting). */
+  promote(jobId: string): Promise<void>;
+  /** Drops a queued job that will never run (cancelled before start); best effort. */
+  discard(jobId: string): Promise<void>;
+}
+
+/** Reaches the worker running a job, wherever it is. */
+export interface CancelBus {
+  requestCancel(jobId: string): Promise<void>;
+}
+
+/** Fixed-window counters shared by every API process. */
+export interface RateLimiter {
+  /** Counts one hit; returns the seconds to wait when past `limit`, else null. */
+  hit(key: string, limit: number, windowS: number): Promise<number | null>;
+}
+
+export interface Quotas {
+  maxSessions: number;
+  callsPerMinute: number;
+  /** Queued + running calls per tenant; unset means DEFAULT_MAX_ACTIVE_CALLS. */
+  maxActiveCalls?: number;
+}
+
+export interface ToolRegistry {
+  list(): readonly ToolBase[];
+  get(name: string): ToolBase | undefined;
+}
+
+export interface ServiceDeps {
+  db: Db;
+  tools: ToolRegistry;
+  queue: JobQueue;
+  events: JobEvents;
+  cancels: CancelBus;
+  sandboxes: SandboxProvider;
+  readCache: ReadCacheStore;
+  /** Tenants' skill files on the host (mounted read-only at /skills in session containers). */
+  skillFiles: SkillFiles;
+  metrics: Metrics;
+  logger: Logger;
+  limiter: RateLimiter;
+  quotas: Quotas;
+  /** Tenants' MCP servers (secrets, cached listings); absent where MCP is not configured. */
+  mcp?: McpRuntime;
+  /** Probes of Redis, the Docker engine and the database (`/readyz`, and submit's 503). */
+  readiness: Readiness;
+}
+
+/** A registry over a fixed list of tools. */
+export function toolRegistry(tools: readonly ToolBase[]): ToolRegistry {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  return { list: () => tools, get: (name) => byName.get(name) };
+}

@@ -1,0 +1,224 @@
+/**
+ * The runtime side of tenants' MCP servers: one `McpClient` per (tenant, server), kept while the
+ * stored row is unchanged, and each server's tool listing cached with a TTL (invalidated on add
+ * and remove). A server that fails to list gives an empty set (or its last good listing) and a
+ * warning; the session's other tools are unaffected.
+ */
+import type { Db } from "../../db/open.js";
+import type { SessionRow } from "../../db/schema.js";
+import { AppError, ValidationError } from "../../errors.js";
+import type { Logger } from "../../log.js";
+import { type EgressClient, egressClient } from "../../net/egress-fetch.js";
+import { EgressPolicy, EgressRefusedError } from "../../net/egress-policy.js";
+import type { Sandbox } from "../../sandbox/sandbox.js";
+import { McpClient, type McpClientOptions, type McpRawTool } from "../../toolkit/mcp/mcp-client.js";
+import { type McpTool, mcpToolSet } from "../../toolkit/mcp/mcp-tool.js";
+import type { McpToolSet } from "../../toolkit/tool-group.js";
+import { SecretBox } from "../secret-box.js";
+import type { Principal } from "../tenancy/principal.js";
+import { getMcpServer, loadMcpServerConfigs } from "../tool-config/mcp-servers.js";
+import { acquireSessionSandbox, type SessionSandboxDeps } from "./acquire-sandbox.js";
+
+/** Cache and timeout settings; every field has a default. */
+export interface McpClientsOptions extends McpClientOptions {
+  /** How long a good listing is reused, default 60 s. */
+  listingTtlMs?: number;
+  /** How long a failed listing is remembered (so a hung server is not waited on per request), default 5 s. */
+  failureTtlMs?: number;
+  now?: () => number;
+}
+
+/** Where stdio servers are listed: the session's sandbox, acquired only when needed. */
+export interface ToolSetOptions {
+  sandbox?: () => Promise<Sandbox>;
+  /** Only this server (the admin's listing endpoint). */
+  only?: string;
+}
+
+interface Entry {
+  version: string;
+  client: McpClient;
+  listing?: { tools: McpRawTool[]; at: number };
+  failedAt?: number;
+  failure?: unknown;
+  pending?: Promise<McpRawTool[] | null>;
+}
+
+/** What the clients need; `egress` defaults to the strict policy (no exceptions). */
+export interface McpClientsDeps {
+  db: Db;
+  secrets: SecretBox;
+  logger: Logger;
+  egress?: EgressPolicy;
+}
+
+export class McpClients {
+  private readonly entries = new Map<string, Entry>();
+  private readonly ttlMs: number;
+  private readonly failureTtlMs: number;
+  private readonly now: () => number;
+  private readonly http: EgressClient;
+
+  constructor(
+    private readonly deps: McpClientsDeps,
+    private readonly opts: McpClientsOptions = {},
+  ) {
+    this.ttlMs = opts.listingTtlMs ?? 60_000;
+    this.failureTtlMs = opts.failureTtlMs ?? 5_000;
+    this.now = opts.now ?? Date.now;
+    this.http = egressClient(deps.egress ?? new EgressPolicy());
+  }
+
+  /** The tenant's servers as toolkit MCP sets (filters applied), in name order. */
+  async toolSets(tenantId: string, opts: ToolSetOptions = {}): Promise<McpToolSet[]> {
+    const stored = loadMcpServerConfigs(this.deps, tenantId);
+    this.dropRemoved(tenantId, new Set(stored.map((s) => s.config.name)));
+    const wanted = opts.only === undefined ? stored : stored.filter((s) => s.config.name === opts.only);
+    return Promise.all(
+      wanted.map(async ({ config, version }) => {
+        const entry = this.entry(
+          tenantId,
+          config.name,
+          version,
+          () => new McpClient(config, { ...this.opts, fetch: this.http.fetch }),
+        );
+        const tools = await this.listing(tenantId, entry, opts);
+        return mcpToolSet(entry.client, tools);
+      }),
+    );
+  }
+
+  /** Forgets a server's client and listing (all of the tenant's without a name). */
+  invalidate(tenantId: string, name?: string): void {
+    for (const [key, entry] of this.entries) {
+      if (key === cacheKey(tenantId, name ?? "") || (name === undefined && key.startsWith(`${tenantId}\0`))) {
+        this.entries.delete(key);
+        void entry.client.close();
+      }
+    }
+  }
+
+  /** Why the server's last listing failed, while that failure is remembered. */
+  lastFailure(tenantId: string, name: string): unknown {
+    return this.entries.get(cacheKey(tenantId, name))?.failure;
+  }
+
+  async close(): Promise<void> {
+    const entries = [...this.entries.values()];
+    this.entries.clear();
+    await Promise.allSettled(entries.map((e) => e.client.close()));
+    this.http.close();
+  }
+
+  private entry(tenantId: string, name: string, version: string, make: () => McpClient): Entry {
+    const key = cacheKey(tenantId, name);
+    const found = this.entries.get(key);
+    // Re-created elsewhere (another process): the row's version changed, so start over.
+    if (found?.version === version) return found;
+    if (found) void found.client.close();
+    const entry: Entry = { version, client: make() };
+    this.entries.set(key, entry);
+    return entry;
+  }
+
+  private async listing(tenantId: string, entry: Entry, opts: ToolSetOptions): Promise<McpRawTool[]> {
+    const now = this.now();
+    if (entry.listing && now - entry.listing.at < this.ttlMs) return entry.listing.tools;
+    if (entry.failedAt !== undefined && now - entry.failedAt < this.failureTtlMs)
+      return entry.listing?.tools ?? [];
+    const stdio = entry.client.config.transport === "stdio";
+    if (stdio && !opts.sandbox) return entry.listing?.tools ?? [];
+    entry.pending ??= (async () => {
+      try {
+        const sandbox = stdio ? await opts.sandbox?.() : undefined;
+        const tools = await entry.client.listRawTools(sandbox);
+        entry.listing = { tools, at: this.now() };
+        entry.failedAt = undefined;
+        entry.failure = undefined;
+        return tools;
+      } catch (err) {
+        entry.failedAt = this.now();
+        entry.failure = err;
+        this.deps.logger.warn(
+          { tenantId, server: entry.client.name, error: (err as Error).message },
+          "MCP server listing failed",
+        );
+        return null;
+      } finally {
+        entry.pending = undefined;
+      }
+    })();
+    return (await entry.pending) ?? entry.listing?.tools ?? [];
+  }
+
+  private dropRemoved(tenantId: string, names: Set<string>): void {
+    for (const [key, entry] of this.entries) {
+      if (key.startsWith(`${tenantId}\0`) && !names.has(entry.client.name)) {
+        this.entries.delete(key);
+        void entry.client.close();
+      }
+    }
+  }
+}
+
+/** What the API and the worker share: the secret box, the egress policy and the clients. */
+export interface McpRuntime {
+  secrets: SecretBox;
+  egress: EgressPolicy;
+  clients: McpClients;
+}
+
+/** Builds the runtime over `<dataDir>/secret.key`; close `clients` on shutdown. */
+export function createMcpRuntime(
+  deps: { db: Db; logger: Logger; dataDir: string; egress: EgressPolicy },
+  opts: McpClientsOptions = {},
+): McpRuntime {
+  const secrets = SecretBox.fromDataDir(deps.dataDir);
+  const { db, logger, egress } = deps;
+  return { secrets, egress, clients: new McpClients({ db, logger, secrets, egress }, opts) };
+}
+
+/** One server's filtered tools as the model will see them (tenant admins; HTTP servers only). */
+export async function listMcpServerTools(
+  deps: { db: Db; mcp: McpRuntime },
+  p: Principal,
+  tenantId: string,
+  name: string,
+): Promise<McpTool[]> {
+  const server = getMcpServer(deps, p, tenantId, name);
+  if (server.transport === "stdio") {
+    throw new ValidationError("stdio MCP servers run inside a session's sandbox: see the session's tools", [
+      { path: "name", message: "a stdio server is listed per session" },
+    ]);
+  }
+  const [set] = await deps.mcp.clients.toolSets(tenantId, { only: name });
+  const refused = egressRefusal(deps.mcp.clients.lastFailure(tenantId, name));
+  if (refused)
+    throw new AppError("EGRESS_REFUSED", refused.message, [{ path: "url", message: refused.message }]);
+  return (set?.tools ?? []) as McpTool[];
+}
+
+/** The egress refusal somewhere in an error's cause chain (the SDK and McpClient wrap it). */
+function egressRefusal(err: unknown): EgressRefusedError | null {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof EgressRefusedError) return e;
+  }
+  return null;
+}
+
+/**
+ * The tenant's MCP tool sets for one session's toolkit (`sessionToolkit(deps, session, {mcps})`):
+ * stdio servers are listed inside that session's sandbox, acquired only when a listing is due.
+ */
+export function sessionMcpToolSets(
+  mcp: McpRuntime | undefined,
+  deps: SessionSandboxDeps,
+  session: Pick<SessionRow, "id" | "tenantId">,
+): Promise<McpToolSet[]> {
+  if (!mcp) return Promise.resolve([]);
+  return mcp.clients.toolSets(session.tenantId, { sandbox: () => acquireSessionSandbox(deps, session) });
+}
+
+function cacheKey(tenantId: string, name: string): string {
+  return `${tenantId}\0${name}`;
+}

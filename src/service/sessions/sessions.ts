@@ -1,0 +1,212 @@
+/** Session verbs: a session is a tenant's sandbox plus its mode, directories and rules. */
+
+import { and, eq, inArray } from "drizzle-orm";
+import type { Db } from "../../db/open.js";
+import { preparedFor } from "../../db/prepared.js";
+import { jobs, readCache, type SessionRow, sessions } from "../../db/schema.js";
+import { NotFoundError, ValidationError } from "../../errors.js";
+import type { PermissionMode } from "../../permission/types.js";
+import { SANDBOX_HOME, SANDBOX_WORKSPACE } from "../../sandbox/sandbox.js";
+import type { ToolBase } from "../../toolkit/tool-base.js";
+import { nowIso } from "../clock.js";
+import { newId } from "../ids.js";
+import type { ServiceDeps, ToolRegistry } from "../ports.js";
+import { callerTenant, type Principal, requireRole, requireTenant } from "../tenancy/principal.js";
+import { checkSessionQuota } from "../tenancy/quotas.js";
+import { assertModeAllowed } from "../tenancy/tenant-settings.js";
+import { getSkillRecords } from "../tool-config/tenant-skill-loader.js";
+import { getToolGroups } from "./build-toolkit.js";
+
+export interface SessionView {
+  id: string;
+  mode: PermissionMode;
+  cwd: string;
+  home: string;
+  workingDirectories: string[];
+  status: "active";
+  rules: { allow: string[]; deny: string[]; ask: string[] };
+  /** The tools this session offers. */
+  tools: string[];
+  createdAt: string;
+  lastUsedAt: string;
+}
+
+export function toSessionView(row: SessionRow, registry: ToolRegistry): SessionView {
+  return {
+    id: row.id,
+    mode: row.mode as PermissionMode,
+    cwd: row.cwd,
+    home: row.home,
+    workingDirectories: row.workingDirectories,
+    status: "active",
+    rules: row.rules,
+    tools: sessionTools(registry, row).map((t) => t.name),
+    createdAt: row.createdAt,
+    lastUsedAt: row.lastUsedAt,
+  };
+}
+
+function checkDirectories(dirs: readonly string[]): void {
+  const details = dirs.flatMap((d, i) =>
+    d.startsWith("/") ? [] : [{ path: `workingDirectories[${i}]`, message: "must be an absolute path" }],
+  );
+  if (details.length > 0) throw new ValidationError("invalid working directories", details);
+}
+
+/** The active session if the caller's tenant owns it; 404 otherwise. */
+export function loadSession(db: Db, p: Principal, sessionId: string): SessionRow {
+  const row = preparedFor(db).sessionById.get({ id: sessionId });
+  if (row?.status !== "active") throw new NotFoundError("session", sessionId);
+  requireTenant(p, row.tenantId, "session", sessionId);
+  return row;
+}
+
+/** The session's tools, in the registry's order. */
+export function sessionTools(registry: ToolRegistry, row: Pick<SessionRow, "tools">): ToolBase[] {
+  const all = registry.list();
+  return row.tools ? all.filter((t) => row.tools?.includes(t.name)) : [...all];
+}
+
+function checkToolNames(registry: ToolRegistry, names: readonly string[]): void {
+  const details = names.flatMap((n, i) =>
+    registry.get(n) ? [] : [{ path: `tools[${i}]`, message: `no built-in tool named ${JSON.stringify(n)}` }],
+  );
+  if (details.length > 0) throw new ValidationError("unknown tools", details);
+}
+
+/** Names a session picks from its tenant's configuration; each unknown one is a 400 naming it. */
+function checkTenantNames(
+  field: string,
+  names: readonly string[],
+  known: readonly string[],
+  kind: string,
+): void {
+  const details = names.flatMap((n, i) =>
+    known.includes(n) ? [] : [{ path: `${field}[${i}]`, message: `no ${kind} named ${JSON.stringify(n)}` }],
+  );
+  if (details.length > 0) throw new ValidationError(`unknown ${kind}s`, details);
+}
+
+export function createSession(
+  deps: Pick<ServiceDeps, "db" | "tools" | "quotas">,
+  p: Principal,
+  input: {
+    mode?: PermissionMode;
+    workingDirectories?: string[];
+    tools?: string[];
+    toolGroups?: string[];
+    skills?: string[];
+  },
+): SessionView {
+  requireRole(p, ["agent", "tenant_admin"]);
+  const tenantId = callerTenant(p);
+  assertModeAllowed(deps.db, tenantId, input.mode);
+  checkDirectories(input.workingDirectories ?? []);
+  if (input.tools) checkToolNames(deps.tools, input.tools);
+  const groups = getToolGroups(deps.db, tenantId).map((g) => g.name);
+  if (input.toolGroups) checkTenantNames("toolGroups", input.toolGroups, groups, "tool group");
+  if (input.skills) {
+    const known = getSkillRecords(deps.db, tenantId).map((s) => s.name);
+    checkTenantNames("skills", input.skills, known, "skill");
+  }
+  checkSessionQuota(deps, tenantId);
+  const now = nowIso();
+  const row: SessionRow = {
+    id: newId("ses"),
+    tenantId,
+    mode: input.mode ?? "default",
+    cwd: SANDBOX_WORKSPACE,
+    home: SANDBOX_HOME,
+    workingDirectories: input.workingDirectories ?? [],
+    rules: { allow: [], deny: [], ask: [] },
+    tools: input.tools ? [...new Set(input.tools)] : null,
+    toolGroups: input.toolGroups ? [...new Set(input.toolGroups)] : null,
+    skills: input.skills ? [...new Set(input.skills)] : null,
+    // The named groups start active, in the tenant's registration order (as reset_tools stores them).
+    activeGroups: groups.filter((g) => input.toolGroups?.includes(g)),
+    status: "active",
+    nextSeq: 1,
+    createdAt: now,
+    lastUsedAt: now,
+  };
+  deps.db.insert(sessions).values(row).run();
+  return toSessionView(row, deps.tools);
+}
+
+export function getSession(
+  deps: { db: Db; tools: ToolRegistry },
+  p: Principal,
+  sessionId: string,
+): SessionView {
+  requireRole(p, ["agent", "tenant_admin"]);
+  return toSessionView(loadSession(deps.db, p, sessionId), deps.tools);
+}
+
+export function updateSession(
+  deps: { db: Db; tools: ToolRegistry },
+  p: Principal,
+  sessionId: string,
+  input: { mode?: PermissionMode; workingDirectories?: string[] },
+): SessionView {
+  requireRole(p, ["agent", "tenant_admin"]);
+  const row = loadSession(deps.db, p, sessionId);
+  assertModeAllowed(deps.db, row.tenantId, input.mode);
+  if (input.workingDirectories) checkDirectories(input.workingDirectories);
+  const set = {
+    mode: input.mode ?? row.mode,
+    workingDirectories: input.workingDirectories ?? row.workingDirectories,
+    lastUsedAt: nowIso(),
+  };
+  deps.db.update(sessions).set(set).where(eq(sessions.id, sessionId)).run();
+  return toSessionView({ ...row, ...set }, deps.tools);
+}
+
+/** Marks the session deleted, cancels its pending jobs, then removes its container and workspace. */
+export async function deleteSession(
+  deps: Pick<ServiceDeps, "db" | "sandboxes" | "logger" | "cancels">,
+  p: Principal,
+  sessionId: string,
+): Promise<void> {
+  requireRole(p, ["agent", "tenant_admin"]);
+  loadSession(deps.db, p, sessionId);
+  const now = nowIso();
+  const running = deps.db
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(eq(jobs.sessionId, sessionId), eq(jobs.status, "running")))
+    .all();
+  deps.db.transaction((tx) => {
+    tx.update(sessions).set({ status: "deleted", lastUsedAt: now }).where(eq(sessions.id, sessionId)).run();
+    tx.update(jobs)
+      .set({ status: "cancelled", finishedAt: now, cancelRequested: true })
+      .where(
+        and(
+          eq(jobs.sessionId, sessionId),
+          inArray(jobs.status, ["queued", "awaiting_approval", "awaiting_external"]),
+        ),
+      )
+      .run();
+    tx.update(jobs)
+      .set({ cancelRequested: true })
+      .where(and(eq(jobs.sessionId, sessionId), eq(jobs.status, "running")))
+      .run();
+    tx.delete(readCache).where(eq(readCache.sessionId, sessionId)).run();
+  });
+  await Promise.all(running.map((j) => deps.cancels.requestCancel(j.id).catch(() => undefined)));
+  try {
+    await deps.sandboxes.remove(sessionId);
+  } catch (err) {
+    deps.logger.warn({ err, sessionId }, "removing the session sandbox failed; the reaper will retry");
+  }
+}
+
+/** Ids of sessions that still own a sandbox (for `reapOrphans`). */
+export function liveSessionIds(db: Db): Set<string> {
+  const rows = db.select({ id: sessions.id }).from(sessions).where(eq(sessions.status, "active")).all();
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Bash moved the session's working directory. */
+export function setSessionCwd(db: Db, sessionId: string, cwd: string): void {
+  db.update(sessions).set({ cwd, lastUsedAt: nowIso() }).where(eq(sessions.id, sessionId)).run();
+}

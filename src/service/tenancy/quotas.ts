@@ -1,0 +1,66 @@
+/**
+ * Per-tenant quotas (429 with Retry-After): active sessions, queued + running calls, calls per
+ * minute. A tenant's own settings override the platform defaults from the config.
+ */
+import { and, count, eq, inArray } from "drizzle-orm";
+import type { Db } from "../../db/open.js";
+import { jobs, sessions, type TenantQuotas } from "../../db/schema.js";
+import { RateLimitedError } from "../../errors.js";
+import type { ServiceDeps } from "../ports.js";
+import { readTenantSettings } from "./tenant-settings.js";
+
+/** Used when neither the tenant nor the platform sets a limit on queued + running calls. */
+export const DEFAULT_MAX_ACTIVE_CALLS = 10_000;
+/** How long a caller over the active-calls limit should wait: calls usually finish fast. */
+const ACTIVE_CALLS_RETRY_S = 2;
+
+export type EffectiveQuotas = Required<TenantQuotas>;
+
+export function effectiveQuotas(deps: Pick<ServiceDeps, "db" | "quotas">, tenantId: string): EffectiveQuotas {
+  const own = readTenantSettings(deps.db, tenantId).quotas;
+  return {
+    maxSessions: own.maxSessions ?? deps.quotas.maxSessions,
+    maxActiveCalls: own.maxActiveCalls ?? deps.quotas.maxActiveCalls ?? DEFAULT_MAX_ACTIVE_CALLS,
+    callsPerMinute: own.callsPerMinute ?? deps.quotas.callsPerMinute,
+  };
+}
+
+export function checkSessionQuota(deps: Pick<ServiceDeps, "db" | "quotas">, tenantId: string): void {
+  const { maxSessions } = effectiveQuotas(deps, tenantId);
+  const row = deps.db
+    .select({ n: count() })
+    .from(sessions)
+    .where(and(eq(sessions.tenantId, tenantId), eq(sessions.status, "active")))
+    .get();
+  if ((row?.n ?? 0) >= maxSessions) {
+    throw new RateLimitedError(`the tenant already has ${maxSessions} active sessions`, 60);
+  }
+}
+
+/** The tenant's calls that are queued or running now. */
+export function activeCallCount(db: Db, tenantId: string): number {
+  const row = db
+    .select({ n: count() })
+    .from(jobs)
+    .where(and(eq(jobs.tenantId, tenantId), inArray(jobs.status, ["queued", "running"])))
+    .get();
+  return row?.n ?? 0;
+}
+
+/** Counts the call against the per-minute window, then checks the queued + running limit. */
+export async function checkCallQuotas(
+  deps: Pick<ServiceDeps, "db" | "limiter" | "quotas">,
+  tenantId: string,
+): Promise<void> {
+  const q = effectiveQuotas(deps, tenantId);
+  const wait = await deps.limiter.hit(`calls:${tenantId}`, q.callsPerMinute, 60);
+  if (wait !== null) {
+    throw new RateLimitedError(`more than ${q.callsPerMinute} calls per minute for this tenant`, wait);
+  }
+  if (activeCallCount(deps.db, tenantId) >= q.maxActiveCalls) {
+    throw new RateLimitedError(
+      `the tenant already has ${q.maxActiveCalls} calls queued or running`,
+      ACTIVE_CALLS_RETRY_S,
+    );
+  }
+}

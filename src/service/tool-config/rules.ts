@@ -1,0 +1,70 @@
+/** Tenant rule sets: validated rule strings (400 naming `allow[2]`), stored as strings. */
+import { eq } from "drizzle-orm";
+import type { Db } from "../../db/open.js";
+import { type RuleStrings, tenantRules } from "../../db/schema.js";
+import { ValidationError } from "../../errors.js";
+import { parseRule, parseRuleSet, RuleSetError, RuleSyntaxError } from "../../permission/rules.js";
+import type { RuleSet } from "../../permission/types.js";
+import { nowIso } from "../clock.js";
+import { type Principal, requireRole } from "../tenancy/principal.js";
+import { loadTenant } from "../tenancy/tenants.js";
+
+export const EMPTY_RULES: RuleStrings = { allow: [], deny: [], ask: [] };
+
+/** Parses rule strings; a bad one is a 400 whose detail path is `<prefix>allow[2]`. */
+export function parseRulesOrThrow(strings: RuleStrings, source: string, prefix = ""): RuleSet {
+  try {
+    return parseRuleSet(strings, source, "§");
+  } catch (err) {
+    if (!(err instanceof RuleSetError)) throw err;
+    const details = err.issues.map((i) => ({ path: i.path.replace(/^§\./, prefix), message: i.message }));
+    throw new ValidationError("invalid rule", details);
+  }
+}
+
+/** Parses a list of rule strings of one behavior; a bad one is a 400 naming `<field>[i]`. */
+export function parseRuleListOrThrow(
+  list: readonly string[],
+  behavior: "allow" | "deny" | "ask",
+  field: string,
+) {
+  const details = list.flatMap((s, i) => {
+    try {
+      parseRule(s, behavior, "approval");
+      return [];
+    } catch (err) {
+      if (!(err instanceof RuleSyntaxError)) throw err;
+      return [{ path: `${field}[${i}]`, message: err.message }];
+    }
+  });
+  if (details.length > 0) throw new ValidationError("invalid rule", details);
+}
+
+export function readTenantRules(db: Db, tenantId: string): RuleStrings {
+  const row = db.select().from(tenantRules).where(eq(tenantRules.tenantId, tenantId)).get();
+  return row?.rules ?? EMPTY_RULES;
+}
+
+export function getTenantRules(deps: { db: Db }, p: Principal, tenantId: string): RuleStrings {
+  requireRole(p, ["tenant_admin"]);
+  loadTenant(deps, p, tenantId);
+  return readTenantRules(deps.db, tenantId);
+}
+
+export function putTenantRules(
+  deps: { db: Db },
+  p: Principal,
+  tenantId: string,
+  input: RuleStrings,
+): RuleStrings {
+  requireRole(p, ["tenant_admin"]);
+  loadTenant(deps, p, tenantId);
+  parseRulesOrThrow(input, "tenant");
+  const rules = { allow: [...input.allow], deny: [...input.deny], ask: [...input.ask] };
+  deps.db
+    .insert(tenantRules)
+    .values({ tenantId, rules, updatedAt: nowIso() })
+    .onConflictDoUpdate({ target: tenantRules.tenantId, set: { rules, updatedAt: nowIso() } })
+    .run();
+  return rules;
+}

@@ -1,0 +1,128 @@
+/**
+ * A tenant's skills: upload (a JSON file map or a `.tar.gz`, validated by `validateSkillUpload`),
+ * list and delete. Files go to disk first (SkillFiles), then the row: a row always has its files.
+ * Uploading a skill whose name exists replaces it.
+ */
+
+import { and, eq } from "drizzle-orm";
+import type { Db } from "../../db/open.js";
+import { skills } from "../../db/schema.js";
+import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors.js";
+import { skillDir } from "../../toolkit/skills/skill.js";
+import { validateSkillUpload } from "../../toolkit/skills/skill-upload.js";
+import { ToolkitConfigError } from "../../toolkit/toolkit-errors.js";
+import { nowIso } from "../clock.js";
+import type { ToolRegistry } from "../ports.js";
+import {
+  buildTenantToolkit,
+  dropStaleMembers,
+  getToolGroups,
+  loadTenantToolConfig,
+} from "../sessions/build-toolkit.js";
+import { type Principal, requireRole } from "../tenancy/principal.js";
+import { loadTenant } from "../tenancy/tenants.js";
+import type { SkillFiles } from "./skill-files.js";
+import { invalidateTenantConfig } from "./tenant-config-cache.js";
+
+export interface SkillView {
+  name: string;
+  description: string;
+  fileCount: number;
+  sizeBytes: number;
+  createdAt: string;
+}
+
+type Deps = { db: Db; tools: ToolRegistry; skillFiles: SkillFiles };
+
+// Size problems are 413s; everything else about an upload is a 400 listing every problem.
+const TOO_BIG = /^(The skill is too big|The archive inflates to more than)/;
+
+export async function uploadSkill(
+  deps: Deps,
+  p: Principal,
+  tenantId: string,
+  upload: Record<string, unknown> | Buffer,
+): Promise<{ name: string; description: string }> {
+  requireRole(p, ["tenant_admin"]);
+  loadTenant(deps, p, tenantId);
+  const checked = validateSkillUpload(upload);
+  if (!checked.ok) {
+    const tooBig = checked.errors.find((e) => e.path === "" && TOO_BIG.test(e.message));
+    if (tooBig) throw new AppError("PAYLOAD_TOO_LARGE", tooBig.message, checked.errors);
+    throw new ValidationError("invalid skill", checked.errors);
+  }
+  const { name, description, markdown, files } = checked.skill;
+  await checkNameClash(deps, tenantId, name, description);
+  await deps.skillFiles.write(tenantId, name, files);
+  const row = {
+    tenantId,
+    name,
+    description,
+    markdown,
+    fileCount: files.length,
+    sizeBytes: files.reduce((n, f) => n + f.content.length, 0),
+    createdAt: nowIso(),
+  };
+  const { tenantId: _t, name: _n, ...set } = row;
+  deps.db
+    .insert(skills)
+    .values(row)
+    .onConflictDoUpdate({ target: [skills.tenantId, skills.name], set })
+    .run();
+  invalidateTenantConfig(deps.db, tenantId);
+  return { name, description };
+}
+
+export function listSkills(deps: { db: Db }, p: Principal, tenantId: string): SkillView[] {
+  requireRole(p, ["tenant_admin"]);
+  loadTenant(deps, p, tenantId);
+  return deps.db
+    .select({
+      name: skills.name,
+      description: skills.description,
+      fileCount: skills.fileCount,
+      sizeBytes: skills.sizeBytes,
+      createdAt: skills.createdAt,
+    })
+    .from(skills)
+    .where(eq(skills.tenantId, tenantId))
+    .orderBy(skills.name)
+    .all();
+}
+
+/** Removes the row, then the files; a skill a tool group names is a 409 (edit the group first). */
+export async function deleteSkill(deps: Deps, p: Principal, tenantId: string, name: string): Promise<void> {
+  requireRole(p, ["tenant_admin"]);
+  loadTenant(deps, p, tenantId);
+  const where = and(eq(skills.tenantId, tenantId), eq(skills.name, name));
+  if (!deps.db.select({ name: skills.name }).from(skills).where(where).get())
+    throw new NotFoundError("skill", name);
+  const group = getToolGroups(deps.db, tenantId).find((g) => g.skills?.includes(name));
+  if (group)
+    throw new ConflictError(
+      `the skill ${name} is used by the tool group ${group.name}; remove it there first`,
+    );
+  deps.db.delete(skills).where(where).run();
+  invalidateTenantConfig(deps.db, tenantId);
+  await deps.skillFiles.remove(tenantId, name);
+}
+
+/** A skill shares the namespace of the tenant's tools: a clash is a 400 on SKILL.md. */
+async function checkNameClash(deps: Deps, tenantId: string, name: string, description: string) {
+  const builtins = deps.tools.list();
+  const { config } = dropStaleMembers(
+    builtins.map((t) => t.name),
+    await loadTenantToolConfig(deps, tenantId),
+  );
+  const others = config.skills.filter((s) => s.name !== name);
+  try {
+    // Reading the listing also checks every exposed schema, as a session would.
+    void buildTenantToolkit(builtins, {
+      ...config,
+      skills: [...others, { name, description, dir: skillDir(name) }],
+    }).listing;
+  } catch (err) {
+    if (!(err instanceof ToolkitConfigError)) throw err;
+    throw new ValidationError("invalid skill", [{ path: "SKILL.md", message: err.message }]);
+  }
+}

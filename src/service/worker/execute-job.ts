@@ -1,0 +1,178 @@
+/** Runs a claimed job's tool through the session's toolkit and stores its result durably. */
+import type { JobStatus, StoredResult } from "../../db/schema.js";
+import { SqliteTaskStore } from "../../db/stores/task-store.js";
+import { AppError } from "../../errors.js";
+import type { ToolInput } from "../../permission/types.js";
+import { SandboxUnavailableError } from "../../sandbox/sandbox.js";
+import type { ToolChunk } from "../../toolkit/content.js";
+import type { NextHandler, ToolMiddleware } from "../../toolkit/middleware.js";
+import type { ToolResponse } from "../../toolkit/response.js";
+import type { ToolRunContext } from "../../toolkit/run-context.js";
+import type { ToolBase } from "../../toolkit/tool-base.js";
+import { BuiltinTool } from "../../toolkit/tools/builtin-tool.js";
+import { auditKeys, writeAudit } from "../calls/audit.js";
+import { finishJob, publishState } from "../calls/job-transitions.js";
+import { findJob, textResult } from "../calls/job-view.js";
+import type { ServiceDeps } from "../ports.js";
+import { acquireSessionSandbox } from "../sessions/acquire-sandbox.js";
+import { sessionToolkit } from "../sessions/build-toolkit.js";
+import { sessionMcpToolSets } from "../sessions/mcp-clients.js";
+import { setSessionCwd } from "../sessions/sessions.js";
+import { saveActiveGroups } from "../sessions/tool-list.js";
+import { type Claim, failJob, recordAttemptSandbox, wakeSuccessors } from "./claim-job.js";
+import { jobSandbox } from "./job-sandbox.js";
+import { interruptedText, judgeTakeover } from "./takeover.js";
+
+type Running = Extract<Claim, { kind: "run" }>;
+
+/**
+ * Throws SandboxUnavailableError (the caller retries with backoff); every other failure ends
+ * the job: a tool that fails is a result, an unexpected exception a generic `failed`. The
+ * sandbox is acquired on first use, so `reset_tools`, `Skill` and the task tools never start a
+ * container.
+ */
+export async function executeJob(deps: ServiceDeps, claim: Running, signal: AbortSignal): Promise<void> {
+  const { job, session } = claim;
+  const guard = new CrashGuard(job.id);
+  let built: Awaited<ReturnType<typeof sessionToolkit>>;
+  try {
+    const mcps = await sessionMcpToolSets(deps.mcp, deps, session);
+    built = await sessionToolkit(deps, session, { wrap: (t) => guard.wrap(t), mcps });
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    return failJob(deps, job.id, `Error: ${err.message}`);
+  }
+  const { toolkit, activeGroups } = built;
+  // Events are published in order but off the critical path; awaited before the result.
+  let pending: Promise<unknown> = publishState(deps, job.id);
+  const seen = new Set<string>();
+  const publish = (chunk: ToolChunk) => {
+    if (seen.has(chunk.id)) return;
+    seen.add(chunk.id);
+    const data = { content: chunk.content, state: chunk.state };
+    pending = pending.then(() => deps.events.append(job.id, { type: "chunk", data })).catch(() => undefined);
+  };
+  let unavailable: SandboxUnavailableError | undefined;
+  const jsb = jobSandbox({
+    jobId: job.id,
+    sessionId: session.id,
+    acquire: () => acquireSessionSandbox(deps, session),
+    onInstance: (instance) => recordAttemptSandbox(deps, job.id, instance),
+    liveInstance: job.runs > 1,
+    onUnavailable: (err) => (unavailable ??= err),
+  });
+  const tool = toolkit.getTool(job.tool);
+  const verdict = await judgeTakeover({
+    earlier: (job.attempts ?? []).slice(0, -1),
+    readOnly: job.decision.readOnly === true || job.concurrencySafe || tool?.isReadOnly === true,
+    keyed: tool instanceof BuiltinTool,
+    currentSandbox: () => jsb.sandbox.instanceId!(),
+  }).catch((err: unknown) => {
+    if (err instanceof SandboxUnavailableError) unavailable ??= err;
+    throw err;
+  });
+  if (verdict.kind === "interrupt") {
+    await pending;
+    if (finishJob(deps.db, job.id, "interrupted", textResult(interruptedText(verdict.why), "interrupted"))) {
+      const data = { outcome: "interrupted", why: verdict.why };
+      writeAudit(deps.db, { ...auditKeys(job), kind: "attempt", actorKeyId: null, data });
+      deps.metrics.inc("toolshed_jobs_finished_total", { status: "interrupted" });
+      deps.logger.warn({ jobId: job.id, why: verdict.why }, "job interrupted, not run again");
+      await publishState(deps, job.id);
+    }
+    return wakeSuccessors(deps, job.id);
+  }
+  const ctx: ToolRunContext = {
+    sessionId: session.id,
+    sandbox: jsb.sandbox,
+    cwd: session.cwd,
+    home: session.home,
+    workingDirectories: session.workingDirectories,
+    mode: session.mode as ToolRunContext["mode"],
+    readCache: deps.readCache,
+    signal,
+    autoAllowedEdit:
+      session.mode === "accept_edits" &&
+      job.decision.decidedBy !== "rule" &&
+      job.decision.decidedBy !== "approval",
+    readOnlyCall: job.decision.readOnly === true,
+    setCwd: (cwd) => setSessionCwd(deps.db, session.id, cwd),
+    onChunk: publish,
+    activeGroups,
+    setActiveGroups: (groups) => saveActiveGroups(deps.db, session.id, groups),
+    taskStore: new SqliteTaskStore(deps.db),
+  };
+
+  const response = await toolkit.callTool(job.tool, job.input, ctx, { callId: job.id });
+  await pending;
+  if (unavailable) throw unavailable;
+  if (guard.crash !== undefined) {
+    deps.logger.error({ err: guard.crash, jobId: job.id, tool: job.tool }, "tool threw");
+    return failJob(deps, job.id, guard.message);
+  }
+  const cancelled = signal.aborted || findJob(deps.db, job.id)?.cancelRequested === true;
+  const status = statusOf(response, cancelled);
+  if (finishJob(deps.db, job.id, status, toResult(response))) {
+    deps.metrics.inc("toolshed_jobs_finished_total", { status });
+    await publishState(deps, job.id);
+  }
+  // Stored: the executor may forget what it kept for this job.
+  jsb.used()?.acknowledge?.(job.id);
+  await wakeSuccessors(deps, job.id);
+}
+
+/**
+ * The outermost middleware of every built-in tool in a job: an unexpected exception is logged
+ * and answered with a generic text (never the raw error); cancels and sandbox failures pass.
+ */
+class CrashGuard implements ToolMiddleware {
+  crash: unknown;
+  readonly message: string;
+
+  constructor(jobId: string) {
+    this.message = `Error: the tool failed unexpectedly (job ${jobId}).`;
+  }
+
+  wrap(tool: ToolBase): ToolBase {
+    const middlewares = [this, ...tool.middlewares];
+    return new Proxy(tool, { get: (t, key) => (key === "middlewares" ? middlewares : Reflect.get(t, key)) });
+  }
+
+  async *onToolCall(
+    _tool: ToolBase,
+    input: ToolInput,
+    next: NextHandler,
+    ctx: ToolRunContext,
+  ): AsyncIterable<ToolChunk> {
+    try {
+      yield* next(input);
+    } catch (err) {
+      if (err instanceof SandboxUnavailableError || ctx.signal.aborted) throw err;
+      this.crash = err;
+      throw new Error(this.message);
+    }
+  }
+}
+
+function statusOf(r: ToolResponse, cancelled: boolean): JobStatus {
+  if (r.state === "interrupted") return cancelled ? "cancelled" : "failed";
+  if (cancelled) return "cancelled";
+  return { success: "succeeded", error: "failed", denied: "denied" }[r.state] as JobStatus;
+}
+
+/** The API's result shape: content blocks without ids, exit code and truncation lifted out. */
+export function toResult(r: ToolResponse): StoredResult {
+  const content = r.content.map((b) =>
+    b.type === "text"
+      ? { type: "text" as const, text: b.text }
+      : { type: "data" as const, source: b.source, name: b.name },
+  );
+  const { exitCode, truncated } = r.metadata;
+  return {
+    content,
+    state: r.state,
+    ...(typeof exitCode === "number" || exitCode === null ? { exitCode: exitCode as number | null } : {}),
+    ...(typeof truncated === "boolean" ? { truncated } : {}),
+    ...(Object.keys(r.metadata).length > 0 ? { metadata: r.metadata } : {}),
+  };
+}
