@@ -14,7 +14,12 @@ log() { printf '[images] %s\n' "$*" >&2; }
 
 # The bundled MCP servers (bundle-mcp.mjs) come from node_modules: their versions count too.
 mcp_versions="$(cd "$repo" && node -e 'for (const p of ["@modelcontextprotocol/server-everything", "@modelcontextprotocol/server-memory"]) console.log(p, require(p + "/package.json").version)')"
-hash="$(cd "$here" && { find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum; echo "$mcp_versions"; } | sha256sum | cut -c1-12)"
+# The executor ships in the image (/opt/toolshed): its code counts too, and its own hash labels the
+# image so that a worker can tell whether the image carries the executor it expects
+# (src/sandbox/executor-source.ts computes the same hash).
+executor_src="$repo/src/sandbox/executor"
+executor_hash="$(cd "$executor_src" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12)"
+hash="$(cd "$here" && { find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum; echo "$mcp_versions"; echo "executor $executor_hash"; } | sha256sum | cut -c1-12)"
 tag="$name:$hash"
 
 # Another engineer or CI step may be building at the same time: serialise on a lock file.
@@ -100,6 +105,11 @@ chmod 0700 "$root/home/agent"
 # uids than the workspace's owner, so every directory is safe to read.
 install -m 0644 "$here/sandbox/gitconfig" "$root/etc/gitconfig"
 
+# The executor, root's and read-only to everyone else (the container starts it as uid 0).
+cp -r "$executor_src/." "$root/opt/toolshed/"
+chown -R 0:0 "$root/opt/toolshed"
+chmod -R a+rX,go-w "$root/opt/toolshed"
+
 # Platform-provided MCP servers under /opt/mcp: third-party npm packages bundled for Node 18.
 mkdir -p "$root/opt/mcp"
 node "$here/bundle-mcp.mjs" "$root/opt/mcp" >"$work/bundle-mcp.log" 2>&1 || { cat "$work/bundle-mcp.log" >&2; exit 1; }
@@ -120,11 +130,13 @@ tar --numeric-owner -C "$root" -c . | docker import \
   --change 'ENV LANG=C.UTF-8' \
   --change 'ENV HOME=/home/agent' \
   --change 'CMD ["bash"]' \
+  --change "LABEL toolshed.executor=$executor_hash" \
   - "$tag" >/dev/null
 docker tag "$tag" "$name:latest"
 
-# Older builds go too, unless a container still uses them (then rmi refuses, which is fine).
-docker image ls --format '{{.Repository}}:{{.Tag}}' "$name" | grep -vxF -e "$tag" -e "$name:latest" |
+# Older builds go too, unless a container still uses them (then rmi refuses, which is fine), or
+# TOOLSHED_KEEP_IMAGES=1 (several checkouts sharing one engine each keep the build they use).
+[[ ${TOOLSHED_KEEP_IMAGES:-0} == 1 ]] || docker image ls --format '{{.Repository}}:{{.Tag}}' "$name" | grep -vxF -e "$tag" -e "$name:latest" |
   xargs -r docker rmi >/dev/null 2>&1 || true
 
 size="$(docker image inspect -f '{{.Size}}' "$tag")"

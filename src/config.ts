@@ -13,7 +13,11 @@ export const Config = z.object({
   /** A worker run alone serves /healthz, /readyz and /metrics here (0: any free port). */
   WORKER_PORT: int(8081),
   DATA_DIR: z.string().default("./data"),
-  REDIS_URL: z.string().default("redis://127.0.0.1:6379"),
+  /** `redis://`, `rediss://`, or Sentinel: `redis+sentinel://[:pw@]host:26379,host2:26379/<master>[/<db>]`. */
+  REDIS_URL: z
+    .string()
+    .regex(/^(redis|rediss|redis\+sentinel|sentinel):\/\//, "use redis://, rediss:// or redis+sentinel://")
+    .default("redis://127.0.0.1:6379"),
   TOOLSHED_ADMIN_KEY: z.string().min(16).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   SANDBOX_IMAGE: z.string().default("toolshed-sandbox:latest"),
@@ -22,8 +26,20 @@ export const Config = z.object({
     .string()
     .regex(/^[a-z0-9-]+$/)
     .default("toolshed"),
-  /** BullMQ prefix; tests give each run its own. */
+  /** BullMQ prefix; tests give each run its own. Wrapped in a Redis hash tag (`{toolshed}`) for Redis Cluster. */
   QUEUE_PREFIX: z.string().default("toolshed"),
+  /**
+   * This worker's host: one worker per Docker engine, named in sessions and jobs. Default: derived
+   * from the engine's ID, so two workers on one engine share a host and two engines never do.
+   */
+  HOST_ID: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,62}$/)
+    .optional(),
+  /** A host whose worker has not refreshed its liveness key for this long is lost (its sessions are re-homed). */
+  HOST_TTL_MS: int(10_000, 1000),
+  /** How long an API waits for a session's worker to list its stdio MCP servers' tools. */
+  HOST_RPC_TIMEOUT_MS: int(30_000, 100),
   WORKER_CONCURRENCY: int(16, 1),
   /** BullMQ lock: a dead worker's jobs are recovered after about this long. */
   JOB_LOCK_MS: int(30_000, 1000),
@@ -43,7 +59,8 @@ export const Config = z.object({
   TENANT_MAX_SESSIONS: int(1000, 1),
   TENANT_CALLS_PER_MINUTE: int(6000, 1),
   EVENT_STREAM_MAXLEN: int(10_000, 10),
-  EVENT_STREAM_TTL_S: int(24 * 3600, 1),
+  /** Event streams are for live followers; after this the stored result is what a reader gets. */
+  EVENT_STREAM_TTL_S: int(10 * 60, 1),
   SANDBOX_MEMORY_MB: int(1024, 64),
   SANDBOX_CPUS: z.coerce.number().positive().default(1),
   SANDBOX_PIDS: int(256, 16),

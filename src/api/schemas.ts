@@ -29,6 +29,14 @@ export const Session = z
     status: z.string(),
     rules: RuleSetBody,
     tools: z.array(z.string()),
+    hostId: z
+      .string()
+      .optional()
+      .openapi({ description: "the worker host holding the session's sandbox; absent until its first call" }),
+    workspaceLost: z.literal(true).optional().openapi({
+      description:
+        "the session's host was lost and the session was re-homed: earlier workspace files and processes are gone",
+    }),
     createdAt: z.string(),
     lastUsedAt: z.string(),
   })
@@ -103,6 +111,10 @@ export const Job = z
     createdAt: z.string(),
     startedAt: z.string().optional(),
     finishedAt: z.string().optional(),
+    hostId: z
+      .string()
+      .optional()
+      .openapi({ description: "the worker host that ran the call's latest attempt" }),
     attempts: z
       .array(JobAttempt)
       .optional()

@@ -3,12 +3,17 @@
  * adapters (Redis, BullMQ, Docker sandboxes, tools) and starts the API and/or the worker.
  * SIGINT/SIGTERM stop everything in reverse order.
  */
+import { createHash } from "node:crypto";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import { createApp, createSystemApp } from "../api/app.js";
 import { type Config, loadConfig } from "../config.js";
 import { openDb } from "../db/open.js";
 import { SqliteReadCache } from "../db/stores/read-cache-store.js";
+import { bullPrefix } from "../jobs/catalog.js";
+import { HostRegistry } from "../jobs/host-registry.js";
+import { RedisHostRpc, RemoteSandboxes } from "../jobs/host-rpc.js";
 import { createBullQueue } from "../jobs/queue.js";
 import { startReconciler } from "../jobs/reconciler.js";
 import { RedisBus } from "../jobs/redis-bus.js";
@@ -24,7 +29,7 @@ import { Metrics } from "../service/metrics.js";
 import type { ServiceDeps, ToolRegistry } from "../service/ports.js";
 import { Readiness } from "../service/readiness.js";
 import { createMcpRuntime, type McpClientsOptions } from "../service/sessions/mcp-clients.js";
-import { liveSessionIds } from "../service/sessions/sessions.js";
+import { hostOfJob, hostOfSession, sessionsOfHost } from "../service/sessions/session-hosts.js";
 import { ensureAdminKey } from "../service/tenancy/api-keys.js";
 import { SkillFiles } from "../service/tool-config/skill-files.js";
 import { announceAdminKey } from "./admin-key.js";
@@ -82,17 +87,29 @@ export async function startService(
       ttlS: config.EVENT_STREAM_TTL_S,
     });
     await bus.start();
-    const queue = createBullQueue(redis.commands, config);
-    stack.push(() => queue.queue.close());
+    const hosts = new HostRegistry(redis.commands, config.QUEUE_PREFIX, config.HOST_TTL_MS);
+    const queue = createBullQueue(redis.commands, config, {
+      hostOf: (jobId) => hostOfJob(db, jobId),
+      isAlive: (hostId) => hosts.isAlive(hostId),
+    });
+    stack.push(() => queue.close());
+    const hostRpc = new RedisHostRpc(redis.commands, queue, {
+      prefix: config.QUEUE_PREFIX,
+      timeoutMs: config.HOST_RPC_TIMEOUT_MS,
+      hostOfSession: (sessionId) => hostOfSession(db, sessionId),
+    });
 
-    const sandboxes = opts.sandboxes ?? dockerProvider(config, logger);
-    if (!opts.sandboxes) stack.push(() => sandboxes.close());
+    // An API process talks to no Docker engine: listings and removals go to the session's worker.
+    const docker = opts.sandboxes || mode === "api" ? undefined : dockerProvider(config, logger);
+    const sandboxes: SandboxProvider = opts.sandboxes ?? docker ?? new RemoteSandboxes(hostRpc);
+    if (docker) stack.push(() => docker.close());
+    const hostId = mode === "api" ? undefined : (config.HOST_ID ?? (await defaultHostId(docker)));
     const tools = opts.tools ?? (await loadBuiltinTools());
     const metrics = new Metrics();
     const readiness = new Readiness(
       {
         redis: async () => void (await redis.commands.ping()),
-        docker: async () => await sandboxes.ping?.(),
+        ...(mode === "api" ? {} : { docker: async () => await sandboxes.ping?.() }),
         database: pingDb,
       },
       {
@@ -122,21 +139,27 @@ export async function startService(
               opts.mcp,
             ),
       readiness,
+      hostRpc,
+      ...(hostId ? { hostId } : {}),
     };
     if (deps.mcp) {
       const { clients } = deps.mcp;
       stack.push(() => clients.close());
     }
 
-    if (mode !== "api") {
-      const reaped = await sandboxes.reapOrphans(liveSessionIds(db)).catch((err: unknown) => {
+    if (hostId) {
+      const reaped = await sandboxes.reapOrphans(sessionsOfHost(db, hostId)).catch((err: unknown) => {
         logger.warn({ err }, "reaping orphaned containers failed");
         return 0;
       });
       const requeued = await recoverJobs(deps, queue);
-      logger.info({ reaped, requeued }, "worker recovery done");
+      logger.info({ reaped, requeued, hostId }, "worker recovery done");
       const worker = startCallWorker(deps, redis.forWorker(), bus, {
-        prefix: config.QUEUE_PREFIX,
+        prefix: bullPrefix(config.QUEUE_PREFIX),
+        hostId,
+        hosts,
+        queue,
+        replies: redis.commands,
         concurrency: config.WORKER_CONCURRENCY,
         lockDurationMs: config.JOB_LOCK_MS,
         stalledIntervalMs: config.JOB_STALLED_INTERVAL_MS,
@@ -209,6 +232,19 @@ async function listen(fetch: (req: Request) => Response | Promise<Response>, por
       (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
     });
   return { url: `http://${host}:${actual}`, port: actual, close };
+}
+
+/**
+ * One host per Docker engine: the engine's ID (two workers on one engine are one host, two engines
+ * never are), else this machine's name.
+ */
+async function defaultHostId(docker: DockerSandboxProvider | undefined): Promise<string> {
+  const raw = (await docker?.engineId().catch(() => undefined)) ?? hostname();
+  const id = raw
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "");
+  return `h-${createHash("sha256").update(id).digest("hex").slice(0, 12)}`;
 }
 
 function dockerProvider(config: Config, logger: Logger): DockerSandboxProvider {

@@ -39,6 +39,10 @@ export const sessions = sqliteTable(
     status: text("status").$type<"active" | "deleted">().notNull(),
     /** The next queue position: a job gets its `seq` when it enters the queue. */
     nextSeq: integer("next_seq").notNull().default(1),
+    /** The worker host (Docker engine) that holds the session's container; null until placed. */
+    hostId: text("host_id"),
+    /** The session was re-homed after its host was lost: its workspace and processes are gone. */
+    workspaceLost: integer("workspace_lost", { mode: "boolean" }).notNull().default(false),
     createdAt: text("created_at").notNull(),
     lastUsedAt: text("last_used_at").notNull(),
   },

@@ -99,6 +99,8 @@ export const jobs = sqliteTable(
     runs: integer("runs").notNull().default(0),
     /** Every claim of the job by a worker (JSON array of JobAttempt). */
     attempts: text("attempts", { mode: "json" }).$type<JobAttempt[]>(),
+    /** The host whose worker ran (or runs) the job's latest attempt. */
+    hostId: text("host_id"),
     error: text("error"),
     /** When a pending approval is denied by expiry. */
     approvalExpiresAt: text("approval_expires_at"),

@@ -1,8 +1,13 @@
-/** The BullMQ side of the `JobQueue` port: one queue of `run-call` jobs whose id is the job id. */
+/**
+ * The BullMQ side of the `JobQueue` port. Without routing (tests, a single queue) every job goes
+ * to one queue. With routing (the service), a job goes to its session's host queue while that host
+ * is alive, else to the shared placement queue, which any worker with room pulls from. The BullMQ
+ * id is the job id in whichever queue holds it; the row stays the source of truth.
+ */
 import { Job, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { JobQueue } from "../service/ports.js";
-import { CALLS_QUEUE, type RunCall } from "./catalog.js";
+import { type AnyPayload, bullPrefix, hostQueueName, PLACEMENT_QUEUE } from "./catalog.js";
 
 export interface CallQueueOptions {
   prefix: string;
@@ -11,37 +16,83 @@ export interface CallQueueOptions {
   backoffMs: number;
   /** For `missing` (a pipelined look-up BullMQ has no call for); the queue's own connection. */
   connection?: Redis;
+  /** Per-host queues; without it every job goes to the one queue given. */
+  routing?: Routing;
 }
 
-/** The queue adapter, configured from the service settings. */
+/** How a job finds its queue: the session's host (from the rows) and whether it is alive (Redis). */
+export interface Routing {
+  hostOf(jobId: string): string | null;
+  isAlive(hostId: string): Promise<boolean>;
+}
+
+/** The queue adapter of the service: per-host queues plus placement (hash-tagged prefix). */
 export function createBullQueue(
   connection: Redis,
   cfg: { QUEUE_PREFIX: string; SANDBOX_RETRY_ATTEMPTS: number; SANDBOX_RETRY_BACKOFF_MS: number },
+  routing?: Routing,
 ): BullJobQueue {
-  const queue = new Queue<RunCall>(CALLS_QUEUE, { connection, prefix: cfg.QUEUE_PREFIX });
+  const prefix = bullPrefix(cfg.QUEUE_PREFIX);
+  const queue = new Queue<AnyPayload>(PLACEMENT_QUEUE, { connection, prefix });
   // Connection errors are logged once by the connection's owner; BullMQ would print each one.
   queue.on("error", () => {});
   return new BullJobQueue(queue, {
-    prefix: cfg.QUEUE_PREFIX,
+    prefix,
     attempts: cfg.SANDBOX_RETRY_ATTEMPTS,
     backoffMs: cfg.SANDBOX_RETRY_BACKOFF_MS,
     connection,
+    ...(routing ? { routing } : {}),
   });
 }
 
 export class BullJobQueue implements JobQueue {
+  private readonly hostQueues = new Map<string, Queue<AnyPayload>>();
+
+  /** `queue`: the single queue, or the placement queue when routing. */
   constructor(
-    readonly queue: Queue<RunCall>,
+    readonly queue: Queue<AnyPayload>,
     private readonly opts: CallQueueOptions,
   ) {}
 
+  /** A host's queue (made on first use, closed with `close`). */
+  hostQueue(hostId: string): Queue<AnyPayload> {
+    let q = this.hostQueues.get(hostId);
+    if (!q) {
+      q = new Queue<AnyPayload>(hostQueueName(hostId), {
+        connection: this.queue.opts.connection as Redis,
+        prefix: this.queue.opts.prefix,
+      });
+      q.on("error", () => {});
+      this.hostQueues.set(hostId, q);
+    }
+    return q;
+  }
+
+  /** Where work for `hostId`'s session goes now: its host's queue if alive, else placement. */
+  async target(hostId: string | null): Promise<Queue<AnyPayload>> {
+    if (!this.opts.routing || !hostId) return this.queue;
+    return (await this.opts.routing.isAlive(hostId)) ? this.hostQueue(hostId) : this.queue;
+  }
+
+  /** The queues that may hold `jobId` now: its host's (if any) and the placement/single queue. */
+  private holders(jobId: string): Queue<AnyPayload>[] {
+    const host = this.opts.routing?.hostOf(jobId);
+    return host ? [this.hostQueue(host), this.queue] : [this.queue];
+  }
+
   async enqueue(jobId: string, opts: { priority?: number } = {}): Promise<void> {
-    await this.queue.add(
+    const queue = await this.target(this.opts.routing?.hostOf(jobId) ?? null);
+    await this.addCall(queue, jobId, opts.priority);
+  }
+
+  /** Adds a call to a given queue (placement hands a call to the host it pinned the session to). */
+  async addCall(queue: Queue<AnyPayload>, jobId: string, priority?: number): Promise<void> {
+    await queue.add(
       "run-call",
       { jobId },
       {
         jobId,
-        ...(opts.priority ? { priority: opts.priority } : {}),
+        ...(priority ? { priority } : {}),
         attempts: this.opts.attempts,
         backoff: { type: "exponential", delay: this.opts.backoffMs },
         removeOnComplete: true,
@@ -51,38 +102,56 @@ export class BullJobQueue implements JobQueue {
   }
 
   async promote(jobId: string): Promise<void> {
-    const job = await Job.fromId(this.queue, jobId);
-    if (job && (await job.isDelayed())) await job.promote().catch(() => undefined);
+    for (const q of this.holders(jobId)) {
+      const job = await Job.fromId(q, jobId);
+      if (job && (await job.isDelayed())) await job.promote().catch(() => undefined);
+    }
   }
 
   async discard(jobId: string): Promise<void> {
-    const job = await Job.fromId(this.queue, jobId);
-    if (job && !(await job.isActive())) await job.remove().catch(() => undefined);
+    for (const q of this.holders(jobId)) {
+      const job = await Job.fromId(q, jobId);
+      if (job && !(await job.isActive())) await job.remove().catch(() => undefined);
+    }
   }
 
-  /** Of `jobIds`, those that have no entry in the queue at all (one round trip). */
+  /** Of `jobIds`, those that have no entry in any queue that may hold them (one round trip). */
   async missing(jobIds: readonly string[]): Promise<string[]> {
     if (jobIds.length === 0) return [];
     if (!this.opts.connection) throw new Error("BullJobQueue.missing needs the connection");
     const pipeline = this.opts.connection.pipeline();
-    for (const id of jobIds) pipeline.exists(this.queue.toKey(id));
+    const holders = jobIds.map((id) => this.holders(id));
+    jobIds.forEach((id, j) => {
+      for (const q of holders[j]!) pipeline.exists(q.toKey(id));
+    });
     const results = (await pipeline.exec()) ?? [];
-    return jobIds.filter((_, i) => {
-      const [err, n] = results[i] ?? [new Error("no reply"), 0];
-      if (err) throw err;
-      return n === 0;
+    let i = 0;
+    return jobIds.filter((_, j) => {
+      let found = false;
+      for (const _q of holders[j]!) {
+        const [err, n] = results[i++] ?? [new Error("no reply"), 0];
+        if (err) throw err;
+        if (n !== 0) found = true;
+      }
+      return !found;
     });
   }
 
   /** Re-adds a job whose BullMQ entry is gone or finished although its row still expects a run. */
   async ensureQueued(jobId: string, priority?: number): Promise<boolean> {
-    const job = await Job.fromId(this.queue, jobId);
-    if (job) {
+    for (const q of this.holders(jobId)) {
+      const job = await Job.fromId(q, jobId);
+      if (!job) continue;
       const state = await job.getState();
       if (state !== "completed" && state !== "failed" && state !== "unknown") return false;
       await job.remove().catch(() => undefined);
     }
     await this.enqueue(jobId, { priority });
     return true;
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.hostQueues.values()].map((q) => q.close()));
+    await this.queue.close();
   }
 }

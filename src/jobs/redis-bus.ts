@@ -1,6 +1,8 @@
 /**
- * Per-job event streams (Redis `XADD`, capped and expiring) plus two pub/sub channels: "a job
- * has new events" (wait, SSE) and "cancel this job" (reaches whichever worker runs it).
+ * Per-job event streams (Redis `XADD`, capped and expiring) plus pub/sub: one channel per job
+ * ("this job has new events"), subscribed only by processes with a waiter or SSE reader on that
+ * job, so a process never reads every job's notices; and one "cancel this job" channel, which
+ * every worker reads (cancels are rare, and the worker running the job is not known here).
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
@@ -17,7 +19,6 @@ type Listener = (jobId: string) => void;
 export class RedisBus implements JobEvents, CancelBus {
   private readonly watchers = new Map<string, Set<() => void>>();
   private readonly cancelListeners = new Set<Listener>();
-  private readonly eventsChannel: string;
   private readonly cancelChannel: string;
   /** Tags this process's event notices so that it can skip their pub/sub echo. */
   private readonly origin = randomUUID();
@@ -28,19 +29,23 @@ export class RedisBus implements JobEvents, CancelBus {
     private readonly sub: Redis,
     private readonly opts: RedisBusOptions,
   ) {
-    this.eventsChannel = `${opts.prefix}:bus:events`;
     this.cancelChannel = `${opts.prefix}:bus:cancel`;
   }
 
   async start(): Promise<void> {
     this.sub.on("message", (channel: string, jobId: string) => {
-      if (channel === this.eventsChannel) {
-        const [origin, id] = splitNotice(jobId);
-        if (origin !== this.origin) this.notify(id);
+      if (channel === this.cancelChannel) {
+        for (const l of this.cancelListeners) l(jobId);
+        return;
       }
-      if (channel === this.cancelChannel) for (const l of this.cancelListeners) l(jobId);
+      const [origin, id] = splitNotice(jobId);
+      if (origin !== this.origin && channel === this.channel(id)) this.notify(id);
     });
-    await this.sub.subscribe(this.eventsChannel, this.cancelChannel);
+    await this.sub.subscribe(this.cancelChannel);
+  }
+
+  private channel(jobId: string): string {
+    return `${this.opts.prefix}:bus:job:${jobId}`;
   }
 
   private key(jobId: string): string {
@@ -53,7 +58,7 @@ export class RedisBus implements JobEvents, CancelBus {
     const maxLen = String(this.opts.maxLen);
     for (const e of events)
       multi.xadd(key, "MAXLEN", "~", maxLen, "*", "type", e.type, "data", JSON.stringify(e.data));
-    await multi.expire(key, this.opts.ttlS).publish(this.eventsChannel, `${this.origin} ${jobId}`).exec();
+    await multi.expire(key, this.opts.ttlS).publish(this.channel(jobId), `${this.origin} ${jobId}`).exec();
     // Waiters in this process (serve mode) are woken at once rather than by the pub/sub echo.
     this.notify(jobId);
   }
@@ -73,12 +78,21 @@ export class RedisBus implements JobEvents, CancelBus {
   }
 
   async watch(jobId: string, onChange: () => void): Promise<() => void> {
-    const set = this.watchers.get(jobId) ?? new Set();
-    this.watchers.set(jobId, set);
+    let set = this.watchers.get(jobId);
+    if (!set) {
+      set = new Set();
+      this.watchers.set(jobId, set);
+      // Resolves once subscribed: a notice published after `watch` returns is not missed.
+      await this.sub.subscribe(this.channel(jobId));
+    }
     set.add(onChange);
+    const mine = set;
     return () => {
-      set.delete(onChange);
-      if (set.size === 0) this.watchers.delete(jobId);
+      mine.delete(onChange);
+      if (mine.size === 0 && this.watchers.get(jobId) === mine) {
+        this.watchers.delete(jobId);
+        this.sub.unsubscribe(this.channel(jobId)).catch(() => undefined);
+      }
     };
   }
 

@@ -7,6 +7,7 @@
  */
 import { Redis } from "ioredis";
 import type { Logger } from "../log.js";
+import { redisOptionsFromUrl } from "./redis-url.js";
 
 export interface RedisConnections {
   /** Fails fast while Redis is away (submit, events, rate limits, readiness). */
@@ -27,7 +28,8 @@ export async function openRedis(
   url: string,
   opts: { commandTimeoutMs: number; logger: Logger },
 ): Promise<RedisConnections> {
-  const commands = new Redis(url, {
+  const commands = new Redis({
+    ...redisOptionsFromUrl(url),
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     commandTimeout: opts.commandTimeoutMs,

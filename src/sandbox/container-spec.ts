@@ -38,7 +38,8 @@ export interface ContainerSpecInput {
   tenantId: string;
   workspaceHostDir: string;
   runHostDir: string;
-  executorHostDir: string;
+  /** A host copy of the executor mounted over the image's (see executor-source.ts); absent: the image's own. */
+  executorHostDir?: string;
   readOnlyMounts?: { hostPath: string; containerPath: string }[];
   limits: SandboxLimits;
   identities: SandboxIdentities;
@@ -64,7 +65,7 @@ export function buildContainerSpec(input: ContainerSpecInput): Dockerode.Contain
     `${input.workspaceHostDir}:${SANDBOX_WORKSPACE}:rw`,
     // Read-only: the host listens here, and the sandbox must not be able to plant a symlink.
     `${input.runHostDir}:${EXECUTOR_RUN_DIR}:ro`,
-    `${input.executorHostDir}:${EXECUTOR_CODE_DIR}:ro`,
+    ...(input.executorHostDir ? [`${input.executorHostDir}:${EXECUTOR_CODE_DIR}:ro`] : []),
     ...(input.readOnlyMounts ?? []).map((m) => `${m.hostPath}:${m.containerPath}:ro`),
   ];
   return {

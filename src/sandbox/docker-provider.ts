@@ -14,6 +14,7 @@ import { LABEL_SESSION, type SandboxLimits } from "./container-spec.js";
 import { DockerSandbox, type ExecutorRunner } from "./docker-sandbox.js";
 import { ExecutorChannel, ExecutorUnreachableError, RequestNotDeliveredError } from "./executor-channel.js";
 import { type Acks, pingOverSocket } from "./executor-client.js";
+import { executorMount } from "./executor-source.js";
 import { startIdleReaper } from "./idle-reaper.js";
 import {
   DEFAULT_UID_BASE,
@@ -43,7 +44,10 @@ export interface DockerSandboxProviderOptions {
   /** A container with no call for this long is stopped; the next call starts it again. */
   idleStopMs: number;
   logger?: SandboxLogger;
-  /** Host directory holding executor.mjs; defaults to `./executor/` next to this module. */
+  /**
+   * Host directory holding executor.mjs; defaults to `./executor/` next to this module. Mounted
+   * only when the image carries no executor or another version (see executor-source.ts).
+   */
   executorDir?: string;
   /** How long a started container may take until its executor dials in; default 20 s. */
   startTimeoutMs?: number;
@@ -96,6 +100,8 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
   private readonly inherited = new Map<string, { inflight: number; lastUsed: number }>();
   private readonly volumes: WorkspaceVolumes | null;
   private readonly runtimeCheck: RuntimeCheck;
+  /** Whether to mount this process's executor over the image's; looked up at the first start. */
+  private executorMount?: Promise<string | undefined>;
 
   constructor(private readonly opts: DockerSandboxProviderOptions) {
     if (!SERVICE_ID.test(opts.serviceId))
@@ -218,6 +224,12 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     return reaped;
   }
 
+  /** The engine's own ID (stable across restarts): names the worker host by default. */
+  async engineId(): Promise<string> {
+    const info = (await this.docker.info()) as { ID?: string; Name?: string };
+    return info.ID || info.Name || "unknown";
+  }
+
   /** Readiness: the engine answers. */
   async ping(): Promise<void> {
     await this.docker.ping();
@@ -269,6 +281,13 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       // executor is wedged. Either way, a stop makes the start below a real one.
       if (this.unreachable.delete(spec.sessionId)) await stopContainer(this.docker, paths.containerName, 1);
       await this.runtimeCheck.ensure();
+      this.executorMount ??= executorMount(this.docker, this.opts.image, this.executorDir, this.logger).catch(
+        (err: unknown) => {
+          this.executorMount = undefined;
+          throw err;
+        },
+      );
+      const executorHostDir = await this.executorMount;
       await ensureContainerRunning(this.docker, {
         name: paths.containerName,
         image: this.opts.image,
@@ -277,7 +296,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
         tenantId: spec.tenantId,
         workspaceHostDir: paths.workspaceDir,
         runHostDir: paths.runDir,
-        executorHostDir: this.executorDir,
+        ...(executorHostDir ? { executorHostDir } : {}),
         readOnlyMounts: spec.readOnlyMounts,
         limits: this.opts.limits,
         identities: this.identities,

@@ -9,7 +9,7 @@ import type { ReadCacheStore } from "../toolkit/read-cache.js";
 import type { ToolBase } from "../toolkit/tool-base.js";
 import type { Metrics } from "./metrics.js";
 import type { Readiness } from "./readiness.js";
-import type { McpRuntime } from "./sessions/mcp-clients.js";
+import type { McpRuntime, SessionHostRpc } from "./sessions/mcp-clients.js";
 import type { SkillFiles } from "./tool-config/skill-files.js";
 
 export type JobEventType = "status" | "chunk" | "result";
@@ -82,6 +82,10 @@ export interface ServiceDeps {
   mcp?: McpRuntime;
   /** Probes of Redis, the Docker engine and the database (`/readyz`, and submit's 503). */
   readiness: Readiness;
+  /** This process's worker host (set where a worker runs): recorded on the jobs it claims. */
+  hostId?: string;
+  /** Reaches the worker holding a session's sandbox (set in the service; absent, listings are local). */
+  hostRpc?: SessionHostRpc;
 }
 
 /** A registry over a fixed list of tools. */

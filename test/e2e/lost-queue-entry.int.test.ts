@@ -24,7 +24,8 @@ it("a worker start re-queues rows whose queue entry is gone", async () => {
   });
   const jid = sub.body.job.id;
   const redis = new Redis(h.config.REDIS_URL);
-  const keys = await redis.keys(`${h.config.QUEUE_PREFIX}:calls:*`);
+  // Every queue of the run (placement and the hosts'), under BullMQ's hash-tagged prefix.
+  const keys = await redis.keys(`{${h.config.QUEUE_PREFIX}}:*`);
   if (keys.length) await redis.del(...keys);
   redis.disconnect();
 

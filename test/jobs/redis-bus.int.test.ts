@@ -50,3 +50,28 @@ it("notifies watchers of a job and delivers cancels", async () => {
   expect(cancels).toEqual(["job_b"]);
   stop();
 });
+
+it("notices go per job: another process hears only the jobs it watches, and unsubscribes after", async () => {
+  const otherSub = redis.duplicate();
+  const other = new RedisBus(redis, otherSub, { prefix, maxLen: 100, ttlS: 60 });
+  await other.start();
+  const channel = `${prefix}:bus:job:job_c`;
+  let seen = 0;
+  const stop = await other.watch("job_c", () => seen++);
+  expect(await redis.pubsub("NUMSUB", channel)).toEqual([channel, 1]);
+  await bus.append("job_d", { type: "status", data: {} });
+  await bus.append("job_c", { type: "status", data: {} });
+  await pollUntil(
+    () => seen,
+    (n) => n > 0,
+    { timeoutMs: 5000, intervalMs: 10, what: "the notice of job_c" },
+  );
+  expect(seen).toBe(1);
+  stop();
+  await pollUntil(
+    async () => (await redis.pubsub("NUMSUB", channel))[1],
+    (n) => n === 0,
+    { timeoutMs: 5000, intervalMs: 10, what: "the unsubscribe" },
+  );
+  otherSub.disconnect();
+});

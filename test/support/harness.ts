@@ -128,16 +128,18 @@ export async function startHarness(
   };
 }
 
-/** Redis is shared: remove this run's queue, streams and meta keys. */
+/** Redis is shared: remove this run's queues (hash-tagged prefix), streams and meta keys. */
 export async function dropRedisKeys(config: Config): Promise<void> {
   const redis = new Redis(config.REDIS_URL);
   try {
-    let cursor = "0";
-    do {
-      const [next, keys] = await redis.scan(cursor, "MATCH", `${config.QUEUE_PREFIX}:*`, "COUNT", 500);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== "0");
+    for (const pattern of [`${config.QUEUE_PREFIX}:*`, `{${config.QUEUE_PREFIX}}:*`]) {
+      let cursor = "0";
+      do {
+        const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 500);
+        cursor = next;
+        if (keys.length > 0) await redis.del(...keys);
+      } while (cursor !== "0");
+    }
   } finally {
     redis.disconnect();
   }

@@ -2,13 +2,13 @@
 import { randomBytes } from "node:crypto";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { CALLS_QUEUE, type RunCall } from "../../src/jobs/catalog.js";
+import { type AnyPayload, CALLS_QUEUE } from "../../src/jobs/catalog.js";
 import { BullJobQueue } from "../../src/jobs/queue.js";
 
 export function testQueue(name: string) {
   const prefix = `tst-${name}-${randomBytes(4).toString("hex")}`;
   const redis = new Redis("redis://127.0.0.1:6379", { maxRetriesPerRequest: null });
-  const queue = new Queue<RunCall>(CALLS_QUEUE, { connection: redis, prefix });
+  const queue = new Queue<AnyPayload>(CALLS_QUEUE, { connection: redis, prefix });
   const adapter = new BullJobQueue(queue, { prefix, attempts: 1, backoffMs: 0, connection: redis });
   return {
     prefix,

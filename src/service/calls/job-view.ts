@@ -23,6 +23,8 @@ export interface JobView {
   createdAt: string;
   startedAt?: string;
   finishedAt?: string;
+  /** The worker host (Docker engine) that ran the job's latest attempt. */
+  hostId?: string;
   /** Each time a worker took the job (more than one after a crash or a sandbox restart). */
   attempts?: JobAttempt[];
 }
@@ -48,6 +50,7 @@ export function toJobView(row: JobRow): JobView {
     createdAt: row.createdAt,
     ...(row.startedAt ? { startedAt: row.startedAt } : {}),
     ...(row.finishedAt ? { finishedAt: row.finishedAt } : {}),
+    ...(row.hostId ? { hostId: row.hostId } : {}),
     ...(row.attempts && row.attempts.length > 0 ? { attempts: row.attempts } : {}),
   };
 }

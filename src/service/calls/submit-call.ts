@@ -183,6 +183,7 @@ function newJobRow(
     cancelRequested: false,
     runs: 0,
     attempts: null,
+    hostId: null,
     error: null,
     approvalExpiresAt: status === "awaiting_approval" ? new Date(now + ttlMs).toISOString() : null,
     approvedBy: null,

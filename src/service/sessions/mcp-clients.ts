@@ -28,9 +28,13 @@ export interface McpClientsOptions extends McpClientOptions {
   now?: () => number;
 }
 
-/** Where stdio servers are listed: the session's sandbox, acquired only when needed. */
+/**
+ * Where stdio servers are listed: the session's sandbox, acquired only when needed (the worker
+ * holding it), or `remote`, which asks that worker (an API process never starts a container).
+ */
 export interface ToolSetOptions {
   sandbox?: () => Promise<Sandbox>;
+  remote?: (server: string) => Promise<McpRawTool[]>;
   /** Only this server (the admin's listing endpoint). */
   only?: string;
 }
@@ -88,6 +92,20 @@ export class McpClients {
     );
   }
 
+  /** One server's raw listing (cached like the sets'); a worker answering an API's `remote` listing. */
+  async rawTools(tenantId: string, name: string, opts: ToolSetOptions): Promise<McpRawTool[]> {
+    const stored = loadMcpServerConfigs(this.deps, tenantId).find((s) => s.config.name === name);
+    if (!stored) return [];
+    const { config, version } = stored;
+    const entry = this.entry(
+      tenantId,
+      name,
+      version,
+      () => new McpClient(config, { ...this.opts, fetch: this.http.fetch }),
+    );
+    return this.listing(tenantId, entry, opts);
+  }
+
   /** Forgets a server's client and listing (all of the tenant's without a name). */
   invalidate(tenantId: string, name?: string): void {
     for (const [key, entry] of this.entries) {
@@ -127,11 +145,13 @@ export class McpClients {
     if (entry.failedAt !== undefined && now - entry.failedAt < this.failureTtlMs)
       return entry.listing?.tools ?? [];
     const stdio = entry.client.config.transport === "stdio";
-    if (stdio && !opts.sandbox) return entry.listing?.tools ?? [];
+    if (stdio && !opts.sandbox && !opts.remote) return entry.listing?.tools ?? [];
     entry.pending ??= (async () => {
       try {
-        const sandbox = stdio ? await opts.sandbox?.() : undefined;
-        const tools = await entry.client.listRawTools(sandbox);
+        const tools =
+          stdio && !opts.sandbox && opts.remote
+            ? await opts.remote(entry.client.name)
+            : await entry.client.listRawTools(stdio ? await opts.sandbox?.() : undefined);
         entry.listing = { tools, at: this.now() };
         entry.failedAt = undefined;
         entry.failure = undefined;
@@ -206,17 +226,43 @@ function egressRefusal(err: unknown): EgressRefusedError | null {
   return null;
 }
 
+/** Asks the worker holding a session's sandbox for a stdio server's tools (see jobs/host-rpc.ts). */
+export interface SessionHostRpc {
+  listStdioTools(session: Pick<SessionRow, "id" | "tenantId">, server: string): Promise<McpRawTool[]>;
+}
+
 /**
- * The tenant's MCP tool sets for one session's toolkit (`sessionToolkit(deps, session, {mcps})`):
- * stdio servers are listed inside that session's sandbox, acquired only when a listing is due.
+ * The tenant's MCP tool sets for one session's toolkit (`sessionToolkit(deps, session, {mcps})`).
+ * Stdio servers are listed inside that session's sandbox: by this process when it holds the
+ * sandbox (`local`: the worker running a job, or any process without `hostRpc`), otherwise by
+ * asking the session's worker.
  */
 export function sessionMcpToolSets(
   mcp: McpRuntime | undefined,
-  deps: SessionSandboxDeps,
+  deps: SessionSandboxDeps & { hostRpc?: SessionHostRpc },
   session: Pick<SessionRow, "id" | "tenantId">,
+  opts: { local?: boolean } = {},
 ): Promise<McpToolSet[]> {
   if (!mcp) return Promise.resolve([]);
+  const { hostRpc } = deps;
+  if (hostRpc && !opts.local)
+    return mcp.clients.toolSets(session.tenantId, {
+      remote: (server) => hostRpc.listStdioTools(session, server),
+    });
   return mcp.clients.toolSets(session.tenantId, { sandbox: () => acquireSessionSandbox(deps, session) });
+}
+
+/** The worker's half of a remote listing: one stdio server's raw tools, listed in the session's sandbox. */
+export function stdioServerTools(
+  mcp: McpRuntime | undefined,
+  deps: SessionSandboxDeps,
+  session: Pick<SessionRow, "id" | "tenantId">,
+  server: string,
+): Promise<McpRawTool[]> {
+  if (!mcp) return Promise.resolve([]);
+  return mcp.clients.rawTools(session.tenantId, server, {
+    sandbox: () => acquireSessionSandbox(deps, session),
+  });
 }
 
 function cacheKey(tenantId: string, name: string): string {

@@ -27,6 +27,13 @@ export interface SessionView {
   rules: { allow: string[]; deny: string[]; ask: string[] };
   /** The tools this session offers. */
   tools: string[];
+  /** The worker host holding the session's sandbox; absent until its first call places it. */
+  hostId?: string;
+  /**
+   * Set when the session's host was lost and the session was re-homed: files written to the
+   * workspace and processes started before are gone.
+   */
+  workspaceLost?: true;
   createdAt: string;
   lastUsedAt: string;
 }
@@ -41,6 +48,8 @@ export function toSessionView(row: SessionRow, registry: ToolRegistry): SessionV
     status: "active",
     rules: row.rules,
     tools: sessionTools(registry, row).map((t) => t.name),
+    ...(row.hostId ? { hostId: row.hostId } : {}),
+    ...(row.workspaceLost ? { workspaceLost: true as const } : {}),
     createdAt: row.createdAt,
     lastUsedAt: row.lastUsedAt,
   };
@@ -126,6 +135,8 @@ export function createSession(
     activeGroups: groups.filter((g) => input.toolGroups?.includes(g)),
     status: "active",
     nextSeq: 1,
+    hostId: null,
+    workspaceLost: false,
     createdAt: now,
     lastUsedAt: now,
   };

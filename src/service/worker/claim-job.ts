@@ -52,10 +52,23 @@ export async function claimJob(deps: ServiceDeps, jobId: string): Promise<Claim>
       writeAudit(tx, { ...auditKeys(job), kind: "attempt", actorKeyId: null, data });
     }
     tx.update(jobs)
-      .set({ status: "running", startedAt, runs: sql`${jobs.runs} + 1`, attempts })
+      .set({
+        status: "running",
+        startedAt,
+        runs: sql`${jobs.runs} + 1`,
+        attempts,
+        hostId: deps.hostId ?? null,
+      })
       .where(eq(jobs.id, jobId))
       .run();
-    const claimed = { ...job, status: "running" as const, startedAt, runs: job.runs + 1, attempts };
+    const claimed = {
+      ...job,
+      status: "running" as const,
+      startedAt,
+      runs: job.runs + 1,
+      attempts,
+      hostId: deps.hostId ?? null,
+    };
     return { kind: "run", job: claimed, session };
   });
   if (claim.kind === "skip" && claim.reason === "cancelled") {

@@ -36,7 +36,7 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
   const guard = new CrashGuard(job.id);
   let built: Awaited<ReturnType<typeof sessionToolkit>>;
   try {
-    const mcps = await sessionMcpToolSets(deps.mcp, deps, session);
+    const mcps = await sessionMcpToolSets(deps.mcp, deps, session, { local: true });
     built = await sessionToolkit(deps, session, { wrap: (t) => guard.wrap(t), mcps });
   } catch (err) {
     if (!(err instanceof AppError)) throw err;

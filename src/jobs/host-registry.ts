@@ -1,0 +1,51 @@
+/**
+ * Worker hosts in Redis: each worker refreshes `<prefix>:host:<id>` (a TTL key) and is listed in
+ * `<prefix>:hosts`. A host whose key expired is lost; one surviving worker (a `SET NX` lock per
+ * lost host) hands its sessions back to placement (`releaseLostHost`).
+ */
+import type { Redis } from "ioredis";
+
+export class HostRegistry {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    readonly ttlMs: number,
+  ) {}
+
+  private key(hostId: string): string {
+    return `${this.prefix}:host:${hostId}`;
+  }
+
+  private get setKey(): string {
+    return `${this.prefix}:hosts`;
+  }
+
+  /** Marks `hostId` alive for another `ttlMs`. */
+  async beat(hostId: string): Promise<void> {
+    await this.redis.multi().set(this.key(hostId), "1", "PX", this.ttlMs).sadd(this.setKey, hostId).exec();
+  }
+
+  async isAlive(hostId: string): Promise<boolean> {
+    return (await this.redis.exists(this.key(hostId))) === 1;
+  }
+
+  /** Listed hosts whose liveness key expired. */
+  async lost(): Promise<string[]> {
+    const ids = await this.redis.smembers(this.setKey);
+    if (ids.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.exists(this.key(id));
+    const results = (await pipeline.exec()) ?? [];
+    return ids.filter((_, i) => results[i]?.[1] === 0);
+  }
+
+  /** One sweeper per lost host: true for the worker that gets to release it. */
+  async claimSweep(hostId: string, holdMs: number): Promise<boolean> {
+    return (await this.redis.set(`${this.prefix}:host-sweep:${hostId}`, "1", "PX", holdMs, "NX")) === "OK";
+  }
+
+  /** The lost host's sessions are released: it is no longer listed (it lists itself again if it comes back). */
+  async forget(hostId: string): Promise<void> {
+    await this.redis.srem(this.setKey, hostId);
+  }
+}
