@@ -13,6 +13,11 @@ export const Config = z.object({
   /** A worker run alone serves /healthz, /readyz and /metrics here (0: any free port). */
   WORKER_PORT: int(8081),
   DATA_DIR: z.string().default("./data"),
+  /**
+   * The host's own sandbox files (workspaces, executor sockets): local to the worker's Docker
+   * engine, not shared between hosts. Default `<DATA_DIR>/sb`; keep it short (unix socket paths).
+   */
+  SANDBOX_DIR: z.string().optional(),
   /** `redis://`, `rediss://`, or Sentinel: `redis+sentinel://[:pw@]host:26379,host2:26379/<master>[/<db>]`. */
   REDIS_URL: z
     .string()

@@ -247,9 +247,10 @@ async function defaultHostId(docker: DockerSandboxProvider | undefined): Promise
   return `h-${createHash("sha256").update(id).digest("hex").slice(0, 12)}`;
 }
 
-function dockerProvider(config: Config, logger: Logger): DockerSandboxProvider {
+/** The Docker provider the settings describe (also what tests use to clean up after child workers). */
+export function dockerProvider(config: Config, logger: Logger): DockerSandboxProvider {
   return new DockerSandboxProvider({
-    dataDir: join(config.DATA_DIR, "sb"),
+    dataDir: config.SANDBOX_DIR ?? join(config.DATA_DIR, "sb"),
     serviceId: config.SERVICE_ID,
     image: config.SANDBOX_IMAGE,
     limits: {

@@ -9,15 +9,18 @@ import { type Harness, startHarness } from "./harness.js";
 
 export interface ChildWorkerFixture {
   readonly h: Harness;
-  /** Starts `toolshed worker|api` as a child on the harness's data and queue; resolves once it listens. */
-  spawn(mode: "worker" | "api"): Promise<ChildService>;
+  /**
+   * Starts `toolshed worker|api` as a child on the harness's data and queue (plus `env`, e.g. a
+   * worker's DOCKER_HOST); resolves once it listens.
+   */
+  spawn(mode: "worker" | "api", env?: Record<string, string | undefined>): Promise<ChildService>;
 }
 
-export function apiWithChildWorkers(): ChildWorkerFixture {
+export function apiWithChildWorkers(opts: { env?: Record<string, string> } = {}): ChildWorkerFixture {
   let harness: Harness | undefined;
   const children: ChildService[] = [];
   beforeAll(async () => {
-    harness = await startHarness({ mode: "api" });
+    harness = await startHarness({ mode: "api", ...(opts.env ? { env: opts.env } : {}) });
   });
   afterAll(async () => {
     for (const c of children) await c.stop("SIGKILL");
@@ -28,8 +31,8 @@ export function apiWithChildWorkers(): ChildWorkerFixture {
       if (!harness) throw new Error("the harness is not started yet");
       return harness;
     },
-    async spawn(mode) {
-      const c = await startChild(mode, this.h.env);
+    async spawn(mode, env) {
+      const c = await startChild(mode, this.h.env, env);
       children.push(c);
       return c;
     },

@@ -10,7 +10,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { createApp } from "../../src/api/app.js";
-import { type RunningService, type ServeMode, type StartOptions, startService } from "../../src/cli/serve.js";
+import {
+  dockerProvider,
+  type RunningService,
+  type ServeMode,
+  type StartOptions,
+  startService,
+} from "../../src/cli/serve.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import { SqliteReadCache } from "../../src/db/stores/read-cache-store.js";
 import { createLogger } from "../../src/log.js";
@@ -120,7 +126,10 @@ export async function startHarness(
     async stop() {
       for (const s of extra.reverse()) await s.stop().catch(() => undefined);
       // The service id is this harness's own: every container labelled with it is ours to remove.
-      await service.deps.sandboxes.reapOrphans(new Set()).catch(() => undefined);
+      // An API process holds no Docker engine: its child workers' containers are reaped directly.
+      const docker = opts.mode === "api" ? dockerProvider(config, createLogger("silent")) : undefined;
+      await (docker ?? service.deps.sandboxes).reapOrphans(new Set()).catch(() => undefined);
+      await docker?.close();
       await service.stop();
       await dropRedisKeys(config);
       rmSync(dataDir, { recursive: true, force: true });

@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# The multi-host shape on one machine: Redis, two Docker engines (the machine's, and a second
+# dockerd with its own data root, exec root, pid file, socket and config, so its own engine ID),
+# two API processes and one worker per engine. Run as root (the second dockerd needs it).
+#
+#   scripts/cluster.sh up          everything; prints the admin key and both URLs
+#   scripts/cluster.sh down        stops the processes and the second engine (its data stays)
+#   scripts/cluster.sh engine-up   only the second engine, with the sandbox image loaded (tests)
+#   scripts/cluster.sh engine-down
+#   scripts/cluster.sh status
+#
+# Settings (environment): CLUSTER_DIR (default /var/tmp/toolshed-cluster: short, for unix socket
+# paths), CLUSTER_API_PORTS (default "8080 8081"), CLUSTER_WORKER_PORTS (default "8090 8091"),
+# TOOLSHED_ADMIN_KEY (else one is generated once and kept in $CLUSTER_DIR/admin.key, mode 0600).
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+dir="${CLUSTER_DIR:-/var/tmp/toolshed-cluster}"
+read -r -a api_ports <<<"${CLUSTER_API_PORTS:-8080 8081}"
+read -r -a worker_ports <<<"${CLUSTER_WORKER_PORTS:-8090 8091}"
+e2="$dir/e2"
+sock2="unix://$e2/docker.sock"
+pids="$dir/pids"
+logs="$dir/logs"
+
+log() { printf '[cluster] %s\n' "$*" >&2; }
+docker2() { docker -H "$sock2" "$@"; }
+
+engine_up() {
+  mkdir -p "$e2/root" "$e2/exec" "$logs"
+  chmod 700 "$dir" "$logs"
+  if ! docker2 info >/dev/null 2>&1; then
+    ((EUID == 0)) || { log "starting a second dockerd needs root"; exit 1; }
+    # Its own config file, with the first engine's runtimes (runsc, if registered). Docker 20.10 takes its engine ID from a key file (/etc/docker/key.json by default): the
+    # second engine gets its own (`deprecated-key-path`, config-file only), or both would be one host.
+    node -e '
+      const fs = require("node:fs");
+      const [src, dst, key] = process.argv.slice(1);
+      const conf = fs.existsSync(src) ? JSON.parse(fs.readFileSync(src, "utf8")) : {};
+      fs.writeFileSync(dst, JSON.stringify({ ...conf, "deprecated-key-path": key }, null, 2));
+    ' /etc/docker/daemon.json "$e2/daemon.json" "$e2/key.json"
+    log "starting the second dockerd (socket $e2/docker.sock, log $logs/dockerd2.log)"
+    # Same flags as scripts/services.sh: sandboxes run with --network none, no NAT needed.
+    nohup dockerd --data-root "$e2/root" --exec-root "$e2/exec" --pidfile "$e2/docker.pid" \
+      -H "$sock2" --config-file "$e2/daemon.json" \
+      --bridge=none --iptables=false --ip-masq=false --ip6tables=false \
+      >>"$logs/dockerd2.log" 2>&1 </dev/null &
+    for _ in $(seq 1 120); do
+      docker2 info >/dev/null 2>&1 && break
+      sleep 0.5
+    done
+    docker2 info >/dev/null 2>&1 || { tail -n 30 "$logs/dockerd2.log" >&2; exit 1; }
+  fi
+  # Hosts are named after their engine's ID: two engines with one ID would be one host.
+  if [[ "$(docker info -f '{{.ID}}')" == "$(docker2 info -f '{{.ID}}')" ]]; then
+    log "both engines report the same ID; set HOST_ID per worker (or remove $e2/key.json and retry)"
+    exit 1
+  fi
+  # The sandbox image, by ID: the same on both engines (save/load keeps it).
+  image="$(docker image inspect -f '{{.Id}}' toolshed-sandbox:latest)"
+  if ! docker2 image inspect "$image" >/dev/null 2>&1; then
+    log "loading the sandbox image into the second engine"
+    docker save toolshed-sandbox:latest | docker2 load -q >/dev/null
+  fi
+  echo "$image" >"$dir/image"
+}
+
+engine_down() {
+  local pid
+  pid="$(cat "$e2/docker.pid" 2>/dev/null)" || return 0
+  kill -0 "$pid" 2>/dev/null || return 0
+  # Its containers first (this cluster's only), then the engine.
+  docker2 ps -aq --filter label=toolshed.service=toolshed-cluster | xargs -r docker2 rm -f >/dev/null 2>&1 || true
+  kill "$pid"
+  for _ in $(seq 1 60); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.5
+  done
+  log "second dockerd stopped"
+}
+
+# Starts `toolshed <mode>` in the background with the cluster's environment plus "$@" (KEY=value).
+start() {
+  local name=$1 mode=$2
+  shift 2
+  if [[ -f $pids/$name.pid ]] && kill -0 "$(cat "$pids/$name.pid")" 2>/dev/null; then
+    log "$name already runs (pid $(cat "$pids/$name.pid"))"
+    return
+  fi
+  (umask 077 && : >>"$logs/$name.log")
+  env "${common[@]}" "$@" nohup node --import tsx src/main.ts "$mode" >>"$logs/$name.log" 2>&1 </dev/null &
+  echo $! >"$pids/$name.pid"
+}
+
+wait_ready() {
+  local url=$1 name=$2
+  for _ in $(seq 1 120); do
+    curl -fsS -m 2 "$url/readyz" >/dev/null 2>&1 && return 0
+    kill -0 "$(cat "$pids/$name.pid")" 2>/dev/null || break
+    sleep 0.5
+  done
+  tail -n 30 "$logs/$name.log" >&2
+  log "$name is not ready at $url"
+  exit 1
+}
+
+up() {
+  bash scripts/services.sh
+  engine_up
+  mkdir -p "$pids" "$dir/data"
+  if [[ -n ${TOOLSHED_ADMIN_KEY:-} ]]; then
+    key=$TOOLSHED_ADMIN_KEY
+  else
+    [[ -s $dir/admin.key ]] || (umask 077 && openssl rand -hex 24 >"$dir/admin.key")
+    key="$(cat "$dir/admin.key")"
+  fi
+  # Shared by every process: the database, the queue prefix, the image, the admin key.
+  # TODO(DATABASE_URL): when Postgres support lands, start it here (scripts/services.sh) and
+  # pass DATABASE_URL instead of sharing the SQLite file under DATA_DIR.
+  common=(
+    DATA_DIR="$dir/data" REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
+    QUEUE_PREFIX=toolshed-cluster SERVICE_ID=toolshed-cluster HOST=127.0.0.1
+    SANDBOX_IMAGE="$(cat "$dir/image")" TOOLSHED_ADMIN_KEY="$key" LOG_LEVEL="${LOG_LEVEL:-info}"
+  )
+  # One worker per engine; each keeps its workspaces on its own disk area (SANDBOX_DIR).
+  start worker1 worker WORKER_PORT="${worker_ports[0]}" SANDBOX_DIR="$dir/sb1" DOCKER_HOST=unix:///var/run/docker.sock
+  start worker2 worker WORKER_PORT="${worker_ports[1]}" SANDBOX_DIR="$dir/sb2" DOCKER_HOST="$sock2"
+  start api1 api PORT="${api_ports[0]}"
+  start api2 api PORT="${api_ports[1]}"
+  wait_ready "http://127.0.0.1:${worker_ports[0]}" worker1
+  wait_ready "http://127.0.0.1:${worker_ports[1]}" worker2
+  wait_ready "http://127.0.0.1:${api_ports[0]}" api1
+  wait_ready "http://127.0.0.1:${api_ports[1]}" api2
+  echo
+  echo "Toolshed cluster is up (logs in $logs; stop it with: npm run cluster:down)"
+  echo "  API 1: http://127.0.0.1:${api_ports[0]}"
+  echo "  API 2: http://127.0.0.1:${api_ports[1]}"
+  echo "  workers: http://127.0.0.1:${worker_ports[0]} (engine unix:///var/run/docker.sock), http://127.0.0.1:${worker_ports[1]} (engine $sock2)"
+  echo "  Admin key: $key"
+}
+
+down() {
+  for name in api1 api2 worker1 worker2; do
+    [[ -f $pids/$name.pid ]] || continue
+    pid="$(cat "$pids/$name.pid")"
+    if kill -0 "$pid" 2>/dev/null; then
+      kill "$pid"
+      for _ in $(seq 1 60); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.5
+      done
+      log "$name stopped"
+    fi
+    rm -f "$pids/$name.pid"
+  done
+  engine_down
+}
+
+status() {
+  for name in api1 api2 worker1 worker2; do
+    if [[ -f $pids/$name.pid ]] && kill -0 "$(cat "$pids/$name.pid")" 2>/dev/null; then
+      echo "$name: running (pid $(cat "$pids/$name.pid"))"
+    else
+      echo "$name: stopped"
+    fi
+  done
+  docker2 info >/dev/null 2>&1 && echo "engine 2: running ($sock2)" || echo "engine 2: stopped"
+}
+
+case "${1:-}" in
+up) up ;;
+down) down ;;
+engine-up) engine_up ;;
+engine-down) engine_down ;;
+status) status ;;
+*)
+  echo "usage: $0 up|down|engine-up|engine-down|status" >&2
+  exit 2
+  ;;
+esac
