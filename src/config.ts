@@ -95,6 +95,12 @@ export const Config = z.object({
   SANDBOX_INODES: int(100_000, 256),
   /** `off` runs without workspace quotas (no root needed; one session can then fill the disk). */
   SANDBOX_DISK_QUOTA: z.enum(["on", "off"]).default("on"),
+  /**
+   * Hardened containers each worker keeps started for new sessions (a session's first call then
+   * skips the container start); refilled in the background, removed on shutdown. Needs root and
+   * runc (off otherwise, with a warning); 0 turns it off.
+   */
+  SANDBOX_WARM_POOL: int(2, 0),
   /** OCI runtime of the sandboxes; `runsc` (gVisor) must be registered with dockerd. */
   SANDBOX_RUNTIME: z.enum(["runc", "runsc"]).default("runc"),
 });

@@ -265,6 +265,7 @@ export function dockerProvider(config: Config, logger: Logger): DockerSandboxPro
         ? "off"
         : { diskBytes: config.SANDBOX_DISK_MB * 1024 * 1024, inodes: config.SANDBOX_INODES },
     runtime: config.SANDBOX_RUNTIME,
+    warmPool: config.SANDBOX_WARM_POOL,
     logger,
   });
 }

@@ -58,6 +58,11 @@ export async function ensureContainerRunning(docker: Dockerode, input: Container
   }
 }
 
+/** Whether a container of that name exists (running or not). */
+export async function containerExists(docker: Dockerode, name: string): Promise<boolean> {
+  return (await inspectOrNull(docker.getContainer(name))) !== null;
+}
+
 /** Stops a container; already stopped or gone is fine. */
 export async function stopContainer(docker: Dockerode, name: string, graceSeconds: number): Promise<void> {
   try {

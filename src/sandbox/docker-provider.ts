@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { chmod, chown, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import type { Socket } from "node:net";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import Dockerode from "dockerode";
 import {
+  containerExists,
   ensureContainerRunning,
   listServiceContainers,
   removeContainer,
@@ -28,6 +29,7 @@ import {
 import type { SandboxLogger } from "./sandbox-logger.js";
 import { RuntimeCheck } from "./sandbox-runtime.js";
 import { assertSessionId, assertSocketPathFits, type SessionPaths, sessionPaths } from "./session-paths.js";
+import { WARM_MOUNTS, WarmPool, type WarmSlot, warmPoolProblem } from "./warm-pool.js";
 import { createWorkspaceVolumes, type WorkspaceQuota, type WorkspaceVolumes } from "./workspace-volume.js";
 
 export type { SandboxLogger } from "./sandbox-logger.js";
@@ -58,6 +60,8 @@ export interface DockerSandboxProviderOptions {
   workspaceQuota?: WorkspaceQuota | "off";
   /** An OCI runtime registered with the engine, e.g. `runsc` (gVisor); default: the engine's. */
   runtime?: string;
+  /** Hardened containers kept started for new sessions (warm-pool.ts); default 0. */
+  warmPool?: number;
 }
 
 interface LiveSession extends SessionPaths {
@@ -100,6 +104,9 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
   private readonly inherited = new Map<string, { inflight: number; lastUsed: number }>();
   private readonly volumes: WorkspaceVolumes | null;
   private readonly runtimeCheck: RuntimeCheck;
+  private readonly pool: WarmPool | undefined;
+  /** Sessions running in a claimed warm container (removed, not just stopped, when they stop). */
+  private readonly warm = new Map<string, WarmSlot>();
   /** Whether to mount this process's executor over the image's; looked up at the first start. */
   private executorMount?: Promise<string | undefined>;
 
@@ -123,11 +130,46 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       logger: this.logger,
     });
     this.runtimeCheck = new RuntimeCheck(this.docker, opts.runtime);
+    this.pool = this.createPool();
+    this.pool?.start();
     this.stopReaper = startIdleReaper({
       idleStopMs: opts.idleStopMs,
       sessions: () => [...this.live.entries(), ...this.inherited.entries()],
       stop: (sessionId) => this.stop(sessionId),
       onError: (sessionId, err) => this.logger.warn({ sessionId, err }, "idle stop failed"),
+    });
+  }
+
+  /** Warm containers ready now (for tests and metrics). */
+  get warmReady(): number {
+    return this.pool?.size ?? 0;
+  }
+
+  private createPool(): WarmPool | undefined {
+    const size = this.opts.warmPool ?? 0;
+    if (size <= 0) return undefined;
+    const problem = warmPoolProblem({ uid: process.getuid?.(), runtime: this.opts.runtime });
+    if (problem) {
+      this.logger.warn({ problem }, "warm sandboxes are off");
+      return undefined;
+    }
+    return new WarmPool({
+      docker: this.docker,
+      dir: join(this.dataDir, "pool"),
+      size,
+      startTimeoutMs: this.startTimeoutMs,
+      logger: this.logger,
+      writeConfig: (configPath) => this.writeExecutorConfig(configPath),
+      spec: (slot) => ({
+        name: `toolshed-${this.opts.serviceId}`,
+        image: this.opts.image,
+        serviceId: this.opts.serviceId,
+        workspaceHostDir: slot.workspace,
+        runHostDir: slot.runDir,
+        limits: this.opts.limits,
+        identities: this.identities,
+        ...(this.opts.runtime ? { runtime: this.opts.runtime } : {}),
+      }),
     });
   }
 
@@ -187,9 +229,16 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     const session = this.live.get(sessionId);
     const paths = sessionPaths(this.dataDir, this.opts.serviceId, sessionId);
     this.live.delete(sessionId);
+    const slot = this.warm.get(sessionId);
+    this.warm.delete(sessionId);
     const stopped = (async () => {
       await session?.channel.close();
       await stopContainer(this.docker, paths.containerName, 2);
+      // A claimed warm container mounts the slot's directories: it goes, and so do its mounts.
+      if (slot) {
+        await removeContainer(this.docker, paths.containerName);
+        await this.pool?.release(slot);
+      }
       // A volume is mounted exactly while its container may run.
       await this.volumes?.unmount(paths.workspaceDir);
     })().finally(() => this.stopping.delete(sessionId));
@@ -213,6 +262,17 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     for (const info of containers) {
       const sessionId = info.Labels?.[LABEL_SESSION];
       if (sessionId !== undefined && liveSessionIds.has(sessionId)) continue;
+      // This process's own warm containers, unclaimed or claimed by a live session.
+      const name = info.Names?.[0]?.replace(/^\//, "") ?? "";
+      if (
+        this.pool?.names.has(name) ||
+        [...this.warm.keys()].some(
+          (s) =>
+            liveSessionIds.has(s) &&
+            name === sessionPaths(this.dataDir, this.opts.serviceId, s).containerName,
+        )
+      )
+        continue;
       const session = sessionId === undefined ? undefined : this.live.get(sessionId);
       if (sessionId !== undefined && session) this.forget(sessionId, session);
       await removeContainer(this.docker, info.Id);
@@ -244,10 +304,13 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     await Promise.allSettled([...this.starting.values()]);
     if (opts.stopContainers === false) {
       for (const [sessionId, session] of this.live) this.forget(sessionId, session);
+      // Claimed warm containers keep their mounts (unmounting would reach inside them).
+      await this.pool?.close({ keepMounts: true });
       return;
     }
     await Promise.allSettled([...this.live.keys()].map((id) => this.stop(id)));
     await Promise.allSettled([...this.stopping.values()]);
+    await this.pool?.close();
   }
 
   private ensure(spec: SessionSandboxSpec): Promise<LiveSession> {
@@ -274,6 +337,8 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     await this.stopping.get(spec.sessionId)?.catch(() => {});
     const paths = sessionPaths(this.dataDir, this.opts.serviceId, spec.sessionId);
     this.inherited.delete(spec.sessionId);
+    const claimed = await this.claimWarm(spec, paths);
+    if (claimed) return claimed;
     const token = await this.prepareDirs(paths, spec.sessionId);
     const channel = await ExecutorChannel.listen(paths.socketPath, token);
     try {
@@ -323,6 +388,55 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     return session;
   }
 
+  /**
+   * A new session (no container of its own yet) takes a warm container: its workspace (volume
+   * mounted, owned by the agent) and read-only mounts are bound onto the slot, the container is
+   * renamed to the session's. Undefined when none is ready or this session cannot use one; a
+   * failed claim gives the slot up and the session starts the ordinary way.
+   */
+  private async claimWarm(spec: SessionSandboxSpec, paths: SessionPaths): Promise<LiveSession | undefined> {
+    const leftover = this.warm.get(spec.sessionId);
+    if (leftover) {
+      // Its executor vanished (unreachable): the warm container goes; an ordinary start follows.
+      this.warm.delete(spec.sessionId);
+      await removeContainer(this.docker, paths.containerName);
+      await this.pool?.release(leftover);
+      return undefined;
+    }
+    if (!this.pool || this.pool.size === 0) return undefined;
+    const mounts = spec.readOnlyMounts ?? [];
+    if (mounts.some((m) => !(WARM_MOUNTS as readonly string[]).includes(m.containerPath))) return undefined;
+    if (await containerExists(this.docker, paths.containerName)) return undefined;
+    const slot = this.pool.take();
+    if (!slot) return undefined;
+    try {
+      await mkdir(paths.workspaceDir, { recursive: true });
+      await this.prepareWorkspace(paths, spec.sessionId);
+      await this.pool.fill(slot, paths.workspaceDir, mounts);
+      await this.docker.getContainer(slot.name).rename({ name: paths.containerName });
+    } catch (err) {
+      this.logger.warn({ err, sessionId: spec.sessionId }, "claiming a warm sandbox failed; starting one");
+      await removeContainer(this.docker, slot.name).catch(() => undefined);
+      await this.pool.release(slot);
+      return undefined;
+    }
+    this.warm.set(spec.sessionId, slot);
+    const session: LiveSession = {
+      ...paths,
+      runDir: slot.runDir,
+      socketPath: slot.socketPath,
+      configPath: slot.configPath,
+      tenantId: spec.tenantId,
+      channel: slot.channel,
+      sandbox: new DockerSandbox(spec, this),
+      inflight: 0,
+      lastUsed: Date.now(),
+      acks: [],
+    };
+    this.live.set(spec.sessionId, session);
+    return session;
+  }
+
   /** Drops a live session whose executor vanished, so the next call starts it again. */
   private forget(sessionId: string, session: LiveSession): void {
     if (this.live.get(sessionId) === session) this.live.delete(sessionId);
@@ -337,7 +451,14 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
   private async prepareDirs(paths: SessionPaths, sessionId: string): Promise<string> {
     await mkdir(paths.runDir, { recursive: true, mode: 0o755 });
     await mkdir(paths.workspaceDir, { recursive: true });
-    const token = await this.executorToken(paths.configPath);
+    const token = await this.writeExecutorConfig(paths.configPath);
+    await this.prepareWorkspace(paths, sessionId);
+    return token;
+  }
+
+  /** The executor's secret (kept across restarts) and identity table, root's and 0400; the secret. */
+  private async writeExecutorConfig(configPath: string): Promise<string> {
+    const token = await this.executorToken(configPath);
     const { agent, editor, mcp, readerBase, readerCount, readerGroup } = this.identities;
     const config = {
       token,
@@ -350,10 +471,16 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
         readers: { base: readerBase, count: readerCount, gid: readerGroup },
       },
     };
-    const tmp = `${paths.configPath}.${process.pid}.tmp`;
+    const tmp = `${configPath}.${process.pid}.tmp`;
     await writeFile(tmp, JSON.stringify(config), { mode: 0o400 });
     await chmod(tmp, 0o400);
-    await rename(tmp, paths.configPath);
+    await rename(tmp, configPath);
+    return token;
+  }
+
+  /** The workspace: with quotas its volume mounted; owned by the agent, setgid, group-writable. */
+  private async prepareWorkspace(paths: SessionPaths, sessionId: string): Promise<void> {
+    const { agent } = this.identities;
     // The bare directory stays root's (unwritable); the chown below is then the volume's root.
     await this.volumes?.mount(sessionId, paths.workspaceDir);
     try {
@@ -365,7 +492,6 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       // Without root the host cannot chown; the workspace then needs to be writable by the agent uid.
       this.logger.warn({ err, dir: paths.workspaceDir }, "could not chown the workspace to the sandbox user");
     }
-    return token;
   }
 
   private async executorToken(configPath: string): Promise<string> {

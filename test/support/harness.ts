@@ -55,6 +55,8 @@ export function testEnv(dataDir: string, extra: Record<string, string> = {}): Re
     JOB_STALLED_INTERVAL_MS: "1000",
     ORDER_RECHECK_MS: "200",
     SANDBOX_RETRY_BACKOFF_MS: "200",
+    // Warm containers cost every test file two containers; the tests of the pool turn it on.
+    SANDBOX_WARM_POOL: "0",
     ...extra,
   };
 }

@@ -1,0 +1,78 @@
+/**
+ * Warm sandboxes: a new session claims a started container; its workspace (a quota volume) and
+ * the tenant's read-only skills appear inside through mount propagation, it runs as the agent, the
+ * pool refills, and when the session stops the warm container goes and the next start finds the
+ * same workspace. Closing the provider removes every warm container, unclaimed or claimed.
+ */
+import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { sessionPaths } from "../../src/sandbox/session-paths.js";
+import { LABEL_WARM } from "../../src/sandbox/warm-pool.js";
+import { pollUntil } from "../support/wait-for-job.js";
+import { createTestProvider, docker, sh, type TestProvider } from "./harness.js";
+
+let t: TestProvider;
+let skills: string;
+const spec = () => ({
+  sessionId: "ses_warm1",
+  tenantId: "ten_a",
+  readOnlyMounts: [{ hostPath: skills, containerPath: "/skills" }],
+});
+
+beforeAll(async () => {
+  skills = await mkdtemp(join(tmpdir(), "tsk-"));
+  await writeFile(join(skills, "hello.md"), "skill text\n");
+  await chmod(skills, 0o755);
+  t = await createTestProvider({
+    warmPool: 2,
+    workspaceQuota: { diskBytes: 16 * 1024 * 1024, inodes: 1000 },
+  });
+  await pollUntil(
+    () => t.provider.warmReady,
+    (n) => n === 2,
+    { timeoutMs: 60_000, what: "two warm sandboxes" },
+  );
+}, 90_000);
+afterAll(async () => {
+  await t?.cleanup();
+  await rm(skills, { recursive: true, force: true });
+});
+
+it("a new session claims a warm container with its own workspace, quota, skills and identity", async () => {
+  const sb = await t.provider.acquire(spec());
+  const paths = sessionPaths(t.dataDir, t.serviceId, "ses_warm1");
+  const info = await docker.getContainer(paths.containerName).inspect();
+  expect(info.Config.Labels[LABEL_WARM]).toBe("1");
+  const run = async (cmd: string) => (await sb.exec(sh(cmd))).stdout;
+  expect(await run("id -u; cat /skills/hello.md")).toBe("100000\nskill text\n");
+  expect(await run("touch /skills/x 2>&1 || echo refused")).toContain("refused");
+  expect(await run("echo kept > /workspace/f && cat /workspace/f")).toBe("kept\n");
+  // The file is in the session's own workspace on the host (the quota volume).
+  expect(await readFile(join(paths.workspaceDir, "f"), "utf8")).toBe("kept\n");
+  const full = await run("dd if=/dev/zero of=/workspace/big bs=1M count=32 2>&1; rm -f /workspace/big");
+  expect(full).toContain("No space left on device");
+  await pollUntil(
+    () => t.provider.warmReady,
+    (n) => n === 2,
+    { timeoutMs: 60_000, what: "the pool to refill" },
+  );
+}, 90_000);
+
+it("a stopped warm session's container goes; its next start finds the same workspace", async () => {
+  await t.provider.stop("ses_warm1");
+  const paths = sessionPaths(t.dataDir, t.serviceId, "ses_warm1");
+  await expect(docker.getContainer(paths.containerName).inspect()).rejects.toMatchObject({ statusCode: 404 });
+  const sb = await t.provider.acquire(spec());
+  expect((await sb.exec(sh("cat /workspace/f; cat /skills/hello.md"))).stdout).toBe("kept\nskill text\n");
+}, 60_000);
+
+it("closing the provider removes the warm containers", async () => {
+  await t.provider.close();
+  const left = await docker.listContainers({
+    all: true,
+    filters: { label: [`toolshed.service=${t.serviceId}`, `${LABEL_WARM}=1`] },
+  });
+  expect(left).toHaveLength(0);
+});
