@@ -11,6 +11,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   quota: () => import("./quota.js"),
   runtime: () => import("./runtime.js"),
   flood: () => import("./flood.js"),
+  cluster: () => import("./cluster.js"),
 };
 
 async function main(): Promise<void> {

@@ -5,15 +5,17 @@ import { Redis } from "ioredis";
 import type { RunningService } from "../src/cli/serve.js";
 import type { Config } from "../src/config.js";
 
-/** Redis is shared: remove one run's queue, streams and counters (every key under `prefix:`). */
+/** Redis is shared: remove one run's queues (`{prefix}:`), streams and counters (`prefix:`). */
 export async function dropKeys(url: string, prefix: string): Promise<void> {
   const redis = new Redis(url);
-  let cursor = "0";
-  do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== "0");
+  for (const pattern of [`${prefix}:*`, `{${prefix}}:*`]) {
+    let cursor = "0";
+    do {
+      const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== "0");
+  }
   redis.disconnect();
 }
 

@@ -132,6 +132,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     this.runtimeCheck = new RuntimeCheck(this.docker, opts.runtime);
     this.pool = this.createPool();
     this.pool?.start();
+    if (this.pool) this.volumes?.keepSpares(this.opts.warmPool ?? 0);
     this.stopReaper = startIdleReaper({
       idleStopMs: opts.idleStopMs,
       sessions: () => [...this.live.entries(), ...this.inherited.entries()],
@@ -311,6 +312,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     await Promise.allSettled([...this.live.keys()].map((id) => this.stop(id)));
     await Promise.allSettled([...this.stopping.values()]);
     await this.pool?.close();
+    await this.volumes?.dropSpares();
   }
 
   private ensure(spec: SessionSandboxSpec): Promise<LiveSession> {
@@ -411,6 +413,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     if (!slot) return undefined;
     try {
       await mkdir(paths.workspaceDir, { recursive: true });
+      await this.volumes?.useSpare(spec.sessionId);
       await this.prepareWorkspace(paths, spec.sessionId);
       await this.pool.fill(slot, paths.workspaceDir, mounts);
       await this.docker.getContainer(slot.name).rename({ name: paths.containerName });

@@ -84,6 +84,10 @@ export function createWorkspaceVolumes(
 export class WorkspaceVolumes {
   private readonly volumesDir: string;
   private resolvedDir?: Promise<string>;
+  /** Blank images made ahead (`spare-*.spare`): a warm sandbox's session skips mkfs. */
+  private readonly spares: string[] = [];
+  private spareTarget = 0;
+  private sparesMaking = 0;
 
   constructor(private readonly opts: VolumeOptions) {
     this.volumesDir = join(opts.dataDir, "volumes");
@@ -113,6 +117,37 @@ export class WorkspaceVolumes {
         cause: err,
       });
     }
+  }
+
+  /** Keeps `n` blank images ready (warm sandboxes hand them to new sessions); 0 stops refilling. */
+  keepSpares(n: number): void {
+    this.spareTarget = n;
+    while (this.spares.length + this.sparesMaking < this.spareTarget) {
+      this.sparesMaking++;
+      this.resolvedVolumesDir()
+        .then(async (dir) => {
+          const spare = join(dir, `spare-${randomBytes(6).toString("hex")}.spare`);
+          if (await this.createImage(spare)) this.spares.push(spare);
+        })
+        .catch((err: unknown) => this.opts.logger.warn({ err }, "could not make a spare workspace volume"))
+        .finally(() => this.sparesMaking--);
+    }
+  }
+
+  /** Gives a session without a volume yet a spare blank image (no-op when none is ready). */
+  async useSpare(sessionId: string): Promise<void> {
+    const spare = this.spares.shift();
+    if (!spare) return;
+    this.keepSpares(this.spareTarget);
+    // A session that already has an image keeps it (link refuses); the spare goes either way.
+    await link(spare, await this.imageOf(sessionId)).catch(() => undefined);
+    await rm(spare, { force: true });
+  }
+
+  /** Deletes the spares not handed out (shutdown). */
+  async dropSpares(): Promise<void> {
+    this.spareTarget = 0;
+    await Promise.all(this.spares.splice(0).map((s) => rm(s, { force: true })));
   }
 
   /** Unmounts the session's volume from `dir` (its data stays in the image); logs instead of throwing. */

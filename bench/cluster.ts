@@ -1,0 +1,153 @@
+/**
+ * `npm run bench -- cluster [sessions] [callsPerSession]`: the multi-host shape on this machine.
+ * An API in this process, workers as child processes, one per Docker engine (the second engine
+ * is the one `scripts/cluster.sh engine-up` starts). Prints:
+ *  - warm-pool cold start: session create → first result (HTTP, wait), next to a raw hardened
+ *    `docker run --rm … true` p50 measured in the same run;
+ *  - calls/s with one worker, then with two (a second worker on the second engine), over fresh
+ *    sessions each time (placement spreads them), and the ratio.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import Dockerode from "dockerode";
+import { startService } from "../src/cli/serve.js";
+import { loadConfig } from "../src/config.js";
+import { fmt, measureRawDockerRun, type Timing } from "./sandbox-latency.js";
+import { tearDown } from "./support.js";
+
+const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
+const clusterDir = process.env.CLUSTER_DIR ?? "/var/tmp/toolshed-cluster";
+
+function summarize(samples: number[]): Timing {
+  const s = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN;
+  return { n: s.length, p50: at(0.5), p99: at(0.99), mean: s.reduce((a, b) => a + b, 0) / s.length };
+}
+
+/** `toolshed worker` as a child; resolves once it listens. */
+async function startWorker(env: Record<string, string | undefined>): Promise<ChildProcess> {
+  const childEnv = { ...process.env, ...env };
+  for (const k of Object.keys(childEnv)) if (childEnv[k] === undefined) delete childEnv[k];
+  const proc = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "worker"], {
+    env: childEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  await new Promise<void>((resolve, reject) => {
+    const tail: string[] = [];
+    const onLine = (line: string) => {
+      tail.push(line);
+      if (line.includes('"msg":"worker listening"')) resolve();
+    };
+    createInterface({ input: proc.stdout! }).on("line", onLine);
+    createInterface({ input: proc.stderr! }).on("line", onLine);
+    proc.once("exit", (code) => reject(new Error(`worker exited (${code}):\n${tail.slice(-20).join("\n")}`)));
+  });
+  return proc;
+}
+
+export async function run(args: string[]): Promise<void> {
+  const sessions = Number(args[0] ?? 20);
+  const perSession = Number(args[1] ?? 10);
+  execFileSync("bash", ["scripts/cluster.sh", "engine-up"], { stdio: "inherit" });
+  const image = readFileSync(join(clusterDir, "image"), "utf8").trim();
+  const engine2 = `unix://${clusterDir}/e2/docker.sock`;
+  const dataDir = mkdtempSync(join(tmpdir(), "tsc-"));
+  const env = {
+    PORT: "0",
+    WORKER_PORT: "0",
+    DATA_DIR: dataDir,
+    TOOLSHED_ADMIN_KEY: ADMIN,
+    LOG_LEVEL: "info",
+    QUEUE_PREFIX: `bench-${randomBytes(4).toString("hex")}`,
+    SERVICE_ID: `toolshed-bench-${randomBytes(3).toString("hex")}`,
+    SANDBOX_IMAGE: image,
+    WORKER_CONCURRENCY: "32",
+    SANDBOX_WARM_POOL: "2",
+  };
+  const config = loadConfig({ ...env, LOG_LEVEL: "warn" });
+  const api = await startService(config, "api");
+  const workers: ChildProcess[] = [];
+  const base = api.url!;
+  const req = async (method: string, path: string, key?: string, body?: unknown) => {
+    const res = await fetch(base + path, {
+      method,
+      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    // biome-ignore lint/suspicious/noExplicitAny: bench reads loosely typed JSON bodies
+    const json = (await res.json()) as Record<string, any>;
+    if (res.status >= 300 && res.status !== 202)
+      throw new Error(`${method} ${path}: ${JSON.stringify(json)}`);
+    return json;
+  };
+  try {
+    workers.push(await startWorker({ ...env, SANDBOX_DIR: join(dataDir, "sb1"), DOCKER_HOST: undefined }));
+    const tenant = await req("POST", "/v1/tenants", ADMIN, { name: "bench" });
+    const agent = (await req("POST", `/v1/tenants/${tenant.id}/keys`, ADMIN, { role: "agent" }))
+      .key as string;
+    await req("PUT", `/v1/tenants/${tenant.id}/rules`, ADMIN, { allow: ["Bash"], deny: [], ask: [] });
+    const newSession = async () => (await req("POST", "/v1/sessions", agent, {})).id as string;
+    let failures = 0;
+    const call = async (sid: string, command: string) => {
+      const { job } = await req("POST", `/v1/sessions/${sid}/calls?wait=60`, agent, {
+        tool: "Bash",
+        input: { command },
+      });
+      if (job.status !== "succeeded") failures++;
+    };
+    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+    // Warm-pool cold start: one new session at a time, the pool refilled in between.
+    await call(await newSession(), "true"); // first placement, listings warmed
+    const coldSamples: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      await pause(2500);
+      const t0 = performance.now();
+      await call(await newSession(), "true");
+      coldSamples.push(performance.now() - t0);
+    }
+    const cold = summarize(coldSamples);
+    const rawRun = await measureRawDockerRun(new Dockerode(), image, 8, join(dataDir, "raw"));
+    console.log(`warm-pool cold start (create → first result)  ${fmt(cold)}`);
+    console.log(`raw hardened docker run … true               ${fmt(rawRun)}`);
+    console.log(`cold start p50 / raw docker run p50 = ${(cold.p50 / rawRun.p50).toFixed(2)}`);
+
+    const throughput = async (label: string): Promise<number> => {
+      const sids = await Promise.all(Array.from({ length: sessions }, newSession));
+      // Placement and container start first: the figure is calls, not container starts.
+      await Promise.all(sids.map((s) => call(s, "true")));
+      const t0 = performance.now();
+      await Promise.all(
+        sids.map(async (s) => {
+          for (let i = 0; i < perSession; i++) await call(s, "echo hi");
+        }),
+      );
+      const rate = (sessions * perSession) / ((performance.now() - t0) / 1000);
+      console.log(`${label}: ${sessions} sessions x ${perSession} Bash echo = ${rate.toFixed(1)} calls/s`);
+      return rate;
+    };
+    const one = await throughput("one worker (engine 1)");
+    workers.push(await startWorker({ ...env, SANDBOX_DIR: join(dataDir, "sb2"), DOCKER_HOST: engine2 }));
+    await pause(1000);
+    const two = await throughput("two workers (engines 1 and 2)");
+    console.log(`calls/s two workers / one worker = ${(two / one).toFixed(2)}`);
+    console.log(`failed calls during the run: ${failures}`);
+  } finally {
+    for (const w of workers) {
+      const exited = new Promise((r) => w.once("exit", r));
+      w.kill("SIGTERM");
+      await exited;
+    }
+    const docker2 = new Dockerode({ socketPath: `${clusterDir}/e2/docker.sock` });
+    const left = await docker2.listContainers({
+      all: true,
+      filters: { label: [`toolshed.service=${config.SERVICE_ID}`] },
+    });
+    await Promise.all(left.map((c) => docker2.getContainer(c.Id).remove({ force: true })));
+    await tearDown(api, config, dataDir);
+  }
+}
