@@ -27,7 +27,13 @@ execFileSync("bash", ["scripts/cluster.sh", "engine-up"], { stdio: "inherit" });
 const image = readFileSync(join(clusterDir, "image"), "utf8").trim();
 
 const f = apiWithChildWorkers({
-  env: { SANDBOX_IMAGE: image, HOST_TTL_MS: "3000", SANDBOX_DISK_QUOTA: "off", WORKER_CONCURRENCY: "8" },
+  env: {
+    SANDBOX_IMAGE: image,
+    HOST_TTL_MS: "3000",
+    SANDBOX_DISK_QUOTA: "off",
+    WORKER_CONCURRENCY: "8",
+    SANDBOX_WARM_POOL: "2",
+  },
 });
 let api2: ChildService;
 const workers: ChildService[] = [];
