@@ -4,8 +4,10 @@
  * DATA_DIR; `createApiTestApp` builds only the Hono app on real SQLite with in-memory queue and
  * events, for API-shape tests that never run a tool.
  */
+
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
@@ -129,14 +131,35 @@ export async function startHarness(
       for (const s of extra.reverse()) await s.stop().catch(() => undefined);
       // The service id is this harness's own: every container labelled with it is ours to remove.
       // An API process holds no Docker engine: its child workers' containers are reaped directly.
-      const docker = opts.mode === "api" ? dockerProvider(config, createLogger("silent")) : undefined;
+      const docker =
+        opts.mode === "api"
+          ? dockerProvider({ ...config, SANDBOX_WARM_POOL: 0 }, createLogger("silent"))
+          : undefined;
       await (docker ?? service.deps.sandboxes).reapOrphans(new Set()).catch(() => undefined);
       await docker?.close();
       await service.stop();
       await dropRedisKeys(config);
+      // A child worker killed outright leaves its mounts (warm pool, volumes) behind.
+      unmountUnder(dataDir);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Lazily unmounts every mount under `dir`, deepest first (root only; a no-op otherwise). */
+export function unmountUnder(dir: string): void {
+  let info = "";
+  try {
+    info = readFileSync("/proc/self/mountinfo", "utf8");
+  } catch {
+    return;
+  }
+  const points = info
+    .split("\n")
+    .map((l) => l.split(" ")[4] ?? "")
+    .filter((p) => p === dir || p.startsWith(`${dir}/`))
+    .sort((a, b) => b.length - a.length);
+  for (const p of points) spawnSync("umount", ["-l", p], { stdio: "ignore" });
 }
 
 /** Redis is shared: remove this run's queues (hash-tagged prefix), streams and meta keys. */
