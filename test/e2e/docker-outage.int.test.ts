@@ -1,7 +1,8 @@
 /**
  * The Docker engine unreachable (a provider whose engine socket does not exist; the shared
  * engine is left alone): submit answers 503 UNAVAILABLE with Retry-After and creates nothing,
- * and /readyz names the docker check, through the real service and its Docker adapter.
+ * and /readyz names the docker check, through the real service and its Docker adapter. A process
+ * that runs sandboxes (serve) checks its engine; an API-only process talks to no Docker engine.
  */
 import { join } from "node:path";
 import Dockerode from "dockerode";
@@ -29,7 +30,7 @@ afterAll(async () => {
 });
 
 it("with the engine unreachable, submit is 503 UNAVAILABLE and /readyz names docker", async () => {
-  const api = await h.start("api", { sandboxes: provider });
+  const api = await h.start("serve", { sandboxes: provider });
   const call = async (method: string, path: string, key?: string, body?: unknown) => {
     const res = await fetch(api.url + path, {
       method,
