@@ -3,7 +3,8 @@
  * the job rows; a job that must wait is moved to "delayed" and promoted when its predecessor
  * finishes (a periodic re-check covers a lost promotion). A worker that dies mid-job leaves an
  * active job whose lock expires: BullMQ's stalled-job check puts it back, and the row (still
- * `running`) is claimed and run again by another worker.
+ * `running`) is claimed and run again by another worker. Each worker serves one host: it consumes
+ * that host's queue and pulls placement work (pinning the session to itself) while it has room.
  */
 import { DelayedError, type Job, type Queue, UnrecoverableError, Worker } from "bullmq";
 import { inArray } from "drizzle-orm";
@@ -16,13 +17,7 @@ import { fairPriority } from "../service/calls/fair-priority.js";
 import { findJob, isTerminal } from "../service/calls/job-view.js";
 import type { ServiceDeps } from "../service/ports.js";
 import { stdioServerTools } from "../service/sessions/mcp-clients.js";
-import {
-  hostOfJob,
-  hostOfSession,
-  placeSession,
-  releaseLostHost,
-  sessionOfJob,
-} from "../service/sessions/session-hosts.js";
+import { hostOfJob, hostOfSession, placeSession, sessionOfJob } from "../service/sessions/session-hosts.js";
 import { claimJob, failJob, requeueJob } from "../service/worker/claim-job.js";
 import { executeJob } from "../service/worker/execute-job.js";
 import {
@@ -34,6 +29,7 @@ import {
   RunCall,
 } from "./catalog.js";
 import type { HostRegistry } from "./host-registry.js";
+import { startHeartbeat } from "./lost-hosts.js";
 import type { BullJobQueue } from "./queue.js";
 import type { RedisBus } from "./redis-bus.js";
 
@@ -71,7 +67,7 @@ export function startCallWorker(
   const stopCancels = bus.onCancel((jobId) => running.get(jobId)?.abort());
   // Expiry lives with the worker so that every deployment (serve or a separate worker) runs it.
   const stopSweeper = startApprovalSweeper(deps, opts.approvalSweepMs ?? 5000);
-  const stopHeartbeat = startHeartbeat(deps, opts);
+  const stopHeartbeat = startHeartbeat(deps, opts.hosts, opts.hostId, opts.queue);
 
   const runCall = async (bjob: Job<AnyPayload>, jobId: string, token?: string): Promise<void> => {
     const claim = await claimJob(deps, jobId);
@@ -191,42 +187,6 @@ async function answerListTools(deps: ServiceDeps, replies: Redis, req: ListTools
     answer = { error: (err as Error).message };
   }
   await replies.multi().lpush(req.replyTo, JSON.stringify(answer)).pexpire(req.replyTo, 60_000).exec();
-}
-
-/**
- * Keeps this host's liveness key fresh, and hands lost hosts' sessions back to placement (one
- * worker per lost host, by a lock): their queued and running calls are queued again, the next
- * worker re-homes the session (`workspaceLost`), and the take-over check ends what the lost host
- * had started `interrupted` unless it may safely run again.
- */
-function startHeartbeat(deps: ServiceDeps, opts: CallWorkerOptions): () => void {
-  const { hosts, hostId: me } = opts;
-  let busy = false;
-  const tick = async () => {
-    if (busy) return;
-    busy = true;
-    try {
-      await hosts.beat(me);
-      for (const lost of await hosts.lost()) {
-        if (lost === me || !(await hosts.claimSweep(lost, hosts.ttlMs * 3))) continue;
-        const jobIds = releaseLostHost(deps.db, lost);
-        for (const id of jobIds) await opts.queue.ensureQueued(id, fairPriority(deps.db, id));
-        await hosts.forget(lost);
-        deps.logger.warn(
-          { host: lost, requeued: jobIds.length },
-          "host lost: its sessions go back to placement",
-        );
-      }
-    } catch (err) {
-      deps.logger.warn({ err }, "host heartbeat failed");
-    } finally {
-      busy = false;
-    }
-  };
-  void tick();
-  const timer = setInterval(() => void tick(), Math.max(200, Math.floor(hosts.ttlMs / 3)));
-  timer.unref();
-  return () => clearInterval(timer);
 }
 
 /** A job BullMQ gave up on (stalled too often, retries exhausted) must not stay `running`. */
