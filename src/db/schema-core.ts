@@ -3,6 +3,7 @@
  * tables (schema-tools.ts) can reference them without an import cycle through schema.ts.
  */
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import type { PermissionMode } from "../permission/types.js";
 
 export interface RuleStrings {
   allow: string[];
@@ -23,7 +24,7 @@ export const sessions = sqliteTable(
     tenantId: text("tenant_id")
       .notNull()
       .references(() => tenants.id),
-    mode: text("mode").notNull(),
+    mode: text("mode").$type<PermissionMode>().notNull(),
     cwd: text("cwd").notNull(),
     home: text("home").notNull(),
     workingDirectories: text("working_directories", { mode: "json" }).$type<string[]>().notNull(),

@@ -3,7 +3,10 @@
  * servers) and per-session tool state (tasks). Split from schema.ts to keep files small.
  */
 import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import type { ExternalToolDef, ToolGroupDef } from "../contracts/tool-config.js";
 import { sessions, tenants } from "./schema-core.js";
+
+export type { ExternalToolDef, ToolGroupDef } from "../contracts/tool-config.js";
 
 /** Per-tenant switches and limits; a missing row means the defaults. */
 export interface TenantQuotas {
@@ -27,13 +30,6 @@ export const tenantSettings = sqliteTable("tenant_settings", {
   updatedAt: text("updated_at").notNull(),
 });
 
-export interface ExternalToolDef {
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  readOnly?: boolean;
-}
-
 /** The tenant's external tools, replaced as a whole by PUT. */
 export const externalTools = sqliteTable("external_tools", {
   tenantId: text("tenant_id")
@@ -42,15 +38,6 @@ export const externalTools = sqliteTable("external_tools", {
   tools: text("tools", { mode: "json" }).$type<ExternalToolDef[]>().notNull(),
   updatedAt: text("updated_at").notNull(),
 });
-
-export interface ToolGroupDef {
-  name: string;
-  description: string;
-  instructions?: string;
-  tools: string[];
-  skills?: string[];
-  mcpServers?: string[];
-}
 
 /** The tenant's tool groups, replaced as a whole by PUT. */
 export const toolGroups = sqliteTable("tool_groups", {

@@ -112,8 +112,8 @@ function bindAll<D, T extends Record<string, (d: D, ...args: never[]) => unknown
   return Object.fromEntries(bound) as BoundAll<T>;
 }
 
-export function createApiPort(deps: ServiceDeps): ApiPort {
-  const keyStreams = new KeyStreams(deps.db);
+/** `keyStreams` is the composition root's (it closes them); tests may leave it to the default. */
+export function createApiPort(deps: ServiceDeps, keyStreams = new KeyStreams(deps.db)): ApiPort {
   const builtinNames = deps.tools.list().map((t) => t.name);
   return {
     ...bindAll(deps, VERBS),

@@ -5,6 +5,7 @@
  * the engine suggested for that call (an agent must not widen its own permissions at will).
  */
 import { and, eq } from "drizzle-orm";
+import type { JobView } from "../../contracts/job.js";
 import { type JobRow, jobs, sessions } from "../../db/schema.js";
 import { ConflictError, ForbiddenError } from "../../errors.js";
 import { nowIso } from "../clock.js";
@@ -16,7 +17,7 @@ import { parseRuleListOrThrow } from "../tool-config/rules.js";
 import { expireIfDue } from "./approval-expiry.js";
 import { inputDigest, writeAudit } from "./audit.js";
 import { enqueueOrReconcile, publishState, type Tx, takeSeq } from "./job-transitions.js";
-import { findJob, type JobView, loadJob, textResult, toJobView } from "./job-view.js";
+import { findJob, loadJob, textResult, toJobView } from "./job-view.js";
 
 export interface ApprovalInput {
   approve: boolean;

@@ -4,6 +4,7 @@
  * tenant admin of the job's tenant. `isError` makes the job `failed` with an error result.
  */
 import { and, eq } from "drizzle-orm";
+import type { JobView } from "../../contracts/job.js";
 import { jobs, type StoredResult } from "../../db/schema.js";
 import { ConflictError } from "../../errors.js";
 import { nowIso } from "../clock.js";
@@ -11,7 +12,7 @@ import type { ServiceDeps } from "../ports.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
 import { inputDigest, writeAudit } from "./audit.js";
 import { publishState } from "./job-transitions.js";
-import { findJob, type JobView, loadJob, toJobView } from "./job-view.js";
+import { findJob, loadJob, toJobView } from "./job-view.js";
 
 export interface ExternalResultInput {
   content: { type: "text"; text: string }[];

@@ -1,12 +1,13 @@
 /** Putting a job in its session's queue order and handing it to the queue. */
 import { and, eq, sql } from "drizzle-orm";
+import { isTerminal } from "../../contracts/job.js";
 import type { Db } from "../../db/open.js";
 import { audit, type JobStatus, jobs, type StoredResult, sessions } from "../../db/schema.js";
 import { asUnavailable, UnavailableError } from "../../errors.js";
 import { nowIso } from "../clock.js";
 import type { ServiceDeps } from "../ports.js";
 import { fairPriority } from "./fair-priority.js";
-import { findJob, isTerminal } from "./job-view.js";
+import { findJob } from "./job-view.js";
 
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 

@@ -1,18 +1,11 @@
 /** Job verbs for callers: read, wait, cancel (the dry-run decision lives in decide.ts). */
 import { eq } from "drizzle-orm";
+import { isTerminal, type JobView } from "../../contracts/job.js";
 import { jobs } from "../../db/schema.js";
 import type { ServiceDeps } from "../ports.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
 import { finishJob, publishState } from "./job-transitions.js";
-import {
-  findJob,
-  isTerminal,
-  type JobView,
-  loadJob,
-  PENDING_WORK,
-  textResult,
-  toJobView,
-} from "./job-view.js";
+import { findJob, loadJob, PENDING_WORK, textResult, toJobView } from "./job-view.js";
 
 export function getJob(deps: Pick<ServiceDeps, "db">, p: Principal, jobId: string): JobView {
   requireRole(p, ["agent", "tenant_admin"]);

@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { and, eq } from "drizzle-orm";
+import type { JobView } from "../../contracts/job.js";
 import type { Db } from "../../db/open.js";
 import type { JobRow, JobStatus, SessionRow, StoredDecision, StoredResult } from "../../db/schema.js";
 import { jobs } from "../../db/schema.js";
@@ -22,7 +23,7 @@ import { readTenantSettings } from "../tenancy/tenant-settings.js";
 import { canonicalJson, inputDigest, writeAudit } from "./audit.js";
 import { decideCall } from "./decide.js";
 import { enqueueOrWithdraw, publishState, type Tx, takeSeq } from "./job-transitions.js";
-import { type JobView, textResult, toJobView } from "./job-view.js";
+import { textResult, toJobView } from "./job-view.js";
 import { validateToolInput } from "./tool-input.js";
 
 export interface SubmitCallInput {

@@ -34,7 +34,7 @@ export interface SessionView {
 export function toSessionView(row: SessionRow, registry: ToolRegistry): SessionView {
   return {
     id: row.id,
-    mode: row.mode as PermissionMode,
+    mode: row.mode,
     cwd: row.cwd,
     home: row.home,
     workingDirectories: row.workingDirectories,

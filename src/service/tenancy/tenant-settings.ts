@@ -77,8 +77,8 @@ export function assertModeAllowed(db: Db, tenantId: string, mode: PermissionMode
  * turned `allowBypass` off decides as `default` (from its next call; turning it on again restores
  * bypass). The stored mode is left as it was.
  */
-export function effectiveMode(db: Db, session: { tenantId: string; mode: string }): PermissionMode {
-  const mode = session.mode as PermissionMode;
+export function effectiveMode(db: Db, session: { tenantId: string; mode: PermissionMode }): PermissionMode {
+  const { mode } = session;
   if (mode !== "bypass" || readTenantSettings(db, session.tenantId).allowBypass) return mode;
   return "default";
 }

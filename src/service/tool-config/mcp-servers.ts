@@ -4,6 +4,7 @@
  */
 
 import { and, eq } from "drizzle-orm";
+import type { McpServerInput } from "../../contracts/tool-config.js";
 import type { Db } from "../../db/open.js";
 import { mcpServers } from "../../db/schema.js";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors.js";
@@ -17,27 +18,6 @@ import { invalidateTenantConfig } from "./tenant-config-cache.js";
 
 /** Per-tenant bound: every server may be listed on each session's tool build. */
 export const MAX_MCP_SERVERS = 50;
-
-/** What a tenant admin posts. */
-export type McpServerInput =
-  | {
-      name: string;
-      transport: "http";
-      url: string;
-      headers?: Record<string, string>;
-      stateful?: boolean;
-      enableTools?: string[];
-      disableTools?: string[];
-    }
-  | {
-      name: string;
-      transport: "stdio";
-      command: string;
-      args?: string[];
-      env?: Record<string, string>;
-      enableTools?: string[];
-      disableTools?: string[];
-    };
 
 /** What the API returns: never a header or env value. */
 export interface McpServerView {
