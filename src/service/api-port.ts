@@ -29,6 +29,10 @@ import { getTenantRules, putTenantRules } from "./tool-config/rules.js";
 import { deleteSkill, listSkills, uploadSkill } from "./tool-config/skills.js";
 import { listToolGroups, putToolGroups } from "./tool-config/tool-groups.js";
 
+/** Types the session MCP endpoint needs besides the verbs. */
+export type { AskApproval } from "./sessions/session-mcp-verbs.js";
+export type { KeyStreams } from "./tenancy/key-streams.js";
+
 /** The verbs the API calls as they are: each is bound to the service's dependencies. */
 const VERBS = {
   authenticate,
