@@ -219,8 +219,13 @@ export async function startService(
 
 /** Serves `fetch` on host:port (0: any free port) until the returned `close`. */
 async function listen(fetch: (req: Request) => Response | Promise<Response>, port: number, host: string) {
-  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch, port, hostname: host }, () => resolve(s));
+  // A port in use is an error of the start (so the parts started before it are stopped), not a hang.
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const s = serve({ fetch, port, hostname: host }, () => {
+      s.off("error", reject);
+      resolve(s);
+    });
+    s.once("error", reject);
   });
   const addr = server.address();
   const actual = typeof addr === "object" && addr ? addr.port : port;
