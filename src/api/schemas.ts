@@ -1,6 +1,8 @@
 /** Request and response schemas shared by the routes; they also generate the OpenAPI document. */
 import { z } from "@hono/zod-openapi";
 import { JobView } from "../contracts/job.js";
+import { SessionView } from "../contracts/session.js";
+import { RuleStrings } from "../contracts/tenant.js";
 import { PermissionModeSchema } from "../permission/types.js";
 
 export const ErrorBody = z
@@ -16,24 +18,9 @@ export const ErrorBody = z
 
 export const Mode = PermissionModeSchema;
 
-export const RuleSetBody = z
-  .object({ allow: z.array(z.string()), deny: z.array(z.string()), ask: z.array(z.string()) })
-  .openapi("RuleSet");
+export const RuleSetBody = RuleStrings;
 
-export const Session = z
-  .object({
-    id: z.string(),
-    mode: Mode,
-    cwd: z.string(),
-    home: z.string(),
-    workingDirectories: z.array(z.string()),
-    status: z.string(),
-    rules: RuleSetBody,
-    tools: z.array(z.string()),
-    createdAt: z.string(),
-    lastUsedAt: z.string(),
-  })
-  .openapi("Session");
+export const Session = SessionView;
 
 // The job's shapes are the contract's own (OpenAPI components `Job`, `Decision`, `Result`, `JobAttempt`).
 export {

@@ -3,19 +3,14 @@
  * servers) and per-session tool state (tasks). Split from schema.ts to keep files small.
  */
 import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import type { TenantQuotas } from "../contracts/tenant.js";
 import type { ExternalToolDef, ToolGroupDef } from "../contracts/tool-config.js";
 import { sessions, tenants } from "./schema-core.js";
 
+export type { TenantQuotas } from "../contracts/tenant.js";
 export type { ExternalToolDef, ToolGroupDef } from "../contracts/tool-config.js";
 
 /** Per-tenant switches and limits; a missing row means the defaults. */
-export interface TenantQuotas {
-  maxSessions?: number;
-  /** Queued + running calls at once. */
-  maxActiveCalls?: number;
-  callsPerMinute?: number;
-}
-
 export const tenantSettings = sqliteTable("tenant_settings", {
   tenantId: text("tenant_id")
     .primaryKey()

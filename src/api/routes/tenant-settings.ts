@@ -1,26 +1,18 @@
 /** `GET/PUT /v1/tenants/{tid}/settings`: bypass, agent approvals, approval TTL, quotas. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { TenantQuotas } from "../../contracts/tenant.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses, json, jsonBody, tooLargeResponse } from "../schemas.js";
 
 const TenantParams = z.object({ tid: z.string() });
-const limit = (max: number) => z.number().int().min(1).max(max);
-
-const Quotas = z
-  .strictObject({
-    maxSessions: limit(1_000_000).optional(),
-    maxActiveCalls: limit(1_000_000).optional(),
-    callsPerMinute: limit(10_000_000).optional(),
-  })
-  .openapi("TenantQuotas", { description: "absent limits fall back to the platform defaults" });
 
 const Settings = z
   .object({
     allowBypass: z.boolean(),
     agentsMayApprove: z.boolean(),
     approvalTtlSeconds: z.number().int(),
-    quotas: Quotas,
+    quotas: TenantQuotas,
   })
   .openapi("TenantSettings");
 
@@ -34,7 +26,7 @@ const SettingsPatch = z
       .min(10)
       .max(7 * 24 * 3600)
       .optional(),
-    quotas: Quotas.optional(),
+    quotas: TenantQuotas.optional(),
   })
   .openapi("TenantSettingsPatch");
 

@@ -1,0 +1,24 @@
+/**
+ * A tenant's rule set and quotas, declared once: the API's bodies (OpenAPI `RuleSet`,
+ * `TenantQuotas`), the DB's JSON columns and the service's types.
+ */
+import { z } from "zod";
+
+/** The string form of a rule set as stored and served (`tenant_rules.rules`, `sessions.rules`). */
+export const RuleStrings = z
+  .object({ allow: z.array(z.string()), deny: z.array(z.string()), ask: z.array(z.string()) })
+  .meta({ id: "RuleSet" });
+export type RuleStrings = z.infer<typeof RuleStrings>;
+
+const limit = (max: number) => z.number().int().min(1).max(max);
+
+/** Per-tenant limits; an absent one is the platform default. */
+export const TenantQuotas = z
+  .strictObject({
+    maxSessions: limit(1_000_000).optional(),
+    /** Queued + running calls at once. */
+    maxActiveCalls: limit(1_000_000).optional(),
+    callsPerMinute: limit(10_000_000).optional(),
+  })
+  .meta({ id: "TenantQuotas", description: "absent limits fall back to the platform defaults" });
+export type TenantQuotas = z.infer<typeof TenantQuotas>;
