@@ -3,10 +3,10 @@
  * queue order, safe (read-only) calls may overlap each other, sessions are independent.
  */
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { finishJob } from "../../src/service/calls/job-transitions.js";
-import { claimJob } from "../../src/service/worker/claim-job.js";
-import { createApiTestApp, seedTenant } from "../support/harness.js";
-import { NullSandboxProvider } from "../support/null-sandbox.js";
+import { finishJob } from "../../../src/service/calls/job-transitions.js";
+import { claimJob } from "../../../src/service/worker/claim-job.js";
+import { createApiTestApp, seedTenant } from "../../support/harness.js";
+import { NullSandboxProvider } from "../../support/null-sandbox.js";
 
 let t: ReturnType<typeof createApiTestApp>;
 let agentKey: string;
