@@ -22,3 +22,31 @@ export const TenantQuotas = z
   })
   .meta({ id: "TenantQuotas", description: "absent limits fall back to the platform defaults" });
 export type TenantQuotas = z.infer<typeof TenantQuotas>;
+
+/** A tenant's switches and limits as served (`GET /v1/tenants/{tid}/settings`). */
+export const TenantSettingsView = z
+  .object({
+    allowBypass: z.boolean(),
+    agentsMayApprove: z.boolean(),
+    approvalTtlSeconds: z.number().int(),
+    // Only the limits set for this tenant; absent ones fall back to the platform's.
+    quotas: TenantQuotas,
+  })
+  .meta({ id: "TenantSettings" });
+export type TenantSettingsView = z.infer<typeof TenantSettingsView>;
+
+/** A change of settings: fields left out keep their value. */
+export const TenantSettingsPatch = z
+  .strictObject({
+    allowBypass: z.boolean().optional(),
+    agentsMayApprove: z.boolean().optional(),
+    approvalTtlSeconds: z
+      .number()
+      .int()
+      .min(10)
+      .max(7 * 24 * 3600)
+      .optional(),
+    quotas: TenantQuotas.optional(),
+  })
+  .meta({ id: "TenantSettingsPatch" });
+export type TenantSettingsPatch = z.infer<typeof TenantSettingsPatch>;

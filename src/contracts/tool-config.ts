@@ -61,3 +61,21 @@ export const McpServerInput = z
   ])
   .meta({ id: "McpServerInput" });
 export type McpServerInput = z.infer<typeof McpServerInput>;
+
+/** An MCP server as the API returns it: never a header or env value, only whether there are any. */
+export const McpServerView = z
+  .object({
+    name: z.string(),
+    transport: z.enum(["http", "stdio"]),
+    url: z.string().nullable(),
+    command: z.string().nullable(),
+    args: z.array(z.string()).nullable(),
+    stateful: z.boolean(),
+    enableTools: z.array(z.string()).nullable(),
+    disableTools: z.array(z.string()).nullable(),
+    hasHeaders: z.boolean(),
+    hasEnv: z.boolean(),
+    createdAt: z.string(),
+  })
+  .meta({ id: "McpServer" });
+export type McpServerView = z.infer<typeof McpServerView>;

@@ -7,8 +7,8 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import type { z } from "zod";
 import { JobView } from "../../src/contracts/job.js";
 import { SessionView } from "../../src/contracts/session.js";
-import { TenantQuotas } from "../../src/contracts/tenant.js";
-import { ExternalToolDef, ToolGroupDef } from "../../src/contracts/tool-config.js";
+import { TenantSettingsView } from "../../src/contracts/tenant.js";
+import { ExternalToolDef, McpServerView, ToolGroupDef } from "../../src/contracts/tool-config.js";
 import { createApiTestApp, seedTenant } from "../support/harness.js";
 import { NullSandboxProvider } from "../support/null-sandbox.js";
 
@@ -26,14 +26,14 @@ it("the OpenAPI document's components are the contracts", async () => {
   for (const id of ["Job", "JobStatus", "Decision", "Result", "JobAttempt", "Session", "RuleSet"]) {
     expect(schemas[id], id).toBeDefined();
   }
-  for (const id of ["ExternalTool", "ToolGroup", "TenantQuotas", "McpServerInput"])
-    expect(schemas[id], id).toBeDefined();
+  const config = ["ExternalTool", "ToolGroup", "TenantQuotas", "TenantSettings", "TenantSettingsPatch"];
+  for (const id of [...config, "McpServerInput", "McpServer"]) expect(schemas[id], id).toBeDefined();
   expect(Object.keys(schemas.Job.properties).sort()).toEqual(Object.keys(JobView.shape).sort());
   expect(Object.keys(schemas.Session.properties).sort()).toEqual(Object.keys(SessionView.shape).sort());
   expect(schemas.Job.properties.decision).toEqual({ $ref: "#/components/schemas/Decision" });
 });
 
-it("served sessions, jobs and tenant configuration parse with their contracts", async () => {
+it("served sessions, jobs, tenant configuration and MCP servers parse with their contracts", async () => {
   const a = await seedTenant(t.call);
   const session = await t.call("POST", "/v1/sessions", { key: a.agentKey, body: { mode: "default" } });
   expect(session.status, JSON.stringify(session.body)).toBe(201);
@@ -65,7 +65,13 @@ it("served sessions, jobs and tenant configuration parse with their contracts", 
   expect(putGroups.status, JSON.stringify(putGroups.body)).toBe(200);
   for (const group of putGroups.body) strict(ToolGroupDef).parse(group);
   const settings = await t.call("GET", `/v1/tenants/${a.tenantId}/settings`, { key: a.adminKey });
-  TenantQuotas.parse(settings.body.quotas);
+  strict(TenantSettingsView).parse(settings.body);
+  const server = await t.call("POST", `/v1/tenants/${a.tenantId}/mcp-servers`, {
+    key: a.adminKey,
+    body: { name: "mem", transport: "stdio", command: "mcp-memory", env: { TOKEN: "s3cret" } },
+  });
+  expect(server.status, JSON.stringify(server.body)).toBe(201);
+  expect(strict(McpServerView).parse(server.body)).toMatchObject({ hasEnv: true });
 });
 
 it("a body that breaks a contract is a 400 naming the field", async () => {

@@ -1,27 +1,12 @@
 /** A tenant's MCP servers: add, list, read, remove, and list one server's tools. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { McpServerInput } from "../../contracts/tool-config.js";
+import { McpServerInput, McpServerView } from "../../contracts/tool-config.js";
 import type { McpServerVerbs } from "../../service/api-port.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses, json, jsonBody } from "../schemas.js";
 
 const Params = z.object({ tid: z.string() });
 const NameParams = Params.extend({ name: z.string() });
-const McpServer = z
-  .object({
-    name: z.string(),
-    transport: z.enum(["http", "stdio"]),
-    url: z.string().nullable(),
-    command: z.string().nullable(),
-    args: z.array(z.string()).nullable(),
-    stateful: z.boolean(),
-    enableTools: z.array(z.string()).nullable(),
-    disableTools: z.array(z.string()).nullable(),
-    hasHeaders: z.boolean(),
-    hasEnv: z.boolean(),
-    createdAt: z.string(),
-  })
-  .openapi("McpServer");
 
 const McpServerTool = z
   .object({
@@ -38,7 +23,7 @@ const post = createRoute({
   path: "/v1/tenants/{tid}/mcp-servers",
   security: bearer,
   request: { params: Params, body: jsonBody(McpServerInput) },
-  responses: { 201: json(McpServer, "created"), ...errorResponses },
+  responses: { 201: json(McpServerView, "created"), ...errorResponses },
 });
 const list = createRoute({
   method: "get",
@@ -46,7 +31,7 @@ const list = createRoute({
   security: bearer,
   request: { params: Params },
   responses: {
-    200: json(z.object({ servers: z.array(McpServer) }), "the tenant's servers"),
+    200: json(z.object({ servers: z.array(McpServerView) }), "the tenant's servers"),
     ...errorResponses,
   },
 });
@@ -55,7 +40,7 @@ const get = createRoute({
   path: "/v1/tenants/{tid}/mcp-servers/{name}",
   security: bearer,
   request: { params: NameParams },
-  responses: { 200: json(McpServer, "the server"), ...errorResponses },
+  responses: { 200: json(McpServerView, "the server"), ...errorResponses },
 });
 const del = createRoute({
   method: "delete",
