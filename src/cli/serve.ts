@@ -9,6 +9,7 @@ import { createApp, createSystemApp } from "../api/app.js";
 import { type Config, loadConfig } from "../config.js";
 import { openDb } from "../db/open.js";
 import { SqliteReadCache } from "../db/stores/read-cache-store.js";
+import { SqliteJobStore } from "../db/stores/sqlite-job-store.js";
 import { createBullQueue } from "../jobs/queue.js";
 import { startReconciler } from "../jobs/reconciler.js";
 import { RedisBus } from "../jobs/redis-bus.js";
@@ -103,6 +104,7 @@ export async function startService(
     );
     const deps: ServiceDeps = {
       db,
+      store: new SqliteJobStore(db),
       tools,
       queue,
       events: bus,

@@ -13,6 +13,7 @@ import { createApp } from "../../src/api/app.js";
 import { type RunningService, type ServeMode, type StartOptions, startService } from "../../src/cli/serve.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import { SqliteReadCache } from "../../src/db/stores/read-cache-store.js";
+import { SqliteJobStore } from "../../src/db/stores/sqlite-job-store.js";
 import { createLogger } from "../../src/log.js";
 import { EgressPolicy } from "../../src/net/egress-policy.js";
 import type { SandboxProvider } from "../../src/sandbox/sandbox.js";
@@ -184,6 +185,7 @@ export function createApiTestApp(
   const bus = new MemoryBus();
   const deps: ServiceDeps = {
     db,
+    store: new SqliteJobStore(db),
     tools: toolRegistry([...createBuiltinTools(), ...createTaskTools()]),
     queue: bus,
     events: bus,

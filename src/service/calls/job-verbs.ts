@@ -59,7 +59,7 @@ export async function cancelJob(deps: ServiceDeps, p: Principal, jobId: string):
     await deps.cancels.requestCancel(jobId);
   } else {
     const text = "The tool call was cancelled before it started.";
-    if (finishJob(deps.db, jobId, "cancelled", textResult(text, "interrupted"))) {
+    if (await finishJob(deps, jobId, "cancelled", textResult(text, "interrupted"))) {
       await deps.queue.discard(jobId).catch(() => undefined);
       await publishState(deps, jobId);
     }
