@@ -29,6 +29,7 @@ import { liveSessionIds } from "../service/sessions/sessions.js";
 import { ensureAdminKey } from "../service/tenancy/api-keys.js";
 import { SkillFiles } from "../service/tool-config/skill-files.js";
 import { announceAdminKey } from "./admin-key.js";
+import { requireSupportedDatabase } from "./database.js";
 import { loadBuiltinTools } from "./tools.js";
 
 export type ServeMode = "serve" | "api" | "worker";
@@ -57,6 +58,7 @@ export async function startService(
   mode: ServeMode,
   opts: StartOptions = {},
 ): Promise<RunningService> {
+  requireSupportedDatabase(config);
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
   const stack: (() => Promise<void> | void)[] = [];
   let forceStop = false;
@@ -120,7 +122,13 @@ export async function startService(
         opts.mcp === false
           ? undefined
           : createMcpRuntime(
-              { db, logger, dataDir: config.DATA_DIR, egress: new EgressPolicy(config.EGRESS_ALLOW) },
+              {
+                db,
+                logger,
+                dataDir: config.DATA_DIR,
+                secretKey: config.TOOLSHED_SECRET_KEY,
+                egress: new EgressPolicy(config.EGRESS_ALLOW),
+              },
               opts.mcp,
             ),
       readiness,

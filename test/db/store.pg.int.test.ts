@@ -7,6 +7,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runDbMigrate } from "../../src/cli/database.js";
 import { type OpenedPg, openPg } from "../../src/db/pg/open-pg.js";
 import { PgJobStore } from "../../src/db/pg/pg-job-store.js";
 import { audit, sessions, tenants } from "../../src/db/pg/schema.js";
@@ -93,6 +94,20 @@ describe.skipIf(!server && !process.env.CI)("Postgres store", () => {
       );
       expect(tables.rows[0].n).toBe(13);
       await o.close();
+    } finally {
+      await dropDatabase(server!, fresh);
+    }
+  });
+
+  it("applies the migrations with `toolshed db migrate`, and again as a no-op", async () => {
+    const fresh = await freshDatabase(server!);
+    try {
+      const out: string[] = [];
+      const sink = { write: (s: string) => out.push(s) } as unknown as NodeJS.WritableStream;
+      expect(await runDbMigrate({ DATABASE_URL: fresh }, sink)).toBe(0);
+      expect(await runDbMigrate({ DATABASE_URL: fresh }, sink)).toBe(0);
+      expect(out).toEqual(["postgres migrations applied\n", "postgres migrations applied\n"]);
+      expect(await runDbMigrate({ DATABASE_URL: undefined }, sink)).toBe(2);
     } finally {
       await dropDatabase(server!, fresh);
     }
