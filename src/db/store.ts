@@ -31,6 +31,8 @@ export interface ClaimOptions {
    * it over). Without it, only a `queued` job is claimed: of two claimers, exactly one wins.
    */
   takeOver: boolean;
+  /** The claimer's worker host, recorded on the job (`host_id`) where the schema has it. */
+  hostId?: string;
 }
 
 /** How a pending approval ends: what to set on the job, rules to remember, and the audit entry. */

@@ -69,7 +69,12 @@ const ok = (text: string) => ({ content: [{ type: "text" as const, text }], stat
 const W1 = { worker: "host-a/1/x", takeOver: false };
 const W2 = { worker: "host-b/2/y", takeOver: false };
 
-export function storeContract(dialect: string, open: () => Promise<StoreFixture>): void {
+export function storeContract(
+  dialect: string,
+  /** `recordsHostId`: whether this dialect's schema has `jobs.host_id` yet. */
+  opts: { recordsHostId: boolean },
+  open: () => Promise<StoreFixture>,
+): void {
   describe(`JobStore contract (${dialect})`, () => {
     let f: StoreFixture;
     let s: { tenantId: string; sessionId: string };
@@ -140,6 +145,13 @@ export function storeContract(dialect: string, open: () => Promise<StoreFixture>
         expect(row?.attempts).toHaveLength(1);
         const winner = claims.find((c) => c.kind === "run");
         expect(winner?.kind === "run" && winner.job.attempts?.[0]?.worker).toBe(row?.attempts?.[0]?.worker);
+      });
+
+      it.skipIf(!opts.recordsHostId)("records the claimer's host on the job", async () => {
+        const a = await submit(f.store);
+        const c = await f.store.claim(a.id, { ...W1, hostId: "host-a" });
+        expect(c.kind === "run" && (c.job as { hostId?: string }).hostId).toBe("host-a");
+        expect(((await f.store.findJob(a.id)) as { hostId?: string } | undefined)?.hostId).toBe("host-a");
       });
 
       it("holds a job back behind an earlier unsafe one; safe calls run side by side", async () => {

@@ -27,7 +27,7 @@ describe.skipIf(!server && !process.env.CI)("Postgres store", () => {
     if (dbUrl) await dropDatabase(server!, dbUrl);
   });
 
-  storeContract("postgres", async () => {
+  storeContract("postgres", { recordsHostId: true }, async () => {
     const a: OpenedPg = await openPg(dbUrl);
     const b: OpenedPg = await openPg(dbUrl);
     return {
@@ -88,7 +88,7 @@ describe.skipIf(!server && !process.env.CI)("Postgres store", () => {
       expect(both.map((r) => r.stdout.trim())).toEqual(["migrated", "migrated"]);
       const o = await openPg(fresh);
       const applied = await o.pool.query("select count(*)::int as n from drizzle.__drizzle_migrations");
-      expect(applied.rows[0].n).toBe(1);
+      expect(applied.rows[0].n).toBe(2);
       const tables = await o.pool.query(
         "select count(*)::int as n from information_schema.tables where table_schema = 'public'",
       );

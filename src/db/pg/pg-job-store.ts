@@ -88,9 +88,22 @@ export class PgJobStore implements JobStore {
       if (job.runs > 0) await writeAudit(tx, takeoverAudit(job, opts.worker, attempts));
       await tx
         .update(jobs)
-        .set({ status: "running", startedAt, runs: sql`${jobs.runs} + 1`, attempts })
+        .set({
+          status: "running",
+          startedAt,
+          runs: sql`${jobs.runs} + 1`,
+          attempts,
+          hostId: opts.hostId ?? null,
+        })
         .where(eq(jobs.id, jobId));
-      const claimed = { ...job, status: "running" as const, startedAt, runs: job.runs + 1, attempts };
+      const claimed = {
+        ...job,
+        status: "running" as const,
+        startedAt,
+        runs: job.runs + 1,
+        attempts,
+        hostId: opts.hostId ?? null,
+      };
       return { kind: "run", job: claimed, session };
     });
   }

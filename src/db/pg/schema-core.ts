@@ -1,5 +1,5 @@
 /** The Postgres twin of ../schema-core.ts: tenants and sessions, which the other tables reference. */
-import { index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { boolean, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import type { RuleStrings } from "../schema-core.js";
 
 export const tenants = pgTable("tenants", {
@@ -26,6 +26,9 @@ export const sessions = pgTable(
     activeGroups: jsonb("active_groups").$type<string[]>().notNull().default([]),
     status: text("status").$type<"active" | "deleted">().notNull(),
     nextSeq: integer("next_seq").notNull().default(1),
+    /** Mirrors the SQLite migration 0005 of the hosts work (branch hosts12): the session's worker host. */
+    hostId: text("host_id"),
+    workspaceLost: boolean("workspace_lost").notNull().default(false),
     createdAt: text("created_at").notNull(),
     lastUsedAt: text("last_used_at").notNull(),
   },

@@ -64,6 +64,8 @@ export const jobs = pgTable(
     cancelRequested: boolean("cancel_requested").notNull().default(false),
     runs: integer("runs").notNull().default(0),
     attempts: jsonb("attempts").$type<JobAttempt[]>(),
+    /** The host whose worker ran the latest attempt (SQLite gains it with the hosts work). */
+    hostId: text("host_id"),
     error: text("error"),
     approvalExpiresAt: text("approval_expires_at"),
     approvedBy: text("approved_by"),
