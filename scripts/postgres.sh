@@ -21,15 +21,30 @@ data="${DATA_DIR:-$repo/data}"
 [[ $data = /* ]] || data="$repo/$data"
 dir="$data/postgres"
 port="${PG_PORT:-54329}"
+explicit_dir=0
 while (($# > 0)); do
   case $1 in
-  --dir) dir=$2; shift 2 ;;
+  --dir) dir=$2; explicit_dir=1; shift 2 ;;
   --port) port=$2; shift 2 ;;
   *) echo "usage: postgres.sh [start|stop|url] [--dir DIR] [--port PORT]" >&2; exit 2 ;;
   esac
 done
 [[ $dir = /* ]] || dir="$PWD/$dir"
 log() { printf '[postgres] %s\n' "$*" >&2; }
+# As root the server runs as `postgres`, which must reach DIR through every parent. A checkout
+# under a private home (CI's /root/…) does not allow that: the default then moves to
+# /var/lib/postgresql/toolshed-PORT, the same for start, url and stop.
+reachable_by_postgres() {
+  local d=$1
+  while [[ ! -e $d ]]; do d=$(dirname "$d"); done
+  su postgres -s /bin/bash -c "cd $(printf '%q' "$d")" 2>/dev/null
+}
+pick_dir() {
+  if ((EUID == 0 && explicit_dir == 0)) && id postgres >/dev/null 2>&1 && ! reachable_by_postgres "$dir"; then
+    dir="/var/lib/postgresql/toolshed-$port"
+  fi
+}
+pick_dir
 export DEBIAN_FRONTEND=noninteractive
 
 bindir() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
@@ -78,6 +93,7 @@ if [[ -z $(bindir) ]]; then
   log "installed postgresql ($((SECONDS - started)) s)"
 fi
 bin="$(bindir)"
+pick_dir # the `postgres` user may be new
 
 if [[ ! -f $dir/PG_VERSION ]]; then
   mkdir -p "$dir"
