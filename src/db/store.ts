@@ -79,6 +79,22 @@ export interface JobStore {
    * session's next `seq`. False when the job was not pending or `decide` declined.
    */
   settleApproval(jobId: string, decide: (job: JobRow) => ApprovalOutcome | undefined): Promise<boolean>;
+  /** Ids of the jobs still `awaiting_approval` whose expiry is at or before `now` (ISO). */
+  dueApprovals(now: string): Promise<string[]>;
+  /**
+   * Takes the client's result of an `awaiting_external` job, once: false when the job is not
+   * awaiting one (answered already). The audit entry lands with it.
+   */
+  finishExternal(
+    jobId: string,
+    status: "succeeded" | "failed",
+    result: StoredResult,
+    audit: AuditRecord,
+  ): Promise<boolean>;
+  /** Flags the job for cancellation (a claim then skips it; its worker is told separately). */
+  requestCancel(jobId: string): Promise<void>;
+  /** The session's `queued` jobs after `seq`, oldest first, at most `limit`. */
+  queuedAfter(sessionId: string, seq: number, limit: number): Promise<{ id: string; safe: boolean }[]>;
   findJob(jobId: string): Promise<JobRow | undefined>;
 }
 

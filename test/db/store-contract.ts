@@ -183,7 +183,8 @@ export function storeContract(
       it("skips a job that is final or has a cancel request", async () => {
         const done = await submit(f.store, { status: "denied" });
         expect(await f.store.claim(done.id, W1)).toEqual({ kind: "skip", reason: "denied" });
-        const cancelled = await submit(f.store, { cancelRequested: true });
+        const cancelled = await submit(f.store);
+        await f.other.requestCancel(cancelled.id);
         expect(await f.store.claim(cancelled.id, W1)).toEqual({ kind: "skip", reason: "cancelled" });
         expect(await f.store.claim("job_missing", W1)).toEqual({ kind: "skip", reason: "no such job" });
       });
@@ -199,6 +200,18 @@ export function storeContract(
         expect(row?.attempts?.[0]).toMatchObject({ sandbox: "sbx-1", outcome: "retry" });
         expect(row?.attempts?.[0]?.endedAt).toBeTruthy();
         expect((await f.store.claim(a.id, W2)).kind).toBe("run");
+      });
+
+      it("lists the session's queued successors in order, with their safety", async () => {
+        const a = await submit(f.store);
+        const b = await submit(f.store, { concurrencySafe: true });
+        await submit(f.store, { status: "awaiting_approval" });
+        const c = await submit(f.store);
+        expect(await f.other.queuedAfter(s.sessionId, a.seq!, 32)).toEqual([
+          { id: b.id, safe: true },
+          { id: c.id, safe: false },
+        ]);
+        expect(await f.other.queuedAfter(s.sessionId, a.seq!, 1)).toEqual([{ id: b.id, safe: true }]);
       });
     });
 
@@ -228,6 +241,25 @@ export function storeContract(
         const row = await f.store.findJob(a.id);
         expect(row?.status).toBe(statuses[won.indexOf(true)]);
         expect(row?.attempts?.[0]?.outcome).toBe(row?.status);
+      });
+    });
+
+    describe("external results", () => {
+      it("takes the client's result once, even when two arrive together", async () => {
+        const ext = await submit(f.store, { status: "awaiting_external" });
+        const audit = { ...decisionAudit(ext), kind: "external_result" as const };
+        const won = await Promise.all([
+          f.store.finishExternal(ext.id, "succeeded", ok("one"), audit),
+          f.other.finishExternal(ext.id, "failed", ok("two"), audit),
+        ]);
+        expect(won.filter(Boolean)).toHaveLength(1);
+        const row = await f.store.findJob(ext.id);
+        expect(row?.status).toBe(won[0] ? "succeeded" : "failed");
+        expect(row?.result).toEqual(won[0] ? ok("one") : ok("two"));
+        expect(row?.startedAt).toBeTruthy();
+        expect((await f.auditKinds(ext.id)).filter((k) => k === "external_result")).toHaveLength(1);
+        const queued = await submit(f.store);
+        expect(await f.store.finishExternal(queued.id, "succeeded", ok("x"), audit)).toBe(false);
       });
     });
 
@@ -276,6 +308,22 @@ export function storeContract(
           expect(rules.allow).toEqual([]);
         }
         expect(await f.store.settleApproval(asked.id, approve("key_c"))).toBe(false);
+      });
+
+      it("lists the pending approvals that are due", async () => {
+        const due = await submit(f.store, {
+          status: "awaiting_approval",
+          approvalExpiresAt: "2020-01-01T00:00:00.000Z",
+        });
+        await submit(f.store, { status: "awaiting_approval", approvalExpiresAt: "2999-01-01T00:00:00.000Z" });
+        const answered = await submit(f.store, {
+          status: "awaiting_approval",
+          approvalExpiresAt: "2020-01-01T00:00:00.000Z",
+        });
+        await f.store.settleApproval(answered.id, deny("k"));
+        const ids = await f.other.dueApprovals(new Date().toISOString());
+        expect(ids).toContain(due.id);
+        expect(ids).not.toContain(answered.id);
       });
 
       it("leaves the job pending when the decider declines (not due yet)", async () => {

@@ -5,7 +5,7 @@
  * submits of a session take distinct, gap-free numbers. Single transitions (finish, requeue)
  * are one conditional UPDATE.
  */
-import { and, eq, inArray, lt, notInArray, sql } from "drizzle-orm";
+import { and, eq, gt, inArray, lt, lte, notInArray, sql } from "drizzle-orm";
 import { nowIso } from "../../service/clock.js";
 import { newId } from "../../service/ids.js";
 import type { JobRow, JobStatus, SessionRow, StoredResult } from "../schema.js";
@@ -150,6 +150,46 @@ export class PgJobStore implements JobStore {
       await writeAudit(tx, outcome.audit);
       return true;
     });
+  }
+
+  async dueApprovals(now: string): Promise<string[]> {
+    const rows = await this.db
+      .select({ id: jobs.id })
+      .from(jobs)
+      .where(and(eq(jobs.status, "awaiting_approval"), lte(jobs.approvalExpiresAt, now)));
+    return rows.map((r) => r.id);
+  }
+
+  async finishExternal(
+    jobId: string,
+    status: "succeeded" | "failed",
+    result: StoredResult,
+    entry: AuditRecord,
+  ): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const now = nowIso();
+      const done = await tx
+        .update(jobs)
+        .set({ status, result, startedAt: sql`coalesce(${jobs.startedAt}, ${now})`, finishedAt: now })
+        .where(and(eq(jobs.id, jobId), eq(jobs.status, "awaiting_external")))
+        .returning({ id: jobs.id });
+      if (done.length === 0) return false;
+      await writeAudit(tx, entry);
+      return true;
+    });
+  }
+
+  async requestCancel(jobId: string): Promise<void> {
+    await this.db.update(jobs).set({ cancelRequested: true }).where(eq(jobs.id, jobId));
+  }
+
+  async queuedAfter(sessionId: string, seq: number, limit: number): Promise<{ id: string; safe: boolean }[]> {
+    return this.db
+      .select({ id: jobs.id, safe: jobs.concurrencySafe })
+      .from(jobs)
+      .where(and(eq(jobs.sessionId, sessionId), eq(jobs.status, "queued"), gt(jobs.seq, seq)))
+      .orderBy(jobs.seq)
+      .limit(limit);
   }
 
   async findJob(jobId: string): Promise<JobRow | undefined> {

@@ -2,7 +2,7 @@
  * The SQLite JobStore: better-sqlite3 is synchronous and every transaction begins IMMEDIATE
  * (open.ts), so each method is one serialized transaction or one conditional statement.
  */
-import { and, eq, inArray, lt, sql } from "drizzle-orm";
+import { and, eq, gt, inArray, lt, lte, sql } from "drizzle-orm";
 import { nowIso } from "../../service/clock.js";
 import { newId } from "../../service/ids.js";
 import type { Db } from "../open.js";
@@ -134,6 +134,48 @@ export class SqliteJobStore implements JobStore {
       writeAudit(tx, outcome.audit);
       return true;
     });
+  }
+
+  async dueApprovals(now: string): Promise<string[]> {
+    const rows = this.db
+      .select({ id: jobs.id })
+      .from(jobs)
+      .where(and(eq(jobs.status, "awaiting_approval"), lte(jobs.approvalExpiresAt, now)))
+      .all();
+    return rows.map((r) => r.id);
+  }
+
+  async finishExternal(
+    jobId: string,
+    status: "succeeded" | "failed",
+    result: StoredResult,
+    entry: AuditRecord,
+  ): Promise<boolean> {
+    return this.db.transaction((tx) => {
+      const now = nowIso();
+      const res = tx
+        .update(jobs)
+        .set({ status, result, startedAt: sql`coalesce(${jobs.startedAt}, ${now})`, finishedAt: now })
+        .where(and(eq(jobs.id, jobId), eq(jobs.status, "awaiting_external")))
+        .run();
+      if (res.changes === 0) return false;
+      writeAudit(tx, entry);
+      return true;
+    });
+  }
+
+  async requestCancel(jobId: string): Promise<void> {
+    this.db.update(jobs).set({ cancelRequested: true }).where(eq(jobs.id, jobId)).run();
+  }
+
+  async queuedAfter(sessionId: string, seq: number, limit: number): Promise<{ id: string; safe: boolean }[]> {
+    return this.db
+      .select({ id: jobs.id, safe: jobs.concurrencySafe })
+      .from(jobs)
+      .where(and(eq(jobs.sessionId, sessionId), eq(jobs.status, "queued"), gt(jobs.seq, seq)))
+      .orderBy(jobs.seq)
+      .limit(limit)
+      .all();
   }
 
   async findJob(jobId: string): Promise<JobRow | undefined> {

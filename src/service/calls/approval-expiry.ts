@@ -4,8 +4,7 @@
  * the worker) does it for every tenant; reads and answers check the one job they touch, so
  * nobody sees a stale pending approval between sweeps.
  */
-import { and, eq, lte } from "drizzle-orm";
-import { type JobRow, jobs } from "../../db/schema.js";
+import type { JobRow } from "../../db/schema.js";
 import type { JobStore } from "../../db/store.js";
 import type { ServiceDeps } from "../ports.js";
 import { auditKeys, inputDigest } from "./audit.js";
@@ -66,13 +65,9 @@ export async function sweepExpiredApprovals(
   deps: Pick<ServiceDeps, "db" | "store" | "events" | "logger">,
   now = new Date(),
 ): Promise<number> {
-  const due = deps.db
-    .select({ id: jobs.id })
-    .from(jobs)
-    .where(and(eq(jobs.status, "awaiting_approval"), lte(jobs.approvalExpiresAt, now.toISOString())))
-    .all();
+  const due = await deps.store.dueApprovals(now.toISOString());
   let n = 0;
-  for (const { id } of due) {
+  for (const id of due) {
     if (!(await expireApproval(deps.store, id, now))) continue;
     n++;
     await publishState(deps, id);

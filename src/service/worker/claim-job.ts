@@ -7,8 +7,6 @@
  * A `run` claim has not published its `running` status yet: `executeJob` does, off the
  * critical path.
  */
-import { and, eq, gt } from "drizzle-orm";
-import { jobs } from "../../db/schema.js";
 import type { StoreClaim } from "../../db/store.js";
 import { finishJob, publishState } from "../calls/job-transitions.js";
 import { textResult } from "../calls/job-view.js";
@@ -61,15 +59,9 @@ export async function failJob(deps: ServiceDeps, jobId: string, message: string)
  * when it is concurrency-safe, the safe ones right after it. Others stay delayed (no stampede).
  */
 export async function wakeSuccessors(deps: ServiceDeps, jobId: string): Promise<void> {
-  const job = deps.db.select().from(jobs).where(eq(jobs.id, jobId)).get();
+  const job = await deps.store.findJob(jobId);
   if (!job || job.seq === null) return;
-  const next = deps.db
-    .select({ id: jobs.id, safe: jobs.concurrencySafe })
-    .from(jobs)
-    .where(and(eq(jobs.sessionId, job.sessionId), eq(jobs.status, "queued"), gt(jobs.seq, job.seq)))
-    .orderBy(jobs.seq)
-    .limit(32)
-    .all();
+  const next = await deps.store.queuedAfter(job.sessionId, job.seq, 32);
   const firstUnsafe = next.findIndex((n) => !n.safe);
   const wake =
     firstUnsafe === 0 ? next.slice(0, 1) : next.slice(0, firstUnsafe === -1 ? next.length : firstUnsafe);
