@@ -4,7 +4,7 @@ import type { JobStatus, StoredResult } from "../../db/schema.js";
 import { asUnavailable, UnavailableError } from "../../errors.js";
 import type { ServiceDeps } from "../ports.js";
 import { fairPriority } from "./fair-priority.js";
-import { findJob, isTerminal } from "./job-view.js";
+import { isTerminal } from "./job-view.js";
 
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
@@ -57,8 +57,8 @@ export function finishJob(
 }
 
 /** Appends the job's status (and result when final) to its event stream; never throws. */
-export async function publishState(deps: Pick<ServiceDeps, "events" | "logger" | "db">, jobId: string) {
-  const row = findJob(deps.db, jobId);
+export async function publishState(deps: Pick<ServiceDeps, "events" | "logger" | "store">, jobId: string) {
+  const row = await deps.store.findJob(jobId);
   if (!row) return;
   try {
     const events: { type: "status" | "result"; data: unknown }[] = [
