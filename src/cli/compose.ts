@@ -15,6 +15,7 @@ import { createApp, createSystemApp } from "../api/app.js";
 import type { Config } from "../config.js";
 import { openDb } from "../db/open.js";
 import { SqliteReadCache } from "../db/stores/read-cache-store.js";
+import { SqliteJobStore } from "../db/stores/sqlite-job-store.js";
 import { createBullQueue } from "../jobs/queue.js";
 import { startReconciler } from "../jobs/reconciler.js";
 import { RedisBus } from "../jobs/redis-bus.js";
@@ -37,6 +38,7 @@ import { ensureAdminKey } from "../service/tenancy/api-keys.js";
 import { KeyStreams } from "../service/tenancy/key-streams.js";
 import { SkillFiles } from "../service/tool-config/skill-files.js";
 import { announceAdminKey } from "./admin-key.js";
+import { requireSupportedDatabase } from "./database.js";
 import { Lifecycle } from "./lifecycle.js";
 import { loadBuiltinTools } from "./tools.js";
 
@@ -71,6 +73,7 @@ export async function startService(
   mode: ServeMode,
   opts: StartOptions = {},
 ): Promise<RunningService> {
+  requireSupportedDatabase(config);
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
   const life = new Lifecycle(logger);
   let forceStop = false;
@@ -117,12 +120,19 @@ export async function startService(
       opts.mcp === false
         ? undefined
         : createMcpRuntime(
-            { db, logger, dataDir: config.DATA_DIR, egress: new EgressPolicy(config.EGRESS_ALLOW) },
+            {
+              db,
+              logger,
+              dataDir: config.DATA_DIR,
+              secretKey: config.TOOLSHED_SECRET_KEY,
+              egress: new EgressPolicy(config.EGRESS_ALLOW),
+            },
             opts.mcp,
           );
     if (mcp) life.started("mcp clients", () => mcp.clients.close());
     const deps: ServiceDeps = {
       db,
+      store: new SqliteJobStore(db),
       tools,
       queue,
       events: bus,

@@ -120,7 +120,7 @@ async function onRunError(deps: ServiceDeps, bjob: Job<RunCall>, jobId: string, 
     deps.metrics.inc("toolshed_sandbox_retries_total");
     if (bjob.attemptsMade + 1 < (bjob.opts.attempts ?? 1)) {
       deps.logger.warn({ jobId, err: err.message }, "sandbox unavailable; retrying");
-      requeueJob(deps, jobId);
+      await requeueJob(deps, jobId);
       throw err;
     }
     await failJob(deps, jobId, `Error: the session's sandbox is unavailable: ${err.message}`);

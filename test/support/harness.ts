@@ -18,6 +18,7 @@ import {
 } from "../../src/cli/compose.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import { SqliteReadCache } from "../../src/db/stores/read-cache-store.js";
+import { SqliteJobStore } from "../../src/db/stores/sqlite-job-store.js";
 import { createLogger } from "../../src/log.js";
 import { SessionMcpEndpoint } from "../../src/mcp-server/session-server.js";
 import { EgressPolicy } from "../../src/net/egress-policy.js";
@@ -190,6 +191,7 @@ export function createApiTestApp(
   const bus = new MemoryBus();
   const deps: ServiceDeps = {
     db,
+    store: new SqliteJobStore(db),
     tools: toolRegistry([...createBuiltinTools(), ...createTaskTools()]),
     queue: bus,
     events: bus,

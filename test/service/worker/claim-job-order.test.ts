@@ -32,7 +32,7 @@ async function submit(sid: string, tool: "Bash" | "Read"): Promise<string> {
   return res.body.job.id;
 }
 const kind = async (id: string) => (await claimJob(t.deps, id)).kind;
-const done = (id: string) => finishJob(t.deps.db, id, "succeeded", { content: [], state: "success" });
+const done = (id: string) => finishJob(t.deps, id, "succeeded", { content: [], state: "success" });
 
 it("unsafe calls of one session run alone and in submission order", async () => {
   const sid = await session();
