@@ -50,3 +50,22 @@ export const TenantSettingsPatch = z
   })
   .meta({ id: "TenantSettingsPatch" });
 export type TenantSettingsPatch = z.infer<typeof TenantSettingsPatch>;
+
+export const TenantView = z.object({ id: z.string(), name: z.string() }).meta({ id: "Tenant" });
+export type TenantView = z.infer<typeof TenantView>;
+
+/** Who a key acts as: the platform's admin (no tenant), a tenant's admin, or one of its agents. */
+export const KeyRole = z.enum(["admin", "tenant_admin", "agent"]);
+export type KeyRole = z.infer<typeof KeyRole>;
+
+/** A key as listed: never its secret or hash; revoked keys stay listed, marked. */
+export const KeyView = z
+  .object({
+    id: z.string(),
+    role: KeyRole,
+    name: z.string().nullable(),
+    createdAt: z.string(),
+    revokedAt: z.string().nullable(),
+  })
+  .meta({ id: "Key" });
+export type KeyView = z.infer<typeof KeyView>;

@@ -79,3 +79,15 @@ export const McpServerView = z
   })
   .meta({ id: "McpServer" });
 export type McpServerView = z.infer<typeof McpServerView>;
+
+/** A tenant's skill as listed (its files stay on disk). */
+export const SkillView = z
+  .object({
+    name: z.string(),
+    description: z.string(),
+    fileCount: z.number(),
+    sizeBytes: z.number(),
+    createdAt: z.string(),
+  })
+  .meta({ id: "Skill" });
+export type SkillView = z.infer<typeof SkillView>;

@@ -4,13 +4,12 @@
  */
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { JobAttempt, JobStatus, StoredDecision, StoredResult } from "../contracts/job.js";
+import type { KeyRole } from "../contracts/tenant.js";
 import { type RuleStrings, sessions, tenants } from "./schema-core.js";
 
 export type { JobAttempt, JobStatus, StoredDecision, StoredResult } from "../contracts/job.js";
-
+export type { KeyRole } from "../contracts/tenant.js";
 export { type RuleStrings, sessions, tenants } from "./schema-core.js";
-
-export type KeyRole = "admin" | "tenant_admin" | "agent";
 
 export const apiKeys = sqliteTable(
   "api_keys",

@@ -26,7 +26,16 @@ it("the OpenAPI document's components are the contracts", async () => {
   for (const id of ["Job", "JobStatus", "Decision", "Result", "JobAttempt", "Session", "RuleSet"]) {
     expect(schemas[id], id).toBeDefined();
   }
-  const config = ["ExternalTool", "ToolGroup", "TenantQuotas", "TenantSettings", "TenantSettingsPatch"];
+  const config = [
+    "ExternalTool",
+    "ToolGroup",
+    "Skill",
+    "Tenant",
+    "Key",
+    "TenantQuotas",
+    "TenantSettings",
+    "TenantSettingsPatch",
+  ];
   for (const id of [...config, "McpServerInput", "McpServer"]) expect(schemas[id], id).toBeDefined();
   expect(Object.keys(schemas.Job.properties).sort()).toEqual(Object.keys(JobView.shape).sort());
   expect(Object.keys(schemas.Session.properties).sort()).toEqual(Object.keys(SessionView.shape).sort());
