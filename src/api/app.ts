@@ -1,12 +1,12 @@
 /**
- * The Hono app factory: request ids, metrics, body limit, bearer auth on `/v1/*`, one route
+ * The Hono app factory: request ids, trace context, access log and metrics, body limit, bearer auth on `/v1/*`, one route
  * file per resource, one error mapping, and the OpenAPI document at `/openapi.json` + `/docs`.
  */
-import { randomUUID } from "node:crypto";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { formatPath, PayloadTooLargeError, ValidationError } from "../errors.js";
 import type { ServiceDeps } from "../service/ports.js";
+import { accessLog } from "./access-log.js";
 import type { ApiDeps } from "./api-deps.js";
 import { requireKey } from "./auth.js";
 import type { AppEnv } from "./context.js";
@@ -35,6 +35,7 @@ export function createSystemApp(
   deps: Pick<ServiceDeps, "metrics" | "readiness" | "logger">,
 ): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
+  app.use("*", accessLog(deps));
   systemRoutes(app, deps);
   app.notFound((c) => problem(c, "NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`));
   app.onError((err, c) => errorResponse(c, err, deps.logger));
@@ -51,18 +52,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
     },
   });
 
-  app.use("*", async (c, next) => {
-    const incoming = c.req.header("x-request-id");
-    const id = incoming && /^[\w.-]{1,100}$/.test(incoming) ? incoming : `req_${randomUUID()}`;
-    c.set("requestId", id);
-    c.header("x-request-id", id);
-    await next();
-    c.header("x-request-id", id);
-    deps.port.metrics.inc("toolshed_http_requests_total", {
-      method: c.req.method,
-      status: String(c.res.status),
-    });
-  });
+  app.use("*", accessLog({ logger: deps.logger, metrics: deps.port.metrics }));
   app.use(
     "/v1/*",
     bodyLimit({

@@ -9,6 +9,7 @@ import { createApp, createSystemApp } from "../api/app.js";
 import { type Config, loadConfig } from "../config.js";
 import { openDb } from "../db/open.js";
 import { SqliteReadCache } from "../db/stores/read-cache-store.js";
+import { CALLS_QUEUE } from "../jobs/catalog.js";
 import { createBullQueue } from "../jobs/queue.js";
 import { startReconciler } from "../jobs/reconciler.js";
 import { RedisBus } from "../jobs/redis-bus.js";
@@ -85,10 +86,14 @@ export async function startService(
     const queue = createBullQueue(redis.commands, config);
     stack.push(() => queue.queue.close());
 
-    const sandboxes = opts.sandboxes ?? dockerProvider(config, logger);
+    const metrics = new Metrics().withProcessDefaults();
+    metrics.trackQueue(CALLS_QUEUE, () =>
+      queue.queue.getJobCounts("waiting", "prioritized", "active", "delayed", "failed"),
+    );
+    const sandboxes = opts.sandboxes ?? dockerProvider(config, logger, metrics);
     if (!opts.sandboxes) stack.push(() => sandboxes.close());
+    metrics.trackLiveSandboxes(() => sandboxes.liveCount?.() ?? 0);
     const tools = opts.tools ?? (await loadBuiltinTools());
-    const metrics = new Metrics();
     const readiness = new Readiness(
       {
         redis: async () => void (await redis.commands.ping()),
@@ -211,7 +216,7 @@ async function listen(fetch: (req: Request) => Response | Promise<Response>, por
   return { url: `http://${host}:${actual}`, port: actual, close };
 }
 
-function dockerProvider(config: Config, logger: Logger): DockerSandboxProvider {
+function dockerProvider(config: Config, logger: Logger, metrics: Metrics): DockerSandboxProvider {
   return new DockerSandboxProvider({
     dataDir: join(config.DATA_DIR, "sb"),
     serviceId: config.SERVICE_ID,
@@ -229,6 +234,8 @@ function dockerProvider(config: Config, logger: Logger): DockerSandboxProvider {
         : { diskBytes: config.SANDBOX_DISK_MB * 1024 * 1024, inodes: config.SANDBOX_INODES },
     runtime: config.SANDBOX_RUNTIME,
     logger,
+    onRoundTrip: (op, seconds, ok) =>
+      metrics.executorRoundTrip.observe({ op, outcome: ok ? "ok" : "error" }, seconds),
   });
 }
 

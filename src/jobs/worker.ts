@@ -9,6 +9,7 @@ import { DelayedError, type Job, UnrecoverableError, Worker } from "bullmq";
 import { inArray } from "drizzle-orm";
 import type { Redis } from "ioredis";
 import { jobs } from "../db/schema.js";
+import { withLogContext } from "../log.js";
 import { SandboxUnavailableError } from "../sandbox/sandbox.js";
 import { startApprovalSweeper } from "../service/calls/approval-expiry.js";
 import { fairPriority } from "../service/calls/fair-priority.js";
@@ -47,8 +48,12 @@ export function startCallWorker(
   // Expiry lives with the worker so that every deployment (serve or a separate worker) runs it.
   const stopSweeper = startApprovalSweeper(deps, opts.approvalSweepMs ?? 5000);
 
-  const process = async (bjob: Job<RunCall>, token?: string): Promise<void> => {
+  const process = (bjob: Job<RunCall>, token?: string): Promise<void> => {
     const { jobId } = RunCall.parse(bjob.data);
+    return withLogContext({ jobId }, () => run(bjob, jobId, token));
+  };
+
+  const run = async (bjob: Job<RunCall>, jobId: string, token?: string): Promise<void> => {
     const claim = await claimJob(deps, jobId);
     if (claim.kind === "skip") return;
     if (claim.kind === "wait") {
@@ -57,10 +62,16 @@ export function startCallWorker(
     }
     const ac = new AbortController();
     running.set(jobId, ac);
+    // The job's lines carry the trace of the request that submitted it.
+    const traceId = claim.job.traceId ?? undefined;
     try {
-      await executeJob(deps, claim, ac.signal);
-    } catch (err) {
-      await onRunError(deps, bjob, jobId, err);
+      await withLogContext({ traceId }, async () => {
+        try {
+          await executeJob(deps, claim, ac.signal);
+        } catch (err) {
+          await onRunError(deps, bjob, jobId, err);
+        }
+      });
     } finally {
       running.delete(jobId);
     }

@@ -18,6 +18,7 @@ import { startIdleReaper } from "./idle-reaper.js";
 import {
   DEFAULT_UID_BASE,
   identitiesFrom,
+  type RoundTripObserver,
   type Sandbox,
   type SandboxIdentities,
   type SandboxProvider,
@@ -54,6 +55,8 @@ export interface DockerSandboxProviderOptions {
   workspaceQuota?: WorkspaceQuota | "off";
   /** An OCI runtime registered with the engine, e.g. `runsc` (gVisor); default: the engine's. */
   runtime?: string;
+  /** Told of each request to an executor and how long its answer took (metrics). */
+  onRoundTrip?: RoundTripObserver;
 }
 
 interface LiveSession extends SessionPaths {
@@ -165,7 +168,15 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       const known = (await this.ensure(spec)).channel.bootId;
       if (known) return known;
     }
-    return this.withExecutor(spec, (sock, acks) => pingOverSocket(sock, acks));
+    const started = performance.now();
+    let ok = false;
+    try {
+      const id = await this.withExecutor(spec, (sock, acks) => pingOverSocket(sock, acks));
+      ok = true;
+      return id;
+    } finally {
+      this.opts.onRoundTrip?.("ping", (performance.now() - started) / 1000, ok);
+    }
   }
 
   acknowledge(sessionId: string, jobId: string): void {
@@ -216,6 +227,10 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     const volumes = (await this.volumes?.reap(liveSessionIds)) ?? 0;
     if (volumes > 0) this.logger.info({ volumes }, "reaped orphaned workspace volumes");
     return reaped;
+  }
+
+  liveCount(): number {
+    return this.live.size;
   }
 
   /** Readiness: the engine answers. */
@@ -295,7 +310,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       ...paths,
       tenantId: spec.tenantId,
       channel,
-      sandbox: new DockerSandbox(spec, this),
+      sandbox: new DockerSandbox(spec, this, this.opts.onRoundTrip),
       inflight: 0,
       lastUsed: Date.now(),
       acks: [],

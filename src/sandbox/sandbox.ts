@@ -163,6 +163,14 @@ export interface SessionSandboxSpec {
   readOnlyMounts?: { hostPath: string; containerPath: string }[];
 }
 
+/**
+ * Told of every request a sandbox sends its executor (the host's metrics port: the sandbox layer
+ * knows nothing of Prometheus): the operation, how long until the answer, and whether one came.
+ */
+export type RoundTripObserver = (op: SandboxOp, seconds: number, ok: boolean) => void;
+
+export type SandboxOp = "exec" | "read" | "write" | "stat" | "realpath" | "ping";
+
 /** Creates, finds, stops and removes session sandboxes. */
 export interface SandboxProvider {
   /** The running sandbox of a session, created or restarted on the same workspace if needed. */
@@ -175,6 +183,8 @@ export interface SandboxProvider {
   reapOrphans(liveSessionIds: Set<string>): Promise<number>;
   close(): Promise<void>;
   ping?(): Promise<void>;
+  /** How many session sandboxes this process holds running (for metrics). */
+  liveCount?(): number;
 }
 
 /** The sandbox's fixed layout. */

@@ -56,7 +56,7 @@ export function systemRoutes(
     };
     return c.json({ ...report, error, requestId: c.get("requestId") ?? "" }, 503, { "retry-after": "2" });
   });
-  app.openapi(metrics, (c) =>
-    c.text(deps.metrics.render(), 200, { "content-type": "text/plain; version=0.0.4" }),
+  app.openapi(metrics, async (c) =>
+    c.text(await deps.metrics.render(), 200, { "content-type": deps.metrics.contentType }),
   );
 }

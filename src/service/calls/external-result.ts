@@ -50,7 +50,7 @@ export async function postExternalResult(
     return true;
   });
   if (!done) throw new ConflictError(`job ${jobId} is not awaiting an external result`);
-  deps.metrics.inc("toolshed_jobs_finished_total", { status });
+  deps.metrics.jobFinished(status);
   await publishState(deps, jobId);
   return toJobView(findJob(deps.db, jobId)!);
 }

@@ -1,8 +1,9 @@
 /** Putting a job in its session's queue order and handing it to the queue. */
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/open.js";
-import { audit, type JobStatus, jobs, type StoredResult, sessions } from "../../db/schema.js";
+import { audit, type JobRow, type JobStatus, jobs, type StoredResult, sessions } from "../../db/schema.js";
 import { asUnavailable, UnavailableError } from "../../errors.js";
+import type { Logger } from "../../log.js";
 import { nowIso } from "../clock.js";
 import type { ServiceDeps } from "../ports.js";
 import { fairPriority } from "./fair-priority.js";
@@ -93,10 +94,14 @@ export function closeLastAttempt(endedAt: string, outcome: string) {
     else ${jobs.attempts} end`;
 }
 
-/** Appends the job's status (and result when final) to its event stream; never throws. */
+/**
+ * Logs the job's transition to its current status (one line per transition, under the job's
+ * trace) and appends the status (and the result when final) to its event stream; never throws.
+ */
 export async function publishState(deps: Pick<ServiceDeps, "events" | "logger" | "db">, jobId: string) {
   const row = findJob(deps.db, jobId);
   if (!row) return;
+  logTransition(deps.logger, row);
   try {
     const events: { type: "status" | "result"; data: unknown }[] = [
       { type: "status", data: { status: row.status } },
@@ -108,4 +113,16 @@ export async function publishState(deps: Pick<ServiceDeps, "events" | "logger" |
   } catch (err) {
     deps.logger.warn({ err, jobId }, "publishing job events failed");
   }
+}
+
+/** The job-transition log line: which job, whose, which tool, the status it reached, its trace. */
+export function logTransition(
+  logger: Logger,
+  row: Pick<JobRow, "id" | "tenantId" | "sessionId" | "tool" | "status" | "traceId">,
+): void {
+  const { id: jobId, tenantId, sessionId, tool, status } = row;
+  logger.info(
+    { jobId, tenantId, sessionId, tool, status, traceId: row.traceId ?? undefined },
+    "job transition",
+  );
 }

@@ -9,6 +9,7 @@ import type { Db } from "../../db/open.js";
 import type { JobRow, JobStatus, SessionRow, StoredDecision, StoredResult } from "../../db/schema.js";
 import { jobs } from "../../db/schema.js";
 import { ConflictError } from "../../errors.js";
+import { currentLogContext } from "../../log.js";
 import type { ToolInput } from "../../permission/types.js";
 import type { ToolBase } from "../../toolkit/tool-base.js";
 import type { McpToolSet } from "../../toolkit/tool-group.js";
@@ -178,6 +179,8 @@ function newJobRow(
     result: plan.result,
     idempotencyKey: idempotencyKey ?? null,
     requestHash: null,
+    // The worker logs the job under the trace of the request that submitted it.
+    traceId: currentLogContext().traceId ?? null,
     seq: null,
     concurrencySafe: plan.tool.isConcurrencySafe,
     cancelRequested: false,

@@ -10,7 +10,7 @@
 import { and, eq, gt, inArray, lt, sql } from "drizzle-orm";
 import { type JobRow, jobs, type SessionRow, sessions } from "../../db/schema.js";
 import { auditKeys, writeAudit } from "../calls/audit.js";
-import { closeLastAttempt, finishJob, publishState } from "../calls/job-transitions.js";
+import { closeLastAttempt, finishJob, logTransition, publishState } from "../calls/job-transitions.js";
 import { textResult } from "../calls/job-view.js";
 import { nowIso } from "../clock.js";
 import type { ServiceDeps } from "../ports.js";
@@ -68,11 +68,13 @@ export async function claimJob(deps: ServiceDeps, jobId: string): Promise<Claim>
 
 /** A job that could not run this time goes back to `queued` (it keeps its place). */
 export function requeueJob(deps: ServiceDeps, jobId: string, why = "retry"): void {
-  deps.db
+  const row = deps.db
     .update(jobs)
     .set({ status: "queued", attempts: closeLastAttempt(nowIso(), why) })
     .where(and(eq(jobs.id, jobId), eq(jobs.status, "running")))
-    .run();
+    .returning()
+    .get();
+  if (row) logTransition(deps.logger, row);
 }
 
 /** Records which sandbox instance the job's current attempt uses. */
@@ -86,8 +88,13 @@ export function recordAttemptSandbox(deps: ServiceDeps, jobId: string, sandbox: 
 
 /** Fails a job for a reason outside the tool (the message is safe to show). */
 export async function failJob(deps: ServiceDeps, jobId: string, message: string): Promise<void> {
+  const row = deps.db
+    .select({ tool: jobs.tool, startedAt: jobs.startedAt })
+    .from(jobs)
+    .where(eq(jobs.id, jobId))
+    .get();
   if (finishJob(deps.db, jobId, "failed", textResult(message, "error"), message)) {
-    deps.metrics.inc("toolshed_jobs_finished_total", { status: "failed" });
+    deps.metrics.jobFinished("failed", row);
     await publishState(deps, jobId);
   }
   await wakeSuccessors(deps, jobId);

@@ -76,7 +76,7 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
     if (finishJob(deps.db, job.id, "interrupted", textResult(interruptedText(verdict.why), "interrupted"))) {
       const data = { outcome: "interrupted", why: verdict.why };
       writeAudit(deps.db, { ...auditKeys(job), kind: "attempt", actorKeyId: null, data });
-      deps.metrics.inc("toolshed_jobs_finished_total", { status: "interrupted" });
+      deps.metrics.jobFinished("interrupted", job);
       deps.logger.warn({ jobId: job.id, why: verdict.why }, "job interrupted, not run again");
       await publishState(deps, job.id);
     }
@@ -113,7 +113,7 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
   const cancelled = signal.aborted || findJob(deps.db, job.id)?.cancelRequested === true;
   const status = statusOf(response, cancelled);
   if (finishJob(deps.db, job.id, status, toResult(response))) {
-    deps.metrics.inc("toolshed_jobs_finished_total", { status });
+    deps.metrics.jobFinished(status, job);
     await publishState(deps, job.id);
   }
   // Stored: the executor may forget what it kept for this job.
