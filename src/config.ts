@@ -39,6 +39,8 @@ export const Config = z.object({
   SANDBOX_RETRY_ATTEMPTS: int(4, 1),
   SANDBOX_RETRY_BACKOFF_MS: int(1000, 0),
   BODY_LIMIT_BYTES: int(1024 * 1024, 1024),
+  /** The largest file upload/download and workspace tar export/import (the request body or the answer). */
+  FILE_TRANSFER_MAX_BYTES: int(64 * 1024 * 1024, 1024),
   /** Per-tenant quotas (429 with Retry-After past them). */
   TENANT_MAX_SESSIONS: int(1000, 1),
   TENANT_CALLS_PER_MINUTE: int(6000, 1),

@@ -27,6 +27,7 @@ import { systemRoutes } from "./routes/system.js";
 import { tenantSettingsRoutes } from "./routes/tenant-settings.js";
 import { tenantRoutes } from "./routes/tenants.js";
 import { toolGroupRoutes } from "./routes/tool-groups.js";
+import { RAW_BODY_PATH, workspaceFileRoutes } from "./routes/workspace-files.js";
 
 export type { ApiDeps } from "./api-deps.js";
 
@@ -53,17 +54,21 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
   });
 
   app.use("*", accessLog({ logger: deps.logger, metrics: deps.port.metrics }));
-  app.use(
-    "/v1/*",
+  // File transfers carry raw bytes up to their own limit; every other body is JSON-sized.
+  const limit = (maxSize: number) =>
     bodyLimit({
-      maxSize: deps.bodyLimitBytes,
+      maxSize,
       onError: () => {
-        throw new PayloadTooLargeError(deps.bodyLimitBytes);
+        throw new PayloadTooLargeError(maxSize);
       },
-    }),
-  );
+    });
+  const jsonLimit = limit(deps.bodyLimitBytes);
+  const rawLimit = limit(deps.port.transferMaxBytes);
+  const depthLimit = jsonDepthLimit();
+  const raw = (path: string) => RAW_BODY_PATH.test(path);
+  app.use("/v1/*", (c, next) => (raw(c.req.path) ? rawLimit(c, next) : jsonLimit(c, next)));
   app.use("/v1/*", requireKey(deps.port));
-  app.use("/v1/*", jsonDepthLimit());
+  app.use("/v1/*", (c, next) => (raw(c.req.path) ? next() : depthLimit(c, next)));
 
   systemRoutes(app, deps.port);
   tenantRoutes(app, deps);
@@ -79,6 +84,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
   skillRoutes(app, deps);
   if (deps.port.mcpServers) mcpServerRoutes(app, deps.port.mcpServers);
   sessionMcpRoutes(app, deps);
+  workspaceFileRoutes(app, deps);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
   app.doc31("/openapi.json", {

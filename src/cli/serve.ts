@@ -21,6 +21,7 @@ import { EgressPolicy } from "../net/egress-policy.js";
 import { DockerSandboxProvider } from "../sandbox/docker-provider.js";
 import { identitiesFrom, type SandboxProvider } from "../sandbox/sandbox.js";
 import { createApiPort } from "../service/api-port.js";
+import { TransferDir } from "../service/files/transfer-dir.js";
 import { Metrics } from "../service/metrics.js";
 import type { ServiceDeps, ToolRegistry } from "../service/ports.js";
 import { Readiness } from "../service/readiness.js";
@@ -115,6 +116,7 @@ export async function startService(
       sandboxes,
       readCache: new SqliteReadCache(db),
       skillFiles: new SkillFiles(join(config.DATA_DIR, "skills")),
+      transfers: new TransferDir(join(config.DATA_DIR, "transfers"), config.FILE_TRANSFER_MAX_BYTES),
       metrics,
       logger,
       limiter: new RedisRateLimiter(redis.commands, config.QUEUE_PREFIX),
@@ -139,6 +141,8 @@ export async function startService(
         return 0;
       });
       const requeued = await recoverJobs(deps, queue);
+      // Staged transfer bytes an API left behind (it died mid-request) are not needed any more.
+      await deps.transfers.sweep(3600_000).catch(() => 0);
       logger.info({ reaped, requeued }, "worker recovery done");
       const worker = startCallWorker(deps, redis.forWorker(), bus, {
         prefix: config.QUEUE_PREFIX,

@@ -7,6 +7,7 @@ import type { Logger } from "../log.js";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
 import type { ReadCacheStore } from "../toolkit/read-cache.js";
 import type { ToolBase } from "../toolkit/tool-base.js";
+import type { TransferDir } from "./files/transfer-dir.js";
 import type { Metrics } from "./metrics.js";
 import type { Readiness } from "./readiness.js";
 import type { McpRuntime } from "./sessions/mcp-clients.js";
@@ -74,6 +75,8 @@ export interface ServiceDeps {
   readCache: ReadCacheStore;
   /** Tenants' skill files on the host (mounted read-only at /skills in session containers). */
   skillFiles: SkillFiles;
+  /** Staged bytes of workspace file transfers, shared by API and worker processes. */
+  transfers: TransferDir;
   metrics: Metrics;
   logger: Logger;
   limiter: RateLimiter;

@@ -17,6 +17,7 @@ import { createLogger } from "../../src/log.js";
 import { EgressPolicy } from "../../src/net/egress-policy.js";
 import type { SandboxProvider } from "../../src/sandbox/sandbox.js";
 import { createApiPort } from "../../src/service/api-port.js";
+import { TransferDir } from "../../src/service/files/transfer-dir.js";
 import { Metrics } from "../../src/service/metrics.js";
 import { type Quotas, type ServiceDeps, toolRegistry } from "../../src/service/ports.js";
 import { Readiness } from "../../src/service/readiness.js";
@@ -191,6 +192,7 @@ export function createApiTestApp(
     sandboxes,
     readCache: new SqliteReadCache(db),
     skillFiles: new SkillFiles(join(dataDir, "skills")),
+    transfers: new TransferDir(join(dataDir, "transfers"), 1024 * 1024),
     metrics: new Metrics(),
     logger: createLogger("silent"),
     limiter: bus,
