@@ -25,6 +25,7 @@ import { TransferDir } from "../service/files/transfer-dir.js";
 import { Metrics } from "../service/metrics.js";
 import type { ServiceDeps, ToolRegistry } from "../service/ports.js";
 import { Readiness } from "../service/readiness.js";
+import { SecretBox } from "../service/secret-box.js";
 import { createMcpRuntime, type McpClientsOptions } from "../service/sessions/mcp-clients.js";
 import { liveSessionIds } from "../service/sessions/sessions.js";
 import { ensureAdminKey } from "../service/tenancy/api-keys.js";
@@ -129,6 +130,17 @@ export async function startService(
               opts.mcp,
             ),
       readiness,
+      secrets: SecretBox.fromDataDir(config.DATA_DIR),
+      sandboxPolicy: {
+        defaultImage: config.SANDBOX_IMAGE,
+        imageAllowlist: config.SANDBOX_IMAGE_ALLOWLIST,
+        caps: {
+          memoryMb: config.SANDBOX_MAX_MEMORY_MB,
+          cpus: config.SANDBOX_MAX_CPUS,
+          pids: config.SANDBOX_MAX_PIDS,
+          diskMb: config.SANDBOX_MAX_DISK_MB,
+        },
+      },
     };
     if (deps.mcp) {
       const { clients } = deps.mcp;

@@ -68,7 +68,10 @@ export class DockerSandbox implements Sandbox {
 
   exec(req: ExecRequest): Promise<ExecResult> {
     if (req.argv.length === 0) return Promise.reject(new TypeError("exec needs a non-empty argv"));
-    return this.trip("exec", (sock, acks) => execOverSocket(sock, req, acks));
+    // The tenant's variables first: the call's own (cwd reporting, a tool's) win over them.
+    const env = this.spec.settings?.env;
+    const withEnv = env ? { ...req, env: { ...env, ...req.env } } : req;
+    return this.trip("exec", (sock, acks) => execOverSocket(sock, withEnv, acks));
   }
 
   readFile(path: string, opts?: { maxBytes?: number } & FileOpOptions): Promise<ReadFileResult> {

@@ -161,6 +161,23 @@ export interface SessionSandboxSpec {
   tenantId: string;
   /** Read-only mounts (skills), host path → container path. */
   readOnlyMounts?: { hostPath: string; containerPath: string }[];
+  /** The tenant's own image, environment and limits; applied when the container is created. */
+  settings?: SessionSandboxSettings;
+}
+
+/**
+ * Per-tenant sandbox settings, already checked against the platform's allowlist and caps by the
+ * caller. `env` reaches every command the sandbox runs (sent with each request, never stored in
+ * the container's configuration); the rest applies to containers created from now on.
+ */
+export interface SessionSandboxSettings {
+  image?: string;
+  env?: Record<string, string>;
+  memoryBytes?: number;
+  nanoCpus?: number;
+  pids?: number;
+  /** Size of a new session's workspace volume (with workspace quotas on). */
+  diskBytes?: number;
 }
 
 /**

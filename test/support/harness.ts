@@ -21,6 +21,7 @@ import { TransferDir } from "../../src/service/files/transfer-dir.js";
 import { Metrics } from "../../src/service/metrics.js";
 import { type Quotas, type ServiceDeps, toolRegistry } from "../../src/service/ports.js";
 import { Readiness } from "../../src/service/readiness.js";
+import { SecretBox } from "../../src/service/secret-box.js";
 import { createMcpRuntime } from "../../src/service/sessions/mcp-clients.js";
 import { ensureAdminKey } from "../../src/service/tenancy/api-keys.js";
 import { SkillFiles } from "../../src/service/tool-config/skill-files.js";
@@ -200,6 +201,12 @@ export function createApiTestApp(
     mcp: opts.mcp
       ? createMcpRuntime({ db, logger: createLogger("silent"), dataDir, egress: new EgressPolicy() })
       : undefined,
+    secrets: SecretBox.fromKey(randomBytes(32)),
+    sandboxPolicy: {
+      defaultImage: "toolshed-sandbox:latest",
+      imageAllowlist: ["toolshed-sandbox:alt"],
+      caps: { memoryMb: 2048, cpus: 2, pids: 512, diskMb: 2048 },
+    },
     readiness: new Readiness(
       { database: ping, ...(sandboxes.ping ? { docker: () => sandboxes.ping?.() } : {}) },
       { timeoutMs: 1000, cacheMs: 0 },

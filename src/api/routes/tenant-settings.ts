@@ -1,4 +1,4 @@
-/** `GET/PUT /v1/tenants/{tid}/settings`: bypass, agent approvals, approval TTL, quotas. */
+/** `GET/PUT /v1/tenants/{tid}/settings`: bypass, agent approvals, approval TTL, quotas, sandbox. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
@@ -15,12 +15,47 @@ const Quotas = z
   })
   .openapi("TenantQuotas", { description: "absent limits fall back to the platform defaults" });
 
+const SandboxSettings = z
+  .object({
+    image: z.string().nullable(),
+    memoryMb: z.number().nullable(),
+    cpus: z.number().nullable(),
+    pids: z.number().nullable(),
+    diskMb: z.number().nullable(),
+    env: z.array(z.string()).openapi({ description: "names only: values are never returned" }),
+  })
+  .openapi("TenantSandboxSettings", { description: "null: the platform's default" });
+
+const SandboxPatch = z
+  .strictObject({
+    image: z.string().min(1).max(300).nullable().optional(),
+    memoryMb: z.number().int().min(64).nullable().optional(),
+    cpus: z.number().min(0.01).nullable().optional(),
+    pids: z.number().int().min(16).nullable().optional(),
+    diskMb: z.number().int().min(8).nullable().optional(),
+    env: z
+      .record(z.string(), z.string().max(16 * 1024))
+      .optional()
+      .openapi({
+        description: "replaces the whole set; stored encrypted",
+        example: { API_BASE: "https://x" },
+      }),
+  })
+  .openapi("TenantSandboxSettingsPatch", {
+    description:
+      "The tenant's sandboxes from new sessions on: an image from the platform's allowlist " +
+      "(SANDBOX_IMAGE_ALLOWLIST), limits up to the platform's caps (SANDBOX_MAX_*; over a cap is a 400 " +
+      "naming the field), and environment variables for every command. A field left out keeps its value; " +
+      "null returns to the platform's default.",
+  });
+
 const Settings = z
   .object({
     allowBypass: z.boolean(),
     agentsMayApprove: z.boolean(),
     approvalTtlSeconds: z.number().int(),
     quotas: Quotas,
+    sandbox: SandboxSettings,
   })
   .openapi("TenantSettings");
 
@@ -35,6 +70,7 @@ const SettingsPatch = z
       .max(7 * 24 * 3600)
       .optional(),
     quotas: Quotas.optional(),
+    sandbox: SandboxPatch.optional(),
   })
   .openapi("TenantSettingsPatch");
 
@@ -43,7 +79,8 @@ const WHO = [
   "`quotas` may only be set by the platform admin (a tenant_admin sending it gets 403); ",
   "`allowBypass`, `agentsMayApprove` and `approvalTtlSeconds` (10 s – 7 days) relax or tune the tenant's own",
   "safety and may be set by its tenant_admin or the platform admin. Defaults: bypass off, agents may not",
-  "approve, approvals expire after 3600 s.",
+  "approve, approvals expire after 3600 s. `sandbox` (image, limits within the platform's caps, environment",
+  "variables returned by name only) applies to sessions whose container starts after the change.",
 ].join(" ");
 
 const getOne = createRoute({

@@ -5,11 +5,19 @@
  */
 import { eq } from "drizzle-orm";
 import type { Db } from "../../db/open.js";
-import { type TenantQuotas, tenantSettings } from "../../db/schema.js";
+import { type StoredSandboxSettings, type TenantQuotas, tenantSettings } from "../../db/schema.js";
 import { ForbiddenError } from "../../errors.js";
 import type { PermissionMode } from "../../permission/types.js";
 import { nowIso } from "../clock.js";
+import type { SecretBox } from "../secret-box.js";
 import { type Principal, requireRole } from "./principal.js";
+import {
+  applySandboxPatch,
+  type SandboxPolicy,
+  type SandboxSettingsPatch,
+  type SandboxSettingsView,
+  sandboxSettingsView,
+} from "./sandbox-settings.js";
 import { loadTenant } from "./tenants.js";
 
 export interface TenantSettingsView {
@@ -20,7 +28,12 @@ export interface TenantSettingsView {
   quotas: TenantQuotas;
 }
 
-export type TenantSettingsPatch = Partial<TenantSettingsView>;
+/** What the API shows: the settings and the sandbox settings (environment by name only). */
+export interface TenantSettingsResponse extends TenantSettingsView {
+  sandbox: SandboxSettingsView;
+}
+
+export type TenantSettingsPatch = Partial<TenantSettingsView> & { sandbox?: SandboxSettingsPatch };
 
 export const DEFAULT_SETTINGS: TenantSettingsView = {
   allowBypass: false,
@@ -29,39 +42,58 @@ export const DEFAULT_SETTINGS: TenantSettingsView = {
   quotas: {},
 };
 
+function storedRow(db: Db, tenantId: string) {
+  return db.select().from(tenantSettings).where(eq(tenantSettings.tenantId, tenantId)).get();
+}
+
 /** The stored settings or the defaults; no role check (used by other verbs). */
 export function readTenantSettings(db: Db, tenantId: string): TenantSettingsView {
-  const row = db.select().from(tenantSettings).where(eq(tenantSettings.tenantId, tenantId)).get();
+  const row = storedRow(db, tenantId);
   if (!row) return { ...DEFAULT_SETTINGS };
   const { allowBypass, agentsMayApprove, approvalTtlSeconds, quotas } = row;
   return { allowBypass, agentsMayApprove, approvalTtlSeconds, quotas };
 }
 
-export function getTenantSettings(deps: { db: Db }, p: Principal, tenantId: string): TenantSettingsView {
+/** The tenant's stored sandbox settings (empty when none); no role check. */
+export function readSandboxSettings(db: Db, tenantId: string): StoredSandboxSettings {
+  return storedRow(db, tenantId)?.sandbox ?? {};
+}
+
+function response(db: Db, tenantId: string): TenantSettingsResponse {
+  return {
+    ...readTenantSettings(db, tenantId),
+    sandbox: sandboxSettingsView(readSandboxSettings(db, tenantId)),
+  };
+}
+
+export function getTenantSettings(deps: { db: Db }, p: Principal, tenantId: string): TenantSettingsResponse {
   requireRole(p, ["tenant_admin"]);
   loadTenant(deps, p, tenantId);
-  return readTenantSettings(deps.db, tenantId);
+  return response(deps.db, tenantId);
 }
 
 /** Merges the given fields into the stored settings (fields left out keep their value). */
 export function putTenantSettings(
-  deps: { db: Db },
+  deps: { db: Db; sandboxPolicy: SandboxPolicy; secrets: SecretBox },
   p: Principal,
   tenantId: string,
   patch: TenantSettingsPatch,
-): TenantSettingsView {
+): TenantSettingsResponse {
   requireRole(p, ["tenant_admin"]);
   loadTenant(deps, p, tenantId);
   if (patch.quotas !== undefined && p.role !== "admin") {
     throw new ForbiddenError("quotas are set by the platform admin; a tenant_admin may only read them");
   }
-  const next = { ...readTenantSettings(deps.db, tenantId), ...patch, updatedAt: nowIso() };
+  const { sandbox: sandboxPatch, ...rest } = patch;
+  const current = readSandboxSettings(deps.db, tenantId);
+  const sandbox = sandboxPatch ? applySandboxPatch(deps, tenantId, current, sandboxPatch) : current;
+  const next = { ...readTenantSettings(deps.db, tenantId), ...rest, sandbox, updatedAt: nowIso() };
   deps.db
     .insert(tenantSettings)
     .values({ tenantId, ...next })
     .onConflictDoUpdate({ target: tenantSettings.tenantId, set: next })
     .run();
-  return readTenantSettings(deps.db, tenantId);
+  return response(deps.db, tenantId);
 }
 
 /** `bypass` is off unless the tenant allows it: asking for it otherwise is a 403. */
