@@ -6,18 +6,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { docker, serviceContainers, TEST_IMAGE } from "../sandbox/harness.js";
 import { type Harness, seedBashTenant, startHarness } from "../support/harness.js";
+import { jobText, runTool } from "../support/tool-calls.js";
 
 const ALT_IMAGE = "toolshed-sandbox:tenant-alt";
 let h: Harness;
 let t: Awaited<ReturnType<typeof seedBashTenant>>;
 
 async function bash(sid: string, command: string): Promise<string> {
-  const res = await h.call("POST", `/v1/sessions/${sid}/calls?wait=60`, {
-    key: t.agentKey,
-    body: { tool: "Bash", input: { command } },
-  });
-  expect(res.body.job.status, JSON.stringify(res.body)).toBe("succeeded");
-  return res.body.job.result.content.map((b: { text?: string }) => b.text ?? "").join("");
+  const job = await runTool(h.call, t.agentKey, sid, "Bash", { command });
+  expect(job.status, jobText(job)).toBe("succeeded");
+  return jobText(job);
 }
 
 beforeAll(async () => {

@@ -8,6 +8,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readTar } from "../../src/toolkit/skills/tar-reader.js";
 import { type Harness, seedTenant, startHarness } from "../support/harness.js";
+import { jobText, runTool } from "../support/tool-calls.js";
 import { makeTar, type TarMember } from "../toolkit/skills/make-tar.js";
 
 const MAX = 256 * 1024;
@@ -42,12 +43,9 @@ const importTar = (members: TarMember[]) =>
   raw("PUT", `/v1/sessions/${sid}/workspace.tar`, makeTar(members), t.agentKey, "application/x-tar");
 
 async function bash(command: string): Promise<string> {
-  const res = await h.call("POST", `/v1/sessions/${sid}/calls?wait=60`, {
-    key: t.agentKey,
-    body: { tool: "Bash", input: { command } },
-  });
-  expect(res.body.job.status, JSON.stringify(res.body)).toBe("succeeded");
-  return res.body.job.result.content.map((b: { text?: string }) => b.text ?? "").join("");
+  const job = await runTool(h.call, t.agentKey, sid, "Bash", { command });
+  expect(job.status, jobText(job)).toBe("succeeded");
+  return jobText(job);
 }
 
 beforeAll(async () => {

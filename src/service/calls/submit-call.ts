@@ -20,7 +20,7 @@ import { inactiveCall, resolveSessionTool, sessionMcpTools } from "../sessions/t
 import { type Principal, requireRole } from "../tenancy/principal.js";
 import { checkCallQuotas } from "../tenancy/quotas.js";
 import { readTenantSettings } from "../tenancy/tenant-settings.js";
-import { canonicalJson, inputDigest, writeAudit } from "./audit.js";
+import { auditDecision, canonicalJson } from "./audit.js";
 import { decideCall } from "./decide.js";
 import { enqueueOrWithdraw, publishState, type Tx, takeSeq } from "./job-transitions.js";
 import { type JobView, textResult, toJobView } from "./job-view.js";
@@ -79,20 +79,7 @@ function insertUnlessKeyTaken(
       if (dup) return dup;
       if (row.status === "queued") row.seq = takeSeq(tx, session.id);
       tx.insert(jobs).values(row).run();
-      const data = {
-        tool: row.tool,
-        inputDigest: inputDigest(row.input),
-        status: row.status,
-        decision: row.decision,
-      };
-      writeAudit(tx, {
-        tenantId: session.tenantId,
-        sessionId: session.id,
-        jobId: row.id,
-        kind: "decision",
-        actorKeyId: p.keyId,
-        data,
-      });
+      auditDecision(tx, p.keyId, row);
       return undefined;
     });
   } catch (err) {

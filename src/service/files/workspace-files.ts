@@ -17,7 +17,7 @@ import {
 } from "../../errors.js";
 import { currentLogContext } from "../../log.js";
 import { SANDBOX_WORKSPACE } from "../../sandbox/sandbox.js";
-import { inputDigest, writeAudit } from "../calls/audit.js";
+import { auditDecision } from "../calls/audit.js";
 import { decideCall } from "../calls/decide.js";
 import { enqueueOrWithdraw, publishState, takeSeq } from "../calls/job-transitions.js";
 import { waitForJob } from "../calls/job-verbs.js";
@@ -223,20 +223,7 @@ function insertJob(deps: Pick<ServiceDeps, "db">, p: Principal, session: Session
   deps.db.transaction((tx) => {
     row.seq = takeSeq(tx, session.id);
     tx.insert(jobs).values(row).run();
-    const data = {
-      tool: row.tool,
-      inputDigest: inputDigest(row.input),
-      status: row.status,
-      decision: row.decision,
-    };
-    writeAudit(tx, {
-      tenantId: session.tenantId,
-      sessionId: session.id,
-      jobId: row.id,
-      kind: "decision",
-      actorKeyId: p.keyId,
-      data,
-    });
+    auditDecision(tx, p.keyId, row);
   });
 }
 
