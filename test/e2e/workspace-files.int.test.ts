@@ -128,6 +128,7 @@ describe("one file", () => {
 
 describe("workspace tar", () => {
   it("exports the workspace without what the Read rules refuse", async () => {
+    await bash("mkdir -p odd && touch -- odd/-C 'odd/--checkpoint=1' $'odd/new\\nline'");
     const res = await raw("GET", `/v1/sessions/${sid}/workspace.tar`);
     expect(res.status, res.bytes.toString().slice(0, 300)).toBe(200);
     expect(res.type).toBe("application/x-tar");
@@ -135,6 +136,7 @@ describe("workspace tar", () => {
     const names = entries.map((e) => e.path.replace(/\/$/, ""));
     expect(names).toContain("bin/data.bin");
     expect(names).toContain("etclink");
+    expect(names).toEqual(expect.arrayContaining(["odd/-C", "odd/--checkpoint=1", "odd/new\nline"]));
     expect(names.some((n) => n.startsWith("secret/"))).toBe(false);
     const data = entries.find((e) => e.path === "bin/data.bin")!;
     expect(sha(data.data)).toBe((await bash("sha256sum bin/data.bin | cut -d' ' -f1")).trim());

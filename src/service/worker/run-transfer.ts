@@ -106,7 +106,8 @@ const OPS: Record<TransferKind, Op> = {
       argv: [
         "bash",
         "-c",
-        "set -o pipefail; tar -C /workspace --null --no-recursion -T - -cf - | base64 -w0",
+        // --verbatim-files-from: a member named like an option (`-C`, `--checkpoint…`) stays a name.
+        "set -o pipefail; tar -C /workspace --null --no-recursion --verbatim-files-from -T - -cf - | base64 -w0",
       ],
       stdin: allowed.map((rel) => `${rel}\0`).join(""),
       timeoutMs: TAR_TIMEOUT_MS,
