@@ -11,6 +11,7 @@ import { followJobEvents } from "./calls/follow-job-events.js";
 import { cancelJob, getJob, waitForJob } from "./calls/job-verbs.js";
 import { policyCheck } from "./calls/policy-check.js";
 import { submitCall } from "./calls/submit-call.js";
+import { downloadFile, exportWorkspace, importWorkspace, uploadFile } from "./files/workspace-files.js";
 import type { Metrics } from "./metrics.js";
 import type { ServiceDeps } from "./ports.js";
 import type { Readiness } from "./readiness.js";
@@ -65,6 +66,10 @@ const VERBS = {
   followJobEvents,
   policyCheck,
   listAudit,
+  uploadFile,
+  downloadFile,
+  exportWorkspace,
+  importWorkspace,
 };
 
 /** A service verb without its first (dependencies) parameter. */
@@ -85,6 +90,8 @@ export interface ApiPort extends BoundAll<typeof VERBS> {
   keyStreams: KeyStreams;
   metrics: Metrics;
   readiness: Readiness;
+  /** The largest file transfer body (the routes' own body limit). */
+  transferMaxBytes: number;
 }
 
 const MCP_READS = { list: listMcpServers, get: getMcpServer };
@@ -135,6 +142,7 @@ export function createApiPort(deps: ServiceDeps, keyStreams = new KeyStreams(dep
     keyStreams,
     metrics: deps.metrics,
     readiness: deps.readiness,
+    transferMaxBytes: deps.transfers.maxBytes,
   };
 }
 

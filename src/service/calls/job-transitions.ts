@@ -2,8 +2,9 @@
 
 import { isTerminal } from "../../contracts/job.js";
 import type { Db } from "../../db/open.js";
-import type { JobStatus, StoredResult } from "../../db/schema.js";
+import type { JobRow, JobStatus, StoredResult } from "../../db/schema.js";
 import { asUnavailable, UnavailableError } from "../../errors.js";
+import type { Logger } from "../../log.js";
 import type { ServiceDeps } from "../ports.js";
 import { fairPriority } from "./fair-priority.js";
 
@@ -61,6 +62,7 @@ export function finishJob(
 export async function publishState(deps: Pick<ServiceDeps, "events" | "logger" | "store">, jobId: string) {
   const row = await deps.store.findJob(jobId);
   if (!row) return;
+  logTransition(deps.logger, row);
   try {
     const events: { type: "status" | "result"; data: unknown }[] = [
       { type: "status", data: { status: row.status } },
@@ -72,4 +74,16 @@ export async function publishState(deps: Pick<ServiceDeps, "events" | "logger" |
   } catch (err) {
     deps.logger.warn({ err, jobId }, "publishing job events failed");
   }
+}
+
+/** The job-transition log line: which job, whose, which tool, the status it reached, its trace. */
+export function logTransition(
+  logger: Logger,
+  row: Pick<JobRow, "id" | "tenantId" | "sessionId" | "tool" | "status" | "traceId">,
+): void {
+  const { id: jobId, tenantId, sessionId, tool, status } = row;
+  logger.info(
+    { jobId, tenantId, sessionId, tool, status, traceId: row.traceId ?? undefined },
+    "job transition",
+  );
 }
