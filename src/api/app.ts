@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
+import { consoleRoutes } from "../console/console-routes.js";
 import { formatPath, PayloadTooLargeError, ValidationError } from "../errors.js";
 import type { ServiceDeps } from "../service/ports.js";
 import type { ApiDeps } from "./api-deps.js";
@@ -20,6 +21,7 @@ import { externalToolRoutes } from "./routes/external-tools.js";
 import { jobRoutes } from "./routes/jobs.js";
 import { mcpServerRoutes } from "./routes/mcp-servers.js";
 import { policyRoutes } from "./routes/policy.js";
+import { rulesDryRunRoutes } from "./routes/rules-dry-run.js";
 import { sessionMcpRoutes } from "./routes/session-mcp.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { skillRoutes } from "./routes/skills.js";
@@ -82,6 +84,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
   jobRoutes(app, deps);
   eventRoutes(app, deps);
   policyRoutes(app, deps);
+  rulesDryRunRoutes(app, deps);
   auditRoutes(app, deps);
   tenantSettingsRoutes(app, deps);
   externalToolRoutes(app, deps);
@@ -96,6 +99,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
     info: { title: "Toolshed", version: "1", description: "Runs AI agents' tool calls for many tenants." },
   });
   app.get("/docs", (c) => c.html(docsPage("/openapi.json")));
+  consoleRoutes(app, deps);
 
   app.notFound((c) => problem(c, "NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`));
   app.onError((err, c) => errorResponse(c, err, deps.logger));

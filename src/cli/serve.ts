@@ -20,6 +20,7 @@ import { EgressPolicy } from "../net/egress-policy.js";
 import { DockerSandboxProvider } from "../sandbox/docker-provider.js";
 import { identitiesFrom, type SandboxProvider } from "../sandbox/sandbox.js";
 import { createApiPort } from "../service/api-port.js";
+import { readOrCreateKeyFile } from "../service/key-file.js";
 import { Metrics } from "../service/metrics.js";
 import type { ServiceDeps, ToolRegistry } from "../service/ports.js";
 import { Readiness } from "../service/readiness.js";
@@ -165,7 +166,7 @@ export async function startService(
     let workerUrl: string | undefined;
     if (mode !== "worker") {
       const app = createApp({
-        port: createApiPort(deps),
+        port: createApiPort(deps, { consoleKey: readOrCreateKeyFile(config.DATA_DIR, "console.key") }),
         bodyLimitBytes: config.BODY_LIMIT_BYTES,
         logger: deps.logger,
       });

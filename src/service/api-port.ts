@@ -2,6 +2,7 @@
  * The verbs the HTTP API may call, already bound to the service's dependencies: routes see this
  * port, never the bag (database, queue, sandboxes, caches), so what the API can reach is listed here.
  */
+import { randomBytes } from "node:crypto";
 import { answerApproval } from "./calls/answer-approval.js";
 import { expireIfDue } from "./calls/approval-expiry.js";
 import { listAudit } from "./calls/audit.js";
@@ -10,6 +11,7 @@ import { postExternalResult } from "./calls/external-result.js";
 import { followJobEvents } from "./calls/follow-job-events.js";
 import { cancelJob, getJob, waitForJob } from "./calls/job-verbs.js";
 import { policyCheck } from "./calls/policy-check.js";
+import { dryRunRules } from "./calls/rules-dry-run.js";
 import { submitCall } from "./calls/submit-call.js";
 import type { Metrics } from "./metrics.js";
 import type { ServiceDeps } from "./ports.js";
@@ -19,6 +21,7 @@ import { callSessionTool, listSessionMcpTools } from "./sessions/session-mcp-ver
 import { createSession, deleteSession, getSession, loadSession, updateSession } from "./sessions/sessions.js";
 import { listSessionTools } from "./sessions/tool-list.js";
 import { authenticate, createKey, listKeys, revokeKey } from "./tenancy/api-keys.js";
+import { ConsoleSessions } from "./tenancy/console-sessions.js";
 import { KeyStreams } from "./tenancy/key-streams.js";
 import type { Principal } from "./tenancy/principal.js";
 import { getTenantSettings, putTenantSettings } from "./tenancy/tenant-settings.js";
@@ -37,6 +40,7 @@ const VERBS = {
   listKeys,
   getTenantRules,
   putTenantRules,
+  dryRunRules,
   getTenantSettings,
   putTenantSettings,
   listExternalTools,
@@ -79,6 +83,8 @@ export interface ApiPort extends BoundAll<typeof VERBS> {
   sessionMcp: SessionMcpVerbs;
   /** Long-lived streams by key, so that revoking a key ends them. */
   keyStreams: KeyStreams;
+  /** The web console's sign-in: admin keys exchanged for signed session cookies. */
+  consoleSessions: ConsoleSessions;
   metrics: Metrics;
   readiness: Readiness;
 }
@@ -112,7 +118,8 @@ function bindAll<D, T extends Record<string, (d: D, ...args: never[]) => unknown
   return Object.fromEntries(bound) as BoundAll<T>;
 }
 
-export function createApiPort(deps: ServiceDeps): ApiPort {
+/** `consoleKey` signs console sessions; give every API process the same one (a per-process random key otherwise). */
+export function createApiPort(deps: ServiceDeps, opts: { consoleKey?: Buffer } = {}): ApiPort {
   const keyStreams = new KeyStreams(deps.db);
   const builtinNames = deps.tools.list().map((t) => t.name);
   return {
@@ -129,6 +136,7 @@ export function createApiPort(deps: ServiceDeps): ApiPort {
       callTool: (p, sid, call) => callSessionTool(deps, p, sid, call, { mcp: deps.mcp }),
     },
     keyStreams,
+    consoleSessions: new ConsoleSessions(deps.db, opts.consoleKey ?? randomBytes(32)),
     metrics: deps.metrics,
     readiness: deps.readiness,
   };
