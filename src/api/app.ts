@@ -14,6 +14,7 @@ import type { AppEnv } from "./context.js";
 import { docsPage } from "./docs.js";
 import { errorResponse, problem } from "./errors.js";
 import { jsonDepthLimit } from "./json-depth.js";
+import { approvalRoutes } from "./routes/approvals.js";
 import { auditRoutes } from "./routes/audit.js";
 import { callRoutes } from "./routes/calls.js";
 import { eventRoutes } from "./routes/events.js";
@@ -82,6 +83,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
   sessionRoutes(app, deps);
   callRoutes(app, deps);
   jobRoutes(app, deps);
+  approvalRoutes(app, deps);
   eventRoutes(app, deps);
   policyRoutes(app, deps);
   rulesDryRunRoutes(app, deps);

@@ -5,17 +5,20 @@
 import { randomBytes } from "node:crypto";
 import { answerApproval } from "./calls/answer-approval.js";
 import { expireIfDue } from "./calls/approval-expiry.js";
+import { listApprovals } from "./calls/approvals-inbox.js";
 import { listAudit } from "./calls/audit.js";
 import { dryRunDecision } from "./calls/decide.js";
 import { postExternalResult } from "./calls/external-result.js";
 import { followJobEvents } from "./calls/follow-job-events.js";
 import { cancelJob, getJob, waitForJob } from "./calls/job-verbs.js";
+import { listJobs } from "./calls/list-jobs.js";
 import { policyCheck } from "./calls/policy-check.js";
 import { dryRunRules } from "./calls/rules-dry-run.js";
 import { submitCall } from "./calls/submit-call.js";
 import type { Metrics } from "./metrics.js";
 import type { ServiceDeps } from "./ports.js";
 import type { Readiness } from "./readiness.js";
+import { listSessions } from "./sessions/list-sessions.js";
 import { listMcpServerTools } from "./sessions/mcp-clients.js";
 import { callSessionTool, listSessionMcpTools } from "./sessions/session-mcp-verbs.js";
 import { createSession, deleteSession, getSession, loadSession, updateSession } from "./sessions/sessions.js";
@@ -23,6 +26,7 @@ import { listSessionTools } from "./sessions/tool-list.js";
 import { authenticate, createKey, listKeys, revokeKey } from "./tenancy/api-keys.js";
 import { ConsoleSessions } from "./tenancy/console-sessions.js";
 import { KeyStreams } from "./tenancy/key-streams.js";
+import { listTenants } from "./tenancy/list-tenants.js";
 import type { Principal } from "./tenancy/principal.js";
 import { getTenantSettings, putTenantSettings } from "./tenancy/tenant-settings.js";
 import { createTenant } from "./tenancy/tenants.js";
@@ -36,6 +40,7 @@ import { listToolGroups, putToolGroups } from "./tool-config/tool-groups.js";
 const VERBS = {
   authenticate,
   createTenant,
+  listTenants,
   createKey,
   listKeys,
   getTenantRules,
@@ -51,12 +56,15 @@ const VERBS = {
   deleteSkill,
   createSession,
   getSession,
+  listSessions,
   updateSession,
   deleteSession,
   listSessionTools,
   submitCall,
   dryRunDecision,
   getJob,
+  listJobs,
+  listApprovals,
   waitForJob,
   cancelJob,
   expireIfDue,

@@ -27,6 +27,19 @@ export interface JobView {
   attempts?: JobAttempt[];
 }
 
+/** Every status, for filters (the order of the lifecycle). */
+export const JOB_STATUSES: readonly JobStatus[] = [
+  "queued",
+  "running",
+  "awaiting_approval",
+  "awaiting_external",
+  "succeeded",
+  "failed",
+  "denied",
+  "cancelled",
+  "interrupted",
+];
+
 export const TERMINAL: readonly JobStatus[] = ["succeeded", "failed", "denied", "cancelled", "interrupted"];
 /** Statuses in which nothing happens until someone answers or a worker finishes. */
 export const PENDING_WORK: readonly JobStatus[] = ["queued", "running"];

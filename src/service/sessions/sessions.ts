@@ -23,7 +23,8 @@ export interface SessionView {
   cwd: string;
   home: string;
   workingDirectories: string[];
-  status: "active";
+  /** `deleted` only in the session list (a deleted session is otherwise not found). */
+  status: "active" | "deleted";
   rules: { allow: string[]; deny: string[]; ask: string[] };
   /** The tools this session offers. */
   tools: string[];
@@ -38,7 +39,7 @@ export function toSessionView(row: SessionRow, registry: ToolRegistry): SessionV
     cwd: row.cwd,
     home: row.home,
     workingDirectories: row.workingDirectories,
-    status: "active",
+    status: row.status,
     rules: row.rules,
     tools: sessionTools(registry, row).map((t) => t.name),
     createdAt: row.createdAt,
