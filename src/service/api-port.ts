@@ -9,6 +9,7 @@ import { listApprovals } from "./calls/approvals-inbox.js";
 import { listAudit } from "./calls/audit.js";
 import { dryRunDecision } from "./calls/decide.js";
 import { postExternalResult } from "./calls/external-result.js";
+import { followApprovals } from "./calls/follow-approvals.js";
 import { followJobEvents } from "./calls/follow-job-events.js";
 import { cancelJob, getJob, waitForJob } from "./calls/job-verbs.js";
 import { listJobs } from "./calls/list-jobs.js";
@@ -71,6 +72,7 @@ const VERBS = {
   answerApproval,
   postExternalResult,
   followJobEvents,
+  followApprovals,
   policyCheck,
   listAudit,
 };

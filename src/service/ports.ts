@@ -3,6 +3,7 @@
  * in the composition root. Redis/BullMQ adapters live in `src/jobs`, Docker in `src/sandbox`.
  */
 import type { Db } from "../db/open.js";
+import type { JobStatus } from "../db/schema.js";
 import type { Logger } from "../log.js";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
 import type { ReadCacheStore } from "../toolkit/read-cache.js";
@@ -21,6 +22,12 @@ export interface JobEvent {
   data: unknown;
 }
 
+/** "A job of this tenant is now in this status", to every process (the approvals stream). */
+export interface JobNotice {
+  jobId: string;
+  status: JobStatus;
+}
+
 /** The per-job event log (SSE, wait) and the cross-process notifications. */
 export interface JobEvents {
   /** Appends events in order, in one round trip. */
@@ -29,6 +36,10 @@ export interface JobEvents {
   read(jobId: string, afterId?: string, count?: number): Promise<JobEvent[]>;
   /** Calls `onChange` whenever the job gets a new event, from any process; returns unsubscribe. */
   watch(jobId: string, onChange: () => void): Promise<() => void>;
+  /** Tells every process's watchers of the tenant that one of its jobs changed status. */
+  notifyTenant(tenantId: string, notice: JobNotice): Promise<void>;
+  /** Calls `onNotice` for each status change of the tenant's jobs, from any process; returns unsubscribe. */
+  watchTenant(tenantId: string, onNotice: (n: JobNotice) => void): Promise<() => void>;
 }
 
 /** The work queue; payloads are job ids only: the row is the source of truth. */

@@ -1,5 +1,6 @@
-/** The approvals inbox: jobs waiting for a tenant admin's answer. */
+/** The approvals inbox: jobs waiting for a tenant admin's answer, as a page and as an SSE stream. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { streamSSE } from "hono/streaming";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses, Job, json, PageParams, page, TenantFilter } from "../schemas.js";
@@ -30,6 +31,43 @@ const list = createRoute({
   },
 });
 
+const events = createRoute({
+  method: "get",
+  path: "/v1/approvals/events",
+  security: bearer,
+  description:
+    "SSE (tenant_admin). At connect, one `approval` event per job already waiting (oldest first), then " +
+    "one each time a job of the tenant enters `awaiting_approval`; data: an ApprovalItem. A `resolved` " +
+    "event `{jobId, status}` when an announced job leaves it (approved → `queued`, denied, expired, " +
+    "cancelled). Starts with `retry: 3000`; `: keep-alive` comments while idle. The platform admin names " +
+    "the tenant with `tenantId`.",
+  request: { query: z.object({ tenantId: TenantFilter }) },
+  responses: {
+    200: { description: "text/event-stream", content: { "text/event-stream": { schema: z.string() } } },
+    ...errorResponses,
+  },
+});
+
+/** How long a client waits before reconnecting (the SSE `retry:` field), in ms. */
+const RETRY_MS = 3000;
+
 export function approvalRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
   app.openapi(list, (c) => c.json(deps.port.listApprovals(c.get("principal"), c.req.valid("query")), 200));
+  app.openapi(events, async (c) => {
+    const principal = c.get("principal");
+    const follower = await deps.port.followApprovals(principal, c.req.valid("query"));
+    const untrack = deps.port.keyStreams.track(principal.keyId, () => follower.close());
+    return streamSSE(c, async (stream) => {
+      stream.onAbort(() => follower.close());
+      try {
+        await stream.write(`retry: ${RETRY_MS}\n\n`);
+        for await (const e of follower) {
+          if (e.type === "ping") await stream.write(": keep-alive\n\n");
+          else await stream.writeSSE({ event: e.type, data: JSON.stringify(e.data) });
+        }
+      } finally {
+        untrack();
+      }
+    });
+  });
 }

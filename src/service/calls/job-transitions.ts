@@ -105,6 +105,7 @@ export async function publishState(deps: Pick<ServiceDeps, "events" | "logger" |
       events.push({ type: "result", data: { status: row.status, result: row.result } });
     }
     await deps.events.append(jobId, ...events);
+    await deps.events.notifyTenant(row.tenantId, { jobId, status: row.status });
   } catch (err) {
     deps.logger.warn({ err, jobId }, "publishing job events failed");
   }
