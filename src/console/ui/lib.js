@@ -141,14 +141,14 @@ export function when(iso) {
   return `${d.toLocaleDateString()} ${d.toLocaleTimeString()}`;
 }
 
-/** "4m 05s" until `iso`, or "expired". */
+/** "4m 05s" (or "1h 00m 00s") until `iso`, or "expired". */
 export function remaining(iso, now) {
   const s = Math.floor((Date.parse(iso) - now) / 1000);
   if (!(s > 0)) return "expired";
   const m = Math.floor(s / 60);
   const h = Math.floor(m / 60);
-  if (h > 0) return `${h}h ${String(m % 60).padStart(2, "0")}m`;
-  return `${m}m ${String(s % 60).padStart(2, "0")}s`;
+  const mmss = `${String(m % 60).padStart(2, "0")}m ${String(s % 60).padStart(2, "0")}s`;
+  return h > 0 ? `${h}h ${mmss}` : `${m}m ${String(s % 60).padStart(2, "0")}s`;
 }
 
 /** A one-line view of a call's input. */

@@ -81,21 +81,23 @@ export function ApprovalsPage({ tenantId, me }) {
     approval: (item) => item?.job && put(item),
     resolved: (r) => r?.jobId && drop(r.jobId),
   });
+  // The list as it is now: at first, and every second while the stream is down (a reconnect).
+  const fetchAll = () =>
+    api("GET", `/v1/approvals${qs({ limit: 200, tenantId: me.role === "admin" ? tenantId : undefined })}`)
+      .then((r) => setItems(new Map((r.items ?? []).map((item) => [item.job.id, item]))))
+      .catch(() => undefined);
   useEffect(() => {
     setItems(new Map());
-    api("GET", `/v1/approvals${qs({ limit: 200, tenantId: me.role === "admin" ? tenantId : undefined })}`)
-      .then((r) => {
-        for (const item of r.items ?? []) put(item);
-      })
-      .catch(() => undefined);
+    fetchAll();
   }, [tenantId]);
+  useInterval(fetchAll, live === "live" ? 0 : 1000);
   const onAnswered = (jobId, job) => {
     drop(jobId);
     setAnswered((a) => [job, ...a].slice(0, 10));
   };
   const list = [...items.values()].sort((a, b) => (a.job.createdAt < b.job.createdAt ? 1 : -1));
   return html`<section aria-labelledby="h-approvals">
-    <h2 id="h-approvals">Approvals <span class=${`live ${live}`} role="status">${live}</span></h2>
+    <h2 id="h-approvals">Approvals <span class="live" data-state=${live} role="status">${live === "live" ? "live" : live === "closed" ? "polling" : live}</span></h2>
     <p class="muted">Calls the policy sent to a person. Each is denied by itself when its time runs out.</p>
     <div class="inbox" aria-live="polite">
       ${list.length === 0 ? html`<p class="empty">Nothing waits for an answer.</p>` : null}

@@ -43,7 +43,7 @@ export function JobPage({ jobId }) {
         job
           ? html`<dl class="facts">
               <dt>Status</dt><dd><output aria-label="status" data-status=${status}><${StatusBadge} status=${status} /></output>
-                ${!done && job && !FINAL.has(job.status) ? html` <span class=${`live ${live}`}>${live}</span>` : null}</dd>
+                ${!done && job && !FINAL.has(job.status) ? html` <span class="live" data-state=${live}>${live}</span>` : null}</dd>
               <dt>Tool</dt><dd><code>${job.tool}</code></dd>
               <dt>Session</dt><dd><${Link} href=${`/console/jobs?sessionId=${job.sessionId}`}>${job.sessionId}</${Link}></dd>
               <dt>Decision</dt><dd>${job.decision.behavior} — ${job.decision.message} ${job.decision.rule ? html`(<code>${job.decision.rule}</code>)` : null}</dd>
