@@ -148,6 +148,38 @@ describe("the web console in Chromium", () => {
     await shot(page, "jobs");
   });
 
+  it("streams a running job's output onto its page, and cancels a job", async () => {
+    const submit = async (command: string) => {
+      const res = await h.call("POST", `/v1/sessions/${a.sessionId}/calls`, {
+        key: a.agentKey,
+        body: { tool: "Bash", input: { command } },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      return res.body.job.id as string;
+    };
+    const ticking = await submit(
+      "echo tick1; sleep 1; echo tick2; sleep 1; echo tick3; sleep 1; echo tick4; sleep 1; echo tick5; sleep 1; echo tick6",
+    );
+    await page.goto(`${h.url}/console/jobs/${ticking}`);
+    const output = page.getByLabel("output");
+    await expect.poll(() => output.textContent(), { timeout: 90_000 }).toContain("tick1");
+    // Seen before the last line was printed: the page follows the job's stream, not its end.
+    const partial = await output.textContent();
+    expect(partial).not.toContain("tick6");
+    await expect
+      .poll(() => page.getByLabel("status").getAttribute("data-status"), { timeout: 90_000 })
+      .toBe("succeeded");
+    expect(await output.textContent()).toContain("tick6");
+
+    const sleeper = await submit("sleep 120");
+    await page.goto(`${h.url}/console/jobs/${sleeper}`);
+    await page.getByRole("button", { name: "Cancel job" }).click();
+    await expect
+      .poll(() => page.getByLabel("status").getAttribute("data-status"), { timeout: 90_000 })
+      .toBe("cancelled");
+    expect((await waitForJob(h.call, a.agentKey, sleeper)).status).toBe("cancelled");
+  });
+
   it("dry-runs a rule edit: lists the recent calls it would decide differently, before saving", async () => {
     await open(page, "Rules", "Rules");
     const deny = page.getByRole("textbox", { name: /Deny/ });
@@ -241,9 +273,18 @@ describe("the web console in Chromium", () => {
     try {
       const p = await phone.newPage();
       await signIn(p, a.adminKey);
-      await askingCall(a, "on-a-phone");
-      await p.locator(".approval").first().waitFor({ timeout: UI_WAIT_MS });
+      const onPhone = await askingCall(a, "on-a-phone");
+      const row = p.locator(`[data-job-id="${onPhone}"]`);
+      await row.waitFor({ timeout: UI_WAIT_MS });
       await shot(p, "approvals-phone");
+      // Approve and remember: the call's suggested rules join the session's own.
+      const suggested = (await h.call("GET", `/v1/jobs/${onPhone}`, { key: a.adminKey })).body.job.decision
+        .suggestions as string[];
+      expect(suggested.length).toBeGreaterThan(0);
+      await row.getByRole("button", { name: `Approve ${onPhone} and remember its suggested rules` }).click();
+      await row.waitFor({ state: "detached", timeout: UI_WAIT_MS });
+      const ses = await h.call("GET", `/v1/sessions/${a.sessionId}`, { key: a.agentKey });
+      expect(ses.body.rules.allow).toEqual(expect.arrayContaining(suggested));
     } finally {
       await phone.close();
     }

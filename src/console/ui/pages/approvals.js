@@ -29,8 +29,8 @@ function ApprovalRow({ item, now, onAnswered }) {
   return html`<article class="card approval" data-job-id=${job.id} aria-labelledby=${`t-${job.id}`}>
     <header>
       <h3 id=${`t-${job.id}`}><code>${job.tool}</code> <span class="muted small">${job.id}</span></h3>
-      <span class=${left === "expired" ? "countdown expired" : "countdown"} aria-label="expires in" title="until the call is denied unanswered"
-        >⏱ ${left}</span
+      <span class=${left === "expired" ? "countdown expired" : "countdown"} title="until the call is denied unanswered"
+        >${left === "expired" ? "expired" : html`expires in <time datetime=${expiresAt ?? job.approvalExpiresAt}>${left}</time>`}</span
       >
     </header>
     <pre class="input" aria-label="input">${brief(job.input)}</pre>
