@@ -31,8 +31,11 @@ export function consoleSession(c: Context, port: Pick<ApiPort, "consoleSessions"
   return session;
 }
 
-/** A browser names the page's origin; one of another site never changes anything with our cookie. */
-function refuseCrossSite(c: Context): void {
+/**
+ * A browser names the page's origin; one of another site never changes anything with our cookie
+ * (nor signs a browser in: no login CSRF).
+ */
+export function refuseCrossSite(c: Context): void {
   if (c.req.header("sec-fetch-site") === "cross-site") {
     throw new ForbiddenError("a cross-site request may not change anything with the console's cookie");
   }

@@ -12,7 +12,12 @@ import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
 import type { ApiDeps } from "../api/api-deps.js";
 import type { AppEnv } from "../api/context.js";
-import { clearConsoleCookie, consoleSession, setConsoleCookie } from "../api/cookie-session.js";
+import {
+  clearConsoleCookie,
+  consoleSession,
+  refuseCrossSite,
+  setConsoleCookie,
+} from "../api/cookie-session.js";
 import { PayloadTooLargeError, ValidationError } from "../errors.js";
 import type { ApiPort } from "../service/api-port.js";
 import { StaticFiles } from "./static-files.js";
@@ -70,6 +75,7 @@ export function consoleRoutes(app: Hono<AppEnv>, deps: ApiDeps): void {
   // The key is read once, exchanged for the cookie and forgotten: it is never stored or logged.
   app.post("/console/session", async (c) => {
     secure(c);
+    refuseCrossSite(c);
     const parsed = SignIn.safeParse(await c.req.json().catch(() => undefined));
     if (!parsed.success) {
       throw new ValidationError('send {"key": "<a tenant_admin or admin key>"} as JSON', [

@@ -66,6 +66,10 @@ describe("console sign-in", () => {
   it("refuses agent keys (403), unknown keys (401) and a missing key (400 naming key)", async () => {
     expect((await signIn(tenant.agentKey)).res.status).toBe(403);
     expect((await signIn("tsk_nope")).res.status).toBe(401);
+    // No login CSRF: another site's page cannot sign a browser in.
+    const cross = await signIn(tenant.adminKey, { origin: "https://evil.example", host: "localhost" });
+    expect(cross.res.status).toBe(403);
+    expect(cross.setCookie).toBe("");
     const res = await t.app.request("/console/session", {
       method: "POST",
       headers: { "content-type": "application/json" },

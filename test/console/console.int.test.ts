@@ -49,8 +49,10 @@ async function askingCall(t: Tenant, marker: string) {
 
 async function signIn(p: Page, key: string) {
   await p.goto(`${h.url}/console`);
-  await p.getByLabel("API key").fill(key);
-  await p.getByRole("button", { name: "Sign in" }).click();
+  // By keyboard: the field has focus on arrival, Enter submits.
+  await p.getByLabel("API key").waitFor({ timeout: UI_WAIT_MS });
+  await p.keyboard.type(key);
+  await p.keyboard.press("Enter");
   await p.getByRole("navigation", { name: "Console" }).waitFor({ timeout: UI_WAIT_MS });
 }
 
@@ -128,7 +130,8 @@ describe("the web console in Chromium", () => {
     await expect.poll(() => countdown.textContent(), { timeout: UI_WAIT_MS }).not.toBe(first);
     await shot(page, "approvals");
 
-    await row.getByRole("button", { name: `Approve ${jobId}`, exact: true }).click();
+    await row.getByRole("button", { name: `Approve ${jobId}`, exact: true }).focus();
+    await page.keyboard.press("Enter");
     await row.waitFor({ state: "detached", timeout: UI_WAIT_MS });
     await page.getByRole("link", { name: jobId }).click();
     const status = page.getByLabel("status");
