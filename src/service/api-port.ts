@@ -18,7 +18,7 @@ import type { Metrics } from "./metrics.js";
 import type { ServiceDeps } from "./ports.js";
 import type { Readiness } from "./readiness.js";
 import { listSessions } from "./sessions/list-sessions.js";
-import { listMcpServerTools } from "./sessions/mcp-clients.js";
+import { listMcpServersWithHealth, listMcpServerTools } from "./sessions/mcp-clients.js";
 import { callSessionTool, listSessionMcpTools } from "./sessions/session-mcp-verbs.js";
 import { createSession, deleteSession, getSession, loadSession, updateSession } from "./sessions/sessions.js";
 import { listSessionTools } from "./sessions/tool-list.js";
@@ -29,7 +29,7 @@ import type { Principal } from "./tenancy/principal.js";
 import { getTenantSettings, putTenantSettings } from "./tenancy/tenant-settings.js";
 import { createTenant } from "./tenancy/tenants.js";
 import { listExternalTools, putExternalTools } from "./tool-config/external-tools.js";
-import { createMcpServer, deleteMcpServer, getMcpServer, listMcpServers } from "./tool-config/mcp-servers.js";
+import { createMcpServer, deleteMcpServer, getMcpServer } from "./tool-config/mcp-servers.js";
 import { getTenantRules, putTenantRules } from "./tool-config/rules.js";
 import { deleteSkill, listSkills, uploadSkill } from "./tool-config/skills.js";
 import { listToolGroups, putToolGroups } from "./tool-config/tool-groups.js";
@@ -93,10 +93,12 @@ export interface ApiPort extends BoundAll<typeof VERBS> {
   readiness: Readiness;
 }
 
-const MCP_READS = { list: listMcpServers, get: getMcpServer };
+const MCP_READS = { get: getMcpServer };
 const MCP_WRITES = { create: createMcpServer, delete: deleteMcpServer };
 
 export interface McpServerVerbs extends BoundAll<typeof MCP_READS>, BoundAll<typeof MCP_WRITES> {
+  /** With each server's health (HTTP servers due for a listing are listed first). */
+  list: Bound<typeof listMcpServersWithHealth>;
   listTools: Bound<typeof listMcpServerTools>;
 }
 
@@ -155,6 +157,7 @@ function mcpServerVerbs(deps: ServiceDeps, mcp: NonNullable<ServiceDeps["mcp"]>)
   return {
     ...bindAll(deps, MCP_READS),
     ...bindAll(writer, MCP_WRITES),
+    list: (...args) => listMcpServersWithHealth({ db: deps.db, mcp }, ...args),
     listTools: (...args) => listMcpServerTools({ db: deps.db, mcp }, ...args),
   };
 }
