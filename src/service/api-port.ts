@@ -33,6 +33,8 @@ import { createMcpServer, deleteMcpServer, getMcpServer } from "./tool-config/mc
 import { getTenantRules, putTenantRules } from "./tool-config/rules.js";
 import { deleteSkill, listSkills, uploadSkill } from "./tool-config/skills.js";
 import { listToolGroups, putToolGroups } from "./tool-config/tool-groups.js";
+import { listDeliveries } from "./webhooks/delivery-log.js";
+import { deleteWebhook, getWebhook, putWebhook } from "./webhooks/webhook-config.js";
 
 /** The verbs the API calls as they are: each is bound to the service's dependencies. */
 const VERBS = {
@@ -85,6 +87,8 @@ export interface ApiPort extends BoundAll<typeof VERBS> {
   putExternalTools: Bound<typeof putExternalTools>;
   /** Absent where MCP is not configured (the routes are then not served). */
   mcpServers?: McpServerVerbs;
+  /** Absent where webhooks are not configured (the routes are then not served). */
+  webhooks?: WebhookVerbs;
   /** What the session's MCP endpoint (`mcp-server/session-server.ts`) calls. */
   sessionMcp: SessionMcpVerbs;
   /** Long-lived streams by key, so that revoking a key ends them. */
@@ -100,6 +104,12 @@ export interface McpServerVerbs extends BoundAll<typeof MCP_READS>, BoundAll<typ
   /** With each server's health (HTTP servers due for a listing are listed first). */
   list: Bound<typeof listMcpServersWithHealth>;
   listTools: Bound<typeof listMcpServerTools>;
+}
+
+const WEBHOOK_READS = { get: getWebhook, delete: deleteWebhook, deliveries: listDeliveries };
+
+export interface WebhookVerbs extends BoundAll<typeof WEBHOOK_READS> {
+  put: Bound<typeof putWebhook>;
 }
 
 export interface SessionMcpVerbs {
@@ -135,6 +145,7 @@ export function createApiPort(deps: ServiceDeps): ApiPort {
     },
     putExternalTools: (...args) => putExternalTools({ ...deps, builtinNames }, ...args),
     ...(deps.mcp ? { mcpServers: mcpServerVerbs(deps, deps.mcp) } : {}),
+    ...(deps.webhooks ? { webhooks: webhookVerbs(deps, deps.webhooks) } : {}),
     sessionMcp: {
       checkSession: (p, sid) => void loadSession(deps.db, p, sid),
       listTools: (p, sid) => listSessionMcpTools(deps, p, sid, { mcp: deps.mcp }),
@@ -159,5 +170,12 @@ function mcpServerVerbs(deps: ServiceDeps, mcp: NonNullable<ServiceDeps["mcp"]>)
     ...bindAll(writer, MCP_WRITES),
     list: (...args) => listMcpServersWithHealth({ db: deps.db, mcp }, ...args),
     listTools: (...args) => listMcpServerTools({ db: deps.db, mcp }, ...args),
+  };
+}
+
+function webhookVerbs(deps: ServiceDeps, webhooks: NonNullable<ServiceDeps["webhooks"]>): WebhookVerbs {
+  return {
+    ...bindAll(deps, WEBHOOK_READS),
+    put: (...args) => putWebhook({ db: deps.db, webhooks }, ...args),
   };
 }
