@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sweepExpiredApprovals } from "../../src/service/calls/approval-expiry.js";
 import { verifySignature } from "../../src/service/webhooks/signature.js";
 import { type Harness, seedTenant, startHarness } from "../support/harness.js";
 import { pollUntil } from "../support/wait-for-job.js";
@@ -195,6 +196,36 @@ describe("webhooks", () => {
         lastError: "HTTP 500: try later",
       });
       expect(rx.got).toHaveLength(5);
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it("an expired approval sends approval.expired and job.finished", async () => {
+    const rx = await startReceiver();
+    try {
+      const t = await tenantWithAsk("expiry");
+      await h.call("PUT", `/v1/tenants/${t.tenantId}/webhooks`, {
+        key: t.adminKey,
+        body: { url: rx.url, events: ["approval.expired", "job.finished"] },
+      });
+      const jid = await t.ask("d");
+      // The worker's sweep, run now as if its expiry (an hour away) had passed.
+      const later = new Date(Date.now() + 2 * 3600 * 1000);
+      expect(await sweepExpiredApprovals(h.service.deps, later)).toBeGreaterThanOrEqual(1);
+      await pollUntil(
+        () => rx.got.length,
+        (n) => n >= 2,
+        { timeoutMs: 20_000, what: "two deliveries" },
+      );
+      const events = rx.got.map((r) => r.headers["toolshed-event"]).sort();
+      expect(events).toEqual(["approval.expired", "job.finished"]);
+      const expired = rx.got.find((r) => r.headers["toolshed-event"] === "approval.expired") as Received;
+      expect(JSON.parse(expired.body).data.job).toMatchObject({
+        id: jid,
+        status: "denied",
+        approvedBy: "expiry",
+      });
     } finally {
       await rx.close();
     }
