@@ -30,6 +30,7 @@ import { systemRoutes } from "./routes/system.js";
 import { tenantSettingsRoutes } from "./routes/tenant-settings.js";
 import { tenantRoutes } from "./routes/tenants.js";
 import { toolGroupRoutes } from "./routes/tool-groups.js";
+import { webhookRoutes } from "./routes/webhooks.js";
 
 export type { ApiDeps } from "./api-deps.js";
 
@@ -93,6 +94,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
   toolGroupRoutes(app, deps);
   skillRoutes(app, deps);
   if (deps.port.mcpServers) mcpServerRoutes(app, deps.port.mcpServers);
+  if (deps.port.webhooks) webhookRoutes(app, deps.port.webhooks);
   sessionMcpRoutes(app, deps);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });

@@ -132,6 +132,12 @@ export const tooLargeResponse = {
   415: problem("UNSUPPORTED_MEDIA_TYPE: the body is not `application/json`"),
 };
 
+export const egressRefusedResponse = {
+  422: problem(
+    "EGRESS_REFUSED: the host refuses to connect to that URL for a tenant; `details[].path` is `url`",
+  ),
+};
+
 export const conflictResponse = { 409: problem("CONFLICT: the resource is not in a state that allows this") };
 
 export const rateLimitedResponse = {

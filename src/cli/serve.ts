@@ -30,6 +30,7 @@ import { ensureAdminKey } from "../service/tenancy/api-keys.js";
 import { SkillFiles } from "../service/tool-config/skill-files.js";
 import { announceAdminKey } from "./admin-key.js";
 import { loadBuiltinTools } from "./tools.js";
+import { createWebhookRuntime, startWebhookDelivery } from "./webhook-wiring.js";
 
 export type ServeMode = "serve" | "api" | "worker";
 
@@ -102,6 +103,9 @@ export async function startService(
         onFailure: (dependency, err) => logger.warn({ err, dependency }, "dependency check failed"),
       },
     );
+    const egress = new EgressPolicy(config.EGRESS_ALLOW);
+    const webhooks = createWebhookRuntime(redis.commands, config, egress);
+    stack.push(() => webhooks.close());
     const deps: ServiceDeps = {
       db,
       tools,
@@ -118,11 +122,9 @@ export async function startService(
       mcp:
         opts.mcp === false
           ? undefined
-          : createMcpRuntime(
-              { db, logger, dataDir: config.DATA_DIR, egress: new EgressPolicy(config.EGRESS_ALLOW) },
-              opts.mcp,
-            ),
+          : createMcpRuntime({ db, logger, dataDir: config.DATA_DIR, egress }, opts.mcp),
       readiness,
+      webhooks,
     };
     if (deps.mcp) {
       const { clients } = deps.mcp;
@@ -144,6 +146,8 @@ export async function startService(
         orderRecheckMs: config.ORDER_RECHECK_MS,
       });
       stack.push(() => worker.close(forceStop));
+      const stopDelivery = await startWebhookDelivery({ ...deps, webhooks }, redis.forWorker(), config);
+      stack.push(() => stopDelivery(forceStop));
       const reconciler = startReconciler(deps, queue, {
         intervalMs: config.RECONCILE_INTERVAL_MS,
         batch: config.RECONCILE_BATCH,

@@ -153,3 +153,4 @@ export type SessionRow = typeof sessions.$inferSelect;
 export type JobRow = typeof jobs.$inferSelect;
 
 export * from "./schema-tools.js";
+export * from "./schema-webhooks.js";

@@ -20,7 +20,7 @@ import type { Metrics } from "./metrics.js";
 import type { ServiceDeps } from "./ports.js";
 import type { Readiness } from "./readiness.js";
 import { listSessions } from "./sessions/list-sessions.js";
-import { listMcpServerTools } from "./sessions/mcp-clients.js";
+import { listMcpServersWithHealth, listMcpServerTools } from "./sessions/mcp-clients.js";
 import { callSessionTool, listSessionMcpTools } from "./sessions/session-mcp-verbs.js";
 import { createSession, deleteSession, getSession, loadSession, updateSession } from "./sessions/sessions.js";
 import { listSessionTools } from "./sessions/tool-list.js";
@@ -32,10 +32,12 @@ import type { Principal } from "./tenancy/principal.js";
 import { getTenantSettings, putTenantSettings } from "./tenancy/tenant-settings.js";
 import { createTenant } from "./tenancy/tenants.js";
 import { listExternalTools, putExternalTools } from "./tool-config/external-tools.js";
-import { createMcpServer, deleteMcpServer, getMcpServer, listMcpServers } from "./tool-config/mcp-servers.js";
+import { createMcpServer, deleteMcpServer, getMcpServer } from "./tool-config/mcp-servers.js";
 import { getTenantRules, putTenantRules } from "./tool-config/rules.js";
 import { deleteSkill, listSkills, uploadSkill } from "./tool-config/skills.js";
 import { listToolGroups, putToolGroups } from "./tool-config/tool-groups.js";
+import { listDeliveries } from "./webhooks/delivery-log.js";
+import { deleteWebhook, getWebhook, putWebhook } from "./webhooks/webhook-config.js";
 
 /** The verbs the API calls as they are: each is bound to the service's dependencies. */
 const VERBS = {
@@ -89,6 +91,8 @@ export interface ApiPort extends BoundAll<typeof VERBS> {
   putExternalTools: Bound<typeof putExternalTools>;
   /** Absent where MCP is not configured (the routes are then not served). */
   mcpServers?: McpServerVerbs;
+  /** Absent where webhooks are not configured (the routes are then not served). */
+  webhooks?: WebhookVerbs;
   /** What the session's MCP endpoint (`mcp-server/session-server.ts`) calls. */
   sessionMcp: SessionMcpVerbs;
   /** Long-lived streams by key, so that revoking a key ends them. */
@@ -99,11 +103,19 @@ export interface ApiPort extends BoundAll<typeof VERBS> {
   readiness: Readiness;
 }
 
-const MCP_READS = { list: listMcpServers, get: getMcpServer };
+const MCP_READS = { get: getMcpServer };
 const MCP_WRITES = { create: createMcpServer, delete: deleteMcpServer };
 
 export interface McpServerVerbs extends BoundAll<typeof MCP_READS>, BoundAll<typeof MCP_WRITES> {
+  /** With each server's health (HTTP servers due for a listing are listed first). */
+  list: Bound<typeof listMcpServersWithHealth>;
   listTools: Bound<typeof listMcpServerTools>;
+}
+
+const WEBHOOK_READS = { get: getWebhook, delete: deleteWebhook, deliveries: listDeliveries };
+
+export interface WebhookVerbs extends BoundAll<typeof WEBHOOK_READS> {
+  put: Bound<typeof putWebhook>;
 }
 
 export interface SessionMcpVerbs {
@@ -140,6 +152,7 @@ export function createApiPort(deps: ServiceDeps, opts: { consoleKey?: Buffer } =
     },
     putExternalTools: (...args) => putExternalTools({ ...deps, builtinNames }, ...args),
     ...(deps.mcp ? { mcpServers: mcpServerVerbs(deps, deps.mcp) } : {}),
+    ...(deps.webhooks ? { webhooks: webhookVerbs(deps, deps.webhooks) } : {}),
     sessionMcp: {
       checkSession: (p, sid) => void loadSession(deps.db, p, sid),
       listTools: (p, sid) => listSessionMcpTools(deps, p, sid, { mcp: deps.mcp }),
@@ -163,6 +176,14 @@ function mcpServerVerbs(deps: ServiceDeps, mcp: NonNullable<ServiceDeps["mcp"]>)
   return {
     ...bindAll(deps, MCP_READS),
     ...bindAll(writer, MCP_WRITES),
+    list: (...args) => listMcpServersWithHealth({ db: deps.db, mcp }, ...args),
     listTools: (...args) => listMcpServerTools({ db: deps.db, mcp }, ...args),
+  };
+}
+
+function webhookVerbs(deps: ServiceDeps, webhooks: NonNullable<ServiceDeps["webhooks"]>): WebhookVerbs {
+  return {
+    ...bindAll(deps, WEBHOOK_READS),
+    put: (...args) => putWebhook({ db: deps.db, webhooks }, ...args),
   };
 }

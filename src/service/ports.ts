@@ -5,11 +5,14 @@
 import type { Db } from "../db/open.js";
 import type { JobStatus } from "../db/schema.js";
 import type { Logger } from "../log.js";
+import type { EgressClient } from "../net/egress-fetch.js";
+import type { EgressPolicy } from "../net/egress-policy.js";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
 import type { ReadCacheStore } from "../toolkit/read-cache.js";
 import type { ToolBase } from "../toolkit/tool-base.js";
 import type { Metrics } from "./metrics.js";
 import type { Readiness } from "./readiness.js";
+import type { SecretBox } from "./secret-box.js";
 import type { McpRuntime } from "./sessions/mcp-clients.js";
 import type { SkillFiles } from "./tool-config/skill-files.js";
 
@@ -52,6 +55,22 @@ export interface JobQueue {
   discard(jobId: string): Promise<void>;
 }
 
+/** The webhook delivery queue: payloads are delivery ids (rows are the truth), retried with backoff. */
+export interface WebhookQueue {
+  enqueue(deliveryId: string): Promise<void>;
+}
+
+/** What webhook verbs and deliveries need: the queue, the secret box, the egress policy and client. */
+export interface WebhookRuntime {
+  queue: WebhookQueue;
+  secrets: SecretBox;
+  egress: EgressPolicy;
+  /** Checks every connection against `egress`; never follows redirects. */
+  http: EgressClient;
+  /** Each POST's bound. */
+  timeoutMs: number;
+}
+
 /** Reaches the worker running a job, wherever it is. */
 export interface CancelBus {
   requestCancel(jobId: string): Promise<void>;
@@ -91,6 +110,8 @@ export interface ServiceDeps {
   quotas: Quotas;
   /** Tenants' MCP servers (secrets, cached listings); absent where MCP is not configured. */
   mcp?: McpRuntime;
+  /** Tenants' webhooks (queue, secrets, egress); absent where not configured (no deliveries then). */
+  webhooks?: WebhookRuntime;
   /** Probes of Redis, the Docker engine and the database (`/readyz`, and submit's 503). */
   readiness: Readiness;
 }

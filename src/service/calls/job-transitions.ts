@@ -5,6 +5,7 @@ import { audit, type JobStatus, jobs, type StoredResult, sessions } from "../../
 import { asUnavailable, UnavailableError } from "../../errors.js";
 import { nowIso } from "../clock.js";
 import type { ServiceDeps } from "../ports.js";
+import { recordWebhookEvents } from "../webhooks/record-events.js";
 import { fairPriority } from "./fair-priority.js";
 import { findJob, isTerminal } from "./job-view.js";
 
@@ -93,10 +94,21 @@ export function closeLastAttempt(endedAt: string, outcome: string) {
     else ${jobs.attempts} end`;
 }
 
-/** Appends the job's status (and result when final) to its event stream; never throws. */
-export async function publishState(deps: Pick<ServiceDeps, "events" | "logger" | "db">, jobId: string) {
+/**
+ * Appends the job's status (and result when final) to its event stream, tells the tenant's
+ * watchers (approvals stream) and records the tenant's webhook deliveries; never throws.
+ */
+export async function publishState(
+  deps: Pick<ServiceDeps, "events" | "logger" | "db"> & Pick<Partial<ServiceDeps>, "webhooks">,
+  jobId: string,
+) {
   const row = findJob(deps.db, jobId);
   if (!row) return;
+  try {
+    await recordWebhookEvents(deps, row);
+  } catch (err) {
+    deps.logger.warn({ err, jobId }, "recording webhook deliveries failed");
+  }
   try {
     const events: { type: "status" | "result"; data: unknown }[] = [
       { type: "status", data: { status: row.status } },
