@@ -149,6 +149,18 @@ describe("the web console in Chromium", () => {
     await page.locator(`tr[data-job-id="${approvedJobId}"]`).waitFor({ timeout: UI_WAIT_MS });
     expect(await page.getByRole("button", { name: new RegExp(a.sessionId) }).count()).toBe(1);
     await shot(page, "jobs");
+    // Filtering by status (the options come from the API's OpenAPI document).
+    await page.getByLabel("Status").selectOption("awaiting_approval");
+    await page
+      .locator(`tr[data-job-id="${approvedJobId}"]`)
+      .waitFor({ state: "detached", timeout: UI_WAIT_MS });
+    await page.getByLabel("Status").selectOption("succeeded");
+    await page.locator(`tr[data-job-id="${approvedJobId}"]`).waitFor({ timeout: UI_WAIT_MS });
+    const shown = await page
+      .locator("tbody [data-status]")
+      .evaluateAll((els) => els.map((e) => e.getAttribute("data-status")));
+    expect(new Set(shown)).toEqual(new Set(["succeeded"]));
+    await page.getByLabel("Status").selectOption("");
   });
 
   it("streams a running job's output onto its page, and cancels a job", async () => {

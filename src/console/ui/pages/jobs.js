@@ -14,17 +14,15 @@ import {
 } from "/console/assets/lib.js";
 import { useState } from "/console/assets/vendor/hooks.mjs";
 
-const STATUSES = [
-  "queued",
-  "running",
-  "awaiting_approval",
-  "awaiting_external",
-  "succeeded",
-  "failed",
-  "denied",
-  "cancelled",
-  "interrupted",
-];
+/** The job statuses, as the API's own OpenAPI document lists them (declared once, in the API). */
+let statuses;
+function jobStatuses() {
+  statuses ??= fetch("/openapi.json")
+    .then((r) => r.json())
+    .then((doc) => doc.components?.schemas?.Job?.properties?.status?.enum ?? [])
+    .catch(() => []);
+  return statuses;
+}
 
 function Sessions({ tenantId, me, selected, onSelect }) {
   const state = useLoad(
@@ -55,6 +53,7 @@ export function JobsPage({ tenantId, me }) {
     tool: params.get("tool") ?? "",
   });
   const [live, setLive] = useState(true);
+  const known = useLoad(jobStatuses, []);
   const [more, setMore] = useState([]);
   const query = { ...filters, limit: 50, tenantId: me.role === "admin" ? tenantId : undefined };
   const state = useLoad(() => {
@@ -78,7 +77,7 @@ export function JobsPage({ tenantId, me }) {
         <label>Status
           <select value=${filters.status} onChange=${set("status")}>
             <option value="">any</option>
-            ${STATUSES.map((s) => html`<option value=${s}>${s.replaceAll("_", " ")}</option>`)}
+            ${(known.data ?? []).map((s) => html`<option value=${s}>${s.replaceAll("_", " ")}</option>`)}
           </select>
         </label>
         <label>Tool <input value=${filters.tool} onChange=${set("tool")} placeholder="Bash" /></label>
