@@ -18,7 +18,7 @@ import {
   refuseCrossSite,
   setConsoleCookie,
 } from "../api/cookie-session.js";
-import { PayloadTooLargeError, ValidationError } from "../errors.js";
+import { NotFoundError, PayloadTooLargeError, ValidationError } from "../errors.js";
 import type { ApiPort } from "../service/api-port.js";
 import { StaticFiles } from "./static-files.js";
 
@@ -95,8 +95,7 @@ export function consoleRoutes(app: Hono<AppEnv>, deps: ApiDeps): void {
 
   app.get("/console/assets/*", async (c) => {
     const file = await files.read(c.req.path.slice("/console/assets/".length));
-    if (!file)
-      return c.json({ error: { code: "NOT_FOUND", message: `no console asset ${c.req.path}` } }, 404);
+    if (!file) throw new NotFoundError("console asset", c.req.path);
     secure(c);
     c.header("content-type", file.type);
     return c.body(file.body, 200);
