@@ -7,6 +7,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, LOOPBACK_ALLOW } from "../mcp/support.js";
 import { launchBrowser, type TestBrowser } from "../support/browser.js";
 import { ADMIN_KEY, type Harness, seedTenant, startHarness } from "../support/harness.js";
 import { waitForJob } from "../support/wait-for-job.js";
@@ -68,7 +69,8 @@ async function open(p: Page, title: string, heading: string) {
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  h = await startHarness();
+  // Loopback may be dialled: the MCP servers page shows an unreachable server's health.
+  h = await startHarness({ env: { EGRESS_ALLOW: LOOPBACK_ALLOW } });
   a = await tenantWithSession("acme");
   other = await tenantWithSession("globex");
   b = await launchBrowser();
@@ -271,7 +273,19 @@ describe("the web console in Chromium", () => {
     await open(page, "Audit", "Audit");
     await page.locator("table.list tbody tr").first().waitFor({ timeout: UI_WAIT_MS });
     await shot(page, "audit");
+    // Nothing listens at this port: the server's health shows the listing error.
+    const down = await h.call("POST", `/v1/tenants/${a.tenantId}/mcp-servers`, {
+      key: a.adminKey,
+      body: { name: "down", transport: "http", url: `http://127.0.0.1:${await freePort()}/mcp` },
+    });
+    expect(down.status, JSON.stringify(down.body)).toBe(201);
     await open(page, "MCP servers", "MCP servers");
+    await page.getByRole("button", { name: "Tools" }).click();
+    await page.getByRole("button", { name: "Tools" }).click();
+    await page.getByRole("link", { name: "Skills" }).click();
+    await open(page, "MCP servers", "MCP servers");
+    await expect.poll(() => page.locator(".h-error").count(), { timeout: UI_WAIT_MS }).toBe(1);
+    expect(await page.locator("main").textContent()).toMatch(/failed to connect/);
     await shot(page, "mcp-servers");
     await open(page, "Skills", "Skills");
     await shot(page, "skills");
