@@ -3,7 +3,7 @@
  * boundary is stable while rows are added. The cursor is opaque to callers (base64url JSON of the
  * last row's position); a cursor that does not decode is a 400 on `cursor`.
  */
-import { and, desc, eq, lt, or, type SQL } from "drizzle-orm";
+import { desc, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { ValidationError } from "../errors.js";
 
@@ -54,10 +54,8 @@ export function keyset(cols: PageColumns, q: PageQuery): { after: SQL | undefine
   const order = [desc(cols.createdAt), desc(cols.id)];
   if (!q.cursor) return { after: undefined, order };
   const pos = decodeCursor(q.cursor);
-  return {
-    after: or(lt(cols.createdAt, pos.createdAt), and(eq(cols.createdAt, pos.createdAt), lt(cols.id, pos.id))),
-    order,
-  };
+  // A row value: SQLite seeks the (…, created_at, id) index straight to the position.
+  return { after: sql`(${cols.createdAt}, ${cols.id}) < (${pos.createdAt}, ${pos.id})`, order };
 }
 
 /** How many rows to fetch: one more than the page, to know whether another page follows. */

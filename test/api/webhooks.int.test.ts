@@ -231,6 +231,53 @@ describe("webhooks", () => {
     }
   });
 
+  it("an external tool's call sends job.awaiting_external, and job.finished once its result is posted", async () => {
+    const rx = await startReceiver();
+    try {
+      const t = await tenantWithAsk("external");
+      const tool = {
+        name: "lookup",
+        description: "Looks a customer up in the client's CRM.",
+        inputSchema: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
+        readOnly: true,
+      };
+      const tools = await h.call("PUT", `/v1/tenants/${t.tenantId}/tools`, { key: t.adminKey, body: [tool] });
+      expect(tools.status, JSON.stringify(tools.body)).toBe(200);
+      await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, {
+        key: t.adminKey,
+        body: { allow: ["lookup"], deny: [], ask: [] },
+      });
+      await h.call("PUT", `/v1/tenants/${t.tenantId}/webhooks`, {
+        key: t.adminKey,
+        body: { url: rx.url, events: ["job.awaiting_external", "job.finished"] },
+      });
+      const sub = await h.call("POST", `/v1/sessions/${t.sid}/calls`, {
+        key: t.agentKey,
+        body: { tool: "lookup", input: { q: "acme" } },
+      });
+      expect(sub.body.job?.status, JSON.stringify(sub.body)).toBe("awaiting_external");
+      await pollUntil(
+        () => rx.got.length,
+        (n) => n >= 1,
+        { timeoutMs: 20_000, what: "job.awaiting_external" },
+      );
+      expect(rx.got[0]?.headers["toolshed-event"]).toBe("job.awaiting_external");
+      await h.call("POST", `/v1/jobs/${sub.body.job.id}/external-result`, {
+        key: t.agentKey,
+        body: { content: [{ type: "text", text: "found" }] },
+      });
+      await pollUntil(
+        () => rx.got.length,
+        (n) => n >= 2,
+        { timeoutMs: 20_000, what: "job.finished" },
+      );
+      expect(rx.got[1]?.headers["toolshed-event"]).toBe("job.finished");
+      expect(JSON.parse(rx.got[1]?.body ?? "{}").data.job).toMatchObject({ status: "succeeded" });
+    } finally {
+      await rx.close();
+    }
+  });
+
   it("refuses URLs the egress policy refuses, bad events, other tenants and agents", async () => {
     const t = await tenantWithAsk("checks");
     const other = await seedTenant(h.call, "other");

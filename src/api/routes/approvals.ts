@@ -20,6 +20,8 @@ export const ApprovalItem = z
 const list = createRoute({
   method: "get",
   path: "/v1/approvals",
+  operationId: "listApprovals",
+  summary: "List pending approvals",
   security: bearer,
   description:
     "Jobs of the tenant in `awaiting_approval` that have not expired, newest first " +
@@ -34,6 +36,8 @@ const list = createRoute({
 const events = createRoute({
   method: "get",
   path: "/v1/approvals/events",
+  operationId: "streamApprovals",
+  summary: "Stream approvals (SSE)",
   security: bearer,
   description:
     "SSE (tenant_admin). At connect, one `approval` event per job already waiting (oldest first), then " +

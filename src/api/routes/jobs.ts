@@ -21,6 +21,8 @@ const Jid = z.object({ jid: z.string() });
 const list = createRoute({
   method: "get",
   path: "/v1/jobs",
+  operationId: "listJobs",
+  summary: "List jobs",
   security: bearer,
   description:
     "The caller's tenant's jobs, newest first (by `createdAt`, then `id`). Filters combine: " +

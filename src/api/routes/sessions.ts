@@ -40,6 +40,8 @@ const postSession = createRoute({
 const list = createRoute({
   method: "get",
   path: "/v1/sessions",
+  operationId: "listSessions",
+  summary: "List sessions",
   security: bearer,
   description:
     "The caller's tenant's sessions, newest first; `status` is `active` or `deleted` (default: both).",

@@ -29,6 +29,8 @@ const TenantListItem = Tenant.extend({ createdAt: z.string() }).openapi("TenantL
 const list = createRoute({
   method: "get",
   path: "/v1/tenants",
+  operationId: "listTenants",
+  summary: "List tenants",
   security: bearer,
   description: "Every tenant, newest first (platform admin only).",
   request: { query: PageParams },

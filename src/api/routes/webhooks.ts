@@ -64,6 +64,8 @@ const Delivery = z
 const put = createRoute({
   method: "put",
   path: "/v1/tenants/{tid}/webhooks",
+  operationId: "putWebhook",
+  summary: "Set the tenant's webhook",
   security: bearer,
   description:
     "Sets the tenant's webhook (replacing it). Deliveries are POSTs of `{id, event, createdAt, tenantId, data}` " +
@@ -82,6 +84,8 @@ const put = createRoute({
 const get = createRoute({
   method: "get",
   path: "/v1/tenants/{tid}/webhooks",
+  operationId: "getWebhook",
+  summary: "Read the tenant's webhook",
   security: bearer,
   request: { params: Params },
   responses: { 200: json(Webhook, "the webhook, never its secret"), ...errorResponses },
@@ -90,6 +94,8 @@ const get = createRoute({
 const del = createRoute({
   method: "delete",
   path: "/v1/tenants/{tid}/webhooks",
+  operationId: "deleteWebhook",
+  summary: "Remove the tenant's webhook",
   security: bearer,
   request: { params: Params },
   responses: { 204: { description: "removed; pending deliveries end failed" }, ...errorResponses },
@@ -98,6 +104,8 @@ const del = createRoute({
 const deliveries = createRoute({
   method: "get",
   path: "/v1/tenants/{tid}/webhooks/deliveries",
+  operationId: "listWebhookDeliveries",
+  summary: "List webhook deliveries",
   security: bearer,
   description: "The delivery log, newest first: status, attempts, last error and response code.",
   request: {

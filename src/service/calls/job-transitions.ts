@@ -105,11 +105,6 @@ export async function publishState(
   const row = findJob(deps.db, jobId);
   if (!row) return;
   try {
-    await recordWebhookEvents(deps, row);
-  } catch (err) {
-    deps.logger.warn({ err, jobId }, "recording webhook deliveries failed");
-  }
-  try {
     const events: { type: "status" | "result"; data: unknown }[] = [
       { type: "status", data: { status: row.status } },
     ];
@@ -120,5 +115,12 @@ export async function publishState(
     await deps.events.notifyTenant(row.tenantId, { jobId, status: row.status });
   } catch (err) {
     deps.logger.warn({ err, jobId }, "publishing job events failed");
+  }
+  // After the events, so that waiters are not held up by it; recorded even when Redis is away
+  // (the row stays pending and a worker start queues it).
+  try {
+    await recordWebhookEvents(deps, row);
+  } catch (err) {
+    deps.logger.warn({ err, jobId }, "recording webhook deliveries failed");
   }
 }
