@@ -10,8 +10,9 @@ export const SessionView = z
     cwd: z.string(),
     home: z.string(),
     workingDirectories: z.array(z.string()),
-    // A deleted session is never served (404), so a served one is always active.
-    status: z.literal("active"),
+    status: z
+      .enum(["active", "deleted"])
+      .meta({ description: "`deleted` only in the session list (a deleted session is otherwise not found)" }),
     rules: RuleStrings,
     tools: z.array(z.string()).meta({ description: "the tools this session offers" }),
     createdAt: z.string(),

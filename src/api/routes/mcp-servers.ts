@@ -8,6 +8,18 @@ import { bearer, errorResponses, json, jsonBody } from "../schemas.js";
 const Params = z.object({ tid: z.string() });
 const NameParams = Params.extend({ name: z.string() });
 
+const McpHealth = z
+  .object({
+    state: z.enum(["ok", "error", "unknown"]),
+    error: z.string().optional().openapi({ description: "why the last listing failed" }),
+    checkedAt: z.string().optional().openapi({ description: "when this API process last listed it" }),
+  })
+  .openapi("McpHealth", {
+    description:
+      "How the server's last tool listing went, as this API process saw it; `unknown` until listed " +
+      "(stdio servers are listed only inside a session's sandbox).",
+  });
+
 const McpServerTool = z
   .object({
     name: z.string(),
@@ -31,7 +43,10 @@ const list = createRoute({
   security: bearer,
   request: { params: Params },
   responses: {
-    200: json(z.object({ servers: z.array(McpServerView) }), "the tenant's servers"),
+    200: json(
+      z.object({ servers: z.array(McpServerView.extend({ health: McpHealth })) }),
+      "the tenant's servers, each with its health (HTTP servers due for a listing are listed first)",
+    ),
     ...errorResponses,
   },
 });
@@ -55,7 +70,10 @@ const tools = createRoute({
   security: bearer,
   request: { params: NameParams },
   responses: {
-    200: json(z.object({ tools: z.array(McpServerTool) }), "the server's tools as the model sees them"),
+    200: json(
+      z.object({ tools: z.array(McpServerTool), health: McpHealth }),
+      "the server's tools as the model sees them; `health.error` says why a failing server lists none",
+    ),
     ...errorResponses,
   },
 });
@@ -64,7 +82,9 @@ export function mcpServerRoutes(app: OpenAPIHono<AppEnv>, mcp: McpServerVerbs): 
   app.openapi(post, (c) =>
     c.json(mcp.create(c.get("principal"), c.req.valid("param").tid, c.req.valid("json")), 201),
   );
-  app.openapi(list, (c) => c.json({ servers: mcp.list(c.get("principal"), c.req.valid("param").tid) }, 200));
+  app.openapi(list, async (c) =>
+    c.json({ servers: await mcp.list(c.get("principal"), c.req.valid("param").tid) }, 200),
+  );
   app.openapi(get, (c) => {
     const { tid, name } = c.req.valid("param");
     return c.json(mcp.get(c.get("principal"), tid, name), 200);
@@ -76,7 +96,7 @@ export function mcpServerRoutes(app: OpenAPIHono<AppEnv>, mcp: McpServerVerbs): 
   });
   app.openapi(tools, async (c) => {
     const { tid, name } = c.req.valid("param");
-    const found = await mcp.listTools(c.get("principal"), tid, name);
+    const { tools: found, health } = await mcp.listTools(c.get("principal"), tid, name);
     const out = found.map((t) => ({
       name: t.name,
       description: t.description,
@@ -84,6 +104,6 @@ export function mcpServerRoutes(app: OpenAPIHono<AppEnv>, mcp: McpServerVerbs): 
       readOnly: t.isReadOnly,
       annotations: t.annotations as Record<string, unknown>,
     }));
-    return c.json({ tools: out }, 200);
+    return c.json({ tools: out, health }, 200);
   });
 }
