@@ -6,8 +6,7 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { ForbiddenError } from "../errors.js";
-import type { ApiPort } from "../service/api-port.js";
-import type { ConsoleSession } from "../service/tenancy/console-sessions.js";
+import type { ApiPort, ConsoleSession } from "../service/api-port.js";
 
 export const CONSOLE_COOKIE = "toolshed_console";
 export const CSRF_HEADER = "x-csrf-token";

@@ -26,7 +26,11 @@ import { callSessionTool, listSessionMcpTools } from "./sessions/session-mcp-ver
 import { createSession, deleteSession, getSession, loadSession, updateSession } from "./sessions/sessions.js";
 import { listSessionTools } from "./sessions/tool-list.js";
 import { authenticate, createKey, listKeys, revokeKey } from "./tenancy/api-keys.js";
-import { ConsoleSessions } from "./tenancy/console-sessions.js";
+import { type ConsoleSession, ConsoleSessions } from "./tenancy/console-sessions.js";
+
+/** What a console cookie stands for (the API reads it through this port). */
+export type { ConsoleSession };
+
 import { KeyStreams } from "./tenancy/key-streams.js";
 import { listTenants } from "./tenancy/list-tenants.js";
 import type { Principal } from "./tenancy/principal.js";
