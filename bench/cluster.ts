@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import Dockerode from "dockerode";
-import { startService } from "../src/cli/serve.js";
+import { startService } from "../src/cli/compose.js";
 import { loadConfig } from "../src/config.js";
 import { fmt, measureRawDockerRun, type Timing } from "./sandbox-latency.js";
 import { tearDown } from "./support.js";

@@ -12,6 +12,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   runtime: () => import("./runtime.js"),
   flood: () => import("./flood.js"),
   cluster: () => import("./cluster.js"),
+  lists: () => import("./lists.js"),
 };
 
 async function main(): Promise<void> {

@@ -7,7 +7,16 @@
 import { Job, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { JobQueue } from "../service/ports.js";
-import { type AnyPayload, bullPrefix, hostQueueName, PLACEMENT_QUEUE } from "./catalog.js";
+import {
+  type AnyPayload,
+  bullPrefix,
+  hostQueueName,
+  type JobName,
+  PLACEMENT_QUEUE,
+  type RunCall,
+} from "./catalog.js";
+
+const RUN_CALL: JobName = "run-call";
 
 export interface CallQueueOptions {
   prefix: string;
@@ -87,18 +96,15 @@ export class BullJobQueue implements JobQueue {
 
   /** Adds a call to a given queue (placement hands a call to the host it pinned the session to). */
   async addCall(queue: Queue<AnyPayload>, jobId: string, priority?: number): Promise<void> {
-    await queue.add(
-      "run-call",
-      { jobId },
-      {
-        jobId,
-        ...(priority ? { priority } : {}),
-        attempts: this.opts.attempts,
-        backoff: { type: "exponential", delay: this.opts.backoffMs },
-        removeOnComplete: true,
-        removeOnFail: { age: 7 * 24 * 3600 },
-      },
-    );
+    const payload: RunCall = { jobId };
+    await queue.add(RUN_CALL, payload, {
+      jobId,
+      ...(priority ? { priority } : {}),
+      attempts: this.opts.attempts,
+      backoff: { type: "exponential", delay: this.opts.backoffMs },
+      removeOnComplete: true,
+      removeOnFail: { age: 7 * 24 * 3600 },
+    });
   }
 
   async promote(jobId: string): Promise<void> {

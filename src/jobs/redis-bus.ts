@@ -1,12 +1,13 @@
 /**
  * Per-job event streams (Redis `XADD`, capped and expiring) plus pub/sub: one channel per job
  * ("this job has new events"), subscribed only by processes with a waiter or SSE reader on that
- * job, so a process never reads every job's notices; and one "cancel this job" channel, which
- * every worker reads (cancels are rare, and the worker running the job is not known here).
+ * job, so a process never reads every job's notices; "a tenant's job changed status" (the
+ * approvals stream); and one "cancel this job" channel, which every worker reads (cancels are
+ * rare, and the worker running the job is not known here).
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import type { CancelBus, JobEvent, JobEvents, JobEventType } from "../service/ports.js";
+import type { CancelBus, JobEvent, JobEvents, JobEventType, JobNotice } from "../service/ports.js";
 
 export interface RedisBusOptions {
   prefix: string;
@@ -19,6 +20,8 @@ type Listener = (jobId: string) => void;
 export class RedisBus implements JobEvents, CancelBus {
   private readonly watchers = new Map<string, Set<() => void>>();
   private readonly cancelListeners = new Set<Listener>();
+  private readonly tenantWatchers = new Map<string, Set<(n: JobNotice) => void>>();
+  private readonly tenantChannel: string;
   private readonly cancelChannel: string;
   /** Tags this process's event notices so that it can skip their pub/sub echo. */
   private readonly origin = randomUUID();
@@ -30,18 +33,34 @@ export class RedisBus implements JobEvents, CancelBus {
     private readonly opts: RedisBusOptions,
   ) {
     this.cancelChannel = `${opts.prefix}:bus:cancel`;
+    this.tenantChannel = `${opts.prefix}:bus:tenant-jobs`;
   }
 
+  private readonly onMessage = (channel: string, message: string) => {
+    if (channel === this.cancelChannel) {
+      for (const l of this.cancelListeners) l(message);
+      return;
+    }
+    if (channel === this.tenantChannel) {
+      this.onTenantNotice(message);
+      return;
+    }
+    const [origin, id] = splitNotice(message);
+    if (origin !== this.origin && channel === this.channel(id)) this.notify(id);
+  };
+
   async start(): Promise<void> {
-    this.sub.on("message", (channel: string, jobId: string) => {
-      if (channel === this.cancelChannel) {
-        for (const l of this.cancelListeners) l(jobId);
-        return;
-      }
-      const [origin, id] = splitNotice(jobId);
-      if (origin !== this.origin && channel === this.channel(id)) this.notify(id);
-    });
-    await this.sub.subscribe(this.cancelChannel);
+    this.sub.on("message", this.onMessage);
+    await this.sub.subscribe(this.cancelChannel, this.tenantChannel);
+  }
+
+  /** Stops listening: nobody is told of events or cancels any more (the connection is its owner's). */
+  async stop(): Promise<void> {
+    this.sub.off("message", this.onMessage);
+    const jobChannels = [...this.watchers.keys()].map((id) => this.channel(id));
+    this.watchers.clear();
+    this.cancelListeners.clear();
+    await this.sub.unsubscribe(this.cancelChannel, this.tenantChannel, ...jobChannels).catch(() => undefined);
   }
 
   private channel(jobId: string): string {
@@ -94,6 +113,42 @@ export class RedisBus implements JobEvents, CancelBus {
         this.sub.unsubscribe(this.channel(jobId)).catch(() => undefined);
       }
     };
+  }
+
+  async notifyTenant(tenantId: string, notice: JobNotice): Promise<void> {
+    const message = JSON.stringify({
+      origin: this.origin,
+      tenantId,
+      jobId: notice.jobId,
+      status: notice.status,
+    });
+    await this.redis.publish(this.tenantChannel, message);
+    // As for job events: this process's watchers now, not on the echo.
+    this.notifyTenantWatchers(tenantId, notice);
+  }
+
+  async watchTenant(tenantId: string, onNotice: (n: JobNotice) => void): Promise<() => void> {
+    const set = this.tenantWatchers.get(tenantId) ?? new Set();
+    this.tenantWatchers.set(tenantId, set);
+    set.add(onNotice);
+    return () => {
+      set.delete(onNotice);
+      if (set.size === 0) this.tenantWatchers.delete(tenantId);
+    };
+  }
+
+  private onTenantNotice(message: string): void {
+    try {
+      const m = JSON.parse(message) as { origin?: string; tenantId?: string } & JobNotice;
+      if (m.origin !== this.origin && typeof m.tenantId === "string")
+        this.notifyTenantWatchers(m.tenantId, { jobId: m.jobId, status: m.status });
+    } catch {
+      // Not ours (another publisher on the channel): nothing to tell.
+    }
+  }
+
+  private notifyTenantWatchers(tenantId: string, notice: JobNotice): void {
+    for (const w of this.tenantWatchers.get(tenantId) ?? []) w(notice);
   }
 
   async requestCancel(jobId: string): Promise<void> {

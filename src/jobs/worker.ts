@@ -7,25 +7,25 @@
  * that host's queue and pulls placement work (pinning the session to itself) while it has room.
  */
 import { DelayedError, type Job, type Queue, UnrecoverableError, Worker } from "bullmq";
-import { inArray } from "drizzle-orm";
 import type { Redis } from "ioredis";
-import { preparedFor } from "../db/prepared.js";
-import { jobs } from "../db/schema.js";
+import { isTerminal } from "../contracts/job.js";
+import { withLogContext } from "../log.js";
 import { SandboxUnavailableError } from "../sandbox/sandbox.js";
-import { startApprovalSweeper } from "../service/calls/approval-expiry.js";
 import { fairPriority } from "../service/calls/fair-priority.js";
-import { findJob, isTerminal } from "../service/calls/job-view.js";
+import { findJob } from "../service/calls/job-view.js";
 import type { ServiceDeps } from "../service/ports.js";
 import { stdioServerTools } from "../service/sessions/mcp-clients.js";
 import { hostOfJob, hostOfSession, placeSession, sessionOfJob } from "../service/sessions/session-hosts.js";
 import { claimJob, failJob, requeueJob } from "../service/worker/claim-job.js";
 import { executeJob } from "../service/worker/execute-job.js";
+import { jobsExpectingRun } from "../service/worker/recovery.js";
 import {
   type AnyPayload,
+  BadJobPayloadError,
   hostQueueName,
-  ListTools,
+  type ListTools,
   PLACEMENT_QUEUE,
-  RemoveSandbox,
+  parseJobPayload,
   RunCall,
 } from "./catalog.js";
 import type { HostRegistry } from "./host-registry.js";
@@ -40,8 +40,6 @@ export interface CallWorkerOptions {
   lockDurationMs: number;
   stalledIntervalMs: number;
   orderRecheckMs: number;
-  /** How often pending approvals past their expiry are denied (default 5 s). */
-  approvalSweepMs?: number;
   /** This worker's host: it consumes that host's queue and pulls placement work while it has room. */
   hostId: string;
   hosts: HostRegistry;
@@ -65,11 +63,12 @@ export function startCallWorker(
   const me = opts.hostId;
   const running = new Map<string, AbortController>();
   const stopCancels = bus.onCancel((jobId) => running.get(jobId)?.abort());
-  // Expiry lives with the worker so that every deployment (serve or a separate worker) runs it.
-  const stopSweeper = startApprovalSweeper(deps, opts.approvalSweepMs ?? 5000);
   const stopHeartbeat = startHeartbeat(deps, opts.hosts, opts.hostId, opts.queue);
 
-  const runCall = async (bjob: Job<AnyPayload>, jobId: string, token?: string): Promise<void> => {
+  const runCall = (bjob: Job<AnyPayload>, jobId: string, token?: string): Promise<void> =>
+    withLogContext({ jobId }, () => run(bjob as Job<RunCall>, jobId, token));
+
+  const run = async (bjob: Job<RunCall>, jobId: string, token?: string): Promise<void> => {
     const claim = await claimJob(deps, jobId);
     if (claim.kind === "skip") return;
     if (claim.kind === "wait") {
@@ -78,10 +77,16 @@ export function startCallWorker(
     }
     const ac = new AbortController();
     running.set(jobId, ac);
+    // The job's lines carry the trace of the request that submitted it.
+    const traceId = claim.job.traceId ?? undefined;
     try {
-      await executeJob(deps, claim, ac.signal);
-    } catch (err) {
-      await onRunError(deps, bjob as Job<RunCall>, jobId, err);
+      await withLogContext({ traceId }, async () => {
+        try {
+          await executeJob(deps, claim, ac.signal);
+        } catch (err) {
+          await onRunError(deps, bjob, jobId, err);
+        }
+      });
     } finally {
       running.delete(jobId);
     }
@@ -89,34 +94,32 @@ export function startCallWorker(
 
   /** The host queue: work of sessions pinned here; anything pinned elsewhere meanwhile is passed on. */
   const processHost = async (bjob: Job<AnyPayload>, token?: string): Promise<void> => {
-    if (bjob.name === "run-call") {
-      const { jobId } = RunCall.parse(bjob.data);
+    const payload = payloadOf(deps, bjob);
+    if (bjob.name === "run-call" && "jobId" in payload) {
+      const { jobId } = payload;
       if (hostOfJob(deps.db, jobId) !== me)
         return opts.queue.enqueue(jobId, { priority: fairPriority(deps.db, jobId) });
       return runCall(bjob, jobId, token);
     }
-    if (bjob.name === "list-tools") {
-      const req = ListTools.parse(bjob.data);
-      const host = hostOfSession(deps.db, req.sessionId);
+    if (bjob.name === "list-tools" && "replyTo" in payload) {
+      const host = hostOfSession(deps.db, payload.sessionId);
       if (host !== me && host !== null) return forward(await opts.queue.target(host), bjob);
-      return answerListTools(deps, opts.replies, req);
+      return answerListTools(deps, opts.replies, payload);
     }
-    if (bjob.name === "remove-sandbox") {
-      await deps.sandboxes.remove(RemoveSandbox.parse(bjob.data).sessionId);
+    if (bjob.name === "remove-sandbox" && "sessionId" in payload) {
+      await deps.sandboxes.remove(payload.sessionId);
     }
   };
 
   /** Placement: pin the session (to this host unless a live one holds it), then hand the work on. */
   const processPlacement = async (bjob: Job<AnyPayload>, token?: string): Promise<void> => {
+    const payload = payloadOf(deps, bjob);
     if (running.size >= opts.concurrency) {
       // No room: leave it to a worker that has some (or to this one a moment later).
       await bjob.moveToDelayed(Date.now() + 200, token);
       throw new DelayedError();
     }
-    const sessionId =
-      bjob.name === "run-call"
-        ? sessionOfJob(deps.db, RunCall.parse(bjob.data).jobId)
-        : (bjob.data as ListTools | RemoveSandbox).sessionId;
+    const sessionId = "jobId" in payload ? sessionOfJob(deps.db, payload.jobId) : payload.sessionId;
     if (bjob.name === "remove-sandbox") return processHost(bjob, token);
     const seen = sessionId ? hostOfSession(deps.db, sessionId) : null;
     const alive = seen !== null && seen !== me && (await opts.hosts.isAlive(seen));
@@ -124,8 +127,8 @@ export function startCallWorker(
     if (host === null || (host === me && bjob.name !== "run-call")) return processHost(bjob, token);
     if (host !== me) deps.logger.debug({ sessionId, host }, "placed elsewhere meanwhile");
     else if (seen !== me) deps.logger.info({ sessionId, from: seen }, "session placed on this host");
-    if (bjob.name === "run-call") {
-      const { jobId } = RunCall.parse(bjob.data);
+    if ("jobId" in payload) {
+      const { jobId } = payload;
       return opts.queue.addCall(opts.queue.hostQueue(host), jobId, fairPriority(deps.db, jobId));
     }
     return forward(opts.queue.hostQueue(host), bjob);
@@ -150,6 +153,7 @@ export function startCallWorker(
   const handlers = new Set<Promise<void>>();
   for (const worker of workers) {
     worker.on("failed", (bjob, err) => {
+      // Only a call has a row to settle (a rejected payload names none).
       if (bjob?.name !== "run-call" || !RunCall.safeParse(bjob.data).success) return;
       const p = onQueueFailed(deps, bjob as Job<RunCall>, err).catch((e: unknown) =>
         deps.logger.error({ err: e }, "failed handler"),
@@ -164,12 +168,25 @@ export function startCallWorker(
     workers,
     async close(force = false) {
       stopCancels();
-      stopSweeper();
       stopHeartbeat();
       await Promise.all(workers.map((w) => w.close(force)));
       await Promise.allSettled([...handlers]);
     },
   };
+}
+
+/**
+ * The job's payload checked against the catalog. A job that does not match can never run: it
+ * fails at once (no retry) with the reason as its BullMQ failure reason, and no row is touched.
+ */
+function payloadOf(deps: ServiceDeps, bjob: Job): AnyPayload {
+  try {
+    return parseJobPayload(bjob.name, bjob.data);
+  } catch (err) {
+    if (!(err instanceof BadJobPayloadError)) throw err;
+    deps.logger.error({ bullJobId: bjob.id, reason: err.message }, "rejected a queued job");
+    throw new UnrecoverableError(err.message);
+  }
 }
 
 /** Another queue takes the job as it is (same name, payload and id). */
@@ -179,10 +196,9 @@ async function forward(queue: Queue<AnyPayload>, bjob: Job<AnyPayload>): Promise
 
 /** Lists one stdio server's tools in the session's sandbox and pushes the answer to the asker. */
 async function answerListTools(deps: ServiceDeps, replies: Redis, req: ListTools): Promise<void> {
-  const session = preparedFor(deps.db).sessionById.get({ id: req.sessionId });
   let answer: { tools: unknown[] } | { error: string };
   try {
-    answer = session ? { tools: await stdioServerTools(deps.mcp, deps, session, req.server) } : { tools: [] };
+    answer = { tools: await stdioServerTools(deps.mcp, deps, req.sessionId, req.server) };
   } catch (err) {
     answer = { error: (err as Error).message };
   }
@@ -204,7 +220,7 @@ async function onRunError(deps: ServiceDeps, bjob: Job<RunCall>, jobId: string, 
     deps.metrics.inc("toolshed_sandbox_retries_total");
     if (bjob.attemptsMade + 1 < (bjob.opts.attempts ?? 1)) {
       deps.logger.warn({ jobId, err: err.message }, "sandbox unavailable; retrying");
-      requeueJob(deps, jobId);
+      await requeueJob(deps, jobId);
       throw err;
     }
     await failJob(deps, jobId, `Error: the session's sandbox is unavailable: ${err.message}`);
@@ -217,12 +233,8 @@ async function onRunError(deps: ServiceDeps, bjob: Job<RunCall>, jobId: string, 
 
 /** At start: rows that expect a run but whose queue entry is gone are queued again. */
 export async function recoverJobs(deps: ServiceDeps, queue: BullJobQueue): Promise<number> {
-  const rows = deps.db
-    .select({ id: jobs.id })
-    .from(jobs)
-    .where(inArray(jobs.status, ["queued", "running"]))
-    .all();
   let n = 0;
-  for (const row of rows) if (await queue.ensureQueued(row.id, fairPriority(deps.db, row.id))) n++;
+  for (const id of jobsExpectingRun(deps.db))
+    if (await queue.ensureQueued(id, fairPriority(deps.db, id))) n++;
   return n;
 }

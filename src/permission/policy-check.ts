@@ -4,12 +4,12 @@
  */
 import { z } from "zod";
 import { checkPermission } from "./engine.js";
+import { explainDecision, type PolicyExplanation } from "./policy-explanation.js";
 import { formatRule, parseRule, parseRuleSet, RuleSetError, RuleSyntaxError } from "./rules.js";
 import {
-  PERMISSION_MODES,
   type PermissionBehavior,
   type PermissionContext,
-  type PermissionMode,
+  PermissionModeSchema,
   type PermissionSubject,
 } from "./types.js";
 
@@ -20,7 +20,7 @@ const RuleList = z.array(z.string()).default([]);
 export const PolicyCheckRequest = z.strictObject({
   tool: z.string().min(1),
   input: z.record(z.string(), z.unknown()),
-  mode: z.enum(PERMISSION_MODES as readonly [PermissionMode, ...PermissionMode[]]).default("default"),
+  mode: PermissionModeSchema.default("default"),
   workingDirectories: z.array(z.string()).default([]),
   rules: z
     .strictObject({ allow: RuleList, deny: RuleList, ask: RuleList })
@@ -43,6 +43,8 @@ export interface PolicyCheckAnswer {
   readOnly: boolean;
   toolSuggestions: string[];
   match?: boolean;
+  /** Which step and rule decided (or which rule is missing); for Bash, per simple command. */
+  explanation: PolicyExplanation;
 }
 
 /** One located problem with a request. */
@@ -138,6 +140,7 @@ export function runPolicyCheck(
     tool: { behavior: own.behavior, bypassImmune: own.bypassImmune, message: own.message },
     readOnly: subject.checkReadOnly(req.input, ctx),
     toolSuggestions: subject.generateSuggestions(req.input, ctx).map(formatRule),
+    explanation: explainDecision(subject.name, req.input, ctx, decision),
   };
   if (req.rule !== undefined) answer.match = matchOne(req.rule, subject, req, ctx);
   return answer;

@@ -20,10 +20,12 @@ import { startIdleReaper } from "./idle-reaper.js";
 import {
   DEFAULT_UID_BASE,
   identitiesFrom,
+  type RoundTripObserver,
   type Sandbox,
   type SandboxIdentities,
   type SandboxProvider,
   SandboxUnavailableError,
+  type SessionSandboxSettings,
   type SessionSandboxSpec,
 } from "./sandbox.js";
 import type { SandboxLogger } from "./sandbox-logger.js";
@@ -62,6 +64,8 @@ export interface DockerSandboxProviderOptions {
   runtime?: string;
   /** Hardened containers kept started for new sessions (warm-pool.ts); default 0. */
   warmPool?: number;
+  /** Told of each request to an executor and how long its answer took (metrics). */
+  onRoundTrip?: RoundTripObserver;
 }
 
 interface LiveSession extends SessionPaths {
@@ -214,7 +218,15 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       const known = (await this.ensure(spec)).channel.bootId;
       if (known) return known;
     }
-    return this.withExecutor(spec, (sock, acks) => pingOverSocket(sock, acks));
+    const started = performance.now();
+    let ok = false;
+    try {
+      const id = await this.withExecutor(spec, (sock, acks) => pingOverSocket(sock, acks));
+      ok = true;
+      return id;
+    } finally {
+      this.opts.onRoundTrip?.("ping", (performance.now() - started) / 1000, ok);
+    }
   }
 
   acknowledge(sessionId: string, jobId: string): void {
@@ -291,6 +303,10 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     return info.ID || info.Name || "unknown";
   }
 
+  liveCount(): number {
+    return this.live.size;
+  }
+
   /** Readiness: the engine answers. */
   async ping(): Promise<void> {
     await this.docker.ping();
@@ -341,7 +357,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     this.inherited.delete(spec.sessionId);
     const claimed = await this.claimWarm(spec, paths);
     if (claimed) return claimed;
-    const token = await this.prepareDirs(paths, spec.sessionId);
+    const token = await this.prepareDirs(paths, spec.sessionId, spec.settings?.diskBytes);
     const channel = await ExecutorChannel.listen(paths.socketPath, token);
     try {
       // Docker may still report a container whose executor just died as running; or the
@@ -357,7 +373,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       const executorHostDir = await this.executorMount;
       await ensureContainerRunning(this.docker, {
         name: paths.containerName,
-        image: this.opts.image,
+        image: spec.settings?.image ?? this.opts.image,
         serviceId: this.opts.serviceId,
         sessionId: spec.sessionId,
         tenantId: spec.tenantId,
@@ -365,7 +381,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
         runHostDir: paths.runDir,
         ...(executorHostDir ? { executorHostDir } : {}),
         readOnlyMounts: spec.readOnlyMounts,
-        limits: this.opts.limits,
+        limits: tenantLimits(this.opts.limits, spec.settings),
         identities: this.identities,
         ...(this.opts.runtime ? { runtime: this.opts.runtime } : {}),
       });
@@ -381,7 +397,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       ...paths,
       tenantId: spec.tenantId,
       channel,
-      sandbox: new DockerSandbox(spec, this),
+      sandbox: new DockerSandbox(spec, this, this.opts.onRoundTrip),
       inflight: 0,
       lastUsed: Date.now(),
       acks: [],
@@ -406,6 +422,9 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       return undefined;
     }
     if (!this.pool || this.pool.size === 0) return undefined;
+    // Warm containers have the default image, limits and volume size; a tenant's own start cold
+    // (its environment is sent with each command, so it does not matter here).
+    if (hasOwnContainerSettings(spec.settings)) return undefined;
     const mounts = spec.readOnlyMounts ?? [];
     if (mounts.some((m) => !(WARM_MOUNTS as readonly string[]).includes(m.containerPath))) return undefined;
     if (await containerExists(this.docker, paths.containerName)) return undefined;
@@ -431,7 +450,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       configPath: slot.configPath,
       tenantId: spec.tenantId,
       channel: slot.channel,
-      sandbox: new DockerSandbox(spec, this),
+      sandbox: new DockerSandbox(spec, this, this.opts.onRoundTrip),
       inflight: 0,
       lastUsed: Date.now(),
       acks: [],
@@ -451,11 +470,11 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
    * config, whose secret stays the same across restarts of the container and of this process,
    * and the workspace owned by the agent (with quotas: its volume mounted). Returns the secret.
    */
-  private async prepareDirs(paths: SessionPaths, sessionId: string): Promise<string> {
+  private async prepareDirs(paths: SessionPaths, sessionId: string, diskBytes?: number): Promise<string> {
     await mkdir(paths.runDir, { recursive: true, mode: 0o755 });
     await mkdir(paths.workspaceDir, { recursive: true });
     const token = await this.writeExecutorConfig(paths.configPath);
-    await this.prepareWorkspace(paths, sessionId);
+    await this.prepareWorkspace(paths, sessionId, diskBytes);
     return token;
   }
 
@@ -482,10 +501,10 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
   }
 
   /** The workspace: with quotas its volume mounted; owned by the agent, setgid, group-writable. */
-  private async prepareWorkspace(paths: SessionPaths, sessionId: string): Promise<void> {
+  private async prepareWorkspace(paths: SessionPaths, sessionId: string, diskBytes?: number): Promise<void> {
     const { agent } = this.identities;
     // The bare directory stays root's (unwritable); the chown below is then the volume's root.
-    await this.volumes?.mount(sessionId, paths.workspaceDir);
+    await this.volumes?.mount(sessionId, paths.workspaceDir, diskBytes);
     try {
       await chown(paths.workspaceDir, agent, agent);
       // setgid and group-writable: what is made inside stays the agent's group, which the
@@ -516,4 +535,19 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       this.inherited.set(sessionId, { inflight: 0, lastUsed: now });
     }
   }
+}
+
+/** The platform's limits with the tenant's own where it set them (checked against caps upstream). */
+/** Settings that shape the container or its volume (not only the commands' environment). */
+function hasOwnContainerSettings(own: SessionSandboxSettings | undefined): boolean {
+  return Boolean(own?.image || own?.memoryBytes || own?.nanoCpus || own?.pids || own?.diskBytes);
+}
+
+function tenantLimits(base: SandboxLimits, own: SessionSandboxSettings | undefined): SandboxLimits {
+  return {
+    ...base,
+    ...(own?.memoryBytes ? { memoryBytes: own.memoryBytes } : {}),
+    ...(own?.nanoCpus ? { nanoCpus: own.nanoCpus } : {}),
+    ...(own?.pids ? { pids: own.pids } : {}),
+  };
 }

@@ -1,4 +1,4 @@
-/** Jobs: read, cancel, answer an approval, post an external tool's result. */
+/** Jobs: list, read, cancel, answer an approval, post an external tool's result. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
@@ -6,13 +6,43 @@ import {
   bearer,
   conflictResponse,
   errorResponses,
+  Job,
   JobEnvelope,
   json,
   jsonBody,
+  PageParams,
+  page,
+  TenantFilter,
   tooLargeResponse,
 } from "../schemas.js";
 
 const Jid = z.object({ jid: z.string() });
+
+const list = createRoute({
+  method: "get",
+  path: "/v1/jobs",
+  operationId: "listJobs",
+  summary: "List jobs",
+  security: bearer,
+  description:
+    "The caller's tenant's jobs, newest first (by `createdAt`, then `id`). Filters combine: " +
+    "`status` may repeat or be comma-separated (any of them, e.g. `awaiting_approval`); " +
+    "`since` (inclusive) and `until` (exclusive) bound `createdAt`.",
+  request: {
+    query: PageParams.extend({
+      sessionId: z.string().optional(),
+      status: z
+        .union([z.string(), z.array(z.string())])
+        .optional()
+        .openapi({ description: "one or more statuses, repeated or comma-separated" }),
+      tool: z.string().optional(),
+      since: z.string().optional().openapi({ description: "ISO-8601 date-time: created at or after" }),
+      until: z.string().optional().openapi({ description: "ISO-8601 date-time: created before" }),
+      tenantId: TenantFilter,
+    }),
+  },
+  responses: { 200: json(page(Job).openapi("JobPage"), "a page of jobs"), ...errorResponses },
+});
 
 const getOne = createRoute({
   method: "get",
@@ -82,6 +112,7 @@ const externalResult = createRoute({
 });
 
 export function jobRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
+  app.openapi(list, (c) => c.json(deps.port.listJobs(c.get("principal"), c.req.valid("query")), 200));
   app.openapi(getOne, async (c) => {
     const { jid } = c.req.valid("param");
     const job = deps.port.getJob(c.get("principal"), jid);

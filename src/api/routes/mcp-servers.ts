@@ -1,53 +1,24 @@
 /** A tenant's MCP servers: add, list, read, remove, and list one server's tools. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { McpServerInput, McpServerView } from "../../contracts/tool-config.js";
 import type { McpServerVerbs } from "../../service/api-port.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses, json, jsonBody } from "../schemas.js";
 
 const Params = z.object({ tid: z.string() });
 const NameParams = Params.extend({ name: z.string() });
-const Name = z.string().regex(/^[a-zA-Z0-9_-]{1,32}$/);
-const ToolNames = z.array(z.string().min(1).max(200)).max(500);
-const Secrets = z.record(z.string().min(1).max(200), z.string().max(8192));
 
-const McpServerBody = z
-  .discriminatedUnion("transport", [
-    z.object({
-      name: Name,
-      transport: z.literal("http"),
-      url: z.string().url().max(2048),
-      headers: Secrets.optional().openapi({ description: "Stored encrypted; never returned." }),
-      stateful: z.boolean().optional(),
-      enableTools: ToolNames.optional(),
-      disableTools: ToolNames.optional(),
-    }),
-    z.object({
-      name: Name,
-      transport: z.literal("stdio"),
-      command: z.string().min(1).max(1024).openapi({ description: "Runs inside the session's sandbox." }),
-      args: z.array(z.string().max(4096)).max(100).optional(),
-      env: Secrets.optional().openapi({ description: "Stored encrypted; never returned." }),
-      enableTools: ToolNames.optional(),
-      disableTools: ToolNames.optional(),
-    }),
-  ])
-  .openapi("McpServerInput");
-
-const McpServer = z
+const McpHealth = z
   .object({
-    name: z.string(),
-    transport: z.enum(["http", "stdio"]),
-    url: z.string().nullable(),
-    command: z.string().nullable(),
-    args: z.array(z.string()).nullable(),
-    stateful: z.boolean(),
-    enableTools: z.array(z.string()).nullable(),
-    disableTools: z.array(z.string()).nullable(),
-    hasHeaders: z.boolean(),
-    hasEnv: z.boolean(),
-    createdAt: z.string(),
+    state: z.enum(["ok", "error", "unknown"]),
+    error: z.string().optional().openapi({ description: "why the last listing failed" }),
+    checkedAt: z.string().optional().openapi({ description: "when this API process last listed it" }),
   })
-  .openapi("McpServer");
+  .openapi("McpHealth", {
+    description:
+      "How the server's last tool listing went, as this API process saw it; `unknown` until listed " +
+      "(stdio servers are listed only inside a session's sandbox).",
+  });
 
 const McpServerTool = z
   .object({
@@ -63,8 +34,8 @@ const post = createRoute({
   method: "post",
   path: "/v1/tenants/{tid}/mcp-servers",
   security: bearer,
-  request: { params: Params, body: jsonBody(McpServerBody) },
-  responses: { 201: json(McpServer, "created"), ...errorResponses },
+  request: { params: Params, body: jsonBody(McpServerInput) },
+  responses: { 201: json(McpServerView, "created"), ...errorResponses },
 });
 const list = createRoute({
   method: "get",
@@ -72,7 +43,10 @@ const list = createRoute({
   security: bearer,
   request: { params: Params },
   responses: {
-    200: json(z.object({ servers: z.array(McpServer) }), "the tenant's servers"),
+    200: json(
+      z.object({ servers: z.array(McpServerView.extend({ health: McpHealth })) }),
+      "the tenant's servers, each with its health (HTTP servers due for a listing are listed first)",
+    ),
     ...errorResponses,
   },
 });
@@ -81,7 +55,7 @@ const get = createRoute({
   path: "/v1/tenants/{tid}/mcp-servers/{name}",
   security: bearer,
   request: { params: NameParams },
-  responses: { 200: json(McpServer, "the server"), ...errorResponses },
+  responses: { 200: json(McpServerView, "the server"), ...errorResponses },
 });
 const del = createRoute({
   method: "delete",
@@ -96,7 +70,10 @@ const tools = createRoute({
   security: bearer,
   request: { params: NameParams },
   responses: {
-    200: json(z.object({ tools: z.array(McpServerTool) }), "the server's tools as the model sees them"),
+    200: json(
+      z.object({ tools: z.array(McpServerTool), health: McpHealth }),
+      "the server's tools as the model sees them; `health.error` says why a failing server lists none",
+    ),
     ...errorResponses,
   },
 });
@@ -105,7 +82,9 @@ export function mcpServerRoutes(app: OpenAPIHono<AppEnv>, mcp: McpServerVerbs): 
   app.openapi(post, (c) =>
     c.json(mcp.create(c.get("principal"), c.req.valid("param").tid, c.req.valid("json")), 201),
   );
-  app.openapi(list, (c) => c.json({ servers: mcp.list(c.get("principal"), c.req.valid("param").tid) }, 200));
+  app.openapi(list, async (c) =>
+    c.json({ servers: await mcp.list(c.get("principal"), c.req.valid("param").tid) }, 200),
+  );
   app.openapi(get, (c) => {
     const { tid, name } = c.req.valid("param");
     return c.json(mcp.get(c.get("principal"), tid, name), 200);
@@ -117,7 +96,7 @@ export function mcpServerRoutes(app: OpenAPIHono<AppEnv>, mcp: McpServerVerbs): 
   });
   app.openapi(tools, async (c) => {
     const { tid, name } = c.req.valid("param");
-    const found = await mcp.listTools(c.get("principal"), tid, name);
+    const { tools: found, health } = await mcp.listTools(c.get("principal"), tid, name);
     const out = found.map((t) => ({
       name: t.name,
       description: t.description,
@@ -125,6 +104,6 @@ export function mcpServerRoutes(app: OpenAPIHono<AppEnv>, mcp: McpServerVerbs): 
       readOnly: t.isReadOnly,
       annotations: t.annotations as Record<string, unknown>,
     }));
-    return c.json({ tools: out }, 200);
+    return c.json({ tools: out, health }, 200);
   });
 }

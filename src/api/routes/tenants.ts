@@ -1,10 +1,19 @@
 /** Tenants, their keys and their rule sets. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { KeyView, TenantView } from "../../contracts/tenant.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
-import { bearer, errorResponses, json, jsonBody, RuleSetBody, tooLargeResponse } from "../schemas.js";
+import {
+  bearer,
+  errorResponses,
+  json,
+  jsonBody,
+  PageParams,
+  page,
+  RuleSetBody,
+  tooLargeResponse,
+} from "../schemas.js";
 
-const Tenant = z.object({ id: z.string(), name: z.string() }).openapi("Tenant");
 const TenantParams = z.object({ tid: z.string() });
 
 const postTenant = createRoute({
@@ -12,7 +21,23 @@ const postTenant = createRoute({
   path: "/v1/tenants",
   security: bearer,
   request: { body: jsonBody(z.object({ name: z.string().min(1).max(200) })) },
-  responses: { 201: json(Tenant, "created"), ...errorResponses, ...tooLargeResponse },
+  responses: { 201: json(TenantView, "created"), ...errorResponses, ...tooLargeResponse },
+});
+
+const TenantListItem = TenantView.extend({ createdAt: z.string() }).openapi("TenantListItem");
+
+const list = createRoute({
+  method: "get",
+  path: "/v1/tenants",
+  operationId: "listTenants",
+  summary: "List tenants",
+  security: bearer,
+  description: "Every tenant, newest first (platform admin only).",
+  request: { query: PageParams },
+  responses: {
+    200: json(page(TenantListItem).openapi("TenantPage"), "a page of tenants"),
+    ...errorResponses,
+  },
 });
 
 const postKey = createRoute({
@@ -35,23 +60,13 @@ const postKey = createRoute({
   },
 });
 
-const Key = z
-  .object({
-    id: z.string(),
-    role: z.enum(["admin", "tenant_admin", "agent"]),
-    name: z.string().nullable(),
-    createdAt: z.string(),
-    revokedAt: z.string().nullable(),
-  })
-  .openapi("Key");
-
 const getKeys = createRoute({
   method: "get",
   path: "/v1/tenants/{tid}/keys",
   security: bearer,
   request: { params: TenantParams },
   responses: {
-    200: json(z.object({ keys: z.array(Key) }), "the tenant's keys, without secrets"),
+    200: json(z.object({ keys: z.array(KeyView) }), "the tenant's keys, without secrets"),
     ...errorResponses,
   },
 });
@@ -84,6 +99,7 @@ export function tenantRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
   app.openapi(postTenant, (c) =>
     c.json(deps.port.createTenant(c.get("principal"), c.req.valid("json")), 201),
   );
+  app.openapi(list, (c) => c.json(deps.port.listTenants(c.get("principal"), c.req.valid("query")), 200));
   app.openapi(postKey, (c) =>
     c.json(deps.port.createKey(c.get("principal"), c.req.valid("param").tid, c.req.valid("json")), 201),
   );

@@ -27,7 +27,7 @@ export type SessionTools = SessionToolListing;
 
 /** Listing also needs the MCP runtime and the sandboxes (stdio servers are listed in the sandbox). */
 export type SessionToolsDeps = SessionToolkitDeps &
-  Pick<ServiceDeps, "mcp" | "sandboxes" | "skillFiles" | "hostRpc">;
+  Pick<ServiceDeps, "mcp" | "sandboxes" | "skillFiles" | "secrets" | "hostRpc">;
 
 /** The tenant's MCP tool sets for `session`, for callers of `resolveSessionTool`. */
 export function sessionMcpTools(

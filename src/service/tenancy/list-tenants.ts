@@ -1,0 +1,24 @@
+/** `GET /v1/tenants`: every tenant, newest first (platform admin only). */
+import type { Db } from "../../db/open.js";
+import { tenants } from "../../db/schema.js";
+import { fetchSize, keyset, type Page, type PageQuery, toPage } from "../page.js";
+import { type Principal, requireRole } from "./principal.js";
+
+export interface TenantListItem {
+  id: string;
+  name: string;
+  createdAt: string;
+}
+
+export function listTenants(deps: { db: Db }, p: Principal, q: PageQuery): Page<TenantListItem> {
+  requireRole(p, []);
+  const { after, order } = keyset(tenants, q);
+  const rows = deps.db
+    .select()
+    .from(tenants)
+    .where(after)
+    .orderBy(...order)
+    .limit(fetchSize(q))
+    .all();
+  return toPage(rows, q, (r) => ({ id: r.id, name: r.name, createdAt: r.createdAt }));
+}
