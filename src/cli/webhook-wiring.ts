@@ -24,7 +24,10 @@ export function createWebhookRuntime(
   const http = egressClient(egress);
   return {
     queue,
-    secrets: SecretBox.fromDataDir(config.DATA_DIR),
+    // The same key as MCP secrets: TOOLSHED_SECRET_KEY when set, else <DATA_DIR>/secret.key.
+    secrets: config.TOOLSHED_SECRET_KEY
+      ? SecretBox.fromKey(config.TOOLSHED_SECRET_KEY)
+      : SecretBox.fromDataDir(config.DATA_DIR),
     egress,
     http,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,

@@ -36,6 +36,10 @@ import { listToolGroups, putToolGroups } from "./tool-config/tool-groups.js";
 import { listDeliveries } from "./webhooks/delivery-log.js";
 import { deleteWebhook, getWebhook, putWebhook } from "./webhooks/webhook-config.js";
 
+/** Types the session MCP endpoint needs besides the verbs. */
+export type { AskApproval } from "./sessions/session-mcp-verbs.js";
+export type { KeyStreams } from "./tenancy/key-streams.js";
+
 /** The verbs the API calls as they are: each is bound to the service's dependencies. */
 const VERBS = {
   authenticate,
@@ -134,8 +138,8 @@ function bindAll<D, T extends Record<string, (d: D, ...args: never[]) => unknown
   return Object.fromEntries(bound) as BoundAll<T>;
 }
 
-export function createApiPort(deps: ServiceDeps): ApiPort {
-  const keyStreams = new KeyStreams(deps.db);
+/** `keyStreams` is the composition root's (it closes them); tests may leave it to the default. */
+export function createApiPort(deps: ServiceDeps, keyStreams = new KeyStreams(deps.db)): ApiPort {
   const builtinNames = deps.tools.list().map((t) => t.name);
   return {
     ...bindAll(deps, VERBS),

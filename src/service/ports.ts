@@ -4,6 +4,7 @@
  */
 import type { Db } from "../db/open.js";
 import type { JobStatus } from "../db/schema.js";
+import type { JobStore } from "../db/store.js";
 import type { Logger } from "../log.js";
 import type { EgressClient } from "../net/egress-fetch.js";
 import type { EgressPolicy } from "../net/egress-policy.js";
@@ -96,6 +97,8 @@ export interface ToolRegistry {
 
 export interface ServiceDeps {
   db: Db;
+  /** The hot transactional paths of a call (submit, claim, finish, approvals), per dialect. */
+  store: JobStore;
   tools: ToolRegistry;
   queue: JobQueue;
   events: JobEvents;

@@ -3,7 +3,7 @@
  * one as it comes (also to another API process, over Redis pub/sub), `resolved` when it leaves.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningService } from "../../src/cli/serve.js";
+import type { RunningService } from "../../src/cli/compose.js";
 import { ADMIN_KEY, type Harness, seedTenant, startHarness } from "../support/harness.js";
 import { SseReader } from "../support/sse-reader.js";
 

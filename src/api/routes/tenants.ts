@@ -1,5 +1,6 @@
 /** Tenants, their keys and their rule sets. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { KeyView, TenantView } from "../../contracts/tenant.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import {
@@ -13,7 +14,6 @@ import {
   tooLargeResponse,
 } from "../schemas.js";
 
-const Tenant = z.object({ id: z.string(), name: z.string() }).openapi("Tenant");
 const TenantParams = z.object({ tid: z.string() });
 
 const postTenant = createRoute({
@@ -21,10 +21,10 @@ const postTenant = createRoute({
   path: "/v1/tenants",
   security: bearer,
   request: { body: jsonBody(z.object({ name: z.string().min(1).max(200) })) },
-  responses: { 201: json(Tenant, "created"), ...errorResponses, ...tooLargeResponse },
+  responses: { 201: json(TenantView, "created"), ...errorResponses, ...tooLargeResponse },
 });
 
-const TenantListItem = Tenant.extend({ createdAt: z.string() }).openapi("TenantListItem");
+const TenantListItem = TenantView.extend({ createdAt: z.string() }).openapi("TenantListItem");
 
 const list = createRoute({
   method: "get",
@@ -60,23 +60,13 @@ const postKey = createRoute({
   },
 });
 
-const Key = z
-  .object({
-    id: z.string(),
-    role: z.enum(["admin", "tenant_admin", "agent"]),
-    name: z.string().nullable(),
-    createdAt: z.string(),
-    revokedAt: z.string().nullable(),
-  })
-  .openapi("Key");
-
 const getKeys = createRoute({
   method: "get",
   path: "/v1/tenants/{tid}/keys",
   security: bearer,
   request: { params: TenantParams },
   responses: {
-    200: json(z.object({ keys: z.array(Key) }), "the tenant's keys, without secrets"),
+    200: json(z.object({ keys: z.array(KeyView) }), "the tenant's keys, without secrets"),
     ...errorResponses,
   },
 });

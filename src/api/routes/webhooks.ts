@@ -1,7 +1,7 @@
 /** A tenant's webhook: set, read, remove, and its delivery log. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { WEBHOOK_EVENTS } from "../../contracts/webhook.js";
 import type { WebhookVerbs } from "../../service/api-port.js";
-import { WEBHOOK_EVENTS } from "../../service/webhooks/webhook-events.js";
 import type { AppEnv } from "../context.js";
 import {
   bearer,

@@ -3,13 +3,14 @@
  * not expired, newest first, each with what the approver needs (message, reason, suggestions).
  */
 import { eq, gt, isNull, or, type SQL } from "drizzle-orm";
+import type { JobView } from "../../contracts/job.js";
 import type { Db } from "../../db/open.js";
 import { type JobRow, jobs } from "../../db/schema.js";
 import { nowIso } from "../clock.js";
 import { type Page, type PageQuery, selectPage } from "../page.js";
 import { listTenant } from "../tenancy/list-scope.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
-import { type JobView, toJobView } from "./job-view.js";
+import { toJobView } from "./job-view.js";
 
 export interface ApprovalItem {
   job: JobView;

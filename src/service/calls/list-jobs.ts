@@ -1,12 +1,13 @@
 /** `GET /v1/jobs`: the tenant's jobs, newest first, by session, status, tool and creation time. */
 import { eq, gte, inArray, lt, type SQL } from "drizzle-orm";
+import { JobStatus as JobStatusSchema, type JobView } from "../../contracts/job.js";
 import type { Db } from "../../db/open.js";
 import { type JobStatus, jobs } from "../../db/schema.js";
 import { ValidationError } from "../../errors.js";
 import { type Page, type PageQuery, selectPage } from "../page.js";
 import { listTenant } from "../tenancy/list-scope.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
-import { JOB_STATUSES, type JobView, toJobView } from "./job-view.js";
+import { toJobView } from "./job-view.js";
 
 export interface JobListQuery extends PageQuery {
   sessionId?: string;
@@ -37,6 +38,7 @@ export function listJobs(deps: { db: Db }, p: Principal, q: JobListQuery): Page<
 function parseStatuses(raw: string | string[] | undefined): JobStatus[] | undefined {
   if (raw === undefined) return undefined;
   const names = (Array.isArray(raw) ? raw : [raw]).flatMap((s) => s.split(",")).map((s) => s.trim());
+  const JOB_STATUSES: readonly JobStatus[] = JobStatusSchema.options;
   const unknown = names.filter((n) => !JOB_STATUSES.includes(n as JobStatus));
   if (unknown.length > 0) {
     throw new ValidationError("invalid status", [

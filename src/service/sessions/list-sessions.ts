@@ -1,5 +1,6 @@
 /** `GET /v1/sessions`: the tenant's sessions, newest first, optionally by status. */
 import { eq, type SQL } from "drizzle-orm";
+import type { SessionView } from "../../contracts/session.js";
 import type { Db } from "../../db/open.js";
 import { sessions } from "../../db/schema.js";
 import { ValidationError } from "../../errors.js";
@@ -7,7 +8,7 @@ import { type Page, type PageQuery, selectPage } from "../page.js";
 import type { ToolRegistry } from "../ports.js";
 import { listTenant } from "../tenancy/list-scope.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
-import { type SessionView, toSessionView } from "./sessions.js";
+import { toSessionView } from "./sessions.js";
 
 const STATUSES = ["active", "deleted"] as const;
 

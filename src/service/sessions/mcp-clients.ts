@@ -4,6 +4,8 @@
  * and remove). A server that fails to list gives an empty set (or its last good listing) and a
  * warning; the session's other tools are unaffected.
  */
+
+import type { McpServerView } from "../../contracts/tool-config.js";
 import type { Db } from "../../db/open.js";
 import type { SessionRow } from "../../db/schema.js";
 import { AppError, ValidationError } from "../../errors.js";
@@ -16,12 +18,7 @@ import { type McpTool, mcpToolSet } from "../../toolkit/mcp/mcp-tool.js";
 import type { McpToolSet } from "../../toolkit/tool-group.js";
 import { SecretBox } from "../secret-box.js";
 import type { Principal } from "../tenancy/principal.js";
-import {
-  getMcpServer,
-  listMcpServers,
-  loadMcpServerConfigs,
-  type McpServerView,
-} from "../tool-config/mcp-servers.js";
+import { getMcpServer, listMcpServers, loadMcpServerConfigs } from "../tool-config/mcp-servers.js";
 import { acquireSessionSandbox, type SessionSandboxDeps } from "./acquire-sandbox.js";
 
 /**
@@ -195,12 +192,15 @@ export interface McpRuntime {
   clients: McpClients;
 }
 
-/** Builds the runtime over `<dataDir>/secret.key`; close `clients` on shutdown. */
+/**
+ * Builds the runtime over the configured secret key (shared by every process), else over
+ * `<dataDir>/secret.key`; close `clients` on shutdown.
+ */
 export function createMcpRuntime(
-  deps: { db: Db; logger: Logger; dataDir: string; egress: EgressPolicy },
+  deps: { db: Db; logger: Logger; dataDir: string; secretKey?: Buffer; egress: EgressPolicy },
   opts: McpClientsOptions = {},
 ): McpRuntime {
-  const secrets = SecretBox.fromDataDir(deps.dataDir);
+  const secrets = deps.secretKey ? SecretBox.fromKey(deps.secretKey) : SecretBox.fromDataDir(deps.dataDir);
   const { db, logger, egress } = deps;
   return { secrets, egress, clients: new McpClients({ db, logger, secrets, egress }, opts) };
 }

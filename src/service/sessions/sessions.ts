@@ -1,6 +1,7 @@
 /** Session verbs: a session is a tenant's sandbox plus its mode, directories and rules. */
 
 import { and, eq, inArray } from "drizzle-orm";
+import type { SessionView } from "../../contracts/session.js";
 import type { Db } from "../../db/open.js";
 import { preparedFor } from "../../db/prepared.js";
 import { type JobStatus, jobs, readCache, type SessionRow, sessions } from "../../db/schema.js";
@@ -18,25 +19,10 @@ import { assertModeAllowed } from "../tenancy/tenant-settings.js";
 import { getSkillRecords } from "../tool-config/tenant-skill-loader.js";
 import { getToolGroups } from "./build-toolkit.js";
 
-export interface SessionView {
-  id: string;
-  mode: PermissionMode;
-  cwd: string;
-  home: string;
-  workingDirectories: string[];
-  /** `deleted` only in the session list (a deleted session is otherwise not found). */
-  status: "active" | "deleted";
-  rules: { allow: string[]; deny: string[]; ask: string[] };
-  /** The tools this session offers. */
-  tools: string[];
-  createdAt: string;
-  lastUsedAt: string;
-}
-
 export function toSessionView(row: SessionRow, registry: ToolRegistry): SessionView {
   return {
     id: row.id,
-    mode: row.mode as PermissionMode,
+    mode: row.mode,
     cwd: row.cwd,
     home: row.home,
     workingDirectories: row.workingDirectories,
@@ -168,7 +154,7 @@ const CANCELLED_ON_DELETE: JobStatus[] = ["queued", "awaiting_approval", "awaiti
 
 /** Marks the session deleted, cancels its pending jobs, then removes its container and workspace. */
 export async function deleteSession(
-  deps: Pick<ServiceDeps, "db" | "sandboxes" | "logger" | "cancels" | "events">,
+  deps: Pick<ServiceDeps, "db" | "sandboxes" | "logger" | "cancels" | "events" | "store">,
   p: Principal,
   sessionId: string,
 ): Promise<void> {

@@ -4,16 +4,17 @@
  * failed stays `pending` and is queued again when a worker starts (`requeuePendingDeliveries`).
  */
 import { eq } from "drizzle-orm";
+import { isTerminal } from "../../contracts/job.js";
+import type { WebhookEvent } from "../../contracts/webhook.js";
 import type { Db } from "../../db/open.js";
 import { type JobRow, webhookDeliveries } from "../../db/schema.js";
 import type { Logger } from "../../log.js";
 import { toApprovalItem } from "../calls/approvals-inbox.js";
-import { isTerminal, toJobView } from "../calls/job-view.js";
+import { toJobView } from "../calls/job-view.js";
 import { nowIso } from "../clock.js";
 import { newId } from "../ids.js";
 import type { WebhookQueue } from "../ports.js";
 import { findWebhook } from "./webhook-config.js";
-import type { WebhookEvent } from "./webhook-events.js";
 
 /** The `approvedBy` of an approval that expired (service/calls/approval-expiry.ts). */
 const EXPIRY_ACTOR = "expiry";
