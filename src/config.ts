@@ -78,6 +78,8 @@ export const Config = z.object({
   WEBHOOK_BACKOFF_MS: int(1000, 0),
   WEBHOOK_TIMEOUT_MS: int(10_000, 100),
   BODY_LIMIT_BYTES: int(1024 * 1024, 1024),
+  /** The largest file upload/download and workspace tar export/import (the request body or the answer). */
+  FILE_TRANSFER_MAX_BYTES: int(64 * 1024 * 1024, 1024),
   /** Per-tenant quotas (429 with Retry-After past them). */
   TENANT_MAX_SESSIONS: int(1000, 1),
   TENANT_CALLS_PER_MINUTE: int(6000, 1),
@@ -107,6 +109,24 @@ export const Config = z.object({
       }
       return parsed;
     }),
+  /**
+   * Images a tenant admin may choose for the tenant's sandboxes (comma-separated; SANDBOX_IMAGE is
+   * always allowed). Managed by the platform: tenants pick from it, never add to it.
+   */
+  SANDBOX_IMAGE_ALLOWLIST: z
+    .string()
+    .default("")
+    .transform((text) =>
+      text
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  /** The most a tenant may give its sandboxes (its settings over these are a 400). */
+  SANDBOX_MAX_MEMORY_MB: int(4096, 64),
+  SANDBOX_MAX_CPUS: z.coerce.number().positive().default(4),
+  SANDBOX_MAX_PIDS: int(1024, 16),
+  SANDBOX_MAX_DISK_MB: int(8192, 8),
   /** Size and inode count of each session's /workspace (a loop-mounted ext4 image). */
   SANDBOX_DISK_MB: int(1024, 8),
   SANDBOX_INODES: int(100_000, 256),

@@ -16,6 +16,7 @@ import type { Config } from "../config.js";
 import { openDb } from "../db/open.js";
 import { SqliteReadCache } from "../db/stores/read-cache-store.js";
 import { SqliteJobStore } from "../db/stores/sqlite-job-store.js";
+import { CALLS_QUEUE } from "../jobs/catalog.js";
 import { createBullQueue } from "../jobs/queue.js";
 import { startReconciler } from "../jobs/reconciler.js";
 import { RedisBus } from "../jobs/redis-bus.js";
@@ -29,9 +30,11 @@ import { DockerSandboxProvider } from "../sandbox/docker-provider.js";
 import { identitiesFrom, type SandboxProvider } from "../sandbox/sandbox.js";
 import { createApiPort } from "../service/api-port.js";
 import { startApprovalSweeper } from "../service/calls/approval-expiry.js";
+import { TransferDir } from "../service/files/transfer-dir.js";
 import { Metrics } from "../service/metrics.js";
 import type { ServiceDeps, ToolRegistry } from "../service/ports.js";
 import { Readiness } from "../service/readiness.js";
+import { SecretBox } from "../service/secret-box.js";
 import { createMcpRuntime, type McpClientsOptions } from "../service/sessions/mcp-clients.js";
 import { liveSessionIds } from "../service/sessions/sessions.js";
 import { ensureAdminKey } from "../service/tenancy/api-keys.js";
@@ -101,9 +104,14 @@ export async function startService(
     const queue = createBullQueue(redis.commands, config);
     life.started("queue", () => queue.queue.close());
 
-    const sandboxes = opts.sandboxes ?? dockerProvider(config, logger);
+    const metrics = new Metrics().withProcessDefaults();
+    metrics.trackQueue(CALLS_QUEUE, () =>
+      queue.queue.getJobCounts("waiting", "prioritized", "active", "delayed", "failed"),
+    );
+    const sandboxes = opts.sandboxes ?? dockerProvider(config, logger, metrics);
     // A provider the caller passed in is the caller's to close.
     if (!opts.sandboxes) life.started("sandboxes", () => sandboxes.close());
+    metrics.trackLiveSandboxes(() => sandboxes.liveCount?.() ?? 0);
     const tools = opts.tools ?? (await loadBuiltinTools());
     const readiness = new Readiness(
       {
@@ -144,13 +152,25 @@ export async function startService(
       sandboxes,
       readCache: new SqliteReadCache(db),
       skillFiles: new SkillFiles(join(config.DATA_DIR, "skills")),
-      metrics: new Metrics(),
+      transfers: new TransferDir(join(config.DATA_DIR, "transfers"), config.FILE_TRANSFER_MAX_BYTES),
+      metrics,
       logger,
       limiter: new RedisRateLimiter(redis.commands, config.QUEUE_PREFIX),
       quotas: { maxSessions: config.TENANT_MAX_SESSIONS, callsPerMinute: config.TENANT_CALLS_PER_MINUTE },
       mcp,
       readiness,
       webhooks,
+      secrets: SecretBox.fromDataDir(config.DATA_DIR),
+      sandboxPolicy: {
+        defaultImage: config.SANDBOX_IMAGE,
+        imageAllowlist: config.SANDBOX_IMAGE_ALLOWLIST,
+        caps: {
+          memoryMb: config.SANDBOX_MAX_MEMORY_MB,
+          cpus: config.SANDBOX_MAX_CPUS,
+          pids: config.SANDBOX_MAX_PIDS,
+          diskMb: config.SANDBOX_MAX_DISK_MB,
+        },
+      },
     };
     // Long-lived streams by key (SSE, MCP sessions), so that revoking a key ends them.
     const keyStreams = new KeyStreams(db);
@@ -162,6 +182,8 @@ export async function startService(
         return 0;
       });
       const requeued = await recoverJobs(deps, queue);
+      // Staged transfer bytes an API left behind (it died mid-request) are not needed any more.
+      await deps.transfers.sweep(3600_000).catch(() => 0);
       logger.info({ reaped, requeued }, "worker recovery done");
       const worker = startCallWorker(deps, redis.forWorker(), bus, {
         prefix: config.QUEUE_PREFIX,
@@ -254,7 +276,7 @@ async function listen(fetch: (req: Request) => Response | Promise<Response>, por
   return { url: `http://${host}:${actual}`, port: actual, close };
 }
 
-function dockerProvider(config: Config, logger: Logger): DockerSandboxProvider {
+function dockerProvider(config: Config, logger: Logger, metrics: Metrics): DockerSandboxProvider {
   return new DockerSandboxProvider({
     dataDir: join(config.DATA_DIR, "sb"),
     serviceId: config.SERVICE_ID,
@@ -272,5 +294,7 @@ function dockerProvider(config: Config, logger: Logger): DockerSandboxProvider {
         : { diskBytes: config.SANDBOX_DISK_MB * 1024 * 1024, inodes: config.SANDBOX_INODES },
     runtime: config.SANDBOX_RUNTIME,
     logger,
+    onRoundTrip: (op, seconds, ok) =>
+      metrics.executorRoundTrip.observe({ op, outcome: ok ? "ok" : "error" }, seconds),
   });
 }

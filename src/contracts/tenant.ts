@@ -23,6 +23,42 @@ export const TenantQuotas = z
   .meta({ id: "TenantQuotas", description: "absent limits fall back to the platform defaults" });
 export type TenantQuotas = z.infer<typeof TenantQuotas>;
 
+/** A tenant's sandbox settings as served; null: the platform's default. */
+export const TenantSandboxSettings = z
+  .object({
+    image: z.string().nullable(),
+    memoryMb: z.number().nullable(),
+    cpus: z.number().nullable(),
+    pids: z.number().nullable(),
+    diskMb: z.number().nullable(),
+    env: z.array(z.string()).meta({ description: "names only: values are never returned" }),
+  })
+  .meta({ id: "TenantSandboxSettings", description: "null: the platform's default" });
+export type TenantSandboxSettings = z.infer<typeof TenantSandboxSettings>;
+
+/** A change of sandbox settings: a field left out keeps its value; null returns to the default. */
+export const TenantSandboxPatch = z
+  .strictObject({
+    image: z.string().min(1).max(300).nullable().optional(),
+    memoryMb: z.number().int().min(64).nullable().optional(),
+    cpus: z.number().min(0.01).nullable().optional(),
+    pids: z.number().int().min(16).nullable().optional(),
+    diskMb: z.number().int().min(8).nullable().optional(),
+    env: z
+      .record(z.string(), z.string().max(16 * 1024))
+      .optional()
+      .meta({ description: "replaces the whole set; stored encrypted", example: { API_BASE: "https://x" } }),
+  })
+  .meta({
+    id: "TenantSandboxSettingsPatch",
+    description:
+      "The tenant's sandboxes from new sessions on: an image from the platform's allowlist " +
+      "(SANDBOX_IMAGE_ALLOWLIST), limits up to the platform's caps (SANDBOX_MAX_*; over a cap is a 400 " +
+      "naming the field), and environment variables for every command. A field left out keeps its value; " +
+      "null returns to the platform's default.",
+  });
+export type TenantSandboxPatch = z.infer<typeof TenantSandboxPatch>;
+
 /** A tenant's switches and limits as served (`GET /v1/tenants/{tid}/settings`). */
 export const TenantSettingsView = z
   .object({
@@ -31,6 +67,7 @@ export const TenantSettingsView = z
     approvalTtlSeconds: z.number().int(),
     // Only the limits set for this tenant; absent ones fall back to the platform's.
     quotas: TenantQuotas,
+    sandbox: TenantSandboxSettings,
   })
   .meta({ id: "TenantSettings" });
 export type TenantSettingsView = z.infer<typeof TenantSettingsView>;
@@ -47,6 +84,7 @@ export const TenantSettingsPatch = z
       .max(7 * 24 * 3600)
       .optional(),
     quotas: TenantQuotas.optional(),
+    sandbox: TenantSandboxPatch.optional(),
   })
   .meta({ id: "TenantSettingsPatch" });
 export type TenantSettingsPatch = z.infer<typeof TenantSettingsPatch>;

@@ -10,6 +10,18 @@ import { sessions, tenants } from "./schema-core.js";
 export type { TenantQuotas } from "../contracts/tenant.js";
 export type { ExternalToolDef, ToolGroupDef } from "../contracts/tool-config.js";
 
+/** A tenant's sandbox settings as stored: the environment sealed whole, its names beside it. */
+export interface StoredSandboxSettings {
+  image?: string;
+  memoryMb?: number;
+  cpus?: number;
+  pids?: number;
+  diskMb?: number;
+  envNames?: string[];
+  /** SecretBox-sealed `Record<string, string>`. */
+  envSealed?: string;
+}
+
 /** Per-tenant switches and limits; a missing row means the defaults. */
 export const tenantSettings = sqliteTable("tenant_settings", {
   tenantId: text("tenant_id")
@@ -22,6 +34,8 @@ export const tenantSettings = sqliteTable("tenant_settings", {
   /** A pending approval is denied after this many seconds. */
   approvalTtlSeconds: integer("approval_ttl_seconds").notNull().default(3600),
   quotas: text("quotas", { mode: "json" }).$type<TenantQuotas>().notNull().default({}),
+  /** The tenant's sandbox image, limits and environment (sealed; see tenancy/sandbox-settings.ts). */
+  sandbox: text("sandbox", { mode: "json" }).$type<StoredSandboxSettings>().notNull().default({}),
   updatedAt: text("updated_at").notNull(),
 });
 

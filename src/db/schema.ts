@@ -51,6 +51,8 @@ export const jobs = sqliteTable(
     idempotencyKey: text("idempotency_key"),
     /** SHA-256 of the canonical request body, set with an idempotency key: a reuse must match it. */
     requestHash: text("request_hash"),
+    /** W3C trace id of the submitting request: the worker's log lines for the job carry it. */
+    traceId: text("trace_id"),
     /** Queue order within the session (null until queued); drives per-session ordering. */
     seq: integer("seq"),
     concurrencySafe: integer("concurrency_safe", { mode: "boolean" }).notNull(),

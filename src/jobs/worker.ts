@@ -8,6 +8,7 @@
 import { DelayedError, type Job, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { isTerminal } from "../contracts/job.js";
+import { withLogContext } from "../log.js";
 import { SandboxUnavailableError } from "../sandbox/sandbox.js";
 import { fairPriority } from "../service/calls/fair-priority.js";
 import { findJob } from "../service/calls/job-view.js";
@@ -42,8 +43,12 @@ export function startCallWorker(
   const running = new Map<string, AbortController>();
   const stopCancels = bus.onCancel((jobId) => running.get(jobId)?.abort());
 
-  const process = async (bjob: Job<RunCall>, token?: string): Promise<void> => {
+  const process = (bjob: Job<RunCall>, token?: string): Promise<void> => {
     const { jobId } = payloadOf(deps, bjob);
+    return withLogContext({ jobId }, () => run(bjob, jobId, token));
+  };
+
+  const run = async (bjob: Job<RunCall>, jobId: string, token?: string): Promise<void> => {
     const claim = await claimJob(deps, jobId);
     if (claim.kind === "skip") return;
     if (claim.kind === "wait") {
@@ -52,10 +57,16 @@ export function startCallWorker(
     }
     const ac = new AbortController();
     running.set(jobId, ac);
+    // The job's lines carry the trace of the request that submitted it.
+    const traceId = claim.job.traceId ?? undefined;
     try {
-      await executeJob(deps, claim, ac.signal);
-    } catch (err) {
-      await onRunError(deps, bjob, jobId, err);
+      await withLogContext({ traceId }, async () => {
+        try {
+          await executeJob(deps, claim, ac.signal);
+        } catch (err) {
+          await onRunError(deps, bjob, jobId, err);
+        }
+      });
     } finally {
       running.delete(jobId);
     }

@@ -14,6 +14,7 @@ import { cancelJob, getJob, waitForJob } from "./calls/job-verbs.js";
 import { listJobs } from "./calls/list-jobs.js";
 import { policyCheck } from "./calls/policy-check.js";
 import { submitCall } from "./calls/submit-call.js";
+import { downloadFile, exportWorkspace, importWorkspace, uploadFile } from "./files/workspace-files.js";
 import type { Metrics } from "./metrics.js";
 import type { ServiceDeps } from "./ports.js";
 import type { Readiness } from "./readiness.js";
@@ -77,6 +78,10 @@ const VERBS = {
   followApprovals,
   policyCheck,
   listAudit,
+  uploadFile,
+  downloadFile,
+  exportWorkspace,
+  importWorkspace,
 };
 
 /** A service verb without its first (dependencies) parameter. */
@@ -99,6 +104,8 @@ export interface ApiPort extends BoundAll<typeof VERBS> {
   keyStreams: KeyStreams;
   metrics: Metrics;
   readiness: Readiness;
+  /** The largest file transfer body (the routes' own body limit). */
+  transferMaxBytes: number;
 }
 
 const MCP_READS = { get: getMcpServer };
@@ -158,6 +165,7 @@ export function createApiPort(deps: ServiceDeps, keyStreams = new KeyStreams(dep
     keyStreams,
     metrics: deps.metrics,
     readiness: deps.readiness,
+    transferMaxBytes: deps.transfers.maxBytes,
   };
 }
 

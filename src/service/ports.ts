@@ -11,10 +11,12 @@ import type { EgressPolicy } from "../net/egress-policy.js";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
 import type { ReadCacheStore } from "../toolkit/read-cache.js";
 import type { ToolBase } from "../toolkit/tool-base.js";
+import type { TransferDir } from "./files/transfer-dir.js";
 import type { Metrics } from "./metrics.js";
 import type { Readiness } from "./readiness.js";
 import type { SecretBox } from "./secret-box.js";
 import type { McpRuntime } from "./sessions/mcp-clients.js";
+import type { SandboxPolicy } from "./tenancy/sandbox-settings.js";
 import type { SkillFiles } from "./tool-config/skill-files.js";
 
 export type JobEventType = "status" | "chunk" | "result";
@@ -107,6 +109,8 @@ export interface ServiceDeps {
   readCache: ReadCacheStore;
   /** Tenants' skill files on the host (mounted read-only at /skills in session containers). */
   skillFiles: SkillFiles;
+  /** Staged bytes of workspace file transfers, shared by API and worker processes. */
+  transfers: TransferDir;
   metrics: Metrics;
   logger: Logger;
   limiter: RateLimiter;
@@ -115,6 +119,10 @@ export interface ServiceDeps {
   mcp?: McpRuntime;
   /** Tenants' webhooks (queue, secrets, egress); absent where not configured (no deliveries then). */
   webhooks?: WebhookRuntime;
+  /** Seals tenants' secrets at rest (sandbox environment variables). */
+  secrets: SecretBox;
+  /** The sandbox images and limits a tenant may choose from. */
+  sandboxPolicy: SandboxPolicy;
   /** Probes of Redis, the Docker engine and the database (`/readyz`, and submit's 503). */
   readiness: Readiness;
 }

@@ -41,6 +41,7 @@ function jobRow(s: { tenantId: string; sessionId: string }, over: Partial<JobRow
     result: null,
     idempotencyKey: null,
     requestHash: null,
+    traceId: null,
     seq: null,
     concurrencySafe: false,
     cancelRequested: false,

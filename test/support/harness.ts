@@ -24,9 +24,11 @@ import { SessionMcpEndpoint } from "../../src/mcp-server/session-server.js";
 import { EgressPolicy } from "../../src/net/egress-policy.js";
 import type { SandboxProvider } from "../../src/sandbox/sandbox.js";
 import { createApiPort } from "../../src/service/api-port.js";
+import { TransferDir } from "../../src/service/files/transfer-dir.js";
 import { Metrics } from "../../src/service/metrics.js";
 import { type Quotas, type ServiceDeps, toolRegistry } from "../../src/service/ports.js";
 import { Readiness } from "../../src/service/readiness.js";
+import { SecretBox } from "../../src/service/secret-box.js";
 import { createMcpRuntime } from "../../src/service/sessions/mcp-clients.js";
 import { ensureAdminKey } from "../../src/service/tenancy/api-keys.js";
 import { SkillFiles } from "../../src/service/tool-config/skill-files.js";
@@ -199,6 +201,7 @@ export function createApiTestApp(
     sandboxes,
     readCache: new SqliteReadCache(db),
     skillFiles: new SkillFiles(join(dataDir, "skills")),
+    transfers: new TransferDir(join(dataDir, "transfers"), 1024 * 1024),
     metrics: new Metrics(),
     logger: createLogger("silent"),
     limiter: bus,
@@ -206,6 +209,12 @@ export function createApiTestApp(
     mcp: opts.mcp
       ? createMcpRuntime({ db, logger: createLogger("silent"), dataDir, egress: new EgressPolicy() })
       : undefined,
+    secrets: SecretBox.fromKey(randomBytes(32)),
+    sandboxPolicy: {
+      defaultImage: "toolshed-sandbox:latest",
+      imageAllowlist: ["toolshed-sandbox:alt"],
+      caps: { memoryMb: 2048, cpus: 2, pids: 512, diskMb: 2048 },
+    },
     readiness: new Readiness(
       { database: ping, ...(sandboxes.ping ? { docker: () => sandboxes.ping?.() } : {}) },
       { timeoutMs: 1000, cacheMs: 0 },

@@ -53,7 +53,7 @@ export function systemRoutes(app: OpenAPIHono<AppEnv>, deps: Pick<ApiPort, "metr
     };
     return c.json({ ...report, error, requestId: c.get("requestId") ?? "" }, 503, { "retry-after": "2" });
   });
-  app.openapi(metrics, (c) =>
-    c.text(deps.metrics.render(), 200, { "content-type": "text/plain; version=0.0.4" }),
+  app.openapi(metrics, async (c) =>
+    c.text(await deps.metrics.render(), 200, { "content-type": deps.metrics.contentType }),
   );
 }

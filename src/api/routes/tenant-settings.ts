@@ -1,4 +1,4 @@
-/** `GET/PUT /v1/tenants/{tid}/settings`: bypass, agent approvals, approval TTL, quotas. */
+/** `GET/PUT /v1/tenants/{tid}/settings`: bypass, agent approvals, approval TTL, quotas, sandbox. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { TenantSettingsPatch, TenantSettingsView } from "../../contracts/tenant.js";
 import type { ApiDeps } from "../api-deps.js";
@@ -12,7 +12,8 @@ const WHO = [
   "`quotas` may only be set by the platform admin (a tenant_admin sending it gets 403); ",
   "`allowBypass`, `agentsMayApprove` and `approvalTtlSeconds` (10 s – 7 days) relax or tune the tenant's own",
   "safety and may be set by its tenant_admin or the platform admin. Defaults: bypass off, agents may not",
-  "approve, approvals expire after 3600 s.",
+  "approve, approvals expire after 3600 s. `sandbox` (image, limits within the platform's caps, environment",
+  "variables returned by name only) applies to sessions whose container starts after the change.",
 ].join(" ");
 
 const getOne = createRoute({

@@ -1,6 +1,6 @@
 /** The Postgres twin of ../schema-tools.ts (tenant configuration and session tasks). */
 import { boolean, integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
-import type { ExternalToolDef, TenantQuotas, ToolGroupDef } from "../schema-tools.js";
+import type { ExternalToolDef, StoredSandboxSettings, TenantQuotas, ToolGroupDef } from "../schema-tools.js";
 import { sessions, tenants } from "./schema-core.js";
 
 export const tenantSettings = pgTable("tenant_settings", {
@@ -11,6 +11,8 @@ export const tenantSettings = pgTable("tenant_settings", {
   agentsMayApprove: boolean("agents_may_approve").notNull().default(false),
   approvalTtlSeconds: integer("approval_ttl_seconds").notNull().default(3600),
   quotas: jsonb("quotas").$type<TenantQuotas>().notNull().default({}),
+  /** The tenant's sandbox image, limits and environment (sealed; see tenancy/sandbox-settings.ts). */
+  sandbox: jsonb("sandbox").$type<StoredSandboxSettings>().notNull().default({}),
   updatedAt: text("updated_at").notNull(),
 });
 

@@ -59,6 +59,8 @@ export const jobs = pgTable(
     result: jsonb("result").$type<StoredResult>(),
     idempotencyKey: text("idempotency_key"),
     requestHash: text("request_hash"),
+    /** W3C trace id of the submitting request: the worker's log lines for the job carry it. */
+    traceId: text("trace_id"),
     seq: integer("seq"),
     concurrencySafe: boolean("concurrency_safe").notNull(),
     cancelRequested: boolean("cancel_requested").notNull().default(false),

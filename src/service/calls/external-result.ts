@@ -38,7 +38,7 @@ export async function postExternalResult(
     data: { tool: job.tool, isError: body.isError ?? false, resultDigest: inputDigest(result.content) },
   });
   if (!done) throw new ConflictError(`job ${jobId} is not awaiting an external result`);
-  deps.metrics.inc("toolshed_jobs_finished_total", { status });
+  deps.metrics.jobFinished(status);
   await publishState(deps, jobId);
   return toJobView(findJob(deps.db, jobId)!);
 }

@@ -2,8 +2,9 @@
 
 import { isTerminal } from "../../contracts/job.js";
 import type { Db } from "../../db/open.js";
-import type { JobStatus, StoredResult } from "../../db/schema.js";
+import type { JobRow, JobStatus, StoredResult } from "../../db/schema.js";
 import { asUnavailable, UnavailableError } from "../../errors.js";
+import type { Logger } from "../../log.js";
 import type { ServiceDeps } from "../ports.js";
 import { recordWebhookEvents } from "../webhooks/record-events.js";
 import { fairPriority } from "./fair-priority.js";
@@ -68,6 +69,7 @@ export async function publishState(
 ) {
   const row = await deps.store.findJob(jobId);
   if (!row) return;
+  logTransition(deps.logger, row);
   try {
     const events: { type: "status" | "result"; data: unknown }[] = [
       { type: "status", data: { status: row.status } },
@@ -88,4 +90,16 @@ export async function publishState(
   } catch (err) {
     deps.logger.warn({ err, jobId }, "recording webhook deliveries failed");
   }
+}
+
+/** The job-transition log line: which job, whose, which tool, the status it reached, its trace. */
+export function logTransition(
+  logger: Logger,
+  row: Pick<JobRow, "id" | "tenantId" | "sessionId" | "tool" | "status" | "traceId">,
+): void {
+  const { id: jobId, tenantId, sessionId, tool, status } = row;
+  logger.info(
+    { jobId, tenantId, sessionId, tool, status, traceId: row.traceId ?? undefined },
+    "job transition",
+  );
 }

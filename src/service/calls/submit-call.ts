@@ -10,6 +10,7 @@ import type { Db } from "../../db/open.js";
 import type { JobRow, JobStatus, SessionRow, StoredDecision, StoredResult } from "../../db/schema.js";
 import { jobs } from "../../db/schema.js";
 import { ConflictError } from "../../errors.js";
+import { currentLogContext } from "../../log.js";
 import type { ToolInput } from "../../permission/types.js";
 import type { ToolBase } from "../../toolkit/tool-base.js";
 import type { McpToolSet } from "../../toolkit/tool-group.js";
@@ -20,7 +21,7 @@ import { inactiveCall, resolveSessionTool, sessionMcpTools } from "../sessions/t
 import { type Principal, requireRole } from "../tenancy/principal.js";
 import { checkCallQuotas } from "../tenancy/quotas.js";
 import { readTenantSettings } from "../tenancy/tenant-settings.js";
-import { auditKeys, canonicalJson, inputDigest } from "./audit.js";
+import { canonicalJson, decisionAudit } from "./audit.js";
 import { decideCall } from "./decide.js";
 import { enqueueOrWithdraw, publishState } from "./job-transitions.js";
 import { textResult, toJobView } from "./job-view.js";
@@ -71,18 +72,7 @@ function insertUnlessKeyTaken(
   p: Principal,
   row: JobRow,
 ): Promise<JobRow | undefined> {
-  const data = {
-    tool: row.tool,
-    inputDigest: inputDigest(row.input),
-    status: row.status,
-    decision: row.decision,
-  };
-  return deps.store.insertJob(row, {
-    ...auditKeys(row),
-    kind: "decision",
-    actorKeyId: p.keyId,
-    data,
-  });
+  return deps.store.insertJob(row, decisionAudit(p.keyId, row));
 }
 
 /** `{tool, input}` as canonical JSON, hashed: what an idempotency key stands for. */
@@ -158,6 +148,8 @@ function newJobRow(
     result: plan.result,
     idempotencyKey: idempotencyKey ?? null,
     requestHash: null,
+    // The worker logs the job under the trace of the request that submitted it.
+    traceId: currentLogContext().traceId ?? null,
     seq: null,
     concurrencySafe: plan.tool.isConcurrencySafe,
     cancelRequested: false,

@@ -6,37 +6,58 @@
 import { eq } from "drizzle-orm";
 import type { TenantSettingsPatch, TenantSettingsView } from "../../contracts/tenant.js";
 import type { Db } from "../../db/open.js";
-import { tenantSettings } from "../../db/schema.js";
+import { type StoredSandboxSettings, tenantSettings } from "../../db/schema.js";
 import { ForbiddenError } from "../../errors.js";
 import type { PermissionMode } from "../../permission/types.js";
 import { nowIso } from "../clock.js";
+import type { SecretBox } from "../secret-box.js";
 import { type Principal, requireRole } from "./principal.js";
+import { applySandboxPatch, type SandboxPolicy, sandboxSettingsView } from "./sandbox-settings.js";
 import { loadTenant } from "./tenants.js";
 
-export const DEFAULT_SETTINGS: TenantSettingsView = {
+/** The settings without the sandbox part (what readTenantSettings returns for the verbs). */
+type CoreSettings = Omit<TenantSettingsView, "sandbox">;
+
+export const DEFAULT_SETTINGS: CoreSettings = {
   allowBypass: false,
   agentsMayApprove: false,
   approvalTtlSeconds: 3600,
   quotas: {},
 };
 
+function storedRow(db: Db, tenantId: string) {
+  return db.select().from(tenantSettings).where(eq(tenantSettings.tenantId, tenantId)).get();
+}
+
 /** The stored settings or the defaults; no role check (used by other verbs). */
-export function readTenantSettings(db: Db, tenantId: string): TenantSettingsView {
-  const row = db.select().from(tenantSettings).where(eq(tenantSettings.tenantId, tenantId)).get();
+export function readTenantSettings(db: Db, tenantId: string): CoreSettings {
+  const row = storedRow(db, tenantId);
   if (!row) return { ...DEFAULT_SETTINGS };
   const { allowBypass, agentsMayApprove, approvalTtlSeconds, quotas } = row;
   return { allowBypass, agentsMayApprove, approvalTtlSeconds, quotas };
 }
 
+/** The tenant's stored sandbox settings (empty when none); no role check. */
+export function readSandboxSettings(db: Db, tenantId: string): StoredSandboxSettings {
+  return storedRow(db, tenantId)?.sandbox ?? {};
+}
+
+function response(db: Db, tenantId: string): TenantSettingsView {
+  return {
+    ...readTenantSettings(db, tenantId),
+    sandbox: sandboxSettingsView(readSandboxSettings(db, tenantId)),
+  };
+}
+
 export function getTenantSettings(deps: { db: Db }, p: Principal, tenantId: string): TenantSettingsView {
   requireRole(p, ["tenant_admin"]);
   loadTenant(deps, p, tenantId);
-  return readTenantSettings(deps.db, tenantId);
+  return response(deps.db, tenantId);
 }
 
 /** Merges the given fields into the stored settings (fields left out keep their value). */
 export function putTenantSettings(
-  deps: { db: Db },
+  deps: { db: Db; sandboxPolicy: SandboxPolicy; secrets: SecretBox },
   p: Principal,
   tenantId: string,
   patch: TenantSettingsPatch,
@@ -46,13 +67,16 @@ export function putTenantSettings(
   if (patch.quotas !== undefined && p.role !== "admin") {
     throw new ForbiddenError("quotas are set by the platform admin; a tenant_admin may only read them");
   }
-  const next = { ...readTenantSettings(deps.db, tenantId), ...patch, updatedAt: nowIso() };
+  const { sandbox: sandboxPatch, ...rest } = patch;
+  const current = readSandboxSettings(deps.db, tenantId);
+  const sandbox = sandboxPatch ? applySandboxPatch(deps, tenantId, current, sandboxPatch) : current;
+  const next = { ...readTenantSettings(deps.db, tenantId), ...rest, sandbox, updatedAt: nowIso() };
   deps.db
     .insert(tenantSettings)
     .values({ tenantId, ...next })
     .onConflictDoUpdate({ target: tenantSettings.tenantId, set: next })
     .run();
-  return readTenantSettings(deps.db, tenantId);
+  return response(deps.db, tenantId);
 }
 
 /** `bypass` is off unless the tenant allows it: asking for it otherwise is a 403. */

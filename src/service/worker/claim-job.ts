@@ -8,7 +8,7 @@
  * critical path.
  */
 import type { StoreClaim } from "../../db/store.js";
-import { finishJob, publishState } from "../calls/job-transitions.js";
+import { finishJob, logTransition, publishState } from "../calls/job-transitions.js";
 import { textResult } from "../calls/job-view.js";
 import type { ServiceDeps } from "../ports.js";
 import { workerIdentity } from "./worker-identity.js";
@@ -32,8 +32,14 @@ export async function claimJob(deps: ServiceDeps, jobId: string): Promise<Claim>
 }
 
 /** A job that could not run this time goes back to `queued` (it keeps its place). */
-export function requeueJob(deps: Pick<ServiceDeps, "store">, jobId: string, why = "retry"): Promise<void> {
-  return deps.store.requeue(jobId, why);
+export async function requeueJob(
+  deps: Pick<ServiceDeps, "store" | "logger">,
+  jobId: string,
+  why = "retry",
+): Promise<void> {
+  await deps.store.requeue(jobId, why);
+  const row = await deps.store.findJob(jobId);
+  if (row?.status === "queued") logTransition(deps.logger, row);
 }
 
 /** Records which sandbox instance the job's current attempt uses. */
@@ -47,8 +53,9 @@ export function recordAttemptSandbox(
 
 /** Fails a job for a reason outside the tool (the message is safe to show). */
 export async function failJob(deps: ServiceDeps, jobId: string, message: string): Promise<void> {
+  const row = await deps.store.findJob(jobId);
   if (await finishJob(deps, jobId, "failed", textResult(message, "error"), message)) {
-    deps.metrics.inc("toolshed_jobs_finished_total", { status: "failed" });
+    deps.metrics.jobFinished("failed", row);
     await publishState(deps, jobId);
   }
   await wakeSuccessors(deps, jobId);

@@ -13,6 +13,7 @@ import { BuiltinTool } from "../../toolkit/tools/builtin-tool.js";
 import { auditKeys, writeAudit } from "../calls/audit.js";
 import { finishJob, publishState } from "../calls/job-transitions.js";
 import { findJob, textResult } from "../calls/job-view.js";
+import { transferKind } from "../files/transfer-job.js";
 import type { ServiceDeps } from "../ports.js";
 import { acquireSessionSandbox } from "../sessions/acquire-sandbox.js";
 import { sessionToolkit } from "../sessions/build-toolkit.js";
@@ -21,6 +22,7 @@ import { setSessionCwd } from "../sessions/sessions.js";
 import { saveActiveGroups } from "../sessions/tool-list.js";
 import { type Claim, failJob, recordAttemptSandbox, wakeSuccessors } from "./claim-job.js";
 import { jobSandbox } from "./job-sandbox.js";
+import { runTransfer } from "./run-transfer.js";
 import { interruptedText, judgeTakeover } from "./takeover.js";
 
 type Running = Extract<Claim, { kind: "run" }>;
@@ -33,6 +35,8 @@ type Running = Extract<Claim, { kind: "run" }>;
  */
 export async function executeJob(deps: ServiceDeps, claim: Running, signal: AbortSignal): Promise<void> {
   const { job, session } = claim;
+  const transfer = transferKind(job.tool);
+  if (transfer) return runTransfer(deps, claim, transfer);
   const guard = new CrashGuard(job.id);
   let built: Awaited<ReturnType<typeof sessionToolkit>>;
   try {
@@ -78,7 +82,7 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
     ) {
       const data = { outcome: "interrupted", why: verdict.why };
       writeAudit(deps.db, { ...auditKeys(job), kind: "attempt", actorKeyId: null, data });
-      deps.metrics.inc("toolshed_jobs_finished_total", { status: "interrupted" });
+      deps.metrics.jobFinished("interrupted", job);
       deps.logger.warn({ jobId: job.id, why: verdict.why }, "job interrupted, not run again");
       await publishState(deps, job.id);
     }
@@ -115,7 +119,7 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
   const cancelled = signal.aborted || findJob(deps.db, job.id)?.cancelRequested === true;
   const status = statusOf(response, cancelled);
   if (await finishJob(deps, job.id, status, toResult(response))) {
-    deps.metrics.inc("toolshed_jobs_finished_total", { status });
+    deps.metrics.jobFinished(status, job);
     await publishState(deps, job.id);
   }
   // Stored: the executor may forget what it kept for this job.
