@@ -55,6 +55,7 @@ export class RedisBus implements JobEvents, CancelBus {
     this.sub.off("message", this.onMessage);
     this.watchers.clear();
     this.cancelListeners.clear();
+    this.tenantWatchers.clear();
     await this.sub
       .unsubscribe(this.eventsChannel, this.cancelChannel, this.tenantChannel)
       .catch(() => undefined);
