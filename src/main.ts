@@ -7,13 +7,18 @@ const USAGE = `usage: toolshed <command>
   serve          API and worker in one process
   api            the HTTP API only
   worker         a worker only
-  policy check   JSON Lines on stdin -> one decision per line on stdout`;
+  policy check   JSON Lines on stdin -> one decision per line on stdout
+  openapi [file] the OpenAPI document (to stdout, or written to file)`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, sub] = argv;
   if (command === "policy" && sub === "check") {
     const { runPolicyCheckCli } = await import("./cli/policy-check.js");
     return runPolicyCheckCli(process.stdin, process.stdout);
+  }
+  if (command === "openapi") {
+    const { runOpenApiCli } = await import("./cli/openapi.js");
+    return runOpenApiCli(sub, process.stdout);
   }
   if (command === "serve" || command === "api" || command === "worker") {
     const { runServer } = await import("./cli/serve.js");

@@ -13,6 +13,7 @@ import type { AppEnv } from "./context.js";
 import { docsPage } from "./docs.js";
 import { errorResponse, problem } from "./errors.js";
 import { jsonDepthLimit } from "./json-depth.js";
+import { openApiDocument, registerSecurity } from "./openapi-document.js";
 import { auditRoutes } from "./routes/audit.js";
 import { callRoutes } from "./routes/calls.js";
 import { eventRoutes } from "./routes/events.js";
@@ -90,10 +91,11 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
   if (deps.port.mcpServers) mcpServerRoutes(app, deps.port.mcpServers);
   sessionMcpRoutes(app, deps);
 
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
-  app.doc31("/openapi.json", {
-    openapi: "3.1.0",
-    info: { title: "Toolshed", version: "1", description: "Runs AI agents' tool calls for many tenants." },
+  registerSecurity(app);
+  let doc: ReturnType<typeof openApiDocument> | undefined;
+  app.get("/openapi.json", (c) => {
+    doc ??= openApiDocument(app);
+    return c.json(doc);
   });
   app.get("/docs", (c) => c.html(docsPage("/openapi.json")));
 

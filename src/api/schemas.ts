@@ -72,23 +72,27 @@ export const Result = z
   })
   .openapi("Result");
 
+export const JobStatus = z
+  .enum([
+    "queued",
+    "running",
+    "succeeded",
+    "failed",
+    "denied",
+    "awaiting_approval",
+    "awaiting_external",
+    "cancelled",
+    "interrupted",
+  ])
+  .openapi("JobStatus");
+
 export const Job = z
   .object({
     id: z.string(),
     sessionId: z.string(),
     tool: z.string(),
     input: z.record(z.string(), z.unknown()),
-    status: z.enum([
-      "queued",
-      "running",
-      "succeeded",
-      "failed",
-      "denied",
-      "awaiting_approval",
-      "awaiting_external",
-      "cancelled",
-      "interrupted",
-    ]),
+    status: JobStatus,
     decision: Decision,
     result: Result.optional(),
     idempotencyKey: z.string().optional(),

@@ -26,6 +26,8 @@ const Call = z.object({
 const postCall = createRoute({
   method: "post",
   path: "/v1/sessions/{sid}/calls",
+  operationId: "submitCall",
+  summary: "Submit a tool call",
   security: bearer,
   request: {
     params: Sid,
@@ -49,6 +51,8 @@ const postCall = createRoute({
 const postDecision = createRoute({
   method: "post",
   path: "/v1/sessions/{sid}/decisions",
+  operationId: "decideCall",
+  summary: "Dry-run the policy for a call",
   security: bearer,
   description: "What the policy would decide for this call now; nothing is run or recorded.",
   request: { params: Sid, body: jsonBody(Call.omit({ idempotencyKey: true })) },

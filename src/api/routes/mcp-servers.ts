@@ -62,6 +62,8 @@ const McpServerTool = z
 const post = createRoute({
   method: "post",
   path: "/v1/tenants/{tid}/mcp-servers",
+  operationId: "addMcpServer",
+  summary: "Register an MCP server",
   security: bearer,
   request: { params: Params, body: jsonBody(McpServerBody) },
   responses: { 201: json(McpServer, "created"), ...errorResponses },
@@ -69,6 +71,8 @@ const post = createRoute({
 const list = createRoute({
   method: "get",
   path: "/v1/tenants/{tid}/mcp-servers",
+  operationId: "listMcpServers",
+  summary: "List the MCP servers",
   security: bearer,
   request: { params: Params },
   responses: {
@@ -79,6 +83,8 @@ const list = createRoute({
 const get = createRoute({
   method: "get",
   path: "/v1/tenants/{tid}/mcp-servers/{name}",
+  operationId: "getMcpServer",
+  summary: "Read an MCP server",
   security: bearer,
   request: { params: NameParams },
   responses: { 200: json(McpServer, "the server"), ...errorResponses },
@@ -86,6 +92,8 @@ const get = createRoute({
 const del = createRoute({
   method: "delete",
   path: "/v1/tenants/{tid}/mcp-servers/{name}",
+  operationId: "deleteMcpServer",
+  summary: "Remove an MCP server",
   security: bearer,
   request: { params: NameParams },
   responses: { 204: { description: "removed" }, ...errorResponses },
@@ -93,6 +101,8 @@ const del = createRoute({
 const tools = createRoute({
   method: "get",
   path: "/v1/tenants/{tid}/mcp-servers/{name}/tools",
+  operationId: "listMcpServerTools",
+  summary: "List an MCP server's tools",
   security: bearer,
   request: { params: NameParams },
   responses: {

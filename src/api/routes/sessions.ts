@@ -10,6 +10,8 @@ const Dirs = z.array(z.string().startsWith("/", { error: "must be an absolute pa
 const postSession = createRoute({
   method: "post",
   path: "/v1/sessions",
+  operationId: "createSession",
+  summary: "Create a session",
   security: bearer,
   description: "Mode `bypass` needs the tenant setting `allowBypass` (403 FORBIDDEN otherwise).",
   request: {
@@ -29,6 +31,8 @@ const postSession = createRoute({
 const getOne = createRoute({
   method: "get",
   path: "/v1/sessions/{sid}",
+  operationId: "getSession",
+  summary: "Read a session",
   security: bearer,
   request: { params: Sid },
   responses: { 200: json(Session, "the session"), ...errorResponses },
@@ -37,6 +41,8 @@ const getOne = createRoute({
 const patchOne = createRoute({
   method: "patch",
   path: "/v1/sessions/{sid}",
+  operationId: "updateSession",
+  summary: "Change a session's mode, cwd or directories",
   security: bearer,
   request: {
     params: Sid,
@@ -48,6 +54,8 @@ const patchOne = createRoute({
 const deleteOne = createRoute({
   method: "delete",
   path: "/v1/sessions/{sid}",
+  operationId: "deleteSession",
+  summary: "Delete a session",
   security: bearer,
   request: { params: Sid },
   responses: { 204: { description: "deleted with its container and workspace" }, ...errorResponses },
@@ -61,6 +69,8 @@ const ToolInfo = z.object({
 const getTools = createRoute({
   method: "get",
   path: "/v1/sessions/{sid}/tools",
+  operationId: "listSessionTools",
+  summary: "List a session's tools",
   security: bearer,
   request: { params: Sid },
   responses: {

@@ -10,6 +10,8 @@ const TenantParams = z.object({ tid: z.string() });
 const postTenant = createRoute({
   method: "post",
   path: "/v1/tenants",
+  operationId: "createTenant",
+  summary: "Create a tenant",
   security: bearer,
   request: { body: jsonBody(z.object({ name: z.string().min(1).max(200) })) },
   responses: { 201: json(Tenant, "created"), ...errorResponses, ...tooLargeResponse },
@@ -18,6 +20,8 @@ const postTenant = createRoute({
 const postKey = createRoute({
   method: "post",
   path: "/v1/tenants/{tid}/keys",
+  operationId: "createKey",
+  summary: "Create an API key",
   security: bearer,
   request: {
     params: TenantParams,
@@ -48,6 +52,8 @@ const Key = z
 const getKeys = createRoute({
   method: "get",
   path: "/v1/tenants/{tid}/keys",
+  operationId: "listKeys",
+  summary: "List a tenant's keys",
   security: bearer,
   request: { params: TenantParams },
   responses: {
@@ -59,6 +65,8 @@ const getKeys = createRoute({
 const deleteKey = createRoute({
   method: "delete",
   path: "/v1/keys/{kid}",
+  operationId: "revokeKey",
+  summary: "Revoke a key",
   security: bearer,
   request: { params: z.object({ kid: z.string() }) },
   responses: { 204: { description: "revoked" }, ...errorResponses },
@@ -67,6 +75,8 @@ const deleteKey = createRoute({
 const putRules = createRoute({
   method: "put",
   path: "/v1/tenants/{tid}/rules",
+  operationId: "setRules",
+  summary: "Replace a tenant's rule set",
   security: bearer,
   request: { params: TenantParams, body: jsonBody(RuleSetBody) },
   responses: { 200: json(RuleSetBody, "the stored set"), ...errorResponses, ...tooLargeResponse },
@@ -75,6 +85,8 @@ const putRules = createRoute({
 const getRules = createRoute({
   method: "get",
   path: "/v1/tenants/{tid}/rules",
+  operationId: "getRules",
+  summary: "Read a tenant's rule set",
   security: bearer,
   request: { params: TenantParams },
   responses: { 200: json(RuleSetBody, "the set"), ...errorResponses },

@@ -1,0 +1,29 @@
+/**
+ * `toolshed openapi [file]`: writes the OpenAPI document without Redis, Docker or a database
+ * (the Redocly lint in `npm run check` and the TypeScript client's type generation read it).
+ */
+import { writeFileSync } from "node:fs";
+import { createApp } from "../api/app.js";
+import { openApiDocument } from "../api/openapi-document.js";
+import { createLogger } from "../log.js";
+import type { ApiPort } from "../service/api-port.js";
+
+/** Building the routes touches the port only to pass it on; calling anything on it is a bug here. */
+const inert: unknown = new Proxy(() => {}, {
+  get: () => inert,
+  apply: () => {
+    throw new Error("the documentation-only app has no service behind it");
+  },
+});
+
+export function buildOpenApiDocument() {
+  const app = createApp({ port: inert as ApiPort, bodyLimitBytes: 1, logger: createLogger("silent") });
+  return openApiDocument(app);
+}
+
+export function runOpenApiCli(file: string | undefined, out: NodeJS.WritableStream): number {
+  const text = `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;
+  if (file) writeFileSync(file, text);
+  else out.write(text);
+  return 0;
+}
