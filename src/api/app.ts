@@ -10,7 +10,7 @@ import type { ServiceDeps } from "../service/ports.js";
 import type { ApiDeps } from "./api-deps.js";
 import { requireKey } from "./auth.js";
 import type { AppEnv } from "./context.js";
-import { docsPage } from "./docs.js";
+import { DOCS_CSP, docsPage, REDOC_PATH, redocBundle } from "./docs.js";
 import { errorResponse, problem } from "./errors.js";
 import { jsonDepthLimit } from "./json-depth.js";
 import { openApiDocument, registerSecurity } from "./openapi-document.js";
@@ -93,11 +93,20 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
 
   registerSecurity(app);
   let doc: ReturnType<typeof openApiDocument> | undefined;
-  app.get("/openapi.json", (c) => {
+  const document = () => {
     doc ??= openApiDocument(app);
-    return c.json(doc);
-  });
-  app.get("/docs", (c) => c.html(docsPage("/openapi.json")));
+    return doc;
+  };
+  app.get("/openapi.json", (c) => c.json(document()));
+  app.get("/docs", (c) =>
+    c.html(docsPage(document(), "/openapi.json"), 200, { "content-security-policy": DOCS_CSP }),
+  );
+  app.get(REDOC_PATH, (c) =>
+    c.body(redocBundle(), 200, {
+      "content-type": "text/javascript; charset=utf-8",
+      "cache-control": "public, max-age=86400",
+    }),
+  );
 
   app.notFound((c) => problem(c, "NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`));
   app.onError((err, c) => errorResponse(c, err, deps.logger));

@@ -7,6 +7,7 @@ import { createApp } from "../api/app.js";
 import { openApiDocument } from "../api/openapi-document.js";
 import { createLogger } from "../log.js";
 import type { ApiPort } from "../service/api-port.js";
+import { Metrics } from "../service/metrics.js";
 
 /** Building the routes touches the port only to pass it on; calling anything on it is a bug here. */
 const inert: unknown = new Proxy(() => {}, {
@@ -16,9 +17,16 @@ const inert: unknown = new Proxy(() => {}, {
   },
 });
 
+/** The API's routes with nothing behind them: `/openapi.json` and `/docs` work, the rest throws. */
+export function documentationApp() {
+  // Every request counts itself in the metrics, so these are real.
+  const metrics = new Metrics();
+  const port = new Proxy({} as ApiPort, { get: (_, name) => (name === "metrics" ? metrics : inert) });
+  return createApp({ port, bodyLimitBytes: 1, logger: createLogger("silent") });
+}
+
 export function buildOpenApiDocument() {
-  const app = createApp({ port: inert as ApiPort, bodyLimitBytes: 1, logger: createLogger("silent") });
-  return openApiDocument(app);
+  return openApiDocument(documentationApp());
 }
 
 export function runOpenApiCli(file: string | undefined, out: NodeJS.WritableStream): number {

@@ -17,11 +17,15 @@ import {
 } from "../schemas.js";
 
 const Sid = z.object({ sid: z.string() });
-const Call = z.object({
-  tool: z.string().min(1),
-  input: z.record(z.string(), z.unknown()),
-  idempotencyKey: z.string().min(1).max(200).optional(),
-});
+const Call = z
+  .object({
+    tool: z.string().min(1),
+    input: z.record(z.string(), z.unknown()),
+    idempotencyKey: z.string().min(1).max(200).optional(),
+  })
+  .openapi("Call", {
+    example: { tool: "Bash", input: { command: "ls -la /workspace" }, idempotencyKey: "step-7" },
+  });
 
 const postCall = createRoute({
   method: "post",
