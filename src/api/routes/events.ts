@@ -26,7 +26,9 @@ const ChunkEvent = z
     id: eventId,
     data: z.object({
       content: z.array(z.looseObject({ type: z.string(), text: z.string().optional() })),
-      state: z.literal("running"),
+      state: z
+        .enum(["running", "success", "error", "interrupted", "denied"])
+        .openapi({ description: "`running` for live output; the job's outcome is the `result` event's" }),
       stream: z.enum(["stdout", "stderr"]).optional(),
     }),
   })

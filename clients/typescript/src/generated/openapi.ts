@@ -713,8 +713,11 @@ export interface components {
                 } & {
                     [key: string]: unknown;
                 })[];
-                /** @enum {string} */
-                state: "running";
+                /**
+                 * @description `running` for live output; the job's outcome is the `result` event's
+                 * @enum {string}
+                 */
+                state: "running" | "success" | "error" | "interrupted" | "denied";
                 /** @enum {string} */
                 stream?: "stdout" | "stderr";
             };
