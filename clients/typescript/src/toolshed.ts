@@ -3,6 +3,7 @@
  * `session.call(tool, input, { wait })`, `job.stream()`, `job.approve()` / `job.deny()`.
  * Requests and answers are the generated OpenAPI types (./types.ts).
  */
+import { ToolshedError } from "./errors.js";
 import { enc, Http, type ToolshedOptions } from "./http.js";
 import { readSse } from "./sse.js";
 import type {
@@ -176,26 +177,45 @@ export class Job {
 
   /**
    * The job's events as they happen: `status`, `chunk` (deltas of live output: append them) and
-   * `result`, always last, after which the iteration ends. Resumes after `lastEventId` if given.
+   * `result`, always last, after which the iteration ends. Resumes after `lastEventId` if given;
+   * a connection lost before the `result` is resumed after the last event received (up to
+   * `reconnects` times, default 5).
    */
-  async *stream(opts: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncGenerator<JobEvent> {
-    const headers: Record<string, string> = { accept: "text/event-stream" };
-    if (opts.lastEventId) headers["last-event-id"] = opts.lastEventId;
-    const res = await this.http.raw("GET", `/v1/jobs/${enc(this.id)}/events`, {
-      headers,
-      ...(opts.signal ? { signal: opts.signal } : {}),
-    });
-    if (!res.body) return;
-    for await (const m of readSse(res.body)) {
-      if (m.event !== "status" && m.event !== "chunk" && m.event !== "result") continue;
-      const event = { event: m.event, id: m.id ?? "", data: JSON.parse(m.data) } as JobEvent;
-      if (event.event === "status") this.data = { ...this.data, status: event.data.status };
-      if (event.event === "result") {
-        this.data = { ...this.data, status: event.data.status, ...(event.data.result ? { result: event.data.result } : {}) };
+  async *stream(
+    opts: { lastEventId?: string; signal?: AbortSignal; reconnects?: number } = {},
+  ): AsyncGenerator<JobEvent> {
+    let last = opts.lastEventId;
+    for (let attempt = 0; attempt <= (opts.reconnects ?? 5); attempt++) {
+      const headers: Record<string, string> = { accept: "text/event-stream" };
+      if (last) headers["last-event-id"] = last;
+      let body: ReadableStream<Uint8Array> | null;
+      try {
+        const res = await this.http.raw("GET", `/v1/jobs/${enc(this.id)}/events`, {
+          headers,
+          ...(opts.signal ? { signal: opts.signal } : {}),
+        });
+        body = res.body;
+      } catch (err) {
+        if (err instanceof ToolshedError || opts.signal?.aborted) throw err;
+        continue;
       }
-      yield event;
-      if (event.event === "result") return;
+      if (!body) continue;
+      try {
+        for await (const m of readSse(body)) {
+          if (m.event !== "status" && m.event !== "chunk" && m.event !== "result") continue;
+          const event = { event: m.event, id: m.id ?? "", data: JSON.parse(m.data) } as JobEvent;
+          if (m.id) last = m.id;
+          this.apply(event);
+          yield event;
+          if (event.event === "result") return;
+        }
+      } catch (err) {
+        if (opts.signal?.aborted) throw err;
+      }
     }
+    throw new ToolshedError(0, {
+      error: { code: "STREAM_ENDED", message: `the event stream of ${this.id} ended without a result` },
+    });
   }
 
   /** Follows the stream to the `result` and returns the finished job. */
@@ -204,6 +224,14 @@ export class Job {
       // The stream updates `data` as it goes.
     }
     return this.refresh();
+  }
+
+  private apply(event: JobEvent): void {
+    if (event.event === "status") this.data = { ...this.data, status: event.data.status };
+    if (event.event === "result") {
+      const { status, result } = event.data;
+      this.data = { ...this.data, status, ...(result ? { result } : {}) };
+    }
   }
 
   private async answer(body: ApprovalInput): Promise<Job> {
