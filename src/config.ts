@@ -14,6 +14,41 @@ export const Config = z.object({
   WORKER_PORT: int(8081),
   DATA_DIR: z.string().default("./data"),
   REDIS_URL: z.string().default("redis://127.0.0.1:6379"),
+  /**
+   * Postgres instead of the embedded SQLite file (`<DATA_DIR>/toolshed.db`):
+   * `postgres://USER:PASSWORD@HOST:PORT/DATABASE` (scripts/postgres.sh prints one).
+   */
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined || text === "") return undefined;
+      const problem = postgresUrlProblem(text);
+      if (problem) {
+        ctx.addIssue({ code: "custom", message: problem });
+        return z.NEVER;
+      }
+      return text;
+    }),
+  /**
+   * The key that seals tenants' MCP secrets: 32 random bytes in base64 (`openssl rand -base64
+   * 32`), the same in every process. Unset: `<DATA_DIR>/secret.key`, made on first start.
+   */
+  TOOLSHED_SECRET_KEY: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined || text === "") return undefined;
+      const key = Buffer.from(text.trim(), "base64");
+      if (key.length !== 32 || !/^[A-Za-z0-9+/]+={0,2}$/.test(text.trim())) {
+        ctx.addIssue({
+          code: "custom",
+          message: "must be 32 random bytes in base64 (openssl rand -base64 32)",
+        });
+        return z.NEVER;
+      }
+      return key;
+    }),
   TOOLSHED_ADMIN_KEY: z.string().min(16).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   SANDBOX_IMAGE: z.string().default("toolshed-sandbox:latest"),
@@ -77,6 +112,22 @@ export const Config = z.object({
   SANDBOX_RUNTIME: z.enum(["runc", "runsc"]).default("runc"),
 });
 export type Config = z.infer<typeof Config>;
+
+/** Why `text` is not a usable Postgres URL (never quoting it: it may hold a password), or null. */
+function postgresUrlProblem(text: string): string | null {
+  const example = "postgres://USER:PASSWORD@HOST:PORT/DATABASE";
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return `must be a URL like ${example}`;
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:")
+    return `must start with postgres:// or postgresql:// (got ${url.protocol}//), like ${example}`;
+  if (!url.hostname) return `names no host: use ${example}`;
+  if (url.pathname.length <= 1) return `names no database: add /DATABASE, like ${example}`;
+  return null;
+}
 
 /** Parses the environment (or a test's explicit object); throws a readable error when invalid. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {

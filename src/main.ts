@@ -8,6 +8,7 @@ const USAGE = `usage: toolshed <command>
   api            the HTTP API only
   worker         a worker only
   policy check   JSON Lines on stdin -> one decision per line on stdout
+  db migrate     apply the Postgres migrations to DATABASE_URL
   openapi [file] the OpenAPI document (to stdout, or written to file)`;
 
 async function main(argv: string[]): Promise<number> {
@@ -19,6 +20,13 @@ async function main(argv: string[]): Promise<number> {
   if (command === "openapi") {
     const { runOpenApiCli } = await import("./cli/openapi.js");
     return runOpenApiCli(sub, process.stdout);
+  }
+  if (command === "db" && sub === "migrate") {
+    const [{ loadConfig }, { runDbMigrate }] = await Promise.all([
+      import("./config.js"),
+      import("./cli/database.js"),
+    ]);
+    return runDbMigrate(loadConfig(), process.stdout);
   }
   if (command === "serve" || command === "api" || command === "worker") {
     const { runServer } = await import("./cli/serve.js");

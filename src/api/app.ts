@@ -6,7 +6,8 @@ import { randomUUID } from "node:crypto";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { formatPath, PayloadTooLargeError, ValidationError } from "../errors.js";
-import type { ServiceDeps } from "../service/ports.js";
+import type { Logger } from "../log.js";
+import type { ApiPort } from "../service/api-port.js";
 import type { ApiDeps } from "./api-deps.js";
 import { requireKey } from "./auth.js";
 import type { AppEnv } from "./context.js";
@@ -33,7 +34,7 @@ export type { ApiDeps } from "./api-deps.js";
 
 /** What a lone worker serves: liveness, readiness and metrics, nothing under /v1. */
 export function createSystemApp(
-  deps: Pick<ServiceDeps, "metrics" | "readiness" | "logger">,
+  deps: Pick<ApiPort, "metrics" | "readiness"> & { logger: Logger },
 ): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   systemRoutes(app, deps);

@@ -3,6 +3,7 @@
  * (the Redocly lint in `npm run check` and the TypeScript client's type generation read it).
  */
 import { writeFileSync } from "node:fs";
+import type { ApiDeps } from "../api/api-deps.js";
 import { createApp } from "../api/app.js";
 import { openApiDocument } from "../api/openapi-document.js";
 import { createLogger } from "../log.js";
@@ -22,7 +23,12 @@ export function documentationApp() {
   // Every request counts itself in the metrics, so these are real.
   const metrics = new Metrics();
   const port = new Proxy({} as ApiPort, { get: (_, name) => (name === "metrics" ? metrics : inert) });
-  return createApp({ port, bodyLimitBytes: 1, logger: createLogger("silent") });
+  return createApp({
+    port,
+    sessionMcp: inert as ApiDeps["sessionMcp"],
+    bodyLimitBytes: 1,
+    logger: createLogger("silent"),
+  });
 }
 
 export function buildOpenApiDocument() {

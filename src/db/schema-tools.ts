@@ -3,16 +3,14 @@
  * servers) and per-session tool state (tasks). Split from schema.ts to keep files small.
  */
 import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import type { TenantQuotas } from "../contracts/tenant.js";
+import type { ExternalToolDef, ToolGroupDef } from "../contracts/tool-config.js";
 import { sessions, tenants } from "./schema-core.js";
 
-/** Per-tenant switches and limits; a missing row means the defaults. */
-export interface TenantQuotas {
-  maxSessions?: number;
-  /** Queued + running calls at once. */
-  maxActiveCalls?: number;
-  callsPerMinute?: number;
-}
+export type { TenantQuotas } from "../contracts/tenant.js";
+export type { ExternalToolDef, ToolGroupDef } from "../contracts/tool-config.js";
 
+/** Per-tenant switches and limits; a missing row means the defaults. */
 export const tenantSettings = sqliteTable("tenant_settings", {
   tenantId: text("tenant_id")
     .primaryKey()
@@ -27,13 +25,6 @@ export const tenantSettings = sqliteTable("tenant_settings", {
   updatedAt: text("updated_at").notNull(),
 });
 
-export interface ExternalToolDef {
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  readOnly?: boolean;
-}
-
 /** The tenant's external tools, replaced as a whole by PUT. */
 export const externalTools = sqliteTable("external_tools", {
   tenantId: text("tenant_id")
@@ -42,15 +33,6 @@ export const externalTools = sqliteTable("external_tools", {
   tools: text("tools", { mode: "json" }).$type<ExternalToolDef[]>().notNull(),
   updatedAt: text("updated_at").notNull(),
 });
-
-export interface ToolGroupDef {
-  name: string;
-  description: string;
-  instructions?: string;
-  tools: string[];
-  skills?: string[];
-  mcpServers?: string[];
-}
 
 /** The tenant's tool groups, replaced as a whole by PUT. */
 export const toolGroups = sqliteTable("tool_groups", {

@@ -29,6 +29,10 @@ import { getTenantRules, putTenantRules } from "./tool-config/rules.js";
 import { deleteSkill, listSkills, uploadSkill } from "./tool-config/skills.js";
 import { listToolGroups, putToolGroups } from "./tool-config/tool-groups.js";
 
+/** Types the session MCP endpoint needs besides the verbs. */
+export type { AskApproval, OnProgress } from "./sessions/session-mcp-verbs.js";
+export type { KeyStreams } from "./tenancy/key-streams.js";
+
 /** The verbs the API calls as they are: each is bound to the service's dependencies. */
 const VERBS = {
   authenticate,
@@ -112,8 +116,8 @@ function bindAll<D, T extends Record<string, (d: D, ...args: never[]) => unknown
   return Object.fromEntries(bound) as BoundAll<T>;
 }
 
-export function createApiPort(deps: ServiceDeps): ApiPort {
-  const keyStreams = new KeyStreams(deps.db);
+/** `keyStreams` is the composition root's (it closes them); tests may leave it to the default. */
+export function createApiPort(deps: ServiceDeps, keyStreams = new KeyStreams(deps.db)): ApiPort {
   const builtinNames = deps.tools.list().map((t) => t.name);
   return {
     ...bindAll(deps, VERBS),

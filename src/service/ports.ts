@@ -3,6 +3,7 @@
  * in the composition root. Redis/BullMQ adapters live in `src/jobs`, Docker in `src/sandbox`.
  */
 import type { Db } from "../db/open.js";
+import type { JobStore } from "../db/store.js";
 import type { Logger } from "../log.js";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
 import type { ReadCacheStore } from "../toolkit/read-cache.js";
@@ -66,6 +67,8 @@ export interface ToolRegistry {
 
 export interface ServiceDeps {
   db: Db;
+  /** The hot transactional paths of a call (submit, claim, finish, approvals), per dialect. */
+  store: JobStore;
   tools: ToolRegistry;
   queue: JobQueue;
   events: JobEvents;

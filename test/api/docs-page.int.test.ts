@@ -51,6 +51,8 @@ describe("/docs", () => {
       });
       await page.goto(`${base}/docs#tag/Calls/operation/submitCall`);
       await page.waitForSelector("[data-section-id='operation/submitCall']", { timeout: 30_000 });
+      // Playwright's innerText (not the DOM's): what is rendered, without the inline document's text.
+      // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is the point here
       const body = await page.innerText("body");
       expect(body).toContain("Submit a tool call");
       expect(body).toContain("Stream a job's events (SSE)");

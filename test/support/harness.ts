@@ -10,10 +10,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { createApp } from "../../src/api/app.js";
-import { type RunningService, type ServeMode, type StartOptions, startService } from "../../src/cli/serve.js";
+import {
+  type RunningService,
+  type ServeMode,
+  type StartOptions,
+  startService,
+} from "../../src/cli/compose.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import { SqliteReadCache } from "../../src/db/stores/read-cache-store.js";
+import { SqliteJobStore } from "../../src/db/stores/sqlite-job-store.js";
 import { createLogger } from "../../src/log.js";
+import { SessionMcpEndpoint } from "../../src/mcp-server/session-server.js";
 import { EgressPolicy } from "../../src/net/egress-policy.js";
 import type { SandboxProvider } from "../../src/sandbox/sandbox.js";
 import { createApiPort } from "../../src/service/api-port.js";
@@ -184,6 +191,7 @@ export function createApiTestApp(
   const bus = new MemoryBus();
   const deps: ServiceDeps = {
     db,
+    store: new SqliteJobStore(db),
     tools: toolRegistry([...createBuiltinTools(), ...createTaskTools()]),
     queue: bus,
     events: bus,
@@ -203,7 +211,9 @@ export function createApiTestApp(
       { timeoutMs: 1000, cacheMs: 0 },
     ),
   };
-  const app = createApp({ port: createApiPort(deps), bodyLimitBytes: 64 * 1024, logger: deps.logger });
+  const port = createApiPort(deps);
+  const sessionMcp = new SessionMcpEndpoint(port.sessionMcp, deps.logger, { keyStreams: port.keyStreams });
+  const app = createApp({ port, sessionMcp, bodyLimitBytes: 64 * 1024, logger: deps.logger });
   const call: Client = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.key) headers.authorization = `Bearer ${opts.key}`;
@@ -226,6 +236,8 @@ export function createApiTestApp(
     bus,
     call,
     close() {
+      void sessionMcp.close();
+      port.keyStreams.close();
       close();
       rmSync(dataDir, { recursive: true, force: true });
     },

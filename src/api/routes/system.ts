@@ -1,6 +1,6 @@
 /** Unauthenticated liveness, readiness (Redis, Docker engine, database) and Prometheus metrics. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import type { ServiceDeps } from "../../service/ports.js";
+import type { ApiPort } from "../../service/api-port.js";
 import type { AppEnv } from "../context.js";
 import { ErrorBody } from "../schemas.js";
 
@@ -45,10 +45,7 @@ const metrics = createRoute({
 });
 
 /** The routes an API and a lone worker both serve. */
-export function systemRoutes(
-  app: OpenAPIHono<AppEnv>,
-  deps: Pick<ServiceDeps, "metrics" | "readiness">,
-): void {
+export function systemRoutes(app: OpenAPIHono<AppEnv>, deps: Pick<ApiPort, "metrics" | "readiness">): void {
   app.openapi(health, (c) => c.json({ ok: true }, 200));
   app.openapi(ready, async (c) => {
     const report = await deps.readiness.report();

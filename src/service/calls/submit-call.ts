@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { and, eq } from "drizzle-orm";
+import type { JobView } from "../../contracts/job.js";
 import type { Db } from "../../db/open.js";
 import type { JobRow, JobStatus, SessionRow, StoredDecision, StoredResult } from "../../db/schema.js";
 import { jobs } from "../../db/schema.js";
@@ -19,10 +20,10 @@ import { inactiveCall, resolveSessionTool, sessionMcpTools } from "../sessions/t
 import { type Principal, requireRole } from "../tenancy/principal.js";
 import { checkCallQuotas } from "../tenancy/quotas.js";
 import { readTenantSettings } from "../tenancy/tenant-settings.js";
-import { canonicalJson, inputDigest, writeAudit } from "./audit.js";
+import { auditKeys, canonicalJson, inputDigest } from "./audit.js";
 import { decideCall } from "./decide.js";
-import { enqueueOrWithdraw, publishState, type Tx, takeSeq } from "./job-transitions.js";
-import { type JobView, textResult, toJobView } from "./job-view.js";
+import { enqueueOrWithdraw, publishState } from "./job-transitions.js";
+import { textResult, toJobView } from "./job-view.js";
 import { validateToolInput } from "./tool-input.js";
 
 export interface SubmitCallInput {
@@ -55,7 +56,7 @@ export async function submitCall(
   row.requestHash = requestHash;
   // Re-checked inside the write: a concurrent submit with the same key may have won meanwhile
   // (in another process the unique index is what stops it).
-  const raced = insertUnlessKeyTaken(deps, p, session, row);
+  const raced = await insertUnlessKeyTaken(deps, p, row);
   if (raced) return { job: sameRequest(raced, requestHash), created: false };
   // Never throws; bounded so that a Redis hanging just now costs a second, not its timeout.
   await deps.readiness.bound("redis", publishState(deps, row.id)).catch(() => undefined);
@@ -66,43 +67,22 @@ export async function submitCall(
 
 /** Inserts the job and its audit entry; returns the job that holds the key when one does. */
 function insertUnlessKeyTaken(
-  deps: Pick<ServiceDeps, "db">,
+  deps: Pick<ServiceDeps, "store">,
   p: Principal,
-  session: SessionRow,
   row: JobRow,
-): JobRow | undefined {
-  const key = row.idempotencyKey ?? undefined;
-  try {
-    return deps.db.transaction((tx) => {
-      const dup = findByKey(tx, session.id, key);
-      if (dup) return dup;
-      if (row.status === "queued") row.seq = takeSeq(tx, session.id);
-      tx.insert(jobs).values(row).run();
-      const data = {
-        tool: row.tool,
-        inputDigest: inputDigest(row.input),
-        status: row.status,
-        decision: row.decision,
-      };
-      writeAudit(tx, {
-        tenantId: session.tenantId,
-        sessionId: session.id,
-        jobId: row.id,
-        kind: "decision",
-        actorKeyId: p.keyId,
-        data,
-      });
-      return undefined;
-    });
-  } catch (err) {
-    const dup = isUniqueViolation(err) ? findByKey(deps.db, session.id, key) : undefined;
-    if (dup) return dup;
-    throw err;
-  }
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  return (err as { code?: unknown } | null)?.code === "SQLITE_CONSTRAINT_UNIQUE";
+): Promise<JobRow | undefined> {
+  const data = {
+    tool: row.tool,
+    inputDigest: inputDigest(row.input),
+    status: row.status,
+    decision: row.decision,
+  };
+  return deps.store.insertJob(row, {
+    ...auditKeys(row),
+    kind: "decision",
+    actorKeyId: p.keyId,
+    data,
+  });
 }
 
 /** `{tool, input}` as canonical JSON, hashed: what an idempotency key stands for. */
@@ -192,7 +172,7 @@ function newJobRow(
   };
 }
 
-function findByKey(db: Db | Tx, sessionId: string, key: string | undefined): JobRow | undefined {
+function findByKey(db: Db, sessionId: string, key: string | undefined): JobRow | undefined {
   if (!key) return undefined;
   return db
     .select()

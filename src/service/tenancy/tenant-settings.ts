@@ -4,23 +4,14 @@
  * that relax the tenant's own safety (bypass, agent approvals, approval TTL) are its admin's.
  */
 import { eq } from "drizzle-orm";
+import type { TenantSettingsPatch, TenantSettingsView } from "../../contracts/tenant.js";
 import type { Db } from "../../db/open.js";
-import { type TenantQuotas, tenantSettings } from "../../db/schema.js";
+import { tenantSettings } from "../../db/schema.js";
 import { ForbiddenError } from "../../errors.js";
 import type { PermissionMode } from "../../permission/types.js";
 import { nowIso } from "../clock.js";
 import { type Principal, requireRole } from "./principal.js";
 import { loadTenant } from "./tenants.js";
-
-export interface TenantSettingsView {
-  allowBypass: boolean;
-  agentsMayApprove: boolean;
-  approvalTtlSeconds: number;
-  /** Only the limits set for this tenant; absent ones fall back to the platform's. */
-  quotas: TenantQuotas;
-}
-
-export type TenantSettingsPatch = Partial<TenantSettingsView>;
 
 export const DEFAULT_SETTINGS: TenantSettingsView = {
   allowBypass: false,
@@ -77,8 +68,8 @@ export function assertModeAllowed(db: Db, tenantId: string, mode: PermissionMode
  * turned `allowBypass` off decides as `default` (from its next call; turning it on again restores
  * bypass). The stored mode is left as it was.
  */
-export function effectiveMode(db: Db, session: { tenantId: string; mode: string }): PermissionMode {
-  const mode = session.mode as PermissionMode;
+export function effectiveMode(db: Db, session: { tenantId: string; mode: PermissionMode }): PermissionMode {
+  const { mode } = session;
   if (mode !== "bypass" || readTenantSettings(db, session.tenantId).allowBypass) return mode;
   return "default";
 }

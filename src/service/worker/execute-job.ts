@@ -80,7 +80,9 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
   });
   if (verdict.kind === "interrupt") {
     await pending;
-    if (finishJob(deps.db, job.id, "interrupted", textResult(interruptedText(verdict.why), "interrupted"))) {
+    if (
+      await finishJob(deps, job.id, "interrupted", textResult(interruptedText(verdict.why), "interrupted"))
+    ) {
       const data = { outcome: "interrupted", why: verdict.why };
       writeAudit(deps.db, { ...auditKeys(job), kind: "attempt", actorKeyId: null, data });
       deps.metrics.inc("toolshed_jobs_finished_total", { status: "interrupted" });
@@ -119,7 +121,7 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
   }
   const cancelled = signal.aborted || findJob(deps.db, job.id)?.cancelRequested === true;
   const status = statusOf(response, cancelled);
-  if (finishJob(deps.db, job.id, status, toResult(response))) {
+  if (await finishJob(deps, job.id, status, toResult(response))) {
     deps.metrics.inc("toolshed_jobs_finished_total", { status });
     await publishState(deps, job.id);
   }

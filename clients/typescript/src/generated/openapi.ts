@@ -571,8 +571,10 @@ export interface components {
             cwd: string;
             home: string;
             workingDirectories: string[];
-            status: string;
+            /** @enum {string} */
+            status: "active";
             rules: components["schemas"]["RuleSet"];
+            /** @description the tools this session offers */
             tools: string[];
             createdAt: string;
             lastUsedAt: string;
@@ -619,10 +621,15 @@ export interface components {
         };
         Result: {
             content: ({
-                type: string;
+                /** @enum {string} */
+                type: "text";
+                text: string;
+            } | ({
+                /** @enum {string} */
+                type: "data";
             } & {
                 [key: string]: unknown;
-            })[];
+            }))[];
             /** @enum {string} */
             state: "success" | "error" | "denied" | "interrupted";
             exitCode?: number | null;

@@ -1,6 +1,6 @@
 /** The JSON-schema subset validator: each keyword, with the failing path. */
 import { describe, expect, it } from "vitest";
-import { validateJsonSchema } from "../../src/service/tool-config/json-schema.js";
+import { validateJsonSchema } from "../../../src/service/tool-config/json-schema.js";
 
 const schema = {
   type: "object",
