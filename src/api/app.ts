@@ -12,9 +12,10 @@ import { accessLog } from "./access-log.js";
 import type { ApiDeps } from "./api-deps.js";
 import { requireKey } from "./auth.js";
 import type { AppEnv } from "./context.js";
-import { docsPage } from "./docs.js";
+import { DOCS_CSP, docsPage, REDOC_PATH, redocBundle } from "./docs.js";
 import { errorResponse, problem } from "./errors.js";
 import { jsonDepthLimit } from "./json-depth.js";
+import { openApiDocument, registerSecurity } from "./openapi-document.js";
 import { approvalRoutes } from "./routes/approvals.js";
 import { auditRoutes } from "./routes/audit.js";
 import { callRoutes } from "./routes/calls.js";
@@ -94,12 +95,22 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
   sessionMcpRoutes(app, deps);
   workspaceFileRoutes(app, deps);
 
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
-  app.doc31("/openapi.json", {
-    openapi: "3.1.0",
-    info: { title: "Toolshed", version: "1", description: "Runs AI agents' tool calls for many tenants." },
-  });
-  app.get("/docs", (c) => c.html(docsPage("/openapi.json")));
+  registerSecurity(app);
+  let doc: ReturnType<typeof openApiDocument> | undefined;
+  const document = () => {
+    doc ??= openApiDocument(app);
+    return doc;
+  };
+  app.get("/openapi.json", (c) => c.json(document()));
+  app.get("/docs", (c) =>
+    c.html(docsPage(document(), "/openapi.json"), 200, { "content-security-policy": DOCS_CSP }),
+  );
+  app.get(REDOC_PATH, (c) =>
+    c.body(redocBundle(), 200, {
+      "content-type": "text/javascript; charset=utf-8",
+      "cache-control": "public, max-age=86400",
+    }),
+  );
   consoleRoutes(app, deps);
 
   app.notFound((c) => problem(c, "NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`));

@@ -25,6 +25,7 @@ export const Session = SessionView;
 // The job's shapes are the contract's own (OpenAPI components `Job`, `Decision`, `Result`, `JobAttempt`).
 export {
   JobAttempt,
+  JobStatus,
   JobView as Job,
   StoredDecision as Decision,
   StoredResult as Result,

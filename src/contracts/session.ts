@@ -10,9 +10,8 @@ export const SessionView = z
     cwd: z.string(),
     home: z.string(),
     workingDirectories: z.array(z.string()),
-    status: z
-      .enum(["active", "deleted"])
-      .meta({ description: "`deleted` only in the session list (a deleted session is otherwise not found)" }),
+    // A deleted session is never served (404); only the session list shows `deleted` ones.
+    status: z.enum(["active", "deleted"]),
     rules: RuleStrings,
     tools: z.array(z.string()).meta({ description: "the tools this session offers" }),
     hostId: z

@@ -1,4 +1,5 @@
-/** The webhook events a tenant may subscribe to, declared once (API enum, service, stored rows). */
+/** The webhook events a tenant may subscribe to, declared once for the service and the API. */
+
 export const WEBHOOK_EVENTS = [
   "job.awaiting_approval",
   "job.awaiting_external",

@@ -60,6 +60,7 @@ export class RedisBus implements JobEvents, CancelBus {
     const jobChannels = [...this.watchers.keys()].map((id) => this.channel(id));
     this.watchers.clear();
     this.cancelListeners.clear();
+    this.tenantWatchers.clear();
     await this.sub.unsubscribe(this.cancelChannel, this.tenantChannel, ...jobChannels).catch(() => undefined);
   }
 

@@ -45,7 +45,7 @@ import { listDeliveries } from "./webhooks/delivery-log.js";
 import { deleteWebhook, getWebhook, putWebhook } from "./webhooks/webhook-config.js";
 
 /** Types the session MCP endpoint needs besides the verbs. */
-export type { AskApproval } from "./sessions/session-mcp-verbs.js";
+export type { AskApproval, OnProgress } from "./sessions/session-mcp-verbs.js";
 export type { KeyStreams } from "./tenancy/key-streams.js";
 
 /** The verbs the API calls as they are: each is bound to the service's dependencies. */

@@ -3,8 +3,9 @@
  * boundary is stable while rows are added. The cursor is opaque to callers (base64url JSON of the
  * last row's position); a cursor that does not decode is a 400 on `cursor`.
  */
-import { desc, type SQL, sql } from "drizzle-orm";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { and, desc, type SQL, sql } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { Db } from "../db/open.js";
 import { ValidationError } from "../errors.js";
 
 export const DEFAULT_LIMIT = 50;
@@ -49,8 +50,30 @@ export interface PageColumns {
   id: SQLiteColumn;
 }
 
+/**
+ * One page of `table`'s rows matching every condition of `where` (undefined ones are skipped),
+ * after the cursor, newest first, each turned into its API view.
+ */
+export function selectPage<T extends SQLiteTable & PageColumns, V>(
+  db: Db,
+  table: T,
+  where: (SQL | undefined)[],
+  q: PageQuery,
+  view: (row: T["$inferSelect"]) => V,
+): Page<V> {
+  const { after, order } = keyset(table, q);
+  const rows = db
+    .select()
+    .from(table as SQLiteTable)
+    .where(and(...where, after))
+    .orderBy(...order)
+    .limit(fetchSize(q))
+    .all() as (T["$inferSelect"] & Position)[];
+  return toPage(rows, q, view);
+}
+
 /** The condition "after the cursor" (or nothing) and the order, for `where` and `orderBy`. */
-export function keyset(cols: PageColumns, q: PageQuery): { after: SQL | undefined; order: SQL[] } {
+function keyset(cols: PageColumns, q: PageQuery): { after: SQL | undefined; order: SQL[] } {
   const order = [desc(cols.createdAt), desc(cols.id)];
   if (!q.cursor) return { after: undefined, order };
   const pos = decodeCursor(q.cursor);
@@ -59,12 +82,12 @@ export function keyset(cols: PageColumns, q: PageQuery): { after: SQL | undefine
 }
 
 /** How many rows to fetch: one more than the page, to know whether another page follows. */
-export function fetchSize(q: PageQuery): number {
+function fetchSize(q: PageQuery): number {
   return Math.min(Math.max(q.limit ?? DEFAULT_LIMIT, 1), MAX_LIMIT) + 1;
 }
 
 /** Cuts the extra row off and makes the cursor of the next page from the last row kept. */
-export function toPage<R extends Position, T>(rows: R[], q: PageQuery, view: (r: R) => T): Page<T> {
+function toPage<R extends Position, T>(rows: R[], q: PageQuery, view: (r: R) => T): Page<T> {
   const size = fetchSize(q) - 1;
   const kept = rows.slice(0, size);
   const last = kept.at(-1);

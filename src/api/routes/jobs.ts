@@ -47,6 +47,8 @@ const list = createRoute({
 const getOne = createRoute({
   method: "get",
   path: "/v1/jobs/{jid}",
+  operationId: "getJob",
+  summary: "Read a job",
   security: bearer,
   request: { params: Jid },
   responses: { 200: json(JobEnvelope, "the job"), ...errorResponses },
@@ -55,6 +57,8 @@ const getOne = createRoute({
 const cancel = createRoute({
   method: "post",
   path: "/v1/jobs/{jid}/cancel",
+  operationId: "cancelJob",
+  summary: "Cancel a job",
   security: bearer,
   request: { params: Jid },
   responses: { 200: json(JobEnvelope, "the job; a running call is being killed"), ...errorResponses },
@@ -63,6 +67,8 @@ const cancel = createRoute({
 const approval = createRoute({
   method: "post",
   path: "/v1/jobs/{jid}/approval",
+  operationId: "answerApproval",
+  summary: "Approve or deny a held call",
   security: bearer,
   description:
     "Answers an `awaiting_approval` job. tenant_admin always; agent only when the tenant's " +
@@ -99,6 +105,8 @@ const ExternalResult = z
 const externalResult = createRoute({
   method: "post",
   path: "/v1/jobs/{jid}/external-result",
+  operationId: "postExternalResult",
+  summary: "Post an external tool's result",
   security: bearer,
   description:
     "The result of an external tool's call: the job (`awaiting_external`) ends succeeded, or failed when `isError`.",

@@ -33,6 +33,8 @@ const McpServerTool = z
 const post = createRoute({
   method: "post",
   path: "/v1/tenants/{tid}/mcp-servers",
+  operationId: "addMcpServer",
+  summary: "Register an MCP server",
   security: bearer,
   request: { params: Params, body: jsonBody(McpServerInput) },
   responses: { 201: json(McpServerView, "created"), ...errorResponses },
@@ -40,6 +42,8 @@ const post = createRoute({
 const list = createRoute({
   method: "get",
   path: "/v1/tenants/{tid}/mcp-servers",
+  operationId: "listMcpServers",
+  summary: "List the MCP servers",
   security: bearer,
   request: { params: Params },
   responses: {
@@ -53,6 +57,8 @@ const list = createRoute({
 const get = createRoute({
   method: "get",
   path: "/v1/tenants/{tid}/mcp-servers/{name}",
+  operationId: "getMcpServer",
+  summary: "Read an MCP server",
   security: bearer,
   request: { params: NameParams },
   responses: { 200: json(McpServerView, "the server"), ...errorResponses },
@@ -60,6 +66,8 @@ const get = createRoute({
 const del = createRoute({
   method: "delete",
   path: "/v1/tenants/{tid}/mcp-servers/{name}",
+  operationId: "deleteMcpServer",
+  summary: "Remove an MCP server",
   security: bearer,
   request: { params: NameParams },
   responses: { 204: { description: "removed" }, ...errorResponses },
@@ -67,6 +75,8 @@ const del = createRoute({
 const tools = createRoute({
   method: "get",
   path: "/v1/tenants/{tid}/mcp-servers/{name}/tools",
+  operationId: "listMcpServerTools",
+  summary: "List an MCP server's tools",
   security: bearer,
   request: { params: NameParams },
   responses: {

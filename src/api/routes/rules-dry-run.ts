@@ -32,6 +32,8 @@ const DryRun = z
 const route = createRoute({
   method: "post",
   path: "/v1/tenants/{tid}/rules/dry-run",
+  operationId: "dryRunRules",
+  summary: "Re-decide the tenant's recent calls under proposed rules",
   security: bearer,
   description:
     "Decides the tenant's recent calls (newest first, `limit`, default 100) with the stored and the proposed rule set and lists those whose decision would change. Nothing is stored.",

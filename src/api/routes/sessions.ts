@@ -21,6 +21,8 @@ const Dirs = z.array(z.string().startsWith("/", { error: "must be an absolute pa
 const postSession = createRoute({
   method: "post",
   path: "/v1/sessions",
+  operationId: "createSession",
+  summary: "Create a session",
   security: bearer,
   description: "Mode `bypass` needs the tenant setting `allowBypass` (403 FORBIDDEN otherwise).",
   request: {
@@ -54,6 +56,8 @@ const list = createRoute({
 const getOne = createRoute({
   method: "get",
   path: "/v1/sessions/{sid}",
+  operationId: "getSession",
+  summary: "Read a session",
   security: bearer,
   request: { params: Sid },
   responses: { 200: json(Session, "the session"), ...errorResponses },
@@ -62,6 +66,8 @@ const getOne = createRoute({
 const patchOne = createRoute({
   method: "patch",
   path: "/v1/sessions/{sid}",
+  operationId: "updateSession",
+  summary: "Change a session's mode, cwd or directories",
   security: bearer,
   request: {
     params: Sid,
@@ -73,6 +79,8 @@ const patchOne = createRoute({
 const deleteOne = createRoute({
   method: "delete",
   path: "/v1/sessions/{sid}",
+  operationId: "deleteSession",
+  summary: "Delete a session",
   security: bearer,
   request: { params: Sid },
   responses: { 204: { description: "deleted with its container and workspace" }, ...errorResponses },
@@ -86,6 +94,8 @@ const ToolInfo = z.object({
 const getTools = createRoute({
   method: "get",
   path: "/v1/sessions/{sid}/tools",
+  operationId: "listSessionTools",
+  summary: "List a session's tools",
   security: bearer,
   request: { params: Sid },
   responses: {

@@ -19,6 +19,8 @@ const TenantParams = z.object({ tid: z.string() });
 const postTenant = createRoute({
   method: "post",
   path: "/v1/tenants",
+  operationId: "createTenant",
+  summary: "Create a tenant",
   security: bearer,
   request: { body: jsonBody(z.object({ name: z.string().min(1).max(200) })) },
   responses: { 201: json(TenantView, "created"), ...errorResponses, ...tooLargeResponse },
@@ -43,6 +45,8 @@ const list = createRoute({
 const postKey = createRoute({
   method: "post",
   path: "/v1/tenants/{tid}/keys",
+  operationId: "createKey",
+  summary: "Create an API key",
   security: bearer,
   request: {
     params: TenantParams,
@@ -63,6 +67,8 @@ const postKey = createRoute({
 const getKeys = createRoute({
   method: "get",
   path: "/v1/tenants/{tid}/keys",
+  operationId: "listKeys",
+  summary: "List a tenant's keys",
   security: bearer,
   request: { params: TenantParams },
   responses: {
@@ -74,6 +80,8 @@ const getKeys = createRoute({
 const deleteKey = createRoute({
   method: "delete",
   path: "/v1/keys/{kid}",
+  operationId: "revokeKey",
+  summary: "Revoke a key",
   security: bearer,
   request: { params: z.object({ kid: z.string() }) },
   responses: { 204: { description: "revoked" }, ...errorResponses },
@@ -82,6 +90,8 @@ const deleteKey = createRoute({
 const putRules = createRoute({
   method: "put",
   path: "/v1/tenants/{tid}/rules",
+  operationId: "setRules",
+  summary: "Replace a tenant's rule set",
   security: bearer,
   request: { params: TenantParams, body: jsonBody(RuleSetBody) },
   responses: { 200: json(RuleSetBody, "the stored set"), ...errorResponses, ...tooLargeResponse },
@@ -90,6 +100,8 @@ const putRules = createRoute({
 const getRules = createRoute({
   method: "get",
   path: "/v1/tenants/{tid}/rules",
+  operationId: "getRules",
+  summary: "Read a tenant's rule set",
   security: bearer,
   request: { params: TenantParams },
   responses: { 200: json(RuleSetBody, "the set"), ...errorResponses },

@@ -2,12 +2,12 @@
  * The approvals inbox (`GET /v1/approvals`): the tenant's jobs waiting for an answer that have
  * not expired, newest first, each with what the approver needs (message, reason, suggestions).
  */
-import { and, eq, gt, isNull, or, type SQL } from "drizzle-orm";
+import { eq, gt, isNull, or, type SQL } from "drizzle-orm";
 import type { JobView } from "../../contracts/job.js";
 import type { Db } from "../../db/open.js";
 import { type JobRow, jobs } from "../../db/schema.js";
 import { nowIso } from "../clock.js";
-import { fetchSize, keyset, type Page, type PageQuery, toPage } from "../page.js";
+import { type Page, type PageQuery, selectPage } from "../page.js";
 import { listTenant } from "../tenancy/list-scope.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
 import { toJobView } from "./job-view.js";
@@ -43,13 +43,5 @@ export function listApprovals(deps: { db: Db }, p: Principal, q: ApprovalListQue
   ];
   if (tenantId !== null) where.push(eq(jobs.tenantId, tenantId));
   if (q.sessionId !== undefined) where.push(eq(jobs.sessionId, q.sessionId));
-  const { after, order } = keyset(jobs, q);
-  const rows = deps.db
-    .select()
-    .from(jobs)
-    .where(and(...where, after))
-    .orderBy(...order)
-    .limit(fetchSize(q))
-    .all();
-  return toPage(rows, q, toApprovalItem);
+  return selectPage(deps.db, jobs, where, q, toApprovalItem);
 }

@@ -64,7 +64,7 @@ export function finishJob(
  * watchers (approvals stream) and records the tenant's webhook deliveries; never throws.
  */
 export async function publishState(
-  deps: Pick<ServiceDeps, "events" | "logger" | "store" | "db"> & Pick<Partial<ServiceDeps>, "webhooks">,
+  deps: Pick<ServiceDeps, "events" | "logger" | "store"> & Partial<Pick<ServiceDeps, "db" | "webhooks">>,
   jobId: string,
 ) {
   const row = await deps.store.findJob(jobId);
@@ -85,7 +85,8 @@ export async function publishState(
   // After the events, so that waiters are not held up by it; recorded even when Redis is away
   // (the row stays pending and a worker start queues it).
   try {
-    await recordWebhookEvents(deps, row);
+    // The delivery rows live in the service database (not behind the job store).
+    if (deps.db) await recordWebhookEvents({ ...deps, db: deps.db }, row);
   } catch (err) {
     deps.logger.warn({ err, jobId }, "recording webhook deliveries failed");
   }

@@ -1,10 +1,10 @@
 /** `GET /v1/jobs`: the tenant's jobs, newest first, by session, status, tool and creation time. */
-import { and, eq, gte, inArray, lt, type SQL } from "drizzle-orm";
-import { JOB_STATUSES, type JobView } from "../../contracts/job.js";
+import { eq, gte, inArray, lt, type SQL } from "drizzle-orm";
+import { JobStatus as JobStatusSchema, type JobView } from "../../contracts/job.js";
 import type { Db } from "../../db/open.js";
 import { type JobStatus, jobs } from "../../db/schema.js";
 import { ValidationError } from "../../errors.js";
-import { fetchSize, keyset, type Page, type PageQuery, toPage } from "../page.js";
+import { type Page, type PageQuery, selectPage } from "../page.js";
 import { listTenant } from "../tenancy/list-scope.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
 import { toJobView } from "./job-view.js";
@@ -32,20 +32,13 @@ export function listJobs(deps: { db: Db }, p: Principal, q: JobListQuery): Page<
   if (q.tool !== undefined) where.push(eq(jobs.tool, q.tool));
   if (q.since !== undefined) where.push(gte(jobs.createdAt, isoTime("since", q.since)));
   if (q.until !== undefined) where.push(lt(jobs.createdAt, isoTime("until", q.until)));
-  const { after, order } = keyset(jobs, q);
-  const rows = deps.db
-    .select()
-    .from(jobs)
-    .where(and(...where, after))
-    .orderBy(...order)
-    .limit(fetchSize(q))
-    .all();
-  return toPage(rows, q, toJobView);
+  return selectPage(deps.db, jobs, where, q, toJobView);
 }
 
 function parseStatuses(raw: string | string[] | undefined): JobStatus[] | undefined {
   if (raw === undefined) return undefined;
   const names = (Array.isArray(raw) ? raw : [raw]).flatMap((s) => s.split(",")).map((s) => s.trim());
+  const JOB_STATUSES: readonly JobStatus[] = JobStatusSchema.options;
   const unknown = names.filter((n) => !JOB_STATUSES.includes(n as JobStatus));
   if (unknown.length > 0) {
     throw new ValidationError("invalid status", [

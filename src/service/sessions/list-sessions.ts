@@ -1,10 +1,10 @@
 /** `GET /v1/sessions`: the tenant's sessions, newest first, optionally by status. */
-import { and, eq, type SQL } from "drizzle-orm";
+import { eq, type SQL } from "drizzle-orm";
 import type { SessionView } from "../../contracts/session.js";
 import type { Db } from "../../db/open.js";
 import { sessions } from "../../db/schema.js";
 import { ValidationError } from "../../errors.js";
-import { fetchSize, keyset, type Page, type PageQuery, toPage } from "../page.js";
+import { type Page, type PageQuery, selectPage } from "../page.js";
 import type { ToolRegistry } from "../ports.js";
 import { listTenant } from "../tenancy/list-scope.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
@@ -35,13 +35,5 @@ export function listSessions(
     }
     where.push(eq(sessions.status, status));
   }
-  const { after, order } = keyset(sessions, q);
-  const rows = deps.db
-    .select()
-    .from(sessions)
-    .where(and(...where, after))
-    .orderBy(...order)
-    .limit(fetchSize(q))
-    .all();
-  return toPage(rows, q, (r) => toSessionView(r, deps.tools));
+  return selectPage(deps.db, sessions, where, q, (r) => toSessionView(r, deps.tools));
 }

@@ -1,7 +1,7 @@
 /** `GET /v1/tenants`: every tenant, newest first (platform admin only). */
 import type { Db } from "../../db/open.js";
 import { tenants } from "../../db/schema.js";
-import { fetchSize, keyset, type Page, type PageQuery, toPage } from "../page.js";
+import { type Page, type PageQuery, selectPage } from "../page.js";
 import { type Principal, requireRole } from "./principal.js";
 
 export interface TenantListItem {
@@ -12,13 +12,5 @@ export interface TenantListItem {
 
 export function listTenants(deps: { db: Db }, p: Principal, q: PageQuery): Page<TenantListItem> {
   requireRole(p, []);
-  const { after, order } = keyset(tenants, q);
-  const rows = deps.db
-    .select()
-    .from(tenants)
-    .where(after)
-    .orderBy(...order)
-    .limit(fetchSize(q))
-    .all();
-  return toPage(rows, q, (r) => ({ id: r.id, name: r.name, createdAt: r.createdAt }));
+  return selectPage(deps.db, tenants, [], q, (r) => ({ id: r.id, name: r.name, createdAt: r.createdAt }));
 }

@@ -1,9 +1,9 @@
 /** `GET /v1/tenants/{tid}/webhooks/deliveries`: every delivery of the tenant, newest first. */
-import { and, eq, type SQL } from "drizzle-orm";
+import { eq, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/open.js";
 import { type WebhookDeliveryRow, type WebhookDeliveryStatus, webhookDeliveries } from "../../db/schema.js";
 import { ValidationError } from "../../errors.js";
-import { fetchSize, keyset, type Page, type PageQuery, toPage } from "../page.js";
+import { type Page, type PageQuery, selectPage } from "../page.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
 import { loadTenant } from "../tenancy/tenants.js";
 
@@ -43,15 +43,7 @@ export function listDeliveries(
     where.push(eq(webhookDeliveries.status, status));
   }
   if (q.jobId !== undefined) where.push(eq(webhookDeliveries.jobId, q.jobId));
-  const { after, order } = keyset(webhookDeliveries, q);
-  const rows = deps.db
-    .select()
-    .from(webhookDeliveries)
-    .where(and(...where, after))
-    .orderBy(...order)
-    .limit(fetchSize(q))
-    .all();
-  return toPage(rows, q, toDeliveryView);
+  return selectPage(deps.db, webhookDeliveries, where, q, toDeliveryView);
 }
 
 function toDeliveryView(r: WebhookDeliveryRow): DeliveryView {

@@ -5,6 +5,7 @@
  */
 import { eq } from "drizzle-orm";
 import { isTerminal } from "../../contracts/job.js";
+import type { WebhookEvent } from "../../contracts/webhook.js";
 import type { Db } from "../../db/open.js";
 import { type JobRow, webhookDeliveries } from "../../db/schema.js";
 import type { Logger } from "../../log.js";
@@ -14,7 +15,6 @@ import { nowIso } from "../clock.js";
 import { newId } from "../ids.js";
 import type { WebhookQueue } from "../ports.js";
 import { findWebhook } from "./webhook-config.js";
-import type { WebhookEvent } from "./webhook-events.js";
 
 /** The `approvedBy` of an approval that expired (service/calls/approval-expiry.ts). */
 const EXPIRY_ACTOR = "expiry";

@@ -4,6 +4,7 @@
  * never returned afterwards. The URL passes the egress policy now, and again at each delivery.
  */
 import { eq } from "drizzle-orm";
+import { WEBHOOK_EVENTS, type WebhookEvent } from "../../contracts/webhook.js";
 import type { Db } from "../../db/open.js";
 import { type WebhookRow, webhooks } from "../../db/schema.js";
 import { AppError, NotFoundError } from "../../errors.js";
@@ -13,7 +14,7 @@ import type { WebhookRuntime } from "../ports.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
 import { loadTenant } from "../tenancy/tenants.js";
 import { newWebhookSecret } from "./signature.js";
-import { WEBHOOK_EVENTS, type WebhookEvent, webhookSecretContext } from "./webhook-events.js";
+import { webhookSecretContext } from "./webhook-events.js";
 
 export interface WebhookInput {
   url: string;
