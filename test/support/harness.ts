@@ -201,7 +201,8 @@ export function createApiTestApp(
     sandboxes,
     readCache: new SqliteReadCache(db),
     skillFiles: new SkillFiles(join(dataDir, "skills")),
-    transfers: new TransferDir(join(dataDir, "transfers"), 1024 * 1024),
+    // No worker runs here: a transfer answers 503 naming its job after a short wait.
+    transfers: new TransferDir(join(dataDir, "transfers"), 1024 * 1024, 200),
     metrics: new Metrics(),
     logger: createLogger("silent"),
     limiter: bus,
