@@ -5,6 +5,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { constants as osc } from "node:os";
 import { StringDecoder } from "node:string_decoder";
+import { forkServer } from "./fork-server.mjs";
 import { killUid, processesOf } from "./processes.mjs";
 
 // After a kill, wait this long for stragglers still holding the pipes.
@@ -131,6 +132,33 @@ export class ExecRun {
 
   start(resolveCwd) {
     const { req, who } = this;
+    if (!forkServer.available) return this.startNode(resolveCwd);
+    let cwd;
+    try {
+      cwd = resolveCwd(req.cwd);
+    } catch (err) {
+      return this.failed(err, resolveCwd);
+    }
+    // Through the fork server: the same identity, environment, session and streams, without
+    // forking this process. Null means it went away meanwhile: Node's spawn then, as without it.
+    forkServer
+      .spawn({
+        argv: req.argv,
+        env: userEnv(who.identity, who.name, req.env),
+        uid: who.uid,
+        gid: who.gid,
+        cwd,
+        stdin: typeof req.stdin === "string",
+        cwdFd: req.cwdFd === true,
+      })
+      .then(
+        (child) => (child ? this.wire(child) : this.startNode(resolveCwd)),
+        (err) => this.failed(err, resolveCwd),
+      );
+  }
+
+  startNode(resolveCwd) {
+    const { req, who } = this;
     const stdio = [typeof req.stdin === "string" ? "pipe" : "ignore", "pipe", "pipe"];
     if (req.cwdFd === true)
       while (stdio.length <= CWD_FD) stdio.push(stdio.length === CWD_FD ? "pipe" : "ignore");
@@ -144,6 +172,12 @@ export class ExecRun {
       if (child.pid === undefined) this.failed(err, resolveCwd);
     });
     if (child.pid === undefined) return;
+    this.wire(child);
+  }
+
+  /** Streams, timeout and exit of a started child (Node's, or the fork server's look-alike). */
+  wire(child) {
+    const { req, who } = this;
     this.child = child;
     if (child.stdin) {
       child.stdin.on("error", () => {});
@@ -166,6 +200,9 @@ export class ExecRun {
       this.exit ??= { code, signal };
       this.finish();
     });
+    child.handOver?.();
+    // A cancel that came while the command was being started applies now.
+    if (this.killPending) this.kill(this.killPending);
   }
 
   output(st, buf) {
@@ -189,7 +226,11 @@ export class ExecRun {
   }
 
   kill(reason) {
-    if (this.killedFor || this.final || !this.child) return;
+    if (this.killedFor || this.final) return;
+    if (!this.child) {
+      this.killPending = reason;
+      return;
+    }
     this.killedFor = reason;
     try {
       process.kill(-this.child.pid, "SIGKILL");

@@ -58,8 +58,12 @@ export async function submitCall(
   const raced = insertUnlessKeyTaken(deps, p, session, row);
   if (raced) return { job: sameRequest(raced, requestHash), created: false };
   // Never throws; bounded so that a Redis hanging just now costs a second, not its timeout.
-  await deps.readiness.bound("redis", publishState(deps, row.id)).catch(() => undefined);
+  // Not awaited before the enqueue: the status event is sent first on the command connection the
+  // queue shares, and Redis serves a connection in order, so `queued` is in the stream before a
+  // worker can take the job; one round trip less per call.
+  const published = deps.readiness.bound("redis", publishState(deps, row.id)).catch(() => undefined);
   if (row.status === "queued") await enqueueOrWithdraw(deps, row.id);
+  await published;
   deps.metrics.inc("toolshed_calls_submitted_total", { behavior: row.decision.behavior });
   return { job: toJobView(row), created: true };
 }
