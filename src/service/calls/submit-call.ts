@@ -48,10 +48,20 @@ export async function submitCall(
   if (existing) return { job: sameRequest(existing, requestHash), created: false };
   // Refused before anything is written when the job could not be queued or run (503).
   await deps.readiness.require(["redis", "docker"]);
-  await deps.readiness.bound("redis", checkCallQuotas(deps, session.tenantId));
-
-  const mcps = await sessionMcpTools(deps, session);
-  const row = newJobRow(deps, session, await planCall(deps, session, body, mcps), body.idempotencyKey);
+  // The quota's Redis round trip overlaps resolving and deciding (CPU only); it is settled before
+  // anything is written, and a refusal still wins over an error of the call itself, as before.
+  const quota = deps.readiness.bound("redis", checkCallQuotas(deps, session.tenantId));
+  quota.catch(() => undefined);
+  let plan: CallPlan;
+  try {
+    const mcps = await sessionMcpTools(deps, session);
+    plan = await planCall(deps, session, body, mcps);
+  } catch (err) {
+    await quota;
+    throw err;
+  }
+  await quota;
+  const row = newJobRow(deps, session, plan, body.idempotencyKey);
   row.requestHash = requestHash;
   // Re-checked inside the write: a concurrent submit with the same key may have won meanwhile
   // (in another process the unique index is what stops it).
