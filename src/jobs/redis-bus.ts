@@ -47,6 +47,7 @@ export class RedisBus implements JobEvents, CancelBus {
     return `${this.opts.prefix}:job-events:${jobId}`;
   }
 
+  /** Sent at once on the one command connection, which Redis serves in order: call order holds. */
   async append(jobId: string, ...events: { type: JobEventType; data: unknown }[]): Promise<void> {
     const key = this.key(jobId);
     const multi = this.redis.multi();

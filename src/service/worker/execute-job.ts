@@ -43,14 +43,16 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
     return failJob(deps, job.id, `Error: ${err.message}`);
   }
   const { toolkit, activeGroups } = built;
-  // Events are published in order but off the critical path; awaited before the result.
+  // Events are published off the critical path, each sent at once (appends keep call order, see
+  // JobEvents): the result's events then follow the chunks without waiting for their round trips.
   let pending: Promise<unknown> = publishState(deps, job.id);
   const seen = new Set<string>();
   const publish = (chunk: ToolChunk) => {
     if (seen.has(chunk.id)) return;
     seen.add(chunk.id);
     const data = { content: chunk.content, state: chunk.state };
-    pending = pending.then(() => deps.events.append(job.id, { type: "chunk", data })).catch(() => undefined);
+    const sent = deps.events.append(job.id, { type: "chunk", data }).catch(() => undefined);
+    pending = Promise.all([pending, sent]);
   };
   let unavailable: SandboxUnavailableError | undefined;
   const jsb = jobSandbox({
@@ -104,7 +106,7 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
   };
 
   const response = await toolkit.callTool(job.tool, job.input, ctx, { callId: job.id });
-  await pending;
+  if (unavailable || guard.crash !== undefined) await pending;
   if (unavailable) throw unavailable;
   if (guard.crash !== undefined) {
     deps.logger.error({ err: guard.crash, jobId: job.id, tool: job.tool }, "tool threw");
@@ -114,8 +116,9 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
   const status = statusOf(response, cancelled);
   if (finishJob(deps.db, job.id, status, toResult(response))) {
     deps.metrics.inc("toolshed_jobs_finished_total", { status });
-    await publishState(deps, job.id);
+    pending = Promise.all([pending, publishState(deps, job.id)]);
   }
+  await pending;
   // Stored: the executor may forget what it kept for this job.
   jsb.used()?.acknowledge?.(job.id);
   await wakeSuccessors(deps, job.id);
