@@ -22,6 +22,12 @@ import { tearDown } from "./support.js";
 const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
 const mib = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MiB`;
 
+function summarize(samples: number[]): Timing {
+  const s = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN;
+  return { n: s.length, p50: at(0.5), p99: at(0.99), mean: s.reduce((a, b) => a + b, 0) / s.length };
+}
+
 async function pool<T>(items: T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
   const queue = [...items];
   await Promise.all(
@@ -130,8 +136,38 @@ async function runOnce(opts: Options): Promise<void> {
       "executor readFile 4 KiB",
       await timeEach(n, async () => void (await sandbox.readFile(file))),
     );
-    const spawnTrue = row("executor spawn of `true`", await timeEach(n, () => exec(["true"])));
-    row('executor bash -c "echo hi"', await timeEach(n, () => exec(["bash", "-c", "echo hi"])));
+    // A second session whose fork server is stopped (killed as the container's root): its executor
+    // starts commands with Node's spawn, as every command did before. Measured in turns with the
+    // first, batch by batch, so that both see the same load.
+    const plainSid = await newSession();
+    await call(plainSid, "Bash", { command: "true" });
+    const plain = await service.deps.sandboxes.acquire({ sessionId: plainSid, tenantId: tenant.id });
+    await rawExecAsRoot(containerOf(plainSid), ["sh", "-c", "kill -9 $(pgrep -x toolshed-spawne); true"]);
+    const execIn = (sb: typeof sandbox) => async (argv: string[]) => {
+      const r = await sb.exec({ argv, timeoutMs: 10_000, maxOutputBytes: 1 << 20 });
+      if (r.exitCode !== 0) throw new Error(`${argv.join(" ")} failed: ${r.stderr}`);
+    };
+    for (let i = 0; i < 10; i++) await execIn(plain)(["true"]).catch(() => undefined);
+    const inTurns = async (argv: string[]) => {
+      const ours: number[] = [];
+      const nodes: number[] = [];
+      const once = async (sb: typeof sandbox, into: number[]) => {
+        const t0 = performance.now();
+        await execIn(sb)(argv);
+        into.push(performance.now() - t0);
+      };
+      for (let i = 0; i < n; i++) {
+        await once(sandbox, ours);
+        await once(plain, nodes);
+      }
+      return [summarize(ours), summarize(nodes)] as const;
+    };
+    const [spawnTrue, nodeTrue] = await inTurns(["true"]);
+    row("executor spawn of `true`", spawnTrue);
+    const [echoHi, nodeEcho] = await inTurns(["bash", "-c", "echo hi"]);
+    row('executor bash -c "echo hi"', echoHi);
+    row("  before: spawn of `true` by Node's spawn", nodeTrue);
+    row('  before: bash -c "echo hi" by Node\'s spawn', nodeEcho);
     const read = row(
       "warm Read 4 KiB over HTTP with wait",
       await timeEach(n, () => call(sid, "Read", { file_path: file })),
@@ -196,6 +232,17 @@ async function runOnce(opts: Options): Promise<void> {
   } finally {
     await tearDown(service, config, dataDir);
   }
+}
+
+/** Runs argv as the container's root and waits for it (the bench's own set-up, not a measure). */
+async function rawExecAsRoot(container: Dockerode.Container, argv: string[]): Promise<void> {
+  const exec = await container.exec({ Cmd: argv, User: "0", AttachStdout: true, AttachStderr: true });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  await new Promise<void>((resolve) => {
+    stream.on("data", () => {});
+    stream.once("end", resolve);
+    stream.once("error", () => resolve());
+  });
 }
 
 /** One raw dockerode exec of `bash -c "echo hi"`: create, start, collect. */
