@@ -89,6 +89,20 @@ describe("sandbox fork server", () => {
     expect(await parentOf()).toContain("toolshed-spawner");
   });
 
+  it("ends a call whose start hangs in the fork server, and kills the command if it starts late", async () => {
+    const [info] = await serviceContainers(t.serviceId, "ses_fork");
+    await execAsRoot(info!.Id, ["sh", "-c", "kill -STOP $(pgrep -x toolshed-spawne)"]);
+    const r = await sb.exec(sh("sleep 731", { timeoutMs: 300 }));
+    await execAsRoot(info!.Id, ["sh", "-c", "kill -CONT $(pgrep -x toolshed-spawne)"]);
+    expect(r).toMatchObject({ timedOut: true, exitCode: null });
+    // Once resumed, the fork server starts the command after all: the executor kills it at once.
+    let left = "sleep 731";
+    for (let i = 0; i < 50 && left.includes("sleep 731"); i++)
+      left = (await sb.exec({ argv: ["ps", "-eo", "args="], timeoutMs: 5000, maxOutputBytes: 65536 })).stdout;
+    expect(left).not.toContain("sleep 731");
+    expect((await sb.exec(sh("echo ok"))).stdout).toBe("ok\n");
+  });
+
   it("carries on with Node's spawn when the fork server is gone", async () => {
     const [info] = await serviceContainers(t.serviceId, "ses_fork");
     await execAsRoot(info!.Id, ["sh", "-c", "kill -9 $(pgrep -x toolshed-spawne)"]);
