@@ -68,9 +68,9 @@ export async function submitCall(
   const raced = insertUnlessKeyTaken(deps, p, session, row);
   if (raced) return { job: sameRequest(raced, requestHash), created: false };
   // Never throws; bounded so that a Redis hanging just now costs a second, not its timeout.
-  // Not awaited before the enqueue: the status event is sent first on the command connection the
-  // queue shares, and Redis serves a connection in order, so `queued` is in the stream before a
-  // worker can take the job; one round trip less per call.
+  // Not awaited before the enqueue (one round trip less per call): the event is already written
+  // to the bus's connection before the add is sent, and every later event of the job (a worker's
+  // `running`) follows it on that connection, which Redis serves in order (see JobEvents.append).
   const published = deps.readiness.bound("redis", publishState(deps, row.id)).catch(() => undefined);
   if (row.status === "queued") await enqueueOrWithdraw(deps, row.id);
   await published;
