@@ -68,9 +68,10 @@ export async function submitCall(
   const raced = insertUnlessKeyTaken(deps, p, session, row);
   if (raced) return { job: sameRequest(raced, requestHash), created: false };
   // Never throws; bounded so that a Redis hanging just now costs a second, not its timeout.
-  // Not awaited before the enqueue (one round trip less per call): the event is already written
-  // to the bus's connection before the add is sent, and every later event of the job (a worker's
-  // `running`) follows it on that connection, which Redis serves in order (see JobEvents.append).
+  // Not awaited before the enqueue (one round trip less per call): the event is written to the
+  // command connection before the add, and the queue and the bus share that connection (cli/serve),
+  // which Redis serves in order, so no worker, in any process, sees the job before `queued` is in
+  // its stream. Were they ever split, this would have to await the event first.
   const published = deps.readiness.bound("redis", publishState(deps, row.id)).catch(() => undefined);
   if (row.status === "queued") await enqueueOrWithdraw(deps, row.id);
   await published;
