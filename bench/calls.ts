@@ -12,7 +12,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Dockerode from "dockerode";
-import { startService } from "../src/cli/serve.js";
+import { startService } from "../src/cli/compose.js";
 import { loadConfig } from "../src/config.js";
 import { runtimeRegistered } from "../src/sandbox/sandbox-runtime.js";
 import { sessionPaths } from "../src/sandbox/session-paths.js";

@@ -13,7 +13,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startService } from "../src/cli/serve.js";
+import { startService } from "../src/cli/compose.js";
 import { loadConfig } from "../src/config.js";
 import type { JobQueue } from "../src/service/ports.js";
 import { tearDown } from "./support.js";

@@ -2,7 +2,7 @@
 import { rmSync } from "node:fs";
 import Dockerode from "dockerode";
 import { Redis } from "ioredis";
-import type { RunningService } from "../src/cli/serve.js";
+import type { RunningService } from "../src/cli/compose.js";
 import type { Config } from "../src/config.js";
 
 /** Redis is shared: remove one run's queue, streams and counters (every key under `prefix:`). */

@@ -14,6 +14,41 @@ export const Config = z.object({
   WORKER_PORT: int(8081),
   DATA_DIR: z.string().default("./data"),
   REDIS_URL: z.string().default("redis://127.0.0.1:6379"),
+  /**
+   * Postgres instead of the embedded SQLite file (`<DATA_DIR>/toolshed.db`):
+   * `postgres://USER:PASSWORD@HOST:PORT/DATABASE` (scripts/postgres.sh prints one).
+   */
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined || text === "") return undefined;
+      const problem = postgresUrlProblem(text);
+      if (problem) {
+        ctx.addIssue({ code: "custom", message: problem });
+        return z.NEVER;
+      }
+      return text;
+    }),
+  /**
+   * The key that seals tenants' MCP secrets: 32 random bytes in base64 (`openssl rand -base64
+   * 32`), the same in every process. Unset: `<DATA_DIR>/secret.key`, made on first start.
+   */
+  TOOLSHED_SECRET_KEY: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined || text === "") return undefined;
+      const key = Buffer.from(text.trim(), "base64");
+      if (key.length !== 32 || !/^[A-Za-z0-9+/]+={0,2}$/.test(text.trim())) {
+        ctx.addIssue({
+          code: "custom",
+          message: "must be 32 random bytes in base64 (openssl rand -base64 32)",
+        });
+        return z.NEVER;
+      }
+      return key;
+    }),
   TOOLSHED_ADMIN_KEY: z.string().min(16).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   SANDBOX_IMAGE: z.string().default("toolshed-sandbox:latest"),
@@ -39,6 +74,8 @@ export const Config = z.object({
   SANDBOX_RETRY_ATTEMPTS: int(4, 1),
   SANDBOX_RETRY_BACKOFF_MS: int(1000, 0),
   BODY_LIMIT_BYTES: int(1024 * 1024, 1024),
+  /** The largest file upload/download and workspace tar export/import (the request body or the answer). */
+  FILE_TRANSFER_MAX_BYTES: int(64 * 1024 * 1024, 1024),
   /** Per-tenant quotas (429 with Retry-After past them). */
   TENANT_MAX_SESSIONS: int(1000, 1),
   TENANT_CALLS_PER_MINUTE: int(6000, 1),
@@ -68,6 +105,24 @@ export const Config = z.object({
       }
       return parsed;
     }),
+  /**
+   * Images a tenant admin may choose for the tenant's sandboxes (comma-separated; SANDBOX_IMAGE is
+   * always allowed). Managed by the platform: tenants pick from it, never add to it.
+   */
+  SANDBOX_IMAGE_ALLOWLIST: z
+    .string()
+    .default("")
+    .transform((text) =>
+      text
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  /** The most a tenant may give its sandboxes (its settings over these are a 400). */
+  SANDBOX_MAX_MEMORY_MB: int(4096, 64),
+  SANDBOX_MAX_CPUS: z.coerce.number().positive().default(4),
+  SANDBOX_MAX_PIDS: int(1024, 16),
+  SANDBOX_MAX_DISK_MB: int(8192, 8),
   /** Size and inode count of each session's /workspace (a loop-mounted ext4 image). */
   SANDBOX_DISK_MB: int(1024, 8),
   SANDBOX_INODES: int(100_000, 256),
@@ -77,6 +132,22 @@ export const Config = z.object({
   SANDBOX_RUNTIME: z.enum(["runc", "runsc"]).default("runc"),
 });
 export type Config = z.infer<typeof Config>;
+
+/** Why `text` is not a usable Postgres URL (never quoting it: it may hold a password), or null. */
+function postgresUrlProblem(text: string): string | null {
+  const example = "postgres://USER:PASSWORD@HOST:PORT/DATABASE";
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return `must be a URL like ${example}`;
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:")
+    return `must start with postgres:// or postgresql:// (got ${url.protocol}//), like ${example}`;
+  if (!url.hostname) return `names no host: use ${example}`;
+  if (url.pathname.length <= 1) return `names no database: add /DATABASE, like ${example}`;
+  return null;
+}
 
 /** Parses the environment (or a test's explicit object); throws a readable error when invalid. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {

@@ -7,6 +7,8 @@ export const ERROR_STATUS = {
   VALIDATION: 400,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
+  /** The session's permission rules refuse a file transfer (details name the path and rule). */
+  POLICY_DENIED: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
   /** The host refuses to connect there for a tenant (egress policy); details name the field. */
@@ -62,6 +64,13 @@ export class UnauthenticatedError extends AppError {
 export class ForbiddenError extends AppError {
   constructor(message = "this key's role may not do that") {
     super("FORBIDDEN", message);
+  }
+}
+
+/** The permission engine refused (or would ask about) a file transfer, which cannot wait for approval. */
+export class PolicyDeniedError extends AppError {
+  constructor(message: string, details: ErrorDetail[]) {
+    super("POLICY_DENIED", message, details);
   }
 }
 

@@ -7,13 +7,21 @@ const USAGE = `usage: toolshed <command>
   serve          API and worker in one process
   api            the HTTP API only
   worker         a worker only
-  policy check   JSON Lines on stdin -> one decision per line on stdout`;
+  policy check   JSON Lines on stdin -> one decision per line on stdout
+  db migrate     apply the Postgres migrations to DATABASE_URL`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, sub] = argv;
   if (command === "policy" && sub === "check") {
     const { runPolicyCheckCli } = await import("./cli/policy-check.js");
     return runPolicyCheckCli(process.stdin, process.stdout);
+  }
+  if (command === "db" && sub === "migrate") {
+    const [{ loadConfig }, { runDbMigrate }] = await Promise.all([
+      import("./config.js"),
+      import("./cli/database.js"),
+    ]);
+    return runDbMigrate(loadConfig(), process.stdout);
   }
   if (command === "serve" || command === "api" || command === "worker") {
     const { runServer } = await import("./cli/serve.js");

@@ -1,12 +1,13 @@
 /**
- * The Hono app factory: request ids, metrics, body limit, bearer auth on `/v1/*`, one route
+ * The Hono app factory: request ids, trace context, access log and metrics, body limit, bearer auth on `/v1/*`, one route
  * file per resource, one error mapping, and the OpenAPI document at `/openapi.json` + `/docs`.
  */
-import { randomUUID } from "node:crypto";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { formatPath, PayloadTooLargeError, ValidationError } from "../errors.js";
-import type { ServiceDeps } from "../service/ports.js";
+import type { Logger } from "../log.js";
+import type { ApiPort } from "../service/api-port.js";
+import { accessLog } from "./access-log.js";
 import type { ApiDeps } from "./api-deps.js";
 import { requireKey } from "./auth.js";
 import type { AppEnv } from "./context.js";
@@ -27,14 +28,16 @@ import { systemRoutes } from "./routes/system.js";
 import { tenantSettingsRoutes } from "./routes/tenant-settings.js";
 import { tenantRoutes } from "./routes/tenants.js";
 import { toolGroupRoutes } from "./routes/tool-groups.js";
+import { RAW_BODY_PATH, workspaceFileRoutes } from "./routes/workspace-files.js";
 
 export type { ApiDeps } from "./api-deps.js";
 
 /** What a lone worker serves: liveness, readiness and metrics, nothing under /v1. */
 export function createSystemApp(
-  deps: Pick<ServiceDeps, "metrics" | "readiness" | "logger">,
+  deps: Pick<ApiPort, "metrics" | "readiness"> & { logger: Logger },
 ): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
+  app.use("*", accessLog(deps));
   systemRoutes(app, deps);
   app.notFound((c) => problem(c, "NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`));
   app.onError((err, c) => errorResponse(c, err, deps.logger));
@@ -51,29 +54,22 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
     },
   });
 
-  app.use("*", async (c, next) => {
-    const incoming = c.req.header("x-request-id");
-    const id = incoming && /^[\w.-]{1,100}$/.test(incoming) ? incoming : `req_${randomUUID()}`;
-    c.set("requestId", id);
-    c.header("x-request-id", id);
-    await next();
-    c.header("x-request-id", id);
-    deps.port.metrics.inc("toolshed_http_requests_total", {
-      method: c.req.method,
-      status: String(c.res.status),
-    });
-  });
-  app.use(
-    "/v1/*",
+  app.use("*", accessLog({ logger: deps.logger, metrics: deps.port.metrics }));
+  // File transfers carry raw bytes up to their own limit; every other body is JSON-sized.
+  const limit = (maxSize: number) =>
     bodyLimit({
-      maxSize: deps.bodyLimitBytes,
+      maxSize,
       onError: () => {
-        throw new PayloadTooLargeError(deps.bodyLimitBytes);
+        throw new PayloadTooLargeError(maxSize);
       },
-    }),
-  );
+    });
+  const jsonLimit = limit(deps.bodyLimitBytes);
+  const rawLimit = limit(deps.port.transferMaxBytes);
+  const depthLimit = jsonDepthLimit();
+  const raw = (path: string) => RAW_BODY_PATH.test(path);
+  app.use("/v1/*", (c, next) => (raw(c.req.path) ? rawLimit(c, next) : jsonLimit(c, next)));
   app.use("/v1/*", requireKey(deps.port));
-  app.use("/v1/*", jsonDepthLimit());
+  app.use("/v1/*", (c, next) => (raw(c.req.path) ? next() : depthLimit(c, next)));
 
   systemRoutes(app, deps.port);
   tenantRoutes(app, deps);
@@ -89,6 +85,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
   skillRoutes(app, deps);
   if (deps.port.mcpServers) mcpServerRoutes(app, deps.port.mcpServers);
   sessionMcpRoutes(app, deps);
+  workspaceFileRoutes(app, deps);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
   app.doc31("/openapi.json", {

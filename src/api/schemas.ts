@@ -1,6 +1,9 @@
 /** Request and response schemas shared by the routes; they also generate the OpenAPI document. */
 import { z } from "@hono/zod-openapi";
-import { PERMISSION_MODES, type PermissionMode } from "../permission/types.js";
+import { JobView } from "../contracts/job.js";
+import { SessionView } from "../contracts/session.js";
+import { RuleStrings } from "../contracts/tenant.js";
+import { PermissionModeSchema } from "../permission/types.js";
 
 export const ErrorBody = z
   .object({
@@ -13,104 +16,21 @@ export const ErrorBody = z
   })
   .openapi("Error");
 
-export const Mode = z.enum(PERMISSION_MODES as readonly [PermissionMode, ...PermissionMode[]]);
+export const Mode = PermissionModeSchema;
 
-export const RuleSetBody = z
-  .object({ allow: z.array(z.string()), deny: z.array(z.string()), ask: z.array(z.string()) })
-  .openapi("RuleSet");
+export const RuleSetBody = RuleStrings;
 
-export const Session = z
-  .object({
-    id: z.string(),
-    mode: Mode,
-    cwd: z.string(),
-    home: z.string(),
-    workingDirectories: z.array(z.string()),
-    status: z.string(),
-    rules: RuleSetBody,
-    tools: z.array(z.string()),
-    createdAt: z.string(),
-    lastUsedAt: z.string(),
-  })
-  .openapi("Session");
+export const Session = SessionView;
 
-export const Decision = z
-  .object({
-    behavior: z.enum(["allow", "deny", "ask"]),
-    message: z.string(),
-    reason: z.string().nullable(),
-    rule: z.string().optional(),
-    mode: z.string(),
-    bypassImmune: z.boolean(),
-    suggestions: z.array(z.string()),
-    decidedBy: z.enum(["rule", "tool", "mode", "approval"]),
-    readOnly: z
-      .boolean()
-      .optional()
-      .openapi({ description: "allowed because it only reads: it ran as the sandbox's read-only identity" }),
-  })
-  .openapi("Decision");
+// The job's shapes are the contract's own (OpenAPI components `Job`, `Decision`, `Result`, `JobAttempt`).
+export {
+  JobAttempt,
+  JobView as Job,
+  StoredDecision as Decision,
+  StoredResult as Result,
+} from "../contracts/job.js";
 
-export const JobAttempt = z
-  .object({
-    n: z.number().int(),
-    worker: z.string(),
-    startedAt: z.string(),
-    sandbox: z.string().optional().openapi({ description: "the sandbox executor instance it used" }),
-    endedAt: z.string().optional(),
-    outcome: z.string().optional(),
-  })
-  .openapi("JobAttempt");
-
-export const Result = z
-  .object({
-    content: z.array(z.looseObject({ type: z.string() })),
-    state: z.enum(["success", "error", "denied", "interrupted"]),
-    exitCode: z.number().nullable().optional(),
-    truncated: z.boolean().optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
-  })
-  .openapi("Result");
-
-export const Job = z
-  .object({
-    id: z.string(),
-    sessionId: z.string(),
-    tool: z.string(),
-    input: z.record(z.string(), z.unknown()),
-    status: z.enum([
-      "queued",
-      "running",
-      "succeeded",
-      "failed",
-      "denied",
-      "awaiting_approval",
-      "awaiting_external",
-      "cancelled",
-      "interrupted",
-    ]),
-    decision: Decision,
-    result: Result.optional(),
-    idempotencyKey: z.string().optional(),
-    approvedBy: z
-      .string()
-      .optional()
-      .openapi({ description: 'the key id that answered the approval, or "expiry"' }),
-    approvalExpiresAt: z
-      .string()
-      .optional()
-      .openapi({ description: "when a pending approval is denied unanswered" }),
-    createdAt: z.string(),
-    startedAt: z.string().optional(),
-    finishedAt: z.string().optional(),
-    attempts: z
-      .array(JobAttempt)
-      .optional()
-      .openapi({ description: "each time a worker took the job; more than one after a crash" }),
-  })
-  .openapi("Job");
-
-export const JobEnvelope = z.object({ job: Job }).openapi("JobEnvelope");
+export const JobEnvelope = z.object({ job: JobView }).openapi("JobEnvelope");
 
 const problem = (description: string) => ({
   description,

@@ -3,12 +3,10 @@
  * tables (schema-tools.ts) can reference them without an import cycle through schema.ts.
  */
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import type { RuleStrings } from "../contracts/tenant.js";
+import type { PermissionMode } from "../permission/types.js";
 
-export interface RuleStrings {
-  allow: string[];
-  deny: string[];
-  ask: string[];
-}
+export type { RuleStrings } from "../contracts/tenant.js";
 
 export const tenants = sqliteTable("tenants", {
   id: text("id").primaryKey(),
@@ -23,7 +21,7 @@ export const sessions = sqliteTable(
     tenantId: text("tenant_id")
       .notNull()
       .references(() => tenants.id),
-    mode: text("mode").notNull(),
+    mode: text("mode").$type<PermissionMode>().notNull(),
     cwd: text("cwd").notNull(),
     home: text("home").notNull(),
     workingDirectories: text("working_directories", { mode: "json" }).$type<string[]>().notNull(),

@@ -3,16 +3,26 @@
  * servers) and per-session tool state (tasks). Split from schema.ts to keep files small.
  */
 import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import type { TenantQuotas } from "../contracts/tenant.js";
+import type { ExternalToolDef, ToolGroupDef } from "../contracts/tool-config.js";
 import { sessions, tenants } from "./schema-core.js";
 
-/** Per-tenant switches and limits; a missing row means the defaults. */
-export interface TenantQuotas {
-  maxSessions?: number;
-  /** Queued + running calls at once. */
-  maxActiveCalls?: number;
-  callsPerMinute?: number;
+export type { TenantQuotas } from "../contracts/tenant.js";
+export type { ExternalToolDef, ToolGroupDef } from "../contracts/tool-config.js";
+
+/** A tenant's sandbox settings as stored: the environment sealed whole, its names beside it. */
+export interface StoredSandboxSettings {
+  image?: string;
+  memoryMb?: number;
+  cpus?: number;
+  pids?: number;
+  diskMb?: number;
+  envNames?: string[];
+  /** SecretBox-sealed `Record<string, string>`. */
+  envSealed?: string;
 }
 
+/** Per-tenant switches and limits; a missing row means the defaults. */
 export const tenantSettings = sqliteTable("tenant_settings", {
   tenantId: text("tenant_id")
     .primaryKey()
@@ -24,15 +34,10 @@ export const tenantSettings = sqliteTable("tenant_settings", {
   /** A pending approval is denied after this many seconds. */
   approvalTtlSeconds: integer("approval_ttl_seconds").notNull().default(3600),
   quotas: text("quotas", { mode: "json" }).$type<TenantQuotas>().notNull().default({}),
+  /** The tenant's sandbox image, limits and environment (sealed; see tenancy/sandbox-settings.ts). */
+  sandbox: text("sandbox", { mode: "json" }).$type<StoredSandboxSettings>().notNull().default({}),
   updatedAt: text("updated_at").notNull(),
 });
-
-export interface ExternalToolDef {
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  readOnly?: boolean;
-}
 
 /** The tenant's external tools, replaced as a whole by PUT. */
 export const externalTools = sqliteTable("external_tools", {
@@ -42,15 +47,6 @@ export const externalTools = sqliteTable("external_tools", {
   tools: text("tools", { mode: "json" }).$type<ExternalToolDef[]>().notNull(),
   updatedAt: text("updated_at").notNull(),
 });
-
-export interface ToolGroupDef {
-  name: string;
-  description: string;
-  instructions?: string;
-  tools: string[];
-  skills?: string[];
-  mcpServers?: string[];
-}
 
 /** The tenant's tool groups, replaced as a whole by PUT. */
 export const toolGroups = sqliteTable("tool_groups", {

@@ -3,54 +3,13 @@
  * shapes. Every tenant-owned row carries `tenant_id` so that every query can be scoped.
  */
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { JobAttempt, JobStatus, StoredDecision, StoredResult } from "../contracts/job.js";
+import type { KeyRole } from "../contracts/tenant.js";
 import { type RuleStrings, sessions, tenants } from "./schema-core.js";
 
+export type { JobAttempt, JobStatus, StoredDecision, StoredResult } from "../contracts/job.js";
+export type { KeyRole } from "../contracts/tenant.js";
 export { type RuleStrings, sessions, tenants } from "./schema-core.js";
-
-export type KeyRole = "admin" | "tenant_admin" | "agent";
-export type JobStatus =
-  | "queued"
-  | "running"
-  | "succeeded"
-  | "failed"
-  | "denied"
-  | "awaiting_approval"
-  | "awaiting_external"
-  | "cancelled"
-  /** The sandbox died while the call ran: it may have partly happened and is not run again. */
-  | "interrupted";
-
-/** One time a worker took the job: who, in which sandbox instance, and how it ended. */
-export interface JobAttempt {
-  n: number;
-  worker: string;
-  startedAt: string;
-  /** The sandbox's executor instance the attempt used, once it used one. */
-  sandbox?: string;
-  endedAt?: string;
-  outcome?: string;
-}
-
-export interface StoredDecision {
-  behavior: "allow" | "deny" | "ask";
-  message: string;
-  reason: string | null;
-  rule?: string;
-  mode: string;
-  bypassImmune: boolean;
-  suggestions: string[];
-  decidedBy: "rule" | "tool" | "mode" | "approval";
-  /** Allowed by the tool's own check because it only reads: it runs as the sandbox's reader. */
-  readOnly?: boolean;
-}
-
-export interface StoredResult {
-  content: ({ type: "text"; text: string } | ({ type: "data" } & Record<string, unknown>))[];
-  state: "success" | "error" | "denied" | "interrupted";
-  exitCode?: number | null;
-  truncated?: boolean;
-  metadata?: Record<string, unknown>;
-}
 
 export const apiKeys = sqliteTable(
   "api_keys",
@@ -92,6 +51,8 @@ export const jobs = sqliteTable(
     idempotencyKey: text("idempotency_key"),
     /** SHA-256 of the canonical request body, set with an idempotency key: a reuse must match it. */
     requestHash: text("request_hash"),
+    /** W3C trace id of the submitting request: the worker's log lines for the job carry it. */
+    traceId: text("trace_id"),
     /** Queue order within the session (null until queued); drives per-session ordering. */
     seq: integer("seq"),
     concurrencySafe: integer("concurrency_safe", { mode: "boolean" }).notNull(),

@@ -2,7 +2,9 @@
 import { Job, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { JobQueue } from "../service/ports.js";
-import { CALLS_QUEUE, type RunCall } from "./catalog.js";
+import { CALLS_QUEUE, type JobName, type RunCall } from "./catalog.js";
+
+const RUN_CALL: JobName = "run-call";
 
 export interface CallQueueOptions {
   prefix: string;
@@ -36,18 +38,15 @@ export class BullJobQueue implements JobQueue {
   ) {}
 
   async enqueue(jobId: string, opts: { priority?: number } = {}): Promise<void> {
-    await this.queue.add(
-      "run-call",
-      { jobId },
-      {
-        jobId,
-        ...(opts.priority ? { priority: opts.priority } : {}),
-        attempts: this.opts.attempts,
-        backoff: { type: "exponential", delay: this.opts.backoffMs },
-        removeOnComplete: true,
-        removeOnFail: { age: 7 * 24 * 3600 },
-      },
-    );
+    const payload: RunCall = { jobId };
+    await this.queue.add(RUN_CALL, payload, {
+      jobId,
+      ...(opts.priority ? { priority: opts.priority } : {}),
+      attempts: this.opts.attempts,
+      backoff: { type: "exponential", delay: this.opts.backoffMs },
+      removeOnComplete: true,
+      removeOnFail: { age: 7 * 24 * 3600 },
+    });
   }
 
   async promote(jobId: string): Promise<void> {

@@ -7,10 +7,9 @@
  * a large backlog costs the same per pass; passes run every `intervalMs`, and back to back over
  * the whole table when Redis comes back.
  */
-import { and, asc, gt, inArray } from "drizzle-orm";
-import { jobs } from "../db/schema.js";
 import { fairPriority } from "../service/calls/fair-priority.js";
 import type { ServiceDeps } from "../service/ports.js";
+import { expectingRunElsewhere, jobsExpectingRunAfter } from "../service/worker/recovery.js";
 import { workerIdentity } from "../service/worker/worker-identity.js";
 import type { BullJobQueue } from "./queue.js";
 
@@ -28,8 +27,6 @@ export interface Reconciler {
   stop(): Promise<void>;
 }
 
-const EXPECTS_RUN = ["queued", "running"] as const;
-
 export function startReconciler(
   deps: Pick<ServiceDeps, "db" | "logger" | "metrics">,
   queue: Pick<BullJobQueue, "missing" | "enqueue">,
@@ -40,32 +37,14 @@ export function startReconciler(
   let stopped = false;
 
   const runPass = async () => {
-    const rows = deps.db
-      .select({ id: jobs.id })
-      .from(jobs)
-      .where(and(inArray(jobs.status, [...EXPECTS_RUN]), gt(jobs.id, cursor)))
-      .orderBy(asc(jobs.id))
-      .limit(opts.batch)
-      .all();
-    const wrapped = rows.length < opts.batch;
-    cursor = wrapped ? "" : rows.at(-1)!.id;
-    const missing = await queue.missing(rows.map((r) => r.id));
+    const ids = jobsExpectingRunAfter(deps.db, cursor, opts.batch);
+    const wrapped = ids.length < opts.batch;
+    cursor = wrapped ? "" : ids.at(-1)!;
+    const missing = await queue.missing(ids);
     // Looked at again: a job may have finished (and left the queue) meanwhile. One this very
     // process is running is left to it: its own end settles the row.
-    const me = workerIdentity();
-    const still = (
-      missing.length
-        ? deps.db
-            .select({ id: jobs.id, status: jobs.status, attempts: jobs.attempts })
-            .from(jobs)
-            .where(and(inArray(jobs.id, missing), inArray(jobs.status, [...EXPECTS_RUN])))
-            .all()
-        : []
-    ).filter((row) => {
-      const last = row.attempts?.at(-1);
-      return !(row.status === "running" && last && !last.endedAt && last.worker === me);
-    });
-    for (const { id } of still) await queue.enqueue(id, { priority: fairPriority(deps.db, id) });
+    const still = expectingRunElsewhere(deps.db, missing, workerIdentity());
+    for (const id of still) await queue.enqueue(id, { priority: fairPriority(deps.db, id) });
     if (still.length > 0) {
       deps.metrics.inc("toolshed_jobs_reconciled_total", {}, still.length);
       deps.logger.warn({ requeued: still.length }, "re-queued jobs whose queue entry was gone");

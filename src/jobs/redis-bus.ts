@@ -32,15 +32,25 @@ export class RedisBus implements JobEvents, CancelBus {
     this.cancelChannel = `${opts.prefix}:bus:cancel`;
   }
 
+  private readonly onMessage = (channel: string, jobId: string) => {
+    if (channel === this.eventsChannel) {
+      const [origin, id] = splitNotice(jobId);
+      if (origin !== this.origin) this.notify(id);
+    }
+    if (channel === this.cancelChannel) for (const l of this.cancelListeners) l(jobId);
+  };
+
   async start(): Promise<void> {
-    this.sub.on("message", (channel: string, jobId: string) => {
-      if (channel === this.eventsChannel) {
-        const [origin, id] = splitNotice(jobId);
-        if (origin !== this.origin) this.notify(id);
-      }
-      if (channel === this.cancelChannel) for (const l of this.cancelListeners) l(jobId);
-    });
+    this.sub.on("message", this.onMessage);
     await this.sub.subscribe(this.eventsChannel, this.cancelChannel);
+  }
+
+  /** Stops listening: nobody is told of events or cancels any more (the connection is its owner's). */
+  async stop(): Promise<void> {
+    this.sub.off("message", this.onMessage);
+    this.watchers.clear();
+    this.cancelListeners.clear();
+    await this.sub.unsubscribe(this.eventsChannel, this.cancelChannel).catch(() => undefined);
   }
 
   private key(jobId: string): string {

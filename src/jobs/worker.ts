@@ -6,17 +6,17 @@
  * `running`) is claimed and run again by another worker.
  */
 import { DelayedError, type Job, UnrecoverableError, Worker } from "bullmq";
-import { inArray } from "drizzle-orm";
 import type { Redis } from "ioredis";
-import { jobs } from "../db/schema.js";
+import { isTerminal } from "../contracts/job.js";
+import { withLogContext } from "../log.js";
 import { SandboxUnavailableError } from "../sandbox/sandbox.js";
-import { startApprovalSweeper } from "../service/calls/approval-expiry.js";
 import { fairPriority } from "../service/calls/fair-priority.js";
-import { findJob, isTerminal } from "../service/calls/job-view.js";
+import { findJob } from "../service/calls/job-view.js";
 import type { ServiceDeps } from "../service/ports.js";
 import { claimJob, failJob, requeueJob } from "../service/worker/claim-job.js";
 import { executeJob } from "../service/worker/execute-job.js";
-import { CALLS_QUEUE, RunCall } from "./catalog.js";
+import { jobsExpectingRun } from "../service/worker/recovery.js";
+import { BadJobPayloadError, CALLS_QUEUE, parseJobPayload, RunCall } from "./catalog.js";
 import type { BullJobQueue } from "./queue.js";
 import type { RedisBus } from "./redis-bus.js";
 
@@ -26,8 +26,6 @@ export interface CallWorkerOptions {
   lockDurationMs: number;
   stalledIntervalMs: number;
   orderRecheckMs: number;
-  /** How often pending approvals past their expiry are denied (default 5 s). */
-  approvalSweepMs?: number;
 }
 
 export interface CallWorker {
@@ -44,11 +42,13 @@ export function startCallWorker(
 ): CallWorker {
   const running = new Map<string, AbortController>();
   const stopCancels = bus.onCancel((jobId) => running.get(jobId)?.abort());
-  // Expiry lives with the worker so that every deployment (serve or a separate worker) runs it.
-  const stopSweeper = startApprovalSweeper(deps, opts.approvalSweepMs ?? 5000);
 
-  const process = async (bjob: Job<RunCall>, token?: string): Promise<void> => {
-    const { jobId } = RunCall.parse(bjob.data);
+  const process = (bjob: Job<RunCall>, token?: string): Promise<void> => {
+    const { jobId } = payloadOf(deps, bjob);
+    return withLogContext({ jobId }, () => run(bjob, jobId, token));
+  };
+
+  const run = async (bjob: Job<RunCall>, jobId: string, token?: string): Promise<void> => {
     const claim = await claimJob(deps, jobId);
     if (claim.kind === "skip") return;
     if (claim.kind === "wait") {
@@ -57,10 +57,16 @@ export function startCallWorker(
     }
     const ac = new AbortController();
     running.set(jobId, ac);
+    // The job's lines carry the trace of the request that submitted it.
+    const traceId = claim.job.traceId ?? undefined;
     try {
-      await executeJob(deps, claim, ac.signal);
-    } catch (err) {
-      await onRunError(deps, bjob, jobId, err);
+      await withLogContext({ traceId }, async () => {
+        try {
+          await executeJob(deps, claim, ac.signal);
+        } catch (err) {
+          await onRunError(deps, bjob, jobId, err);
+        }
+      });
     } finally {
       running.delete(jobId);
     }
@@ -76,6 +82,7 @@ export function startCallWorker(
   });
   const handlers = new Set<Promise<void>>();
   worker.on("failed", (bjob, err) => {
+    // A rejected payload names no row to settle.
     if (!bjob || !RunCall.safeParse(bjob.data).success) return;
     const p = onQueueFailed(deps, bjob, err).catch((e: unknown) =>
       deps.logger.error({ err: e }, "failed handler"),
@@ -89,11 +96,24 @@ export function startCallWorker(
     worker,
     async close(force = false) {
       stopCancels();
-      stopSweeper();
       await worker.close(force);
       await Promise.allSettled([...handlers]);
     },
   };
+}
+
+/**
+ * The job's payload checked against the catalog. A job that does not match can never run: it
+ * fails at once (no retry) with the reason as its BullMQ failure reason, and no row is touched.
+ */
+function payloadOf(deps: ServiceDeps, bjob: Job): RunCall {
+  try {
+    return parseJobPayload(bjob.name, bjob.data);
+  } catch (err) {
+    if (!(err instanceof BadJobPayloadError)) throw err;
+    deps.logger.error({ bullJobId: bjob.id, reason: err.message }, "rejected a queued job");
+    throw new UnrecoverableError(err.message);
+  }
 }
 
 /** A job BullMQ gave up on (stalled too often, retries exhausted) must not stay `running`. */
@@ -111,7 +131,7 @@ async function onRunError(deps: ServiceDeps, bjob: Job<RunCall>, jobId: string, 
     deps.metrics.inc("toolshed_sandbox_retries_total");
     if (bjob.attemptsMade + 1 < (bjob.opts.attempts ?? 1)) {
       deps.logger.warn({ jobId, err: err.message }, "sandbox unavailable; retrying");
-      requeueJob(deps, jobId);
+      await requeueJob(deps, jobId);
       throw err;
     }
     await failJob(deps, jobId, `Error: the session's sandbox is unavailable: ${err.message}`);
@@ -124,12 +144,8 @@ async function onRunError(deps: ServiceDeps, bjob: Job<RunCall>, jobId: string, 
 
 /** At start: rows that expect a run but whose queue entry is gone are queued again. */
 export async function recoverJobs(deps: ServiceDeps, queue: BullJobQueue): Promise<number> {
-  const rows = deps.db
-    .select({ id: jobs.id })
-    .from(jobs)
-    .where(inArray(jobs.status, ["queued", "running"]))
-    .all();
   let n = 0;
-  for (const row of rows) if (await queue.ensureQueued(row.id, fairPriority(deps.db, row.id))) n++;
+  for (const id of jobsExpectingRun(deps.db))
+    if (await queue.ensureQueued(id, fairPriority(deps.db, id))) n++;
   return n;
 }

@@ -16,9 +16,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { AppError } from "../errors.js";
 import type { Logger } from "../log.js";
-import type { SessionMcpVerbs } from "../service/api-port.js";
-import type { AskApproval } from "../service/sessions/session-mcp-verbs.js";
-import type { KeyStreams } from "../service/tenancy/key-streams.js";
+import type { AskApproval, KeyStreams, SessionMcpVerbs } from "../service/api-port.js";
 import type { Principal } from "../service/tenancy/principal.js";
 import { requireRole } from "../service/tenancy/principal.js";
 

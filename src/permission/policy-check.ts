@@ -6,10 +6,9 @@ import { z } from "zod";
 import { checkPermission } from "./engine.js";
 import { formatRule, parseRule, parseRuleSet, RuleSetError, RuleSyntaxError } from "./rules.js";
 import {
-  PERMISSION_MODES,
   type PermissionBehavior,
   type PermissionContext,
-  type PermissionMode,
+  PermissionModeSchema,
   type PermissionSubject,
 } from "./types.js";
 
@@ -20,7 +19,7 @@ const RuleList = z.array(z.string()).default([]);
 export const PolicyCheckRequest = z.strictObject({
   tool: z.string().min(1),
   input: z.record(z.string(), z.unknown()),
-  mode: z.enum(PERMISSION_MODES as readonly [PermissionMode, ...PermissionMode[]]).default("default"),
+  mode: PermissionModeSchema.default("default"),
   workingDirectories: z.array(z.string()).default([]),
   rules: z
     .strictObject({ allow: RuleList, deny: RuleList, ask: RuleList })

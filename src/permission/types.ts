@@ -3,6 +3,8 @@
  * built-in tools' checks and every caller. Pure data: no I/O, no clock.
  */
 
+import { z } from "zod";
+
 export type PermissionBehavior = "allow" | "deny" | "ask" | "passthrough";
 
 export type PermissionMode = "default" | "accept_edits" | "explore" | "bypass" | "dont_ask";
@@ -14,6 +16,11 @@ export const PERMISSION_MODES: readonly PermissionMode[] = [
   "bypass",
   "dont_ask",
 ];
+
+/** The modes as a schema, declared once: the API's `mode` fields, the policy check, the stored session. */
+export const PermissionModeSchema = z.enum(
+  PERMISSION_MODES as readonly [PermissionMode, ...PermissionMode[]],
+);
 
 /** Who settled a call: a rule, the tool's own check, the mode's default, or a human approval. */
 export type DecidedBy = "rule" | "tool" | "mode" | "approval";

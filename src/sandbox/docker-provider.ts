@@ -18,10 +18,12 @@ import { startIdleReaper } from "./idle-reaper.js";
 import {
   DEFAULT_UID_BASE,
   identitiesFrom,
+  type RoundTripObserver,
   type Sandbox,
   type SandboxIdentities,
   type SandboxProvider,
   SandboxUnavailableError,
+  type SessionSandboxSettings,
   type SessionSandboxSpec,
 } from "./sandbox.js";
 import type { SandboxLogger } from "./sandbox-logger.js";
@@ -54,6 +56,8 @@ export interface DockerSandboxProviderOptions {
   workspaceQuota?: WorkspaceQuota | "off";
   /** An OCI runtime registered with the engine, e.g. `runsc` (gVisor); default: the engine's. */
   runtime?: string;
+  /** Told of each request to an executor and how long its answer took (metrics). */
+  onRoundTrip?: RoundTripObserver;
 }
 
 interface LiveSession extends SessionPaths {
@@ -165,7 +169,15 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       const known = (await this.ensure(spec)).channel.bootId;
       if (known) return known;
     }
-    return this.withExecutor(spec, (sock, acks) => pingOverSocket(sock, acks));
+    const started = performance.now();
+    let ok = false;
+    try {
+      const id = await this.withExecutor(spec, (sock, acks) => pingOverSocket(sock, acks));
+      ok = true;
+      return id;
+    } finally {
+      this.opts.onRoundTrip?.("ping", (performance.now() - started) / 1000, ok);
+    }
   }
 
   acknowledge(sessionId: string, jobId: string): void {
@@ -218,6 +230,10 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     return reaped;
   }
 
+  liveCount(): number {
+    return this.live.size;
+  }
+
   /** Readiness: the engine answers. */
   async ping(): Promise<void> {
     await this.docker.ping();
@@ -262,7 +278,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     await this.stopping.get(spec.sessionId)?.catch(() => {});
     const paths = sessionPaths(this.dataDir, this.opts.serviceId, spec.sessionId);
     this.inherited.delete(spec.sessionId);
-    const token = await this.prepareDirs(paths, spec.sessionId);
+    const token = await this.prepareDirs(paths, spec.sessionId, spec.settings?.diskBytes);
     const channel = await ExecutorChannel.listen(paths.socketPath, token);
     try {
       // Docker may still report a container whose executor just died as running; or the
@@ -271,7 +287,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       await this.runtimeCheck.ensure();
       await ensureContainerRunning(this.docker, {
         name: paths.containerName,
-        image: this.opts.image,
+        image: spec.settings?.image ?? this.opts.image,
         serviceId: this.opts.serviceId,
         sessionId: spec.sessionId,
         tenantId: spec.tenantId,
@@ -279,7 +295,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
         runHostDir: paths.runDir,
         executorHostDir: this.executorDir,
         readOnlyMounts: spec.readOnlyMounts,
-        limits: this.opts.limits,
+        limits: tenantLimits(this.opts.limits, spec.settings),
         identities: this.identities,
         ...(this.opts.runtime ? { runtime: this.opts.runtime } : {}),
       });
@@ -295,7 +311,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       ...paths,
       tenantId: spec.tenantId,
       channel,
-      sandbox: new DockerSandbox(spec, this),
+      sandbox: new DockerSandbox(spec, this, this.opts.onRoundTrip),
       inflight: 0,
       lastUsed: Date.now(),
       acks: [],
@@ -315,7 +331,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
    * config, whose secret stays the same across restarts of the container and of this process,
    * and the workspace owned by the agent (with quotas: its volume mounted). Returns the secret.
    */
-  private async prepareDirs(paths: SessionPaths, sessionId: string): Promise<string> {
+  private async prepareDirs(paths: SessionPaths, sessionId: string, diskBytes?: number): Promise<string> {
     await mkdir(paths.runDir, { recursive: true, mode: 0o755 });
     await mkdir(paths.workspaceDir, { recursive: true });
     const token = await this.executorToken(paths.configPath);
@@ -336,7 +352,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     await chmod(tmp, 0o400);
     await rename(tmp, paths.configPath);
     // The bare directory stays root's (unwritable); the chown below is then the volume's root.
-    await this.volumes?.mount(sessionId, paths.workspaceDir);
+    await this.volumes?.mount(sessionId, paths.workspaceDir, diskBytes);
     try {
       await chown(paths.workspaceDir, agent, agent);
       // setgid and group-writable: what is made inside stays the agent's group, which the
@@ -368,4 +384,14 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       this.inherited.set(sessionId, { inflight: 0, lastUsed: now });
     }
   }
+}
+
+/** The platform's limits with the tenant's own where it set them (checked against caps upstream). */
+function tenantLimits(base: SandboxLimits, own: SessionSandboxSettings | undefined): SandboxLimits {
+  return {
+    ...base,
+    ...(own?.memoryBytes ? { memoryBytes: own.memoryBytes } : {}),
+    ...(own?.nanoCpus ? { nanoCpus: own.nanoCpus } : {}),
+    ...(own?.pids ? { pids: own.pids } : {}),
+  };
 }

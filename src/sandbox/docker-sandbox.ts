@@ -15,7 +15,9 @@ import type {
   FileOpOptions,
   FileStat,
   ReadFileResult,
+  RoundTripObserver,
   Sandbox,
+  SandboxOp,
   SandboxProcess,
   SessionSandboxSpec,
   SpawnRequest,
@@ -46,37 +48,52 @@ export class DockerSandbox implements Sandbox {
   constructor(
     private readonly spec: SessionSandboxSpec,
     private readonly runner: ExecutorRunner,
+    private readonly onRoundTrip?: RoundTripObserver,
   ) {
     this.sessionId = spec.sessionId;
   }
 
+  /** One request to the executor, timed for the observer (connection wait and restarts included). */
+  private async trip<T>(op: SandboxOp, use: (sock: Socket, acks: Acks) => Promise<T>): Promise<T> {
+    const started = performance.now();
+    let ok = false;
+    try {
+      const result = await this.runner.withExecutor(this.spec, use);
+      ok = true;
+      return result;
+    } finally {
+      this.onRoundTrip?.(op, (performance.now() - started) / 1000, ok);
+    }
+  }
+
   exec(req: ExecRequest): Promise<ExecResult> {
     if (req.argv.length === 0) return Promise.reject(new TypeError("exec needs a non-empty argv"));
-    return this.runner.withExecutor(this.spec, (sock, acks) => execOverSocket(sock, req, acks));
+    // The tenant's variables first: the call's own (cwd reporting, a tool's) win over them.
+    const env = this.spec.settings?.env;
+    const withEnv = env ? { ...req, env: { ...env, ...req.env } } : req;
+    return this.trip("exec", (sock, acks) => execOverSocket(sock, withEnv, acks));
   }
 
   readFile(path: string, opts?: { maxBytes?: number } & FileOpOptions): Promise<ReadFileResult> {
     const maxBytes = opts?.maxBytes ?? DEFAULT_READ_MAX_BYTES;
-    return this.runner.withExecutor(this.spec, (sock, acks) =>
+    return this.trip("read", (sock, acks) =>
       readFileOverSocket(sock, path, maxBytes, { key: opts?.callKey, acks }),
     );
   }
 
   writeFile(path: string, data: Buffer | string, opts?: FileOpOptions): Promise<FileStat> {
     const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-    return this.runner.withExecutor(this.spec, (sock, acks) =>
+    return this.trip("write", (sock, acks) =>
       writeFileOverSocket(sock, path, bytes, { key: opts?.callKey, acks }),
     );
   }
 
   stat(path: string, opts?: FileOpOptions): Promise<FileStat | null> {
-    return this.runner.withExecutor(this.spec, (sock, acks) =>
-      statOverSocket(sock, path, { key: opts?.callKey, acks }),
-    );
+    return this.trip("stat", (sock, acks) => statOverSocket(sock, path, { key: opts?.callKey, acks }));
   }
 
   realPath(path: string, opts?: FileOpOptions): Promise<string> {
-    return this.runner.withExecutor(this.spec, (sock, acks) =>
+    return this.trip("realpath", (sock, acks) =>
       realPathOverSocket(sock, path, { key: opts?.callKey, acks }),
     );
   }

@@ -161,7 +161,32 @@ export interface SessionSandboxSpec {
   tenantId: string;
   /** Read-only mounts (skills), host path → container path. */
   readOnlyMounts?: { hostPath: string; containerPath: string }[];
+  /** The tenant's own image, environment and limits; applied when the container is created. */
+  settings?: SessionSandboxSettings;
 }
+
+/**
+ * Per-tenant sandbox settings, already checked against the platform's allowlist and caps by the
+ * caller. `env` reaches every command the sandbox runs (sent with each request, never stored in
+ * the container's configuration); the rest applies to containers created from now on.
+ */
+export interface SessionSandboxSettings {
+  image?: string;
+  env?: Record<string, string>;
+  memoryBytes?: number;
+  nanoCpus?: number;
+  pids?: number;
+  /** Size of a new session's workspace volume (with workspace quotas on). */
+  diskBytes?: number;
+}
+
+/**
+ * Told of every request a sandbox sends its executor (the host's metrics port: the sandbox layer
+ * knows nothing of Prometheus): the operation, how long until the answer, and whether one came.
+ */
+export type RoundTripObserver = (op: SandboxOp, seconds: number, ok: boolean) => void;
+
+export type SandboxOp = "exec" | "read" | "write" | "stat" | "realpath" | "ping";
 
 /** Creates, finds, stops and removes session sandboxes. */
 export interface SandboxProvider {
@@ -175,6 +200,8 @@ export interface SandboxProvider {
   reapOrphans(liveSessionIds: Set<string>): Promise<number>;
   close(): Promise<void>;
   ping?(): Promise<void>;
+  /** How many session sandboxes this process holds running (for metrics). */
+  liveCount?(): number;
 }
 
 /** The sandbox's fixed layout. */

@@ -90,7 +90,8 @@ export class WorkspaceVolumes {
   }
 
   /** Mounts the session's volume (made on first use) at `dir`; a volume already there is reused. */
-  async mount(sessionId: string, dir: string): Promise<void> {
+  /** `diskBytes`: this session's size when its volume is made now (the quota's otherwise). */
+  async mount(sessionId: string, dir: string, diskBytes?: number): Promise<void> {
     try {
       const target = await realpath(dir);
       const image = await this.imageOf(sessionId);
@@ -105,7 +106,7 @@ export class WorkspaceVolumes {
           { dir: target },
           "workspace directory is not empty: the volume hides its files",
         );
-      const created = await this.createImage(image);
+      const created = await this.createImage(image, diskBytes);
       await execFileP("mount", ["-t", "ext4", "-o", MOUNT_OPTIONS, image, target], { env: TOOL_ENV });
       if (created) await rmdir(join(target, "lost+found")).catch(() => {});
     } catch (err) {
@@ -187,10 +188,12 @@ export class WorkspaceVolumes {
   }
 
   /** Makes the sparse image with its filesystem; false when it exists (maybe made by another process). */
-  private async createImage(image: string): Promise<boolean> {
+  private async createImage(image: string, ownBytes?: number): Promise<boolean> {
     if (existsSync(image)) return false;
     const tmp = `${image}.${randomBytes(4).toString("hex")}.tmp`;
-    const { diskBytes, inodes } = this.opts.quota;
+    const diskBytes = ownBytes ?? this.opts.quota.diskBytes;
+    // ext4 keeps at least 1 KiB per inode: a smaller volume gets fewer.
+    const inodes = Math.min(this.opts.quota.inodes, Math.floor(diskBytes / 1024));
     const owner = `${this.opts.uid}:${this.opts.uid}`;
     try {
       await mkdir(dirname(image), { recursive: true, mode: 0o700 });

@@ -11,6 +11,7 @@ import { followJobEvents } from "./calls/follow-job-events.js";
 import { cancelJob, getJob, waitForJob } from "./calls/job-verbs.js";
 import { policyCheck } from "./calls/policy-check.js";
 import { submitCall } from "./calls/submit-call.js";
+import { downloadFile, exportWorkspace, importWorkspace, uploadFile } from "./files/workspace-files.js";
 import type { Metrics } from "./metrics.js";
 import type { ServiceDeps } from "./ports.js";
 import type { Readiness } from "./readiness.js";
@@ -28,6 +29,10 @@ import { createMcpServer, deleteMcpServer, getMcpServer, listMcpServers } from "
 import { getTenantRules, putTenantRules } from "./tool-config/rules.js";
 import { deleteSkill, listSkills, uploadSkill } from "./tool-config/skills.js";
 import { listToolGroups, putToolGroups } from "./tool-config/tool-groups.js";
+
+/** Types the session MCP endpoint needs besides the verbs. */
+export type { AskApproval } from "./sessions/session-mcp-verbs.js";
+export type { KeyStreams } from "./tenancy/key-streams.js";
 
 /** The verbs the API calls as they are: each is bound to the service's dependencies. */
 const VERBS = {
@@ -61,6 +66,10 @@ const VERBS = {
   followJobEvents,
   policyCheck,
   listAudit,
+  uploadFile,
+  downloadFile,
+  exportWorkspace,
+  importWorkspace,
 };
 
 /** A service verb without its first (dependencies) parameter. */
@@ -81,6 +90,8 @@ export interface ApiPort extends BoundAll<typeof VERBS> {
   keyStreams: KeyStreams;
   metrics: Metrics;
   readiness: Readiness;
+  /** The largest file transfer body (the routes' own body limit). */
+  transferMaxBytes: number;
 }
 
 const MCP_READS = { list: listMcpServers, get: getMcpServer };
@@ -112,8 +123,8 @@ function bindAll<D, T extends Record<string, (d: D, ...args: never[]) => unknown
   return Object.fromEntries(bound) as BoundAll<T>;
 }
 
-export function createApiPort(deps: ServiceDeps): ApiPort {
-  const keyStreams = new KeyStreams(deps.db);
+/** `keyStreams` is the composition root's (it closes them); tests may leave it to the default. */
+export function createApiPort(deps: ServiceDeps, keyStreams = new KeyStreams(deps.db)): ApiPort {
   const builtinNames = deps.tools.list().map((t) => t.name);
   return {
     ...bindAll(deps, VERBS),
@@ -131,6 +142,7 @@ export function createApiPort(deps: ServiceDeps): ApiPort {
     keyStreams,
     metrics: deps.metrics,
     readiness: deps.readiness,
+    transferMaxBytes: deps.transfers.maxBytes,
   };
 }
 

@@ -3,13 +3,17 @@
  * in the composition root. Redis/BullMQ adapters live in `src/jobs`, Docker in `src/sandbox`.
  */
 import type { Db } from "../db/open.js";
+import type { JobStore } from "../db/store.js";
 import type { Logger } from "../log.js";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
 import type { ReadCacheStore } from "../toolkit/read-cache.js";
 import type { ToolBase } from "../toolkit/tool-base.js";
+import type { TransferDir } from "./files/transfer-dir.js";
 import type { Metrics } from "./metrics.js";
 import type { Readiness } from "./readiness.js";
+import type { SecretBox } from "./secret-box.js";
 import type { McpRuntime } from "./sessions/mcp-clients.js";
+import type { SandboxPolicy } from "./tenancy/sandbox-settings.js";
 import type { SkillFiles } from "./tool-config/skill-files.js";
 
 export type JobEventType = "status" | "chunk" | "result";
@@ -69,6 +73,8 @@ export interface ToolRegistry {
 
 export interface ServiceDeps {
   db: Db;
+  /** The hot transactional paths of a call (submit, claim, finish, approvals), per dialect. */
+  store: JobStore;
   tools: ToolRegistry;
   queue: JobQueue;
   events: JobEvents;
@@ -77,12 +83,18 @@ export interface ServiceDeps {
   readCache: ReadCacheStore;
   /** Tenants' skill files on the host (mounted read-only at /skills in session containers). */
   skillFiles: SkillFiles;
+  /** Staged bytes of workspace file transfers, shared by API and worker processes. */
+  transfers: TransferDir;
   metrics: Metrics;
   logger: Logger;
   limiter: RateLimiter;
   quotas: Quotas;
   /** Tenants' MCP servers (secrets, cached listings); absent where MCP is not configured. */
   mcp?: McpRuntime;
+  /** Seals tenants' secrets at rest (sandbox environment variables). */
+  secrets: SecretBox;
+  /** The sandbox images and limits a tenant may choose from. */
+  sandboxPolicy: SandboxPolicy;
   /** Probes of Redis, the Docker engine and the database (`/readyz`, and submit's 503). */
   readiness: Readiness;
 }

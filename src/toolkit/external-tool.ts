@@ -3,6 +3,7 @@
  * description and JSON schema, never executed by Toolshed. The service parks their calls in
  * `awaiting_external` until the client posts the result.
  */
+import { type ExternalToolDef, TOOL_NAME_PATTERN } from "../contracts/tool-config.js";
 import { genericPolicy } from "../permission/generic.js";
 import type {
   PermissionContext,
@@ -13,17 +14,6 @@ import type {
 } from "../permission/types.js";
 import { assertInputSchema, type JsonSchemaObject, Tool, type ToolOptions } from "./tool-base.js";
 import { ToolkitConfigError } from "./toolkit-errors.js";
-
-/** A tenant's declaration of one external tool (`PUT /v1/tenants/{tid}/tools`). */
-export interface ExternalToolDefinition {
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  readOnly?: boolean;
-}
-
-/** Model-facing tool names: what function-calling APIs accept. */
-export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** A tool whose execution is delegated to the client; `call` throws (the base's message). */
 export class ExternalTool extends Tool {
@@ -36,7 +26,7 @@ export class ExternalTool extends Tool {
   override readonly isExternalTool = true;
   private readonly permission: PermissionSubject;
 
-  constructor(def: ExternalToolDefinition, opts: ToolOptions = {}) {
+  constructor(def: ExternalToolDef, opts: ToolOptions = {}) {
     super(opts);
     if (!TOOL_NAME_PATTERN.test(def.name)) {
       throw new ToolkitConfigError(
@@ -70,6 +60,6 @@ export class ExternalTool extends Tool {
 }
 
 /** Builds the tool for one definition; throws ToolkitConfigError on a bad name or schema. */
-export function externalTool(def: ExternalToolDefinition, opts: ToolOptions = {}): ExternalTool {
+export function externalTool(def: ExternalToolDef, opts: ToolOptions = {}): ExternalTool {
   return new ExternalTool(def, opts);
 }

@@ -3,6 +3,11 @@
  * `reset_tools`, skills, task tools, external tools, FunctionTool, middleware, the built-in
  * tools, and the helpers a host or the service uses to build a session's toolkit.
  */
+export {
+  type ExternalToolDef,
+  TOOL_NAME_PATTERN,
+  type ToolGroupDef,
+} from "../contracts/tool-config.js";
 export { type BuiltinToolsOptions, createBuiltinTools } from "./builtins.js";
 export * from "./content.js";
 export { unifiedDiff } from "./diff.js";

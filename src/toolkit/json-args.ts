@@ -1,8 +1,9 @@
 /**
- * Parsing the model's raw argument string (docs/toolkit.md#results-and-chunks): plain JSON first, then a
- * small lenient repair (unterminated strings, missing closers, trailing commas), and the exact
+ * Parsing the model's raw argument string (docs/toolkit.md#results-and-chunks): plain JSON first, then
+ * `jsonrepair` (unterminated strings, missing closers, trailing commas), and the exact
  * `<system-reminder>` text when the result is still not an object.
  */
+import { jsonrepair } from "jsonrepair";
 import type { ToolInput } from "../permission/types.js";
 
 /** The parsed object, or the reminder text (without the `ToolJSONDecodeError: ` prefix). */
@@ -53,25 +54,25 @@ function pythonTypeName(value: unknown): string {
   return typeof value;
 }
 
-/** Closes an unterminated string and any open brackets, and drops trailing commas. */
+/**
+ * The `jsonrepair` library's repair (unterminated strings, missing closers, trailing commas, bare
+ * keys, …), which never changes the contents of strings that were complete. Throws when the text
+ * cannot be repaired, or when repairing it would turn a bare word into a string value: a model
+ * that wrote `{"n": undefined}` meant something else and is told so rather than guessed for.
+ */
 export function repairJson(raw: string): string {
-  const closers: string[] = [];
-  let inString = false;
-  let escaped = false;
-  for (const ch of raw) {
-    if (inString) {
-      if (escaped) escaped = false;
-      else if (ch === "\\") escaped = true;
-      else if (ch === '"') inString = false;
-    } else if (ch === '"') inString = true;
-    else if (ch === "{") closers.push("}");
-    else if (ch === "[") closers.push("]");
-    else if (ch === "}" || ch === "]") closers.pop();
-  }
-  let out = raw.trimEnd();
-  if (inString) out += escaped ? '\\"' : '"';
-  out += closers.reverse().join("");
-  return out.replace(/,\s*([}\]])/g, "$1");
+  if (hasBareWord(raw)) throw new SyntaxError("bare word outside strings");
+  return jsonrepair(raw);
+}
+
+const STRING = /"(?:[^"\\]|\\.)*(?:"|$)/gs;
+const LITERAL = /\b(?:true|false|null)\b|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+const KEY = /[{,]\s*[A-Za-z_$][\w$]*\s*:/g;
+
+/** A word outside strings other than true/false/null, a number, or an object key. */
+function hasBareWord(raw: string): boolean {
+  const outside = raw.replace(STRING, '""').replace(KEY, ",:").replace(LITERAL, "0");
+  return /[A-Za-z_$]/.test(outside);
 }
 
 const TRUNCATE_HINT =

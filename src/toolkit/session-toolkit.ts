@@ -5,22 +5,13 @@
  * to that group; everything else the session selected is `basic`.
  */
 
-import { ExternalTool, type ExternalToolDefinition } from "./external-tool.js";
+import type { ExternalToolDef, ToolGroupDef } from "../contracts/tool-config.js";
+import { ExternalTool } from "./external-tool.js";
 import type { Skill, SkillSource } from "./skills/skill.js";
 import type { ToolBase } from "./tool-base.js";
 import type { McpToolSet, ToolGroup } from "./tool-group.js";
 import { Toolkit } from "./toolkit.js";
 import { ToolkitConfigError } from "./toolkit-errors.js";
-
-/** A tenant's stored group (`PUT /v1/tenants/{tid}/tool-groups`): members by name. */
-export interface ToolGroupConfig {
-  name: string;
-  description: string;
-  instructions?: string | null;
-  tools: string[];
-  skills?: string[];
-  mcpServers?: string[];
-}
 
 /** Everything a session's toolkit is made of. */
 export interface SessionToolkitInput {
@@ -28,8 +19,8 @@ export interface SessionToolkitInput {
   builtins: ToolBase[];
   /** The session's basic built-ins by name; default: all not claimed by a group. */
   basicTools?: readonly string[];
-  externalTools?: ExternalToolDefinition[];
-  groups?: ToolGroupConfig[];
+  externalTools?: ExternalToolDef[];
+  groups?: ToolGroupDef[];
   /** The tenant's skills. */
   skills?: Skill[];
   /** The session's basic skills by name; default: all not claimed by a group. */

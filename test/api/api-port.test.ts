@@ -38,7 +38,15 @@ function appWith(verbs: Partial<ApiPort>) {
       };
     },
   }) as ApiPort;
-  return { app: createApp({ port, bodyLimitBytes: 1024, logger: createLogger("silent") }), calls };
+  return {
+    app: createApp({
+      port,
+      sessionMcp: { handle: () => fail("the session MCP endpoint is not given") },
+      bodyLimitBytes: 1024,
+      logger: createLogger("silent"),
+    }),
+    calls,
+  };
 }
 
 describe("the API port", () => {

@@ -83,6 +83,47 @@ describe("external tools", () => {
   });
 });
 
+describe("external tools' JSON schemas (Ajv)", () => {
+  it("a call whose input breaks `pattern`, `minItems` or a `$ref` is a 400 naming the field", async () => {
+    const orders = {
+      name: "cancel_order",
+      description: "Cancels an order.",
+      inputSchema: {
+        type: "object",
+        $defs: { reason: { type: "string", enum: ["fraud", "customer"] } },
+        properties: {
+          order_id: { type: "string", pattern: "^ORD-[0-9]{6}$" },
+          lines: { type: "array", minItems: 1, items: { type: "integer" } },
+          reason: { $ref: "#/$defs/reason" },
+        },
+        required: ["order_id"],
+      },
+    };
+    const put = await as(a.adminKey, "PUT", `/v1/tenants/${a.tenantId}/tools`, [orders]);
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    const post = (input: object) =>
+      as(a.agentKey, "POST", `/v1/sessions/${sid}/calls`, { tool: "cancel_order", input });
+    const injected = await post({ order_id: "DROP TABLE" });
+    expect(injected.status).toBe(400);
+    expect(injected.body.error.code).toBe("VALIDATION");
+    expect(injected.body.error.details).toEqual([
+      { path: "input.order_id", message: "must match the pattern ^ORD-[0-9]{6}$" },
+    ]);
+    expect((await post({ order_id: "ORD-123456", lines: [] })).body.error.details[0].path).toBe(
+      "input.lines",
+    );
+    expect((await post({ order_id: "ORD-123456", reason: "bored" })).body.error.details[0].path).toBe(
+      "input.reason",
+    );
+    expect((await post({ order_id: "ORD-123456", lines: [1], reason: "fraud" })).status).toBe(202);
+    const broken = await as(a.adminKey, "PUT", `/v1/tenants/${a.tenantId}/tools`, [
+      { ...orders, inputSchema: { type: "object", properties: { x: { $ref: "#/$defs/none" } } } },
+    ]);
+    expect(broken.status).toBe(400);
+    expect(broken.body.error.details[0].path).toBe("[0].inputSchema");
+  });
+});
+
 describe("audit", () => {
   it("records decisions and approvals with an input digest, never the raw input", async () => {
     const job = await submit("Bash", { command: "npm publish --token TOPSECRET-123" });

@@ -3,7 +3,7 @@
  * session's calls still ran one at a time in submission order.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { RunningService } from "../../src/cli/serve.js";
+import type { RunningService } from "../../src/cli/compose.js";
 import { type Harness, seedBashTenant, startHarness } from "../support/harness.js";
 import { countStatus, waitForJobs } from "../support/wait-for-job.js";
 

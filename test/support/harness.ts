@@ -10,16 +10,25 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { createApp } from "../../src/api/app.js";
-import { type RunningService, type ServeMode, type StartOptions, startService } from "../../src/cli/serve.js";
+import {
+  type RunningService,
+  type ServeMode,
+  type StartOptions,
+  startService,
+} from "../../src/cli/compose.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import { SqliteReadCache } from "../../src/db/stores/read-cache-store.js";
+import { SqliteJobStore } from "../../src/db/stores/sqlite-job-store.js";
 import { createLogger } from "../../src/log.js";
+import { SessionMcpEndpoint } from "../../src/mcp-server/session-server.js";
 import { EgressPolicy } from "../../src/net/egress-policy.js";
 import type { SandboxProvider } from "../../src/sandbox/sandbox.js";
 import { createApiPort } from "../../src/service/api-port.js";
+import { TransferDir } from "../../src/service/files/transfer-dir.js";
 import { Metrics } from "../../src/service/metrics.js";
 import { type Quotas, type ServiceDeps, toolRegistry } from "../../src/service/ports.js";
 import { Readiness } from "../../src/service/readiness.js";
+import { SecretBox } from "../../src/service/secret-box.js";
 import { createMcpRuntime } from "../../src/service/sessions/mcp-clients.js";
 import { ensureAdminKey } from "../../src/service/tenancy/api-keys.js";
 import { SkillFiles } from "../../src/service/tool-config/skill-files.js";
@@ -186,6 +195,7 @@ export function createApiTestApp(
   const bus = new MemoryBus();
   const deps: ServiceDeps = {
     db,
+    store: new SqliteJobStore(db),
     tools: toolRegistry([...createBuiltinTools(), ...createTaskTools()]),
     queue: bus,
     events: bus,
@@ -193,6 +203,7 @@ export function createApiTestApp(
     sandboxes,
     readCache: new SqliteReadCache(db),
     skillFiles: new SkillFiles(join(dataDir, "skills")),
+    transfers: new TransferDir(join(dataDir, "transfers"), 1024 * 1024),
     metrics: new Metrics(),
     logger: createLogger("silent"),
     limiter: bus,
@@ -200,12 +211,20 @@ export function createApiTestApp(
     mcp: opts.mcp
       ? createMcpRuntime({ db, logger: createLogger("silent"), dataDir, egress: new EgressPolicy() })
       : undefined,
+    secrets: SecretBox.fromKey(randomBytes(32)),
+    sandboxPolicy: {
+      defaultImage: "toolshed-sandbox:latest",
+      imageAllowlist: ["toolshed-sandbox:alt"],
+      caps: { memoryMb: 2048, cpus: 2, pids: 512, diskMb: 2048 },
+    },
     readiness: new Readiness(
       { database: ping, ...(sandboxes.ping ? { docker: () => sandboxes.ping?.() } : {}) },
       { timeoutMs: 1000, cacheMs: 0 },
     ),
   };
-  const app = createApp({ port: createApiPort(deps), bodyLimitBytes: 64 * 1024, logger: deps.logger });
+  const port = createApiPort(deps);
+  const sessionMcp = new SessionMcpEndpoint(port.sessionMcp, deps.logger, { keyStreams: port.keyStreams });
+  const app = createApp({ port, sessionMcp, bodyLimitBytes: 64 * 1024, logger: deps.logger });
   const call: Client = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.key) headers.authorization = `Bearer ${opts.key}`;
@@ -228,6 +247,8 @@ export function createApiTestApp(
     bus,
     call,
     close() {
+      void sessionMcp.close();
+      port.keyStreams.close();
       close();
       rmSync(dataDir, { recursive: true, force: true });
     },

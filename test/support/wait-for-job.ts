@@ -3,10 +3,11 @@
  * `waitForJobs` read jobs through the API (`GET /v1/jobs/:id`) until they reach a status.
  * A wait that runs out throws with the last reading, so a stuck job fails the test that waited.
  */
+import { TERMINAL } from "../../src/contracts/job.js";
 import type { Client } from "./harness.js";
 
-/** Statuses a job never leaves. */
-export const FINAL_STATUSES = ["succeeded", "failed", "denied", "cancelled", "interrupted"] as const;
+/** Statuses a job never leaves (the contract's). */
+export const FINAL_STATUSES: readonly string[] = TERMINAL;
 
 /** The parts of the API's job view that tests read; the rest is there too. */
 export interface JobView {
@@ -85,7 +86,7 @@ export function waitForJobs(
   });
 }
 
-export const isFinal = (status: string) => (FINAL_STATUSES as readonly string[]).includes(status);
+export const isFinal = (status: string) => FINAL_STATUSES.includes(status);
 
 /** How many of `jobs` have `status`. */
 export const countStatus = (jobs: readonly JobView[], status: string) =>

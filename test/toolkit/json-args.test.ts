@@ -29,4 +29,21 @@ describe("parseToolArguments", () => {
   it("leaves valid JSON alone", () => {
     expect(repairJson('{"a":"b"}')).toBe('{"a":"b"}');
   });
+
+  it("never changes the contents of complete strings", () => {
+    expect(parseToolArguments('{"a": "x, ]", "b": "{[,}", "c": 1,}')).toEqual({
+      ok: true,
+      input: { a: "x, ]", b: "{[,}", c: 1 },
+    });
+    expect(parseToolArguments('{"cmd": "echo \\"a, }\\"", "n": [1,')).toEqual({
+      ok: true,
+      input: { cmd: 'echo "a, }"', n: [1] },
+    });
+  });
+
+  it("quotes bare keys but does not turn a bare word into a string value", () => {
+    expect(parseToolArguments('{n: 1, "m": true}')).toEqual({ ok: true, input: { n: 1, m: true } });
+    expect(parseToolArguments('{"n": undefined}').ok).toBe(false);
+    expect(parseToolArguments("rm -rf /").ok).toBe(false);
+  });
 });

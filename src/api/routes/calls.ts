@@ -1,6 +1,6 @@
 /** Tool calls: submit (optionally waiting for the result) and the dry-run decision. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { isTerminal } from "../../service/calls/job-view.js";
+import { isTerminal } from "../../contracts/job.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import {

@@ -1,20 +1,13 @@
 /** `PUT/GET /v1/tenants/{tid}/tools`: the tenant's external tools (run by the client, not by us). */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { ExternalToolDef } from "../../contracts/tool-config.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses, json, jsonBody, tooLargeResponse } from "../schemas.js";
 
 const TenantParams = z.object({ tid: z.string() });
 
-const ExternalTool = z
-  .object({
-    name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { error: "must match ^[A-Za-z0-9_-]{1,64}$" }),
-    description: z.string().min(1).max(10_000),
-    inputSchema: z.record(z.string(), z.unknown()),
-    readOnly: z.boolean().optional(),
-  })
-  .openapi("ExternalTool");
-const ExternalTools = z.array(ExternalTool).max(200).openapi("ExternalTools");
+const ExternalTools = z.array(ExternalToolDef).max(200).openapi("ExternalTools");
 
 const putTools = createRoute({
   method: "put",

@@ -1,53 +1,12 @@
 /** A tenant's MCP servers: add, list, read, remove, and list one server's tools. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { McpServerInput, McpServerView } from "../../contracts/tool-config.js";
 import type { McpServerVerbs } from "../../service/api-port.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses, json, jsonBody } from "../schemas.js";
 
 const Params = z.object({ tid: z.string() });
 const NameParams = Params.extend({ name: z.string() });
-const Name = z.string().regex(/^[a-zA-Z0-9_-]{1,32}$/);
-const ToolNames = z.array(z.string().min(1).max(200)).max(500);
-const Secrets = z.record(z.string().min(1).max(200), z.string().max(8192));
-
-const McpServerBody = z
-  .discriminatedUnion("transport", [
-    z.object({
-      name: Name,
-      transport: z.literal("http"),
-      url: z.string().url().max(2048),
-      headers: Secrets.optional().openapi({ description: "Stored encrypted; never returned." }),
-      stateful: z.boolean().optional(),
-      enableTools: ToolNames.optional(),
-      disableTools: ToolNames.optional(),
-    }),
-    z.object({
-      name: Name,
-      transport: z.literal("stdio"),
-      command: z.string().min(1).max(1024).openapi({ description: "Runs inside the session's sandbox." }),
-      args: z.array(z.string().max(4096)).max(100).optional(),
-      env: Secrets.optional().openapi({ description: "Stored encrypted; never returned." }),
-      enableTools: ToolNames.optional(),
-      disableTools: ToolNames.optional(),
-    }),
-  ])
-  .openapi("McpServerInput");
-
-const McpServer = z
-  .object({
-    name: z.string(),
-    transport: z.enum(["http", "stdio"]),
-    url: z.string().nullable(),
-    command: z.string().nullable(),
-    args: z.array(z.string()).nullable(),
-    stateful: z.boolean(),
-    enableTools: z.array(z.string()).nullable(),
-    disableTools: z.array(z.string()).nullable(),
-    hasHeaders: z.boolean(),
-    hasEnv: z.boolean(),
-    createdAt: z.string(),
-  })
-  .openapi("McpServer");
 
 const McpServerTool = z
   .object({
@@ -63,8 +22,8 @@ const post = createRoute({
   method: "post",
   path: "/v1/tenants/{tid}/mcp-servers",
   security: bearer,
-  request: { params: Params, body: jsonBody(McpServerBody) },
-  responses: { 201: json(McpServer, "created"), ...errorResponses },
+  request: { params: Params, body: jsonBody(McpServerInput) },
+  responses: { 201: json(McpServerView, "created"), ...errorResponses },
 });
 const list = createRoute({
   method: "get",
@@ -72,7 +31,7 @@ const list = createRoute({
   security: bearer,
   request: { params: Params },
   responses: {
-    200: json(z.object({ servers: z.array(McpServer) }), "the tenant's servers"),
+    200: json(z.object({ servers: z.array(McpServerView) }), "the tenant's servers"),
     ...errorResponses,
   },
 });
@@ -81,7 +40,7 @@ const get = createRoute({
   path: "/v1/tenants/{tid}/mcp-servers/{name}",
   security: bearer,
   request: { params: NameParams },
-  responses: { 200: json(McpServer, "the server"), ...errorResponses },
+  responses: { 200: json(McpServerView, "the server"), ...errorResponses },
 });
 const del = createRoute({
   method: "delete",

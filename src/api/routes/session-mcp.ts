@@ -1,15 +1,10 @@
 /** `/v1/sessions/{sid}/mcp`: the session as a Streamable HTTP MCP server (agent keys). */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { SessionMcpEndpoint } from "../../mcp-server/session-server.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses } from "../schemas.js";
 
 export function sessionMcpRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
-  // Holds this process's stateful MCP sessions; revoking the key that opened one closes it.
-  const endpoint = new SessionMcpEndpoint(deps.port.sessionMcp, deps.logger, {
-    keyStreams: deps.port.keyStreams,
-  });
   // Documented only: the body is MCP's JSON-RPC, answered by the SDK's transport.
   app.openAPIRegistry.registerPath({
     method: "post",
@@ -24,6 +19,6 @@ export function sessionMcpRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void 
     responses: { 200: { description: "a JSON-RPC answer (JSON or an SSE stream)" }, ...errorResponses },
   });
   app.on(["GET", "POST", "DELETE"], "/v1/sessions/:sid/mcp", (c) =>
-    endpoint.handle(c.get("principal"), c.req.param("sid"), c.req.raw),
+    deps.sessionMcp.handle(c.get("principal"), c.req.param("sid"), c.req.raw),
   );
 }

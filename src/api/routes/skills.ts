@@ -1,6 +1,7 @@
 /** A tenant's skills: upload (JSON file map or `.tar.gz` body), list, delete. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
+import { SkillView } from "../../contracts/tool-config.js";
 import { AppError } from "../../errors.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
@@ -17,15 +18,6 @@ const Archive = z.string().openapi({ type: "string", format: "binary" });
 const FileMap = z
   .object({ files: z.record(z.string(), z.unknown()) })
   .openapi("SkillUpload", { example: { files: { "SKILL.md": "---\nname: x\ndescription: y\n---\n..." } } });
-const Skill = z
-  .object({
-    name: z.string(),
-    description: z.string(),
-    fileCount: z.number(),
-    sizeBytes: z.number(),
-    createdAt: z.string(),
-  })
-  .openapi("Skill");
 
 const mediaType = (type: string | undefined) => (type ?? "").split(";")[0]!.trim().toLowerCase();
 
@@ -72,7 +64,10 @@ const getSkills = createRoute({
   path: "/v1/tenants/{tid}/skills",
   security: bearer,
   request: { params: TenantParams },
-  responses: { 200: json(z.object({ skills: z.array(Skill) }), "the tenant's skills"), ...errorResponses },
+  responses: {
+    200: json(z.object({ skills: z.array(SkillView) }), "the tenant's skills"),
+    ...errorResponses,
+  },
 });
 
 const deleteOne = createRoute({

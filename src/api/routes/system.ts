@@ -1,6 +1,6 @@
 /** Unauthenticated liveness, readiness (Redis, Docker engine, database) and Prometheus metrics. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import type { ServiceDeps } from "../../service/ports.js";
+import type { ApiPort } from "../../service/api-port.js";
 import type { AppEnv } from "../context.js";
 import { ErrorBody } from "../schemas.js";
 
@@ -39,10 +39,7 @@ const metrics = createRoute({
 });
 
 /** The routes an API and a lone worker both serve. */
-export function systemRoutes(
-  app: OpenAPIHono<AppEnv>,
-  deps: Pick<ServiceDeps, "metrics" | "readiness">,
-): void {
+export function systemRoutes(app: OpenAPIHono<AppEnv>, deps: Pick<ApiPort, "metrics" | "readiness">): void {
   app.openapi(health, (c) => c.json({ ok: true }, 200));
   app.openapi(ready, async (c) => {
     const report = await deps.readiness.report();
@@ -56,7 +53,7 @@ export function systemRoutes(
     };
     return c.json({ ...report, error, requestId: c.get("requestId") ?? "" }, 503, { "retry-after": "2" });
   });
-  app.openapi(metrics, (c) =>
-    c.text(deps.metrics.render(), 200, { "content-type": "text/plain; version=0.0.4" }),
+  app.openapi(metrics, async (c) =>
+    c.text(await deps.metrics.render(), 200, { "content-type": deps.metrics.contentType }),
   );
 }

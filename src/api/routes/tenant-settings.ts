@@ -1,49 +1,19 @@
-/** `GET/PUT /v1/tenants/{tid}/settings`: bypass, agent approvals, approval TTL, quotas. */
+/** `GET/PUT /v1/tenants/{tid}/settings`: bypass, agent approvals, approval TTL, quotas, sandbox. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { TenantSettingsPatch, TenantSettingsView } from "../../contracts/tenant.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses, json, jsonBody, tooLargeResponse } from "../schemas.js";
 
 const TenantParams = z.object({ tid: z.string() });
-const limit = (max: number) => z.number().int().min(1).max(max);
-
-const Quotas = z
-  .strictObject({
-    maxSessions: limit(1_000_000).optional(),
-    maxActiveCalls: limit(1_000_000).optional(),
-    callsPerMinute: limit(10_000_000).optional(),
-  })
-  .openapi("TenantQuotas", { description: "absent limits fall back to the platform defaults" });
-
-const Settings = z
-  .object({
-    allowBypass: z.boolean(),
-    agentsMayApprove: z.boolean(),
-    approvalTtlSeconds: z.number().int(),
-    quotas: Quotas,
-  })
-  .openapi("TenantSettings");
-
-const SettingsPatch = z
-  .strictObject({
-    allowBypass: z.boolean().optional(),
-    agentsMayApprove: z.boolean().optional(),
-    approvalTtlSeconds: z
-      .number()
-      .int()
-      .min(10)
-      .max(7 * 24 * 3600)
-      .optional(),
-    quotas: Quotas.optional(),
-  })
-  .openapi("TenantSettingsPatch");
 
 const WHO = [
   "Fields left out keep their value.",
   "`quotas` may only be set by the platform admin (a tenant_admin sending it gets 403); ",
   "`allowBypass`, `agentsMayApprove` and `approvalTtlSeconds` (10 s – 7 days) relax or tune the tenant's own",
   "safety and may be set by its tenant_admin or the platform admin. Defaults: bypass off, agents may not",
-  "approve, approvals expire after 3600 s.",
+  "approve, approvals expire after 3600 s. `sandbox` (image, limits within the platform's caps, environment",
+  "variables returned by name only) applies to sessions whose container starts after the change.",
 ].join(" ");
 
 const getOne = createRoute({
@@ -51,7 +21,7 @@ const getOne = createRoute({
   path: "/v1/tenants/{tid}/settings",
   security: bearer,
   request: { params: TenantParams },
-  responses: { 200: json(Settings, "the settings (defaults where unset)"), ...errorResponses },
+  responses: { 200: json(TenantSettingsView, "the settings (defaults where unset)"), ...errorResponses },
 });
 
 const putOne = createRoute({
@@ -59,8 +29,8 @@ const putOne = createRoute({
   path: "/v1/tenants/{tid}/settings",
   security: bearer,
   description: WHO,
-  request: { params: TenantParams, body: jsonBody(SettingsPatch) },
-  responses: { 200: json(Settings, "the stored settings"), ...errorResponses, ...tooLargeResponse },
+  request: { params: TenantParams, body: jsonBody(TenantSettingsPatch) },
+  responses: { 200: json(TenantSettingsView, "the stored settings"), ...errorResponses, ...tooLargeResponse },
 });
 
 export function tenantSettingsRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {

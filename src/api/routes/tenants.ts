@@ -1,10 +1,10 @@
 /** Tenants, their keys and their rule sets. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { KeyView, TenantView } from "../../contracts/tenant.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses, json, jsonBody, RuleSetBody, tooLargeResponse } from "../schemas.js";
 
-const Tenant = z.object({ id: z.string(), name: z.string() }).openapi("Tenant");
 const TenantParams = z.object({ tid: z.string() });
 
 const postTenant = createRoute({
@@ -12,7 +12,7 @@ const postTenant = createRoute({
   path: "/v1/tenants",
   security: bearer,
   request: { body: jsonBody(z.object({ name: z.string().min(1).max(200) })) },
-  responses: { 201: json(Tenant, "created"), ...errorResponses, ...tooLargeResponse },
+  responses: { 201: json(TenantView, "created"), ...errorResponses, ...tooLargeResponse },
 });
 
 const postKey = createRoute({
@@ -35,23 +35,13 @@ const postKey = createRoute({
   },
 });
 
-const Key = z
-  .object({
-    id: z.string(),
-    role: z.enum(["admin", "tenant_admin", "agent"]),
-    name: z.string().nullable(),
-    createdAt: z.string(),
-    revokedAt: z.string().nullable(),
-  })
-  .openapi("Key");
-
 const getKeys = createRoute({
   method: "get",
   path: "/v1/tenants/{tid}/keys",
   security: bearer,
   request: { params: TenantParams },
   responses: {
-    200: json(z.object({ keys: z.array(Key) }), "the tenant's keys, without secrets"),
+    200: json(z.object({ keys: z.array(KeyView) }), "the tenant's keys, without secrets"),
     ...errorResponses,
   },
 });

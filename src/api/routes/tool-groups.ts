@@ -1,22 +1,11 @@
 /** A tenant's tool groups: replaced as a whole by PUT, read by GET. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { ToolGroupDef } from "../../contracts/tool-config.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
 import { bearer, errorResponses, json, jsonBody } from "../schemas.js";
 
-const Name = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { error: "must match ^[A-Za-z0-9_-]{1,64}$" });
-
-const ToolGroup = z
-  .object({
-    name: Name,
-    description: z.string().min(1).max(4000),
-    instructions: z.string().max(20_000).optional(),
-    tools: z.array(z.string()).max(200),
-    skills: z.array(z.string()).max(200).optional(),
-    mcpServers: z.array(z.string()).max(50).optional(),
-  })
-  .openapi("ToolGroup");
-const ToolGroups = z.array(ToolGroup).max(100).openapi("ToolGroups");
+const ToolGroups = z.array(ToolGroupDef).max(100).openapi("ToolGroups");
 const TenantParams = z.object({ tid: z.string() });
 
 const putGroups = createRoute({

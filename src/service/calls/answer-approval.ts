@@ -4,8 +4,10 @@
  * agents only where the tenant's `agentsMayApprove` is on, and then may remember only the rules
  * the engine suggested for that call (an agent must not widen its own permissions at will).
  */
-import { and, eq } from "drizzle-orm";
-import { type JobRow, jobs, sessions } from "../../db/schema.js";
+
+import type { JobView } from "../../contracts/job.js";
+import type { JobRow } from "../../db/schema.js";
+import type { ApprovalOutcome } from "../../db/store.js";
 import { ConflictError, ForbiddenError } from "../../errors.js";
 import { nowIso } from "../clock.js";
 import type { ServiceDeps } from "../ports.js";
@@ -14,9 +16,9 @@ import { readTenantSettings } from "../tenancy/tenant-settings.js";
 import { getExternalTools } from "../tool-config/external-tools.js";
 import { parseRuleListOrThrow } from "../tool-config/rules.js";
 import { expireIfDue } from "./approval-expiry.js";
-import { inputDigest, writeAudit } from "./audit.js";
-import { enqueueOrReconcile, publishState, type Tx, takeSeq } from "./job-transitions.js";
-import { findJob, type JobView, loadJob, textResult, toJobView } from "./job-view.js";
+import { auditKeys, inputDigest } from "./audit.js";
+import { enqueueOrReconcile, publishState } from "./job-transitions.js";
+import { findJob, loadJob, textResult, toJobView } from "./job-view.js";
 
 export interface ApprovalInput {
   approve: boolean;
@@ -34,18 +36,12 @@ export async function answerApproval(
   checkApprover(deps, p, job, body.remember ?? []);
   await expireIfDue(deps, jobId);
   const external = getExternalTools(deps.db, job.tenantId).some((t) => t.name === job.tool);
-  const answered = deps.db.transaction((tx) => {
-    const current = tx.select().from(jobs).where(eq(jobs.id, jobId)).get();
-    if (current?.status !== "awaiting_approval") return false;
-    tx.update(jobs)
-      .set(answerSet(tx, current, p, body.approve, external))
-      .where(and(eq(jobs.id, jobId), eq(jobs.status, "awaiting_approval")))
-      .run();
-    if (body.approve) rememberRules(tx, current.sessionId, body.remember ?? []);
-    writeAudit(tx, {
-      tenantId: job.tenantId,
-      sessionId: job.sessionId,
-      jobId,
+  const remember = body.approve ? (body.remember ?? []) : [];
+  const answered = await deps.store.settleApproval(jobId, (current) => ({
+    set: answerSet(current, p, body.approve, external),
+    remember,
+    audit: {
+      ...auditKeys(job),
       kind: "approval",
       actorKeyId: p.keyId,
       data: {
@@ -56,9 +52,8 @@ export async function answerApproval(
         tool: job.tool,
         inputDigest: inputDigest(job.input),
       },
-    });
-    return true;
-  });
+    },
+  }));
   if (!answered)
     throw new ConflictError(`job ${jobId} is not awaiting approval (already answered or expired)`);
   await publishState(deps, jobId);
@@ -86,28 +81,15 @@ function checkAgentApprover(deps: Pick<ServiceDeps, "db">, job: JobRow, remember
   }
 }
 
-function answerSet(tx: Tx, job: JobRow, p: Principal, approve: boolean, external: boolean) {
+/** What an answer sets on the job; a `queued` one gets its session's next `seq` from the store. */
+function answerSet(job: JobRow, p: Principal, approve: boolean, external: boolean): ApprovalOutcome["set"] {
   const decision = { ...job.decision, decidedBy: "approval" as const };
-  if (approve) {
-    if (external) return { status: "awaiting_external" as const, decision, approvedBy: p.keyId };
-    return { status: "queued" as const, seq: takeSeq(tx, job.sessionId), decision, approvedBy: p.keyId };
-  }
+  if (approve) return { status: external ? "awaiting_external" : "queued", decision, approvedBy: p.keyId };
   return {
-    status: "denied" as const,
-    decision: { ...decision, behavior: "deny" as const },
+    status: "denied",
+    decision: { ...decision, behavior: "deny" },
     result: textResult(`Permission to use ${job.tool} was denied by ${p.role}.`, "denied"),
     approvedBy: p.keyId,
     finishedAt: nowIso(),
   };
-}
-
-function rememberRules(tx: Tx, sessionId: string, remember: string[]): void {
-  if (remember.length === 0) return;
-  const session = tx.select().from(sessions).where(eq(sessions.id, sessionId)).get();
-  if (!session) return;
-  const allow = [...new Set([...session.rules.allow, ...remember])];
-  tx.update(sessions)
-    .set({ rules: { ...session.rules, allow } })
-    .where(eq(sessions.id, sessionId))
-    .run();
 }

@@ -4,11 +4,10 @@
  * the worker) does it for every tenant; reads and answers check the one job they touch, so
  * nobody sees a stale pending approval between sweeps.
  */
-import { and, eq, lte } from "drizzle-orm";
-import type { Db } from "../../db/open.js";
-import { type JobRow, jobs } from "../../db/schema.js";
+import type { JobRow } from "../../db/schema.js";
+import type { JobStore } from "../../db/store.js";
 import type { ServiceDeps } from "../ports.js";
-import { inputDigest, writeAudit } from "./audit.js";
+import { auditKeys, inputDigest } from "./audit.js";
 import { publishState } from "./job-transitions.js";
 import { textResult } from "./job-view.js";
 
@@ -23,58 +22,53 @@ function expiredResult(job: JobRow) {
 }
 
 /** Denies the job if it is still pending and past its expiry; true when it did. */
-export function expireApproval(db: Db, jobId: string, now: Date): boolean {
-  return db.transaction((tx) => {
-    const job = tx.select().from(jobs).where(eq(jobs.id, jobId)).get();
-    if (job?.status !== "awaiting_approval" || !job.approvalExpiresAt) return false;
-    if (job.approvalExpiresAt > now.toISOString()) return false;
-    const result = expiredResult(job);
-    const decision = { ...job.decision, behavior: "deny" as const, decidedBy: "approval" as const };
-    tx.update(jobs)
-      .set({ status: "denied", decision, result, approvedBy: EXPIRY_ACTOR, finishedAt: now.toISOString() })
-      .where(and(eq(jobs.id, jobId), eq(jobs.status, "awaiting_approval")))
-      .run();
-    writeAudit(tx, {
-      tenantId: job.tenantId,
-      sessionId: job.sessionId,
-      jobId,
-      kind: "approval",
-      actorKeyId: null,
-      data: {
-        approve: false,
+export function expireApproval(store: JobStore, jobId: string, now: Date): Promise<boolean> {
+  return store.settleApproval(jobId, (job) => {
+    if (!job.approvalExpiresAt || job.approvalExpiresAt > now.toISOString()) return undefined;
+    return {
+      set: {
+        status: "denied",
+        decision: { ...job.decision, behavior: "deny", decidedBy: "approval" },
+        result: expiredResult(job),
         approvedBy: EXPIRY_ACTOR,
-        tool: job.tool,
-        inputDigest: inputDigest(job.input),
-        reason: "the approval request expired",
-        expiredAt: job.approvalExpiresAt,
+        finishedAt: now.toISOString(),
       },
-    });
-    return true;
+      remember: [],
+      audit: {
+        ...auditKeys(job),
+        kind: "approval",
+        actorKeyId: null,
+        data: {
+          approve: false,
+          approvedBy: EXPIRY_ACTOR,
+          tool: job.tool,
+          inputDigest: inputDigest(job.input),
+          reason: "the approval request expired",
+          expiredAt: job.approvalExpiresAt,
+        },
+      },
+    };
   });
 }
 
 /** The check on read: expires this one job when due and tells its watchers. */
 export async function expireIfDue(
-  deps: Pick<ServiceDeps, "db" | "events" | "logger">,
+  deps: Pick<ServiceDeps, "db" | "store" | "events" | "logger">,
   jobId: string,
   now = new Date(),
 ): Promise<void> {
-  if (expireApproval(deps.db, jobId, now)) await publishState(deps, jobId);
+  if (await expireApproval(deps.store, jobId, now)) await publishState(deps, jobId);
 }
 
 /** Expires every due approval; returns how many. */
 export async function sweepExpiredApprovals(
-  deps: Pick<ServiceDeps, "db" | "events" | "logger">,
+  deps: Pick<ServiceDeps, "db" | "store" | "events" | "logger">,
   now = new Date(),
 ): Promise<number> {
-  const due = deps.db
-    .select({ id: jobs.id })
-    .from(jobs)
-    .where(and(eq(jobs.status, "awaiting_approval"), lte(jobs.approvalExpiresAt, now.toISOString())))
-    .all();
+  const due = await deps.store.dueApprovals(now.toISOString());
   let n = 0;
-  for (const { id } of due) {
-    if (!expireApproval(deps.db, id, now)) continue;
+  for (const id of due) {
+    if (!(await expireApproval(deps.store, id, now))) continue;
     n++;
     await publishState(deps, id);
   }
@@ -83,7 +77,7 @@ export async function sweepExpiredApprovals(
 
 /** Runs the sweep every `intervalMs` until the returned stop function is called. */
 export function startApprovalSweeper(
-  deps: Pick<ServiceDeps, "db" | "events" | "logger">,
+  deps: Pick<ServiceDeps, "db" | "store" | "events" | "logger">,
   intervalMs: number,
 ): () => void {
   const timer = setInterval(() => {

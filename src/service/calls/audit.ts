@@ -6,7 +6,8 @@
 import { createHash } from "node:crypto";
 import { and, desc, eq, gte, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/open.js";
-import { audit } from "../../db/schema.js";
+import { audit, type JobRow } from "../../db/schema.js";
+import type { AuditRecord } from "../../db/store.js";
 import { nowIso } from "../clock.js";
 import { newId } from "../ids.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
@@ -51,6 +52,20 @@ export function canonicalJson(v: unknown): string {
 /** The tenant, session and job an entry about `job` is filed under. */
 export function auditKeys(job: { tenantId: string; sessionId: string; id: string }) {
   return { tenantId: job.tenantId, sessionId: job.sessionId, jobId: job.id };
+}
+
+/** The `decision` entry of a new job: tool, input digest (never the input), status and decision. */
+export function decisionAudit(
+  actorKeyId: string,
+  row: Pick<JobRow, "id" | "tenantId" | "sessionId" | "tool" | "input" | "status" | "decision">,
+): AuditRecord {
+  const data = {
+    tool: row.tool,
+    inputDigest: inputDigest(row.input),
+    status: row.status,
+    decision: row.decision,
+  };
+  return { ...auditKeys(row), kind: "decision", actorKeyId, data };
 }
 
 /** Appends one entry (inside the caller's transaction, so it lands with the change it records). */

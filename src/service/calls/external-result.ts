@@ -3,15 +3,15 @@
  * only for a job `awaiting_external` (409 otherwise, so a result is taken once), by an agent or
  * tenant admin of the job's tenant. `isError` makes the job `failed` with an error result.
  */
-import { and, eq } from "drizzle-orm";
-import { jobs, type StoredResult } from "../../db/schema.js";
+
+import type { JobView } from "../../contracts/job.js";
+import type { StoredResult } from "../../db/schema.js";
 import { ConflictError } from "../../errors.js";
-import { nowIso } from "../clock.js";
 import type { ServiceDeps } from "../ports.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
-import { inputDigest, writeAudit } from "./audit.js";
+import { auditKeys, inputDigest } from "./audit.js";
 import { publishState } from "./job-transitions.js";
-import { findJob, type JobView, loadJob, toJobView } from "./job-view.js";
+import { findJob, loadJob, toJobView } from "./job-view.js";
 
 export interface ExternalResultInput {
   content: { type: "text"; text: string }[];
@@ -19,7 +19,7 @@ export interface ExternalResultInput {
 }
 
 export async function postExternalResult(
-  deps: Pick<ServiceDeps, "db" | "events" | "logger" | "metrics">,
+  deps: Pick<ServiceDeps, "db" | "store" | "events" | "logger" | "metrics">,
   p: Principal,
   jobId: string,
   body: ExternalResultInput,
@@ -31,26 +31,14 @@ export async function postExternalResult(
     content: body.content.map((b) => ({ type: "text" as const, text: b.text })),
     state: body.isError ? "error" : "success",
   };
-  const done = deps.db.transaction((tx) => {
-    const now = nowIso();
-    const res = tx
-      .update(jobs)
-      .set({ status, result, startedAt: job.startedAt ?? now, finishedAt: now })
-      .where(and(eq(jobs.id, jobId), eq(jobs.status, "awaiting_external")))
-      .run();
-    if (res.changes === 0) return false;
-    writeAudit(tx, {
-      tenantId: job.tenantId,
-      sessionId: job.sessionId,
-      jobId,
-      kind: "external_result",
-      actorKeyId: p.keyId,
-      data: { tool: job.tool, isError: body.isError ?? false, resultDigest: inputDigest(result.content) },
-    });
-    return true;
+  const done = await deps.store.finishExternal(jobId, status, result, {
+    ...auditKeys(job),
+    kind: "external_result",
+    actorKeyId: p.keyId,
+    data: { tool: job.tool, isError: body.isError ?? false, resultDigest: inputDigest(result.content) },
   });
   if (!done) throw new ConflictError(`job ${jobId} is not awaiting an external result`);
-  deps.metrics.inc("toolshed_jobs_finished_total", { status });
+  deps.metrics.jobFinished(status);
   await publishState(deps, jobId);
   return toJobView(findJob(deps.db, jobId)!);
 }

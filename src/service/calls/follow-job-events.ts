@@ -3,10 +3,12 @@
  * stream has expired or misses the end, the stored final result closes it, so a client always
  * gets a `result` event for a finished job.
  */
+
+import { isTerminal } from "../../contracts/job.js";
 import { ValidationError } from "../../errors.js";
 import type { JobEvent, ServiceDeps } from "../ports.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
-import { findJob, isTerminal, loadJob } from "./job-view.js";
+import { findJob, loadJob } from "./job-view.js";
 
 /** A stream event, or a `ping` when nothing happened for a while (keeps proxies from timing out). */
 export type FollowedEvent = JobEvent | { type: "ping" };

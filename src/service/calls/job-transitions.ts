@@ -1,26 +1,14 @@
 /** Putting a job in its session's queue order and handing it to the queue. */
-import { and, eq, sql } from "drizzle-orm";
+
+import { isTerminal } from "../../contracts/job.js";
 import type { Db } from "../../db/open.js";
-import { audit, type JobStatus, jobs, type StoredResult, sessions } from "../../db/schema.js";
+import type { JobRow, JobStatus, StoredResult } from "../../db/schema.js";
 import { asUnavailable, UnavailableError } from "../../errors.js";
-import { nowIso } from "../clock.js";
+import type { Logger } from "../../log.js";
 import type { ServiceDeps } from "../ports.js";
 import { fairPriority } from "./fair-priority.js";
-import { findJob, isTerminal } from "./job-view.js";
 
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
-
-/** The session's next queue position; a job's `seq` is given when it enters the queue. */
-export function takeSeq(tx: Tx | Db, sessionId: string): number {
-  const row = tx
-    .update(sessions)
-    .set({ nextSeq: sql`${sessions.nextSeq} + 1`, lastUsedAt: nowIso() })
-    .where(eq(sessions.id, sessionId))
-    .returning({ next: sessions.nextSeq })
-    .get();
-  if (!row) throw new Error(`session ${sessionId} vanished`);
-  return row.next - 1;
-}
 
 /**
  * Enqueues a job that was `queued` before this request (an approved call). If the queue is
@@ -40,7 +28,7 @@ export async function enqueueOrReconcile(deps: Pick<ServiceDeps, "db" | "queue" 
  * claimed it (the add reached Redis after all): then it runs and is answered as usual.
  */
 export async function enqueueOrWithdraw(
-  deps: Pick<ServiceDeps, "db" | "queue" | "logger" | "readiness">,
+  deps: Pick<ServiceDeps, "db" | "store" | "queue" | "logger" | "readiness">,
   jobId: string,
 ) {
   try {
@@ -49,14 +37,7 @@ export async function enqueueOrWithdraw(
       deps.queue.enqueue(jobId, { priority: fairPriority(deps.db, jobId) }),
     );
   } catch (err) {
-    const withdrawn = deps.db.transaction((tx) => {
-      const gone = tx
-        .delete(jobs)
-        .where(and(eq(jobs.id, jobId), eq(jobs.status, "queued")))
-        .run();
-      if (gone.changes > 0) tx.delete(audit).where(eq(audit.jobId, jobId)).run();
-      return gone.changes > 0;
-    });
+    const withdrawn = await deps.store.withdrawQueued(jobId);
     deps.logger.warn({ err, jobId, withdrawn }, "enqueue failed");
     if (withdrawn)
       throw asUnavailable(err) ?? new UnavailableError("the job could not be queued; retry shortly");
@@ -65,38 +46,34 @@ export async function enqueueOrWithdraw(
 
 /**
  * Stores a final status and result, unless the job already reached a final status; the running
- * attempt (if any) is closed with the same outcome.
+ * attempt (if any) is closed with the same outcome. False when it was already final.
  */
 export function finishJob(
-  db: Db,
+  deps: Pick<ServiceDeps, "store">,
   jobId: string,
   status: JobStatus,
   result: StoredResult,
   error?: string,
-): boolean {
-  const now = nowIso();
-  const res = db
-    .update(jobs)
-    .set({ status, result, finishedAt: now, error: error ?? null, attempts: closeLastAttempt(now, status) })
-    .where(
-      sql`${jobs.id} = ${jobId} and ${jobs.status} not in ('succeeded','failed','denied','cancelled','interrupted')`,
-    )
-    .run();
-  return res.changes > 0;
-}
-
-/** SQL that sets endedAt and outcome on the last attempt still open (JSON in place, one statement). */
-export function closeLastAttempt(endedAt: string, outcome: string) {
-  return sql`case when json_array_length(coalesce(${jobs.attempts}, '[]')) > 0
-    and json_extract(${jobs.attempts}, '$[#-1].endedAt') is null
-    then json_set(${jobs.attempts}, '$[#-1].endedAt', ${endedAt}, '$[#-1].outcome', ${outcome})
-    else ${jobs.attempts} end`;
+): Promise<boolean> {
+  return deps.store.finish(jobId, status, result, error);
 }
 
 /** Appends the job's status (and result when final) to its event stream; never throws. */
-export async function publishState(deps: Pick<ServiceDeps, "events" | "logger" | "db">, jobId: string) {
-  const row = findJob(deps.db, jobId);
-  if (!row) return;
+export async function publishState(deps: Pick<ServiceDeps, "events" | "logger" | "store">, jobId: string) {
+  const row = await deps.store.findJob(jobId);
+  if (row) await publishRow(deps, row);
+}
+
+/**
+ * publishState for a row the caller just read: the events are handed to the bus before this
+ * returns its promise, so an append or enqueue the caller issues next goes out after them.
+ */
+export async function publishRow(
+  deps: Pick<ServiceDeps, "events" | "logger">,
+  row: Pick<JobRow, "id" | "tenantId" | "sessionId" | "tool" | "status" | "traceId" | "result">,
+) {
+  const jobId = row.id;
+  logTransition(deps.logger, row);
   try {
     const events: { type: "status" | "result"; data: unknown }[] = [
       { type: "status", data: { status: row.status } },
@@ -108,4 +85,16 @@ export async function publishState(deps: Pick<ServiceDeps, "events" | "logger" |
   } catch (err) {
     deps.logger.warn({ err, jobId }, "publishing job events failed");
   }
+}
+
+/** The job-transition log line: which job, whose, which tool, the status it reached, its trace. */
+export function logTransition(
+  logger: Logger,
+  row: Pick<JobRow, "id" | "tenantId" | "sessionId" | "tool" | "status" | "traceId">,
+): void {
+  const { id: jobId, tenantId, sessionId, tool, status } = row;
+  logger.info(
+    { jobId, tenantId, sessionId, tool, status, traceId: row.traceId ?? undefined },
+    "job transition",
+  );
 }

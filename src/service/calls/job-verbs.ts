@@ -1,18 +1,10 @@
 /** Job verbs for callers: read, wait, cancel (the dry-run decision lives in decide.ts). */
-import { eq } from "drizzle-orm";
-import { jobs } from "../../db/schema.js";
+
+import { isTerminal, type JobView } from "../../contracts/job.js";
 import type { ServiceDeps } from "../ports.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
 import { finishJob, publishState } from "./job-transitions.js";
-import {
-  findJob,
-  isTerminal,
-  type JobView,
-  loadJob,
-  PENDING_WORK,
-  textResult,
-  toJobView,
-} from "./job-view.js";
+import { findJob, loadJob, PENDING_WORK, textResult, toJobView } from "./job-view.js";
 
 export function getJob(deps: Pick<ServiceDeps, "db">, p: Principal, jobId: string): JobView {
   requireRole(p, ["agent", "tenant_admin"]);
@@ -54,12 +46,12 @@ export async function cancelJob(deps: ServiceDeps, p: Principal, jobId: string):
   requireRole(p, ["agent", "tenant_admin"]);
   const row = loadJob(deps.db, p, jobId);
   if (isTerminal(row.status)) return toJobView(row);
-  deps.db.update(jobs).set({ cancelRequested: true }).where(eq(jobs.id, jobId)).run();
+  await deps.store.requestCancel(jobId);
   if (row.status === "running") {
     await deps.cancels.requestCancel(jobId);
   } else {
     const text = "The tool call was cancelled before it started.";
-    if (finishJob(deps.db, jobId, "cancelled", textResult(text, "interrupted"))) {
+    if (await finishJob(deps, jobId, "cancelled", textResult(text, "interrupted"))) {
       await deps.queue.discard(jobId).catch(() => undefined);
       await publishState(deps, jobId);
     }

@@ -1,37 +1,15 @@
-/** The API's `job` shape, and the status groups the verbs reason about. */
+/** Rows to the API's `job` shape (declared in contracts/job.ts), and the status groups the verbs reason about. */
 
+import type { JobStatus, JobView, StoredResult } from "../../contracts/job.js";
 import type { Db } from "../../db/open.js";
 import { preparedFor } from "../../db/prepared.js";
-import type { JobAttempt, JobRow, JobStatus, StoredDecision, StoredResult } from "../../db/schema.js";
+import type { JobRow } from "../../db/schema.js";
 import { NotFoundError } from "../../errors.js";
 import type { Principal } from "../tenancy/principal.js";
 import { requireTenant } from "../tenancy/principal.js";
 
-export interface JobView {
-  id: string;
-  sessionId: string;
-  tool: string;
-  input: Record<string, unknown>;
-  status: JobStatus;
-  decision: StoredDecision;
-  result?: StoredResult;
-  idempotencyKey?: string;
-  /** The key that answered the approval, or "expiry". */
-  approvedBy?: string;
-  /** When a pending approval will be denied unanswered. */
-  approvalExpiresAt?: string;
-  createdAt: string;
-  startedAt?: string;
-  finishedAt?: string;
-  /** Each time a worker took the job (more than one after a crash or a sandbox restart). */
-  attempts?: JobAttempt[];
-}
-
-export const TERMINAL: readonly JobStatus[] = ["succeeded", "failed", "denied", "cancelled", "interrupted"];
 /** Statuses in which nothing happens until someone answers or a worker finishes. */
 export const PENDING_WORK: readonly JobStatus[] = ["queued", "running"];
-
-export const isTerminal = (s: JobStatus) => TERMINAL.includes(s);
 
 export function toJobView(row: JobRow): JobView {
   return {

@@ -5,10 +5,12 @@
  */
 import { createHash } from "node:crypto";
 import { and, eq } from "drizzle-orm";
+import type { JobView } from "../../contracts/job.js";
 import type { Db } from "../../db/open.js";
 import type { JobRow, JobStatus, SessionRow, StoredDecision, StoredResult } from "../../db/schema.js";
 import { jobs } from "../../db/schema.js";
 import { ConflictError } from "../../errors.js";
+import { currentLogContext } from "../../log.js";
 import type { ToolInput } from "../../permission/types.js";
 import type { ToolBase } from "../../toolkit/tool-base.js";
 import type { McpToolSet } from "../../toolkit/tool-group.js";
@@ -19,10 +21,10 @@ import { inactiveCall, resolveSessionTool, sessionMcpTools } from "../sessions/t
 import { type Principal, requireRole } from "../tenancy/principal.js";
 import { checkCallQuotas } from "../tenancy/quotas.js";
 import { readTenantSettings } from "../tenancy/tenant-settings.js";
-import { canonicalJson, inputDigest, writeAudit } from "./audit.js";
+import { canonicalJson, decisionAudit } from "./audit.js";
 import { decideCall } from "./decide.js";
-import { enqueueOrWithdraw, publishState, type Tx, takeSeq } from "./job-transitions.js";
-import { type JobView, textResult, toJobView } from "./job-view.js";
+import { enqueueOrWithdraw, publishRow } from "./job-transitions.js";
+import { textResult, toJobView } from "./job-view.js";
 import { validateToolInput } from "./tool-input.js";
 
 export interface SubmitCallInput {
@@ -65,14 +67,18 @@ export async function submitCall(
   row.requestHash = requestHash;
   // Re-checked inside the write: a concurrent submit with the same key may have won meanwhile
   // (in another process the unique index is what stops it).
-  const raced = insertUnlessKeyTaken(deps, p, session, row);
+  const raced = await insertUnlessKeyTaken(deps, p, row);
   if (raced) return { job: sameRequest(raced, requestHash), created: false };
   // Never throws; bounded so that a Redis hanging just now costs a second, not its timeout.
-  // Not awaited before the enqueue (one round trip less per call): the event is written to the
-  // command connection before the add, and the queue and the bus share that connection (cli/serve),
-  // which Redis serves in order, so no worker, in any process, sees the job before `queued` is in
-  // its stream. Were they ever split, this would have to await the event first.
-  const published = deps.readiness.bound("redis", publishState(deps, row.id)).catch(() => undefined);
+  // Not awaited before the enqueue (one round trip less per call): the row is read first, so the
+  // event is written to the command connection before the add, and the queue and the bus share
+  // that connection (cli/compose), which Redis serves in order, so no worker, in any process, sees
+  // the job before `queued` is in its stream. Were they ever split, this would have to await the
+  // event first.
+  const stored = await deps.store.findJob(row.id);
+  const published = stored
+    ? deps.readiness.bound("redis", publishRow(deps, stored)).catch(() => undefined)
+    : undefined;
   if (row.status === "queued") await enqueueOrWithdraw(deps, row.id);
   await published;
   deps.metrics.inc("toolshed_calls_submitted_total", { behavior: row.decision.behavior });
@@ -81,43 +87,11 @@ export async function submitCall(
 
 /** Inserts the job and its audit entry; returns the job that holds the key when one does. */
 function insertUnlessKeyTaken(
-  deps: Pick<ServiceDeps, "db">,
+  deps: Pick<ServiceDeps, "store">,
   p: Principal,
-  session: SessionRow,
   row: JobRow,
-): JobRow | undefined {
-  const key = row.idempotencyKey ?? undefined;
-  try {
-    return deps.db.transaction((tx) => {
-      const dup = findByKey(tx, session.id, key);
-      if (dup) return dup;
-      if (row.status === "queued") row.seq = takeSeq(tx, session.id);
-      tx.insert(jobs).values(row).run();
-      const data = {
-        tool: row.tool,
-        inputDigest: inputDigest(row.input),
-        status: row.status,
-        decision: row.decision,
-      };
-      writeAudit(tx, {
-        tenantId: session.tenantId,
-        sessionId: session.id,
-        jobId: row.id,
-        kind: "decision",
-        actorKeyId: p.keyId,
-        data,
-      });
-      return undefined;
-    });
-  } catch (err) {
-    const dup = isUniqueViolation(err) ? findByKey(deps.db, session.id, key) : undefined;
-    if (dup) return dup;
-    throw err;
-  }
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  return (err as { code?: unknown } | null)?.code === "SQLITE_CONSTRAINT_UNIQUE";
+): Promise<JobRow | undefined> {
+  return deps.store.insertJob(row, decisionAudit(p.keyId, row));
 }
 
 /** `{tool, input}` as canonical JSON, hashed: what an idempotency key stands for. */
@@ -193,6 +167,8 @@ function newJobRow(
     result: plan.result,
     idempotencyKey: idempotencyKey ?? null,
     requestHash: null,
+    // The worker logs the job under the trace of the request that submitted it.
+    traceId: currentLogContext().traceId ?? null,
     seq: null,
     concurrencySafe: plan.tool.isConcurrencySafe,
     cancelRequested: false,
@@ -207,7 +183,7 @@ function newJobRow(
   };
 }
 
-function findByKey(db: Db | Tx, sessionId: string, key: string | undefined): JobRow | undefined {
+function findByKey(db: Db, sessionId: string, key: string | undefined): JobRow | undefined {
   if (!key) return undefined;
   return db
     .select()

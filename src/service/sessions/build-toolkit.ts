@@ -75,7 +75,7 @@ export function buildTenantToolkit(
     builtins: [...builtins],
     basicTools: session?.tools ?? undefined,
     externalTools: config.externalTools,
-    groups: config.groups.map((g) => ({ ...g, instructions: g.instructions ?? null })),
+    groups: config.groups,
     skills: config.skills,
     basicSkills: session?.skills ?? undefined,
     mcps,

@@ -168,12 +168,15 @@ export interface McpRuntime {
   clients: McpClients;
 }
 
-/** Builds the runtime over `<dataDir>/secret.key`; close `clients` on shutdown. */
+/**
+ * Builds the runtime over the configured secret key (shared by every process), else over
+ * `<dataDir>/secret.key`; close `clients` on shutdown.
+ */
 export function createMcpRuntime(
-  deps: { db: Db; logger: Logger; dataDir: string; egress: EgressPolicy },
+  deps: { db: Db; logger: Logger; dataDir: string; secretKey?: Buffer; egress: EgressPolicy },
   opts: McpClientsOptions = {},
 ): McpRuntime {
-  const secrets = SecretBox.fromDataDir(deps.dataDir);
+  const secrets = deps.secretKey ? SecretBox.fromKey(deps.secretKey) : SecretBox.fromDataDir(deps.dataDir);
   const { db, logger, egress } = deps;
   return { secrets, egress, clients: new McpClients({ db, logger, secrets, egress }, opts) };
 }

@@ -4,13 +4,13 @@
  * `POST /v1/sessions/{sid}/calls`), waited for and turned into MCP call results.
  */
 import type { CallToolResult, Tool as McpToolDef, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { JobView } from "../../contracts/job.js";
 import type { StoredResult } from "../../db/schema.js";
 import { AppError, ValidationError } from "../../errors.js";
 import { McpTool } from "../../toolkit/mcp/mcp-tool.js";
 import type { ToolBase } from "../../toolkit/tool-base.js";
 import { answerApproval } from "../calls/answer-approval.js";
 import { cancelJob, waitForJob } from "../calls/job-verbs.js";
-import type { JobView } from "../calls/job-view.js";
 import { submitCall } from "../calls/submit-call.js";
 import type { ServiceDeps } from "../ports.js";
 import type { Principal } from "../tenancy/principal.js";

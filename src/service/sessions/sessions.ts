@@ -1,6 +1,7 @@
 /** Session verbs: a session is a tenant's sandbox plus its mode, directories and rules. */
 
 import { and, eq, inArray } from "drizzle-orm";
+import type { SessionView } from "../../contracts/session.js";
 import type { Db } from "../../db/open.js";
 import { preparedFor } from "../../db/prepared.js";
 import { jobs, readCache, type SessionRow, sessions } from "../../db/schema.js";
@@ -17,24 +18,10 @@ import { assertModeAllowed } from "../tenancy/tenant-settings.js";
 import { getSkillRecords } from "../tool-config/tenant-skill-loader.js";
 import { getToolGroups } from "./build-toolkit.js";
 
-export interface SessionView {
-  id: string;
-  mode: PermissionMode;
-  cwd: string;
-  home: string;
-  workingDirectories: string[];
-  status: "active";
-  rules: { allow: string[]; deny: string[]; ask: string[] };
-  /** The tools this session offers. */
-  tools: string[];
-  createdAt: string;
-  lastUsedAt: string;
-}
-
 export function toSessionView(row: SessionRow, registry: ToolRegistry): SessionView {
   return {
     id: row.id,
-    mode: row.mode as PermissionMode,
+    mode: row.mode,
     cwd: row.cwd,
     home: row.home,
     workingDirectories: row.workingDirectories,

@@ -26,7 +26,8 @@ import { loadSession } from "./sessions.js";
 export type SessionTools = SessionToolListing;
 
 /** Listing also needs the MCP runtime and the sandboxes (stdio servers are listed in the sandbox). */
-export type SessionToolsDeps = SessionToolkitDeps & Pick<ServiceDeps, "mcp" | "sandboxes" | "skillFiles">;
+export type SessionToolsDeps = SessionToolkitDeps &
+  Pick<ServiceDeps, "mcp" | "sandboxes" | "skillFiles" | "secrets">;
 
 /** The tenant's MCP tool sets for `session`, for callers of `resolveSessionTool`. */
 export function sessionMcpTools(

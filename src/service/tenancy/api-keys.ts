@@ -1,6 +1,7 @@
 /** API keys: created (secret shown once), revoked, authenticated by hash; the bootstrap admin key. */
 import { createHash, randomBytes } from "node:crypto";
 import { and, eq, isNull } from "drizzle-orm";
+import type { KeyView } from "../../contracts/tenant.js";
 import type { Db } from "../../db/open.js";
 import { preparedFor } from "../../db/prepared.js";
 import { apiKeys, type KeyRole } from "../../db/schema.js";
@@ -110,14 +111,6 @@ export function ensureAdminKey(deps: { db: Db }, configured: string | undefined)
     })
     .run();
   return key;
-}
-
-export interface KeyView {
-  id: string;
-  role: KeyRole;
-  name: string | null;
-  createdAt: string;
-  revokedAt: string | null;
 }
 
 /** The tenant's keys without secrets or hashes (revoked ones included, marked). */

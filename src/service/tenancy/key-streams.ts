@@ -37,6 +37,12 @@ export class KeyStreams {
     this.stopIfIdle();
   }
 
+  /** At shutdown: forgets every stream (their owners close them) and stops the re-check. */
+  close(): void {
+    this.open.clear();
+    this.stopIfIdle();
+  }
+
   private untrack(keyId: string, onRevoke: () => void): void {
     const set = this.open.get(keyId);
     set?.delete(onRevoke);

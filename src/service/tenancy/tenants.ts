@@ -1,16 +1,12 @@
 /** Tenant verbs: create (platform admin only) and lookup. */
 import { eq } from "drizzle-orm";
+import type { TenantView } from "../../contracts/tenant.js";
 import type { Db } from "../../db/open.js";
 import { tenants } from "../../db/schema.js";
 import { NotFoundError } from "../../errors.js";
 import { nowIso } from "../clock.js";
 import { newId } from "../ids.js";
 import { type Principal, requireRole, requireTenant } from "./principal.js";
-
-export interface TenantView {
-  id: string;
-  name: string;
-}
 
 export function createTenant(deps: { db: Db }, p: Principal, input: { name: string }): TenantView {
   requireRole(p, []);

@@ -11,6 +11,7 @@ import { externalTool } from "../../toolkit/external-tool.js";
 import { nowIso } from "../clock.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
 import { loadTenant } from "../tenancy/tenants.js";
+import { schemaProblem } from "./json-schema.js";
 import { invalidateTenantConfig } from "./tenant-config-cache.js";
 
 export type { ExternalToolDef } from "../../db/schema.js";
@@ -63,6 +64,8 @@ function assertValidDefs(tools: readonly ExternalToolDef[], builtins: readonly s
     } catch (err) {
       details.push({ path: `[${i}]`, message: (err as Error).message });
     }
+    const problem = schemaProblem(def.inputSchema);
+    if (problem) details.push({ path: `[${i}].inputSchema`, message: problem });
     if (seen.has(def.name))
       details.push({ path: `[${i}].name`, message: `duplicate tool name '${def.name}'` });
     if (builtinNames.includes(def.name) || def.name.startsWith("mcp__")) {

@@ -1,95 +1,116 @@
 /**
- * A small JSON-schema validator for the subset tool schemas use: type, enum, const, required,
- * properties, additionalProperties, items, minimum/maximum, minLength/maxLength, anyOf/oneOf.
- * Issues carry the path (`input.file_path`, `input.items[0]`).
+ * Tool input schemas checked with Ajv (draft-07 by default, 2020-12 when the schema says so, with
+ * `ajv-formats`): every keyword a tenant may write (`pattern`, `minItems`, `$ref`, …) is honoured.
+ * Issues carry the path in the API's form (`input.file_path`, `input.items[0]`).
  */
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
 import type { ErrorDetail } from "../../errors.js";
 
 type Schema = Record<string, unknown>;
 
-function typeOf(v: unknown): string {
-  if (v === null) return "null";
-  if (Array.isArray(v)) return "array";
-  if (typeof v === "number") return Number.isInteger(v) ? "integer" : "number";
-  return typeof v;
+// ajv-formats is CommonJS with a default export; under NodeNext its namespace is what we get.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv | Ajv2020) => void;
+
+// Tool schemas come from models' ecosystems (MCP servers, tenants): unknown keywords are
+// annotations there, so strict mode is off; every error is collected for the 400's details.
+const OPTIONS = { strict: false, allErrors: true, logger: false } as const;
+const draft7 = new Ajv(OPTIONS);
+const draft2020 = new Ajv2020(OPTIONS);
+addFormats(draft7);
+addFormats(draft2020);
+
+const DRAFT_2020 = /json-schema\.org\/draft\/(2019-09|2020-12)\/schema/;
+
+/** Compiled validators by schema text; bounded, oldest dropped first. */
+const compiled = new Map<string, ValidateFunction>();
+const MAX_COMPILED = 1000;
+
+/** The compiled validator, or throws Ajv's reason when the schema itself is invalid. */
+function validatorFor(schema: Schema): ValidateFunction {
+  const key = JSON.stringify(schema);
+  const hit = compiled.get(key);
+  if (hit) return hit;
+  const uses2020 = typeof schema.$schema === "string" && DRAFT_2020.test(schema.$schema);
+  // A `$schema` Ajv does not know would make it refuse the schema; the keywords are what count.
+  const { $schema: _ignored, ...rest } = schema;
+  const fn = uses2020 ? draft2020.compile(rest) : draft7.compile(rest);
+  if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value as string);
+  compiled.set(key, fn);
+  return fn;
 }
 
-function typeMatches(expected: string, v: unknown): boolean {
-  const actual = typeOf(v);
-  return expected === actual || (expected === "number" && actual === "integer");
+/** Why `schema` cannot be used as a tool's input schema, or undefined when it can. */
+export function schemaProblem(schema: Schema): string | undefined {
+  try {
+    validatorFor(schema);
+    return undefined;
+  } catch (err) {
+    return `invalid JSON schema: ${(err as Error).message}`;
+  }
+}
+
+/** Validates `value` against `schema`; returns every issue found (empty when valid). */
+export function validateJsonSchema(schema: Schema, value: unknown, path = ""): ErrorDetail[] {
+  let validate: ValidateFunction;
+  try {
+    validate = validatorFor(schema);
+  } catch (err) {
+    return [{ path, message: `the tool's input schema cannot be used: ${(err as Error).message}` }];
+  }
+  if (validate(value)) return [];
+  const errors = withoutBranchNoise(validate.errors ?? []);
+  const seen = new Set<string>();
+  const issues: ErrorDetail[] = [];
+  for (const e of errors) {
+    const issue = toIssue(e, value, path);
+    const key = `${issue.path}\0${issue.message}`;
+    if (!seen.has(key)) issues.push(issue);
+    seen.add(key);
+  }
+  return issues;
+}
+
+/** An `anyOf`/`oneOf` that failed reports once, not once per branch it tried. */
+function withoutBranchNoise(errors: ErrorObject[]): ErrorObject[] {
+  const branches = errors.filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf");
+  return errors.filter((e) => !branches.some((b) => b !== e && e.schemaPath.startsWith(`${b.schemaPath}/`)));
+}
+
+function toIssue(e: ErrorObject, value: unknown, base: string): ErrorDetail {
+  const at = apiPath(e.instancePath, value, base);
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case "required":
+      return { path: join(at, String(p.missingProperty)), message: "is required" };
+    case "additionalProperties":
+      return { path: join(at, String(p.additionalProperty)), message: "is not an allowed property" };
+    case "enum":
+      return {
+        path: at,
+        message: `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`,
+      };
+    case "anyOf":
+    case "oneOf":
+      return { path: at, message: "does not match any allowed shape" };
+    case "pattern":
+      return { path: at, message: `must match the pattern ${String(p.pattern)}` };
+    default:
+      return { path: at, message: e.message ?? `fails ${e.keyword}` };
+  }
 }
 
 const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
 
-/** Validates `value` against `schema`; returns every issue found (empty when valid). */
-export function validateJsonSchema(schema: Schema, value: unknown, path = ""): ErrorDetail[] {
-  const issues: ErrorDetail[] = [];
-  const add = (message: string, at = path) => issues.push({ path: at, message });
-
-  for (const key of ["anyOf", "oneOf"] as const) {
-    const options = schema[key];
-    if (
-      Array.isArray(options) &&
-      !options.some((s) => validateJsonSchema(s as Schema, value, path).length === 0)
-    ) {
-      add("does not match any allowed shape");
-      return issues;
-    }
+/** `/items/0/name` → `input.items[0].name`: array indexes in brackets, looked up in the value. */
+function apiPath(pointer: string, value: unknown, base: string): string {
+  let path = base;
+  let node = value;
+  for (const raw of pointer.split("/").slice(1)) {
+    const key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    path = Array.isArray(node) ? `${path}[${key}]` : join(path, key);
+    node = typeof node === "object" && node !== null ? (node as Record<string, unknown>)[key] : undefined;
   }
-  const types = schema.type === undefined ? [] : [schema.type].flat().map(String);
-  if (types.length > 0 && !types.some((t) => typeMatches(t, value))) {
-    add(`expected ${types.join(" or ")}, got ${typeOf(value)}`);
-    return issues;
-  }
-  if (Array.isArray(schema.enum) && !schema.enum.some((e) => e === value)) {
-    add(`must be one of ${schema.enum.map((e) => JSON.stringify(e)).join(", ")}`);
-  }
-  if ("const" in schema && schema.const !== value) add(`must be ${JSON.stringify(schema.const)}`);
-  if (typeof value === "number") checkNumber(schema, value, add);
-  if (typeof value === "string") checkString(schema, value, add);
-  if (Array.isArray(value) && schema.items && typeof schema.items === "object") {
-    value.forEach((item, i) => {
-      issues.push(...validateJsonSchema(schema.items as Schema, item, `${path}[${i}]`));
-    });
-  }
-  if (typeOf(value) === "object") issues.push(...checkObject(schema, value as Record<string, unknown>, path));
-  return issues;
-}
-
-function checkNumber(schema: Schema, v: number, add: (m: string) => void): void {
-  if (typeof schema.minimum === "number" && v < schema.minimum) add(`must be >= ${schema.minimum}`);
-  if (typeof schema.maximum === "number" && v > schema.maximum) add(`must be <= ${schema.maximum}`);
-  if (typeof schema.exclusiveMinimum === "number" && v <= schema.exclusiveMinimum) {
-    add(`must be > ${schema.exclusiveMinimum}`);
-  }
-  if (typeof schema.exclusiveMaximum === "number" && v >= schema.exclusiveMaximum) {
-    add(`must be < ${schema.exclusiveMaximum}`);
-  }
-}
-
-function checkString(schema: Schema, v: string, add: (m: string) => void): void {
-  if (typeof schema.minLength === "number" && v.length < schema.minLength) {
-    add(`must be at least ${schema.minLength} characters`);
-  }
-  if (typeof schema.maxLength === "number" && v.length > schema.maxLength) {
-    add(`must be at most ${schema.maxLength} characters`);
-  }
-}
-
-function checkObject(schema: Schema, obj: Record<string, unknown>, path: string): ErrorDetail[] {
-  const issues: ErrorDetail[] = [];
-  const props = (schema.properties ?? {}) as Record<string, Schema>;
-  for (const name of (schema.required ?? []) as string[]) {
-    if (obj[name] === undefined) issues.push({ path: join(path, name), message: "is required" });
-  }
-  for (const [name, v] of Object.entries(obj)) {
-    const sub = props[name];
-    if (sub) issues.push(...validateJsonSchema(sub, v, join(path, name)));
-    else if (schema.additionalProperties === false) {
-      issues.push({ path: join(path, name), message: "is not an allowed property" });
-    } else if (typeof schema.additionalProperties === "object" && schema.additionalProperties !== null) {
-      issues.push(...validateJsonSchema(schema.additionalProperties as Schema, v, join(path, name)));
-    }
-  }
-  return issues;
+  return path;
 }

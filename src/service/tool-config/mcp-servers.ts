@@ -4,6 +4,7 @@
  */
 
 import { and, eq } from "drizzle-orm";
+import type { McpServerInput, McpServerView } from "../../contracts/tool-config.js";
 import type { Db } from "../../db/open.js";
 import { mcpServers } from "../../db/schema.js";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors.js";
@@ -17,42 +18,6 @@ import { invalidateTenantConfig } from "./tenant-config-cache.js";
 
 /** Per-tenant bound: every server may be listed on each session's tool build. */
 export const MAX_MCP_SERVERS = 50;
-
-/** What a tenant admin posts. */
-export type McpServerInput =
-  | {
-      name: string;
-      transport: "http";
-      url: string;
-      headers?: Record<string, string>;
-      stateful?: boolean;
-      enableTools?: string[];
-      disableTools?: string[];
-    }
-  | {
-      name: string;
-      transport: "stdio";
-      command: string;
-      args?: string[];
-      env?: Record<string, string>;
-      enableTools?: string[];
-      disableTools?: string[];
-    };
-
-/** What the API returns: never a header or env value. */
-export interface McpServerView {
-  name: string;
-  transport: "http" | "stdio";
-  url: string | null;
-  command: string | null;
-  args: string[] | null;
-  stateful: boolean;
-  enableTools: string[] | null;
-  disableTools: string[] | null;
-  hasHeaders: boolean;
-  hasEnv: boolean;
-  createdAt: string;
-}
 
 /** A stored server, decrypted, for the runtime; `version` changes when it is re-created. */
 export interface StoredMcpServer {

@@ -5,6 +5,7 @@
  */
 
 import { and, eq } from "drizzle-orm";
+import type { SkillView } from "../../contracts/tool-config.js";
 import type { Db } from "../../db/open.js";
 import { skills } from "../../db/schema.js";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors.js";
@@ -23,14 +24,6 @@ import { type Principal, requireRole } from "../tenancy/principal.js";
 import { loadTenant } from "../tenancy/tenants.js";
 import type { SkillFiles } from "./skill-files.js";
 import { invalidateTenantConfig } from "./tenant-config-cache.js";
-
-export interface SkillView {
-  name: string;
-  description: string;
-  fileCount: number;
-  sizeBytes: number;
-  createdAt: string;
-}
 
 type Deps = { db: Db; tools: ToolRegistry; skillFiles: SkillFiles };
 

@@ -11,8 +11,9 @@ import type { ToolRunContext } from "../../toolkit/run-context.js";
 import type { ToolBase } from "../../toolkit/tool-base.js";
 import { BuiltinTool } from "../../toolkit/tools/builtin-tool.js";
 import { auditKeys, writeAudit } from "../calls/audit.js";
-import { finishJob, publishState } from "../calls/job-transitions.js";
+import { finishJob, publishRow, publishState } from "../calls/job-transitions.js";
 import { findJob, textResult } from "../calls/job-view.js";
+import { transferKind } from "../files/transfer-job.js";
 import type { ServiceDeps } from "../ports.js";
 import { acquireSessionSandbox } from "../sessions/acquire-sandbox.js";
 import { sessionToolkit } from "../sessions/build-toolkit.js";
@@ -21,6 +22,7 @@ import { setSessionCwd } from "../sessions/sessions.js";
 import { saveActiveGroups } from "../sessions/tool-list.js";
 import { type Claim, failJob, recordAttemptSandbox, wakeSuccessors } from "./claim-job.js";
 import { jobSandbox } from "./job-sandbox.js";
+import { runTransfer } from "./run-transfer.js";
 import { interruptedText, judgeTakeover } from "./takeover.js";
 
 type Running = Extract<Claim, { kind: "run" }>;
@@ -33,6 +35,8 @@ type Running = Extract<Claim, { kind: "run" }>;
  */
 export async function executeJob(deps: ServiceDeps, claim: Running, signal: AbortSignal): Promise<void> {
   const { job, session } = claim;
+  const transfer = transferKind(job.tool);
+  if (transfer) return runTransfer(deps, claim, transfer);
   const guard = new CrashGuard(job.id);
   let built: Awaited<ReturnType<typeof sessionToolkit>>;
   try {
@@ -45,14 +49,21 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
   const { toolkit, activeGroups } = built;
   // Events are published off the critical path, each sent at once (appends keep call order, see
   // JobEvents): the result's events then follow the chunks without waiting for their round trips.
-  let pending: Promise<unknown> = publishState(deps, job.id);
+  // The `running` row is read through the store first; whatever is sent after it is sent from
+  // callbacks on that read, which run in the order they were registered, so call order holds.
+  const running = deps.store.findJob(job.id);
+  let pending: Promise<unknown> = running
+    .then((row) => row && publishRow(deps, row))
+    .catch((err: unknown) => deps.logger.warn({ err, jobId: job.id }, "reading the running job failed"));
+  const afterRunning = (send: () => Promise<unknown>) => {
+    pending = Promise.all([pending, running.then(send).catch(() => undefined)]);
+  };
   const seen = new Set<string>();
   const publish = (chunk: ToolChunk) => {
     if (seen.has(chunk.id)) return;
     seen.add(chunk.id);
     const data = { content: chunk.content, state: chunk.state };
-    const sent = deps.events.append(job.id, { type: "chunk", data }).catch(() => undefined);
-    pending = Promise.all([pending, sent]);
+    afterRunning(() => deps.events.append(job.id, { type: "chunk", data }));
   };
   let unavailable: SandboxUnavailableError | undefined;
   const jsb = jobSandbox({
@@ -75,10 +86,12 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
   });
   if (verdict.kind === "interrupt") {
     await pending;
-    if (finishJob(deps.db, job.id, "interrupted", textResult(interruptedText(verdict.why), "interrupted"))) {
+    if (
+      await finishJob(deps, job.id, "interrupted", textResult(interruptedText(verdict.why), "interrupted"))
+    ) {
       const data = { outcome: "interrupted", why: verdict.why };
       writeAudit(deps.db, { ...auditKeys(job), kind: "attempt", actorKeyId: null, data });
-      deps.metrics.inc("toolshed_jobs_finished_total", { status: "interrupted" });
+      deps.metrics.jobFinished("interrupted", job);
       deps.logger.warn({ jobId: job.id, why: verdict.why }, "job interrupted, not run again");
       await publishState(deps, job.id);
     }
@@ -114,9 +127,9 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
   }
   const cancelled = signal.aborted || findJob(deps.db, job.id)?.cancelRequested === true;
   const status = statusOf(response, cancelled);
-  if (finishJob(deps.db, job.id, status, toResult(response))) {
-    deps.metrics.inc("toolshed_jobs_finished_total", { status });
-    pending = Promise.all([pending, publishState(deps, job.id)]);
+  if (await finishJob(deps, job.id, status, toResult(response))) {
+    deps.metrics.jobFinished(status, job);
+    afterRunning(() => publishState(deps, job.id));
   }
   await pending;
   // Stored: the executor may forget what it kept for this job.

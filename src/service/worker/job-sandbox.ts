@@ -10,7 +10,7 @@ export interface JobSandboxOptions {
   sessionId: string;
   acquire: () => Promise<Sandbox>;
   /** Called once with the executor instance, before the first operation is sent. */
-  onInstance: (instance: string) => void;
+  onInstance: (instance: string) => void | Promise<void>;
   /**
    * Ask the instance through a round trip (a takeover, where it decides what runs) rather than
    * take the last one that proved itself (a stale id there only makes a later takeover careful).
@@ -34,7 +34,7 @@ export function jobSandbox(opts: JobSandboxOptions): JobSandbox {
   const key = () => `${opts.jobId}:${n++}`;
   const open = async (): Promise<Sandbox> => {
     const sb = await opts.acquire();
-    if (sb.instanceId) opts.onInstance(await sb.instanceId({ live: opts.liveInstance }));
+    if (sb.instanceId) await opts.onInstance(await sb.instanceId({ live: opts.liveInstance }));
     ready = sb;
     return sb;
   };

@@ -1,8 +1,8 @@
 /**
- * SKILL.md parsing (docs/toolkit.md#skills): YAML front matter between `---` lines, of which only the
- * top-level `name` and `description` are read; the body is the rest, trimmed. A small YAML
- * subset: plain, quoted and block (`|`, `>`) scalars; nested values are skipped.
+ * SKILL.md parsing (docs/toolkit.md#skills): YAML front matter between `---` lines (read with the
+ * `yaml` library), of which only top-level scalars are kept; the body is the rest, trimmed.
  */
+import { parse } from "yaml";
 
 /** A parsed SKILL.md: front-matter scalars and the trimmed body. */
 export interface ParsedSkillMd {
@@ -10,11 +10,12 @@ export interface ParsedSkillMd {
   fields: Record<string, string>;
   body: string;
   hasFrontMatter: boolean;
+  /** Set when the front matter is not valid YAML (the parser's first line). */
+  error?: string;
 }
 
 const FENCE = /^---\s*$/;
 const END_FENCE = /^(---|\.\.\.)\s*$/;
-const KEY_LINE = /^([A-Za-z0-9_-]+):(?:\s+(.*))?$/;
 
 /** Splits front matter and body; text without a leading `---` line is all body. */
 export function parseSkillMd(text: string): ParsedSkillMd {
@@ -22,8 +23,10 @@ export function parseSkillMd(text: string): ParsedSkillMd {
   if (!FENCE.test(lines[0] ?? "")) return { fields: {}, body: text.trim(), hasFrontMatter: false };
   const end = lines.findIndex((line, i) => i > 0 && END_FENCE.test(line));
   if (end < 0) return { fields: {}, body: text.trim(), hasFrontMatter: false };
+  const { fields, error } = parseFields(lines.slice(1, end));
   return {
-    fields: parseFields(lines.slice(1, end)),
+    fields,
+    ...(error ? { error } : {}),
     body: lines
       .slice(end + 1)
       .join("\n")
@@ -32,50 +35,22 @@ export function parseSkillMd(text: string): ParsedSkillMd {
   };
 }
 
-function parseFields(lines: string[]): Record<string, string> {
-  const fields: Record<string, string> = {};
-  let i = 0;
-  while (i < lines.length) {
-    const match = KEY_LINE.exec(lines[i] ?? "");
-    i += 1;
-    if (!match) continue;
-    const [, key = "", rawValue = ""] = match;
-    const nested: string[] = [];
-    while (i < lines.length && (/^\s/.test(lines[i] ?? "") || lines[i] === "")) nested.push(lines[i++] ?? "");
-    const value = scalar(rawValue.trim(), nested);
-    if (value !== undefined) fields[key] = value;
+/**
+ * Top-level scalar entries of the front matter, parsed by `yaml` with the failsafe schema so that
+ * every scalar stays the text it was written as (`version: 1.0` is "1.0", not 1).
+ */
+function parseFields(lines: string[]): { fields: Record<string, string>; error?: string } {
+  let doc: unknown;
+  try {
+    doc = parse(lines.join("\n"), { schema: "failsafe" });
+  } catch (err) {
+    return { fields: {}, error: (err as Error).message.split("\n")[0] };
   }
-  return fields;
-}
-
-/** One scalar value, or undefined for nested mappings and lists. */
-function scalar(raw: string, more: string[]): string | undefined {
-  const block = /^([|>])[-+]?$/.exec(raw);
-  if (block) return blockScalar(block[1] === "|", more, raw.endsWith("+"), raw.endsWith("-"));
-  if (raw === "" || raw.startsWith("#")) return more.some((l) => l.trim()) ? undefined : "";
-  if (raw.startsWith('"')) return unquoteDouble(joinFolded(raw, more));
-  if (raw.startsWith("'")) return unquoteSingle(joinFolded(raw, more));
-  return joinFolded(raw.replace(/\s+#.*$/, ""), more);
-}
-
-function joinFolded(first: string, more: string[]): string {
-  return [first, ...more.map((l) => l.trim())].filter((l) => l !== "").join(" ");
-}
-
-function blockScalar(literal: boolean, lines: string[], keep: boolean, strip: boolean): string {
-  const indent = Math.min(...lines.filter((l) => l.trim()).map((l) => l.length - l.trimStart().length));
-  const body = lines.map((l) => l.slice(Number.isFinite(indent) ? indent : 0));
-  let text = literal ? body.join("\n") : body.join("\n").replace(/([^\n])\n(?=[^\n])/g, "$1 ");
-  text = text.replace(/\n+$/, "");
-  if (keep) return `${text}\n`;
-  return strip ? text : `${text}\n`;
-}
-
-function unquoteDouble(raw: string): string {
-  const inner = raw.replace(/^"/, "").replace(/"$/, "");
-  return inner.replace(/\\(["\\/nt])/g, (_, c: string) => ({ n: "\n", t: "\t" })[c] ?? c);
-}
-
-function unquoteSingle(raw: string): string {
-  return raw.replace(/^'/, "").replace(/'$/, "").replace(/''/g, "'");
+  const fields: Record<string, string> = {};
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) return { fields };
+  for (const [key, value] of Object.entries(doc)) {
+    if (typeof value === "string") fields[key] = value;
+    else if (value === null) fields[key] = "";
+  }
+  return { fields };
 }

@@ -28,6 +28,7 @@ export function checkSkillMeta(text: string, maxDescription = MAX_SKILL_DESCRIPT
       "SKILL.md must start with YAML front matter (between '---' lines) with name and description.";
     return { ok: false, problems: [problem] };
   }
+  if (parsed.error) return { ok: false, problems: [`The front matter is not valid YAML: ${parsed.error}`] };
   const problems: string[] = [];
   const name = parsed.fields.name?.trim() ?? "";
   const description = parsed.fields.description?.trim() ?? "";

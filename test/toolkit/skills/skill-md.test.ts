@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseSkillMd } from "../../../src/toolkit/skills/skill-md.js";
+import { checkSkillMeta } from "../../../src/toolkit/skills/skill-meta.js";
 
 describe("parseSkillMd", () => {
   it("reads name and description and trims the body", () => {
@@ -39,5 +40,20 @@ describe("parseSkillMd", () => {
   it("treats text without a closed front matter as all body", () => {
     expect(parseSkillMd("---\nname: x\n").hasFrontMatter).toBe(false);
     expect(parseSkillMd("# Title\n").body).toBe("# Title");
+  });
+
+  it("keeps quoted keys and scalars as written", () => {
+    const text = ["---", '"name": pdf', "'description': Fill forms", "version: 1.0", "---", "x"].join("\n");
+    expect(parseSkillMd(text).fields).toEqual({ name: "pdf", description: "Fill forms", version: "1.0" });
+  });
+
+  it("names invalid YAML instead of guessing", () => {
+    const parsed = parseSkillMd("---\nname: [x\n---\nbody");
+    expect(parsed.hasFrontMatter).toBe(true);
+    expect(parsed.error).toBeTruthy();
+    expect(checkSkillMeta("---\nname: [x\n---\nbody")).toMatchObject({
+      ok: false,
+      problems: [expect.stringMatching(/not valid YAML/)],
+    });
   });
 });

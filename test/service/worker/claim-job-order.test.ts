@@ -3,10 +3,10 @@
  * queue order, safe (read-only) calls may overlap each other, sessions are independent.
  */
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { finishJob } from "../../src/service/calls/job-transitions.js";
-import { claimJob } from "../../src/service/worker/claim-job.js";
-import { createApiTestApp, seedTenant } from "../support/harness.js";
-import { NullSandboxProvider } from "../support/null-sandbox.js";
+import { finishJob } from "../../../src/service/calls/job-transitions.js";
+import { claimJob } from "../../../src/service/worker/claim-job.js";
+import { createApiTestApp, seedTenant } from "../../support/harness.js";
+import { NullSandboxProvider } from "../../support/null-sandbox.js";
 
 let t: ReturnType<typeof createApiTestApp>;
 let agentKey: string;
@@ -32,7 +32,7 @@ async function submit(sid: string, tool: "Bash" | "Read"): Promise<string> {
   return res.body.job.id;
 }
 const kind = async (id: string) => (await claimJob(t.deps, id)).kind;
-const done = (id: string) => finishJob(t.deps.db, id, "succeeded", { content: [], state: "success" });
+const done = (id: string) => finishJob(t.deps, id, "succeeded", { content: [], state: "success" });
 
 it("unsafe calls of one session run alone and in submission order", async () => {
   const sid = await session();

@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import type { OpenedDb } from "../../src/db/open.js";
-import { apiKeys } from "../../src/db/schema.js";
-import { UnauthenticatedError } from "../../src/errors.js";
-import { authenticate, ensureAdminKey } from "../../src/service/tenancy/api-keys.js";
-import { openTestDb } from "../support/test-db.js";
+import type { OpenedDb } from "../../../src/db/open.js";
+import { apiKeys } from "../../../src/db/schema.js";
+import { UnauthenticatedError } from "../../../src/errors.js";
+import { authenticate, ensureAdminKey } from "../../../src/service/tenancy/api-keys.js";
+import { openTestDb } from "../../support/test-db.js";
 
 let dir: string;
 let store: OpenedDb;

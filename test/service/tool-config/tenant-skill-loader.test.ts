@@ -6,15 +6,15 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { sessions } from "../../src/db/schema.js";
-import { sessionToolkit } from "../../src/service/sessions/build-toolkit.js";
-import { TenantSkillLoader } from "../../src/service/tool-config/tenant-skill-loader.js";
-import { createHostContext } from "../../src/toolkit/host-context.js";
-import { LocalSkillLoader } from "../../src/toolkit/skills/local-skill-loader.js";
-import { Toolkit } from "../../src/toolkit/toolkit.js";
-import { createApiTestApp, seedTenant } from "../support/harness.js";
-import { NullSandboxProvider } from "../support/null-sandbox.js";
-import { cleanup, skillFolder, skillMd, textOf } from "../toolkit/skills/skill-folders.js";
+import { sessions } from "../../../src/db/schema.js";
+import { sessionToolkit } from "../../../src/service/sessions/build-toolkit.js";
+import { TenantSkillLoader } from "../../../src/service/tool-config/tenant-skill-loader.js";
+import { createHostContext } from "../../../src/toolkit/host-context.js";
+import { LocalSkillLoader } from "../../../src/toolkit/skills/local-skill-loader.js";
+import { Toolkit } from "../../../src/toolkit/toolkit.js";
+import { createApiTestApp, seedTenant } from "../../support/harness.js";
+import { NullSandboxProvider } from "../../support/null-sandbox.js";
+import { cleanup, skillFolder, skillMd, textOf } from "../../toolkit/skills/skill-folders.js";
 
 let t: ReturnType<typeof createApiTestApp>;
 let a: Awaited<ReturnType<typeof seedTenant>>;

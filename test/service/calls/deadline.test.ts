@@ -1,6 +1,6 @@
 /** `withDeadline`: a dependency that does not answer times out; a stalled event loop does not. */
 import { expect, it } from "vitest";
-import { withDeadline } from "../../src/service/calls/deadline.js";
+import { withDeadline } from "../../../src/service/calls/deadline.js";
 
 const timedOut = () => new Error("timed out");
 

@@ -6,16 +6,16 @@
 
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { externalTools, sessions, toolGroups } from "../../src/db/schema.js";
-import { ConflictError } from "../../src/errors.js";
+import { externalTools, sessions, toolGroups } from "../../../src/db/schema.js";
+import { ConflictError } from "../../../src/errors.js";
 import {
   listSessionTools,
   resolveSessionTool,
   saveActiveGroups,
-} from "../../src/service/sessions/tool-list.js";
-import { invalidateTenantConfig } from "../../src/service/tool-config/tenant-config-cache.js";
-import { createApiTestApp, seedTenant } from "../support/harness.js";
-import { NullSandboxProvider } from "../support/null-sandbox.js";
+} from "../../../src/service/sessions/tool-list.js";
+import { invalidateTenantConfig } from "../../../src/service/tool-config/tenant-config-cache.js";
+import { createApiTestApp, seedTenant } from "../../support/harness.js";
+import { NullSandboxProvider } from "../../support/null-sandbox.js";
 
 let t: ReturnType<typeof createApiTestApp>;
 let a: Awaited<ReturnType<typeof seedTenant>>;

@@ -1,0 +1,1 @@
+ALTER TABLE `tenant_settings` ADD `sandbox` text DEFAULT '{}' NOT NULL;

@@ -1,0 +1,43 @@
+/**
+ * W3C Trace Context (`traceparent: 00-<trace id>-<parent id>-<flags>`): a valid header continues
+ * the caller's trace; a missing or malformed one (wrong shape, version ff, all-zero ids) starts a
+ * new trace, as the recommendation says, rather than failing the request.
+ */
+import { randomBytes } from "node:crypto";
+
+export interface TraceContext {
+  traceId: string;
+  /** This request's own span id (the `parent-id` of what it calls). */
+  spanId: string;
+  flags: string;
+  /** The caller's span id, when the trace was continued. */
+  parentId?: string;
+}
+
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
+
+/** The caller's trace (when `header` is a valid traceparent) or a new one; always a new span. */
+export function traceFrom(header: string | undefined): TraceContext {
+  const spanId = randomHex(8);
+  const m = header ? TRACEPARENT.exec(header.trim()) : null;
+  if (m) {
+    const [, version, traceId, parentId, flags, rest] = m as unknown as string[];
+    // Version 00 has exactly four fields; a later version may append some, ff is forbidden.
+    const versionOk = version === "00" ? rest === undefined : version !== "ff";
+    if (versionOk && !/^0+$/.test(traceId!) && !/^0+$/.test(parentId!))
+      return { traceId: traceId!, spanId, flags: flags!, parentId: parentId! };
+  }
+  return { traceId: randomHex(16), spanId, flags: "00" };
+}
+
+/** The traceparent naming this request's span (sent back, and onward to whatever it calls). */
+export function formatTraceparent(t: TraceContext): string {
+  return `00-${t.traceId}-${t.spanId}-${t.flags}`;
+}
+
+function randomHex(bytes: number): string {
+  let hex = randomBytes(bytes).toString("hex");
+  // An all-zero id is invalid; astronomically unlikely, but cheap to rule out.
+  while (/^0+$/.test(hex)) hex = randomBytes(bytes).toString("hex");
+  return hex;
+}

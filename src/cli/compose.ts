@@ -1,0 +1,293 @@
+/**
+ * The composition root: reads nothing but the config it is given, builds every adapter and
+ * starts what the mode asks for, in this order (shutdown stops them in reverse):
+ *
+ *   database → redis → event bus → queue → sandboxes → mcp clients → key streams
+ *   → [worker modes] worker → approval sweeper → reconciler
+ *   → [api modes] session mcp endpoint → http server   ([worker mode] system http server)
+ *
+ * Each part is recorded by the `Lifecycle` as soon as it runs, so a start that fails half-way
+ * stops exactly what had started, and `stop()` a second time does nothing.
+ */
+import { join } from "node:path";
+import { serve } from "@hono/node-server";
+import { createApp, createSystemApp } from "../api/app.js";
+import type { Config } from "../config.js";
+import { openDb } from "../db/open.js";
+import { SqliteReadCache } from "../db/stores/read-cache-store.js";
+import { SqliteJobStore } from "../db/stores/sqlite-job-store.js";
+import { CALLS_QUEUE } from "../jobs/catalog.js";
+import { createBullQueue } from "../jobs/queue.js";
+import { startReconciler } from "../jobs/reconciler.js";
+import { RedisBus } from "../jobs/redis-bus.js";
+import { openRedis } from "../jobs/redis-connections.js";
+import { RedisRateLimiter } from "../jobs/redis-rate-limit.js";
+import { recoverJobs, startCallWorker } from "../jobs/worker.js";
+import { createLogger, type Logger } from "../log.js";
+import { SessionMcpEndpoint } from "../mcp-server/session-server.js";
+import { EgressPolicy } from "../net/egress-policy.js";
+import { DockerSandboxProvider } from "../sandbox/docker-provider.js";
+import { identitiesFrom, type SandboxProvider } from "../sandbox/sandbox.js";
+import { createApiPort } from "../service/api-port.js";
+import { startApprovalSweeper } from "../service/calls/approval-expiry.js";
+import { TransferDir } from "../service/files/transfer-dir.js";
+import { Metrics } from "../service/metrics.js";
+import type { ServiceDeps, ToolRegistry } from "../service/ports.js";
+import { Readiness } from "../service/readiness.js";
+import { SecretBox } from "../service/secret-box.js";
+import { createMcpRuntime, type McpClientsOptions } from "../service/sessions/mcp-clients.js";
+import { liveSessionIds } from "../service/sessions/sessions.js";
+import { ensureAdminKey } from "../service/tenancy/api-keys.js";
+import { KeyStreams } from "../service/tenancy/key-streams.js";
+import { SkillFiles } from "../service/tool-config/skill-files.js";
+import { announceAdminKey } from "./admin-key.js";
+import { requireSupportedDatabase } from "./database.js";
+import { Lifecycle } from "./lifecycle.js";
+import { loadBuiltinTools } from "./tools.js";
+
+export type ServeMode = "serve" | "api" | "worker";
+
+export interface StartOptions {
+  logger?: Logger;
+  /** Tests may swap the sandbox provider (API-shape tests only) or the tools. */
+  sandboxes?: SandboxProvider;
+  tools?: ToolRegistry;
+  /** `false` leaves tenants' MCP servers out (no routes, no MCP tools); an object tunes the clients. */
+  mcp?: false | McpClientsOptions;
+  /** How often pending approvals past their expiry are denied (worker modes; default 5 s). */
+  approvalSweepMs?: number;
+}
+
+export interface RunningService {
+  deps: ServiceDeps;
+  /** Set when the API runs. */
+  url?: string;
+  port?: number;
+  /** Set for a lone worker: its /healthz, /readyz and /metrics. */
+  workerUrl?: string;
+  /** The running parts in start order, and those stopped so far (in stop order). */
+  parts: { readonly started: readonly string[]; readonly stopped: readonly string[] };
+  /** Stops everything in reverse start order; a second call does nothing more. */
+  stop(opts?: { force?: boolean }): Promise<void>;
+}
+
+export async function startService(
+  config: Config,
+  mode: ServeMode,
+  opts: StartOptions = {},
+): Promise<RunningService> {
+  requireSupportedDatabase(config);
+  const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
+  const life = new Lifecycle(logger);
+  let forceStop = false;
+  try {
+    const { db, ping: pingDb, close } = openDb(join(config.DATA_DIR, "toolshed.db"));
+    life.started("database", close);
+    const generated = ensureAdminKey({ db }, config.TOOLSHED_ADMIN_KEY);
+    if (generated) announceAdminKey(config.DATA_DIR, generated, logger);
+
+    // Requests bound their Redis work by DEPENDENCY_TIMEOUT_MS (stall-proof); the connection's
+    // own command timeout is only a backstop against a Redis that hangs for good.
+    const redis = await openRedis(config.REDIS_URL, {
+      commandTimeoutMs: config.DEPENDENCY_TIMEOUT_MS * 10,
+      logger,
+    });
+    life.started("redis", () => redis.close());
+    const bus = new RedisBus(redis.commands, redis.subscriber, {
+      prefix: config.QUEUE_PREFIX,
+      maxLen: config.EVENT_STREAM_MAXLEN,
+      ttlS: config.EVENT_STREAM_TTL_S,
+    });
+    await bus.start();
+    life.started("event bus", () => bus.stop());
+    const queue = createBullQueue(redis.commands, config);
+    life.started("queue", () => queue.queue.close());
+
+    const metrics = new Metrics().withProcessDefaults();
+    metrics.trackQueue(CALLS_QUEUE, () =>
+      queue.queue.getJobCounts("waiting", "prioritized", "active", "delayed", "failed"),
+    );
+    const sandboxes = opts.sandboxes ?? dockerProvider(config, logger, metrics);
+    // A provider the caller passed in is the caller's to close.
+    if (!opts.sandboxes) life.started("sandboxes", () => sandboxes.close());
+    metrics.trackLiveSandboxes(() => sandboxes.liveCount?.() ?? 0);
+    const tools = opts.tools ?? (await loadBuiltinTools());
+    const readiness = new Readiness(
+      {
+        redis: async () => void (await redis.commands.ping()),
+        docker: async () => await sandboxes.ping?.(),
+        database: pingDb,
+      },
+      {
+        timeoutMs: config.DEPENDENCY_TIMEOUT_MS,
+        cacheMs: 1000,
+        onFailure: (dependency, err) => logger.warn({ err, dependency }, "dependency check failed"),
+      },
+    );
+    const mcp =
+      opts.mcp === false
+        ? undefined
+        : createMcpRuntime(
+            {
+              db,
+              logger,
+              dataDir: config.DATA_DIR,
+              secretKey: config.TOOLSHED_SECRET_KEY,
+              egress: new EgressPolicy(config.EGRESS_ALLOW),
+            },
+            opts.mcp,
+          );
+    if (mcp) life.started("mcp clients", () => mcp.clients.close());
+    const deps: ServiceDeps = {
+      db,
+      store: new SqliteJobStore(db),
+      tools,
+      queue,
+      events: bus,
+      cancels: bus,
+      sandboxes,
+      readCache: new SqliteReadCache(db),
+      skillFiles: new SkillFiles(join(config.DATA_DIR, "skills")),
+      transfers: new TransferDir(join(config.DATA_DIR, "transfers"), config.FILE_TRANSFER_MAX_BYTES),
+      metrics,
+      logger,
+      limiter: new RedisRateLimiter(redis.commands, config.QUEUE_PREFIX),
+      quotas: { maxSessions: config.TENANT_MAX_SESSIONS, callsPerMinute: config.TENANT_CALLS_PER_MINUTE },
+      mcp,
+      readiness,
+      secrets: SecretBox.fromDataDir(config.DATA_DIR),
+      sandboxPolicy: {
+        defaultImage: config.SANDBOX_IMAGE,
+        imageAllowlist: config.SANDBOX_IMAGE_ALLOWLIST,
+        caps: {
+          memoryMb: config.SANDBOX_MAX_MEMORY_MB,
+          cpus: config.SANDBOX_MAX_CPUS,
+          pids: config.SANDBOX_MAX_PIDS,
+          diskMb: config.SANDBOX_MAX_DISK_MB,
+        },
+      },
+    };
+    // Long-lived streams by key (SSE, MCP sessions), so that revoking a key ends them.
+    const keyStreams = new KeyStreams(db);
+    life.started("key streams", () => keyStreams.close());
+
+    if (mode !== "api") {
+      const reaped = await sandboxes.reapOrphans(liveSessionIds(db)).catch((err: unknown) => {
+        logger.warn({ err }, "reaping orphaned containers failed");
+        return 0;
+      });
+      const requeued = await recoverJobs(deps, queue);
+      // Staged transfer bytes an API left behind (it died mid-request) are not needed any more.
+      await deps.transfers.sweep(3600_000).catch(() => 0);
+      logger.info({ reaped, requeued }, "worker recovery done");
+      const worker = startCallWorker(deps, redis.forWorker(), bus, {
+        prefix: config.QUEUE_PREFIX,
+        concurrency: config.WORKER_CONCURRENCY,
+        lockDurationMs: config.JOB_LOCK_MS,
+        stalledIntervalMs: config.JOB_STALLED_INTERVAL_MS,
+        orderRecheckMs: config.ORDER_RECHECK_MS,
+      });
+      life.started("worker", () => worker.close(forceStop));
+      // With the worker so that every deployment (serve or a separate worker) expires approvals.
+      life.started("approval sweeper", startApprovalSweeper(deps, opts.approvalSweepMs ?? 5000));
+      const reconciler = startReconciler(deps, queue, {
+        intervalMs: config.RECONCILE_INTERVAL_MS,
+        batch: config.RECONCILE_BATCH,
+      });
+      // Redis back (perhaps empty): a full sweep at once rather than at the next interval.
+      const offReconnect = redis.onReconnect(() => {
+        reconciler.sweep().then(
+          (requeued) => logger.info({ requeued }, "reconciled after redis came back"),
+          (err: unknown) => logger.warn({ err }, "reconcile sweep failed"),
+        );
+      });
+      life.started("reconciler", async () => {
+        offReconnect();
+        await reconciler.stop();
+      });
+    }
+
+    let url: string | undefined;
+    let port: number | undefined;
+    let workerUrl: string | undefined;
+    if (mode !== "worker") {
+      const apiPort = createApiPort(deps, keyStreams);
+      // This process's stateful MCP sessions; stopped after the HTTP server so none is opened anew.
+      const sessionMcp = new SessionMcpEndpoint(apiPort.sessionMcp, logger, { keyStreams });
+      life.started("session mcp endpoint", () => sessionMcp.close());
+      const app = createApp({ port: apiPort, sessionMcp, bodyLimitBytes: config.BODY_LIMIT_BYTES, logger });
+      const listening = await listen(app.fetch, config.PORT, config.HOST);
+      life.started("http server", listening.close);
+      ({ url, port } = listening);
+      logger.info({ url }, "api listening");
+    } else {
+      // A lone worker still answers liveness, readiness and metrics, on a port of its own.
+      const listening = await listen(createSystemApp(deps).fetch, config.WORKER_PORT, config.HOST);
+      life.started("system http server", listening.close);
+      workerUrl = listening.url;
+      logger.info({ url: workerUrl }, "worker listening");
+    }
+    return {
+      deps,
+      url,
+      port,
+      workerUrl,
+      parts: {
+        get started() {
+          return life.names;
+        },
+        stopped: life.stopped,
+      },
+      stop: async (o) => {
+        forceStop ||= o?.force ?? false;
+        await life.stop();
+      },
+    };
+  } catch (err) {
+    await life.stop();
+    throw err;
+  }
+}
+
+/** Serves `fetch` on host:port (0: any free port) until the returned `close`. */
+async function listen(fetch: (req: Request) => Response | Promise<Response>, port: number, host: string) {
+  // A port in use is an error of the start (so the parts started before it are stopped), not a hang.
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const s = serve({ fetch, port, hostname: host }, () => {
+      s.off("error", reject);
+      resolve(s);
+    });
+    s.once("error", reject);
+  });
+  const addr = server.address();
+  const actual = typeof addr === "object" && addr ? addr.port : port;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+    });
+  return { url: `http://${host}:${actual}`, port: actual, close };
+}
+
+function dockerProvider(config: Config, logger: Logger, metrics: Metrics): DockerSandboxProvider {
+  return new DockerSandboxProvider({
+    dataDir: join(config.DATA_DIR, "sb"),
+    serviceId: config.SERVICE_ID,
+    image: config.SANDBOX_IMAGE,
+    limits: {
+      memoryBytes: config.SANDBOX_MEMORY_MB * 1024 * 1024,
+      pids: config.SANDBOX_PIDS,
+      nanoCpus: Math.round(config.SANDBOX_CPUS * 1e9),
+    },
+    idleStopMs: config.SANDBOX_IDLE_STOP_MS,
+    identities: identitiesFrom(config.SANDBOX_UID_BASE),
+    workspaceQuota:
+      config.SANDBOX_DISK_QUOTA === "off"
+        ? "off"
+        : { diskBytes: config.SANDBOX_DISK_MB * 1024 * 1024, inodes: config.SANDBOX_INODES },
+    runtime: config.SANDBOX_RUNTIME,
+    logger,
+    onRoundTrip: (op, seconds, ok) =>
+      metrics.executorRoundTrip.observe({ op, outcome: ok ? "ok" : "error" }, seconds),
+  });
+}

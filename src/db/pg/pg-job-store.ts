@@ -1,0 +1,247 @@
+/**
+ * The Postgres JobStore. Read-then-write paths lock the job row (`SELECT … FOR UPDATE`), so two
+ * claimers or two answerers of one job serialize and the second sees the first's outcome; the
+ * session's `next_seq` is bumped with `UPDATE … RETURNING`, whose row lock makes concurrent
+ * submits of a session take distinct, gap-free numbers. Single transitions (finish, requeue)
+ * are one conditional UPDATE.
+ */
+import { and, eq, gt, inArray, lt, lte, notInArray, sql } from "drizzle-orm";
+import { nowIso } from "../../service/clock.js";
+import { newId } from "../../service/ids.js";
+import type { JobRow, JobStatus, SessionRow, StoredResult } from "../schema.js";
+import {
+  type ApprovalOutcome,
+  type AuditRecord,
+  attemptsAfterClaim,
+  type ClaimOptions,
+  FINAL_STATUSES,
+  type JobStore,
+  type StoreClaim,
+  takeoverAudit,
+} from "../store.js";
+import type { PgDb } from "./open-pg.js";
+import { audit, jobs, sessions } from "./schema.js";
+
+type Tx = Parameters<Parameters<PgDb["transaction"]>[0]>[0];
+
+export class PgJobStore implements JobStore {
+  constructor(private readonly db: PgDb) {}
+
+  async insertJob(row: JobRow, entry: AuditRecord): Promise<JobRow | undefined> {
+    const key = row.idempotencyKey ?? undefined;
+    try {
+      return await this.db.transaction(async (tx) => {
+        const dup = await findByKey(tx, row.sessionId, key);
+        if (dup) return dup;
+        if (row.status === "queued") row.seq = await takeSeq(tx, row.sessionId);
+        await tx.insert(jobs).values(row);
+        await writeAudit(tx, entry);
+        return undefined;
+      });
+    } catch (err) {
+      // A concurrent submit with the same key committed first: the unique index stopped ours.
+      const dup = isUniqueViolation(err) ? await findByKey(this.db, row.sessionId, key) : undefined;
+      if (dup) return dup;
+      throw err;
+    }
+  }
+
+  async withdrawQueued(jobId: string): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const gone = await tx
+        .delete(jobs)
+        .where(and(eq(jobs.id, jobId), eq(jobs.status, "queued")))
+        .returning({ id: jobs.id });
+      if (gone.length > 0) await tx.delete(audit).where(eq(audit.jobId, jobId));
+      return gone.length > 0;
+    });
+  }
+
+  async claim(jobId: string, opts: ClaimOptions): Promise<StoreClaim> {
+    return this.db.transaction(async (tx): Promise<StoreClaim> => {
+      const [job] = (await tx.select().from(jobs).where(eq(jobs.id, jobId)).for("update")) as JobRow[];
+      if (!job) return { kind: "skip", reason: "no such job" };
+      if (job.status !== "queued" && !(job.status === "running" && opts.takeOver))
+        return { kind: "skip", reason: job.status };
+      const [session] = (await tx
+        .select()
+        .from(sessions)
+        .where(eq(sessions.id, job.sessionId))) as SessionRow[];
+      if (job.cancelRequested || session?.status !== "active") return { kind: "skip", reason: "cancelled" };
+      const [blocker] = await tx
+        .select({ id: jobs.id })
+        .from(jobs)
+        .where(
+          and(
+            eq(jobs.sessionId, job.sessionId),
+            lt(jobs.seq, job.seq ?? 0),
+            inArray(jobs.status, ["queued", "running"]),
+            job.concurrencySafe ? eq(jobs.concurrencySafe, false) : undefined,
+          ),
+        )
+        .orderBy(jobs.seq)
+        .limit(1);
+      if (blocker) return { kind: "wait", blockedBy: blocker.id };
+      const now = nowIso();
+      const startedAt = job.startedAt ?? now;
+      const attempts = attemptsAfterClaim(job, opts.worker, now);
+      if (job.runs > 0) await writeAudit(tx, takeoverAudit(job, opts.worker, attempts));
+      await tx
+        .update(jobs)
+        .set({
+          status: "running",
+          startedAt,
+          runs: sql`${jobs.runs} + 1`,
+          attempts,
+          hostId: opts.hostId ?? null,
+        })
+        .where(eq(jobs.id, jobId));
+      const claimed = {
+        ...job,
+        status: "running" as const,
+        startedAt,
+        runs: job.runs + 1,
+        attempts,
+        hostId: opts.hostId ?? null,
+      };
+      return { kind: "run", job: claimed, session };
+    });
+  }
+
+  async requeue(jobId: string, why: string): Promise<void> {
+    await this.db
+      .update(jobs)
+      .set({ status: "queued", attempts: closeLastAttempt(nowIso(), why) })
+      .where(and(eq(jobs.id, jobId), eq(jobs.status, "running")));
+  }
+
+  async recordAttemptSandbox(jobId: string, sandbox: string): Promise<void> {
+    await this.db
+      .update(jobs)
+      .set({ attempts: sql`jsonb_set(${jobs.attempts}, '{-1,sandbox}', to_jsonb(${sandbox}::text))` })
+      .where(and(eq(jobs.id, jobId), sql`jsonb_array_length(coalesce(${jobs.attempts}, '[]'::jsonb)) > 0`));
+  }
+
+  async finish(jobId: string, status: JobStatus, result: StoredResult, error?: string): Promise<boolean> {
+    const now = nowIso();
+    const done = await this.db
+      .update(jobs)
+      .set({ status, result, finishedAt: now, error: error ?? null, attempts: closeLastAttempt(now, status) })
+      .where(and(eq(jobs.id, jobId), notInArray(jobs.status, [...FINAL_STATUSES])))
+      .returning({ id: jobs.id });
+    return done.length > 0;
+  }
+
+  async settleApproval(
+    jobId: string,
+    decide: (job: JobRow) => ApprovalOutcome | undefined,
+  ): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const [job] = (await tx.select().from(jobs).where(eq(jobs.id, jobId)).for("update")) as JobRow[];
+      if (job?.status !== "awaiting_approval") return false;
+      const outcome = decide(job);
+      if (!outcome) return false;
+      const seq = outcome.set.status === "queued" ? await takeSeq(tx, job.sessionId) : job.seq;
+      await tx
+        .update(jobs)
+        .set({ ...outcome.set, seq })
+        .where(eq(jobs.id, jobId));
+      await rememberRules(tx, job.sessionId, outcome.remember);
+      await writeAudit(tx, outcome.audit);
+      return true;
+    });
+  }
+
+  async dueApprovals(now: string): Promise<string[]> {
+    const rows = await this.db
+      .select({ id: jobs.id })
+      .from(jobs)
+      .where(and(eq(jobs.status, "awaiting_approval"), lte(jobs.approvalExpiresAt, now)));
+    return rows.map((r) => r.id);
+  }
+
+  async finishExternal(
+    jobId: string,
+    status: "succeeded" | "failed",
+    result: StoredResult,
+    entry: AuditRecord,
+  ): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const now = nowIso();
+      const done = await tx
+        .update(jobs)
+        .set({ status, result, startedAt: sql`coalesce(${jobs.startedAt}, ${now})`, finishedAt: now })
+        .where(and(eq(jobs.id, jobId), eq(jobs.status, "awaiting_external")))
+        .returning({ id: jobs.id });
+      if (done.length === 0) return false;
+      await writeAudit(tx, entry);
+      return true;
+    });
+  }
+
+  async requestCancel(jobId: string): Promise<void> {
+    await this.db.update(jobs).set({ cancelRequested: true }).where(eq(jobs.id, jobId));
+  }
+
+  async queuedAfter(sessionId: string, seq: number, limit: number): Promise<{ id: string; safe: boolean }[]> {
+    return this.db
+      .select({ id: jobs.id, safe: jobs.concurrencySafe })
+      .from(jobs)
+      .where(and(eq(jobs.sessionId, sessionId), eq(jobs.status, "queued"), gt(jobs.seq, seq)))
+      .orderBy(jobs.seq)
+      .limit(limit);
+  }
+
+  async findJob(jobId: string): Promise<JobRow | undefined> {
+    const [row] = await this.db.select().from(jobs).where(eq(jobs.id, jobId));
+    return row as JobRow | undefined;
+  }
+}
+
+async function takeSeq(tx: Tx, sessionId: string): Promise<number> {
+  const [row] = await tx
+    .update(sessions)
+    .set({ nextSeq: sql`${sessions.nextSeq} + 1`, lastUsedAt: nowIso() })
+    .where(eq(sessions.id, sessionId))
+    .returning({ next: sessions.nextSeq });
+  if (!row) throw new Error(`session ${sessionId} vanished`);
+  return row.next - 1;
+}
+
+/** Sets endedAt and outcome on the last attempt while it is still open (jsonb in place). */
+function closeLastAttempt(endedAt: string, outcome: string) {
+  return sql`case when jsonb_array_length(coalesce(${jobs.attempts}, '[]'::jsonb)) > 0
+    and (${jobs.attempts} -> -1 ->> 'endedAt') is null
+    then jsonb_set(jsonb_set(${jobs.attempts}, '{-1,endedAt}', to_jsonb(${endedAt}::text)),
+      '{-1,outcome}', to_jsonb(${outcome}::text))
+    else ${jobs.attempts} end`;
+}
+
+async function rememberRules(tx: Tx, sessionId: string, remember: string[]): Promise<void> {
+  if (remember.length === 0) return;
+  const [session] = await tx.select().from(sessions).where(eq(sessions.id, sessionId)).for("update");
+  if (!session) return;
+  const allow = [...new Set([...session.rules.allow, ...remember])];
+  await tx
+    .update(sessions)
+    .set({ rules: { ...session.rules, allow } })
+    .where(eq(sessions.id, sessionId));
+}
+
+async function writeAudit(tx: Tx, entry: AuditRecord): Promise<void> {
+  await tx.insert(audit).values({ id: newId("aud"), ...entry, createdAt: nowIso() });
+}
+
+async function findByKey(db: PgDb | Tx, sessionId: string, key: string | undefined) {
+  if (!key) return undefined;
+  const [row] = await db
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.sessionId, sessionId), eq(jobs.idempotencyKey, key)));
+  return row as JobRow | undefined;
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | null;
+  return e?.code === "23505" || e?.cause?.code === "23505";
+}

@@ -1,0 +1,114 @@
+/**
+ * The Postgres twin of ../schema.ts: the same tables, column names and row shapes, so that a
+ * `JobRow` read from either dialect is the same object. Timestamps stay ISO-8601 text (they
+ * compare as strings in both), JSON columns are `jsonb`, flags are `boolean`. A change to the
+ * SQLite schema is mirrored here, then `npm run db:generate` makes both dialects' migrations.
+ */
+import {
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+import type { JobAttempt, JobStatus, KeyRole, RuleStrings, StoredDecision, StoredResult } from "../schema.js";
+import { sessions, tenants } from "./schema-core.js";
+
+export { sessions, tenants } from "./schema-core.js";
+
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id").references(() => tenants.id),
+    role: text("role").$type<KeyRole>().notNull(),
+    name: text("name"),
+    hash: text("hash").notNull(),
+    createdAt: text("created_at").notNull(),
+    revokedAt: text("revoked_at"),
+  },
+  (t) => [uniqueIndex("api_keys_hash_idx").on(t.hash)],
+);
+
+export const tenantRules = pgTable("tenant_rules", {
+  tenantId: text("tenant_id")
+    .primaryKey()
+    .references(() => tenants.id),
+  rules: jsonb("rules").$type<RuleStrings>().notNull(),
+  updatedAt: text("updated_at").notNull(),
+});
+
+export const jobs = pgTable(
+  "jobs",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => sessions.id),
+    tool: text("tool").notNull(),
+    input: jsonb("input").$type<Record<string, unknown>>().notNull(),
+    status: text("status").$type<JobStatus>().notNull(),
+    decision: jsonb("decision").$type<StoredDecision>().notNull(),
+    result: jsonb("result").$type<StoredResult>(),
+    idempotencyKey: text("idempotency_key"),
+    requestHash: text("request_hash"),
+    /** W3C trace id of the submitting request: the worker's log lines for the job carry it. */
+    traceId: text("trace_id"),
+    seq: integer("seq"),
+    concurrencySafe: boolean("concurrency_safe").notNull(),
+    cancelRequested: boolean("cancel_requested").notNull().default(false),
+    runs: integer("runs").notNull().default(0),
+    attempts: jsonb("attempts").$type<JobAttempt[]>(),
+    /** The host whose worker ran the latest attempt (SQLite gains it with the hosts work). */
+    hostId: text("host_id"),
+    error: text("error"),
+    approvalExpiresAt: text("approval_expires_at"),
+    approvedBy: text("approved_by"),
+    createdAt: text("created_at").notNull(),
+    startedAt: text("started_at"),
+    finishedAt: text("finished_at"),
+  },
+  (t) => [
+    uniqueIndex("jobs_session_idem_idx").on(t.sessionId, t.idempotencyKey),
+    index("jobs_session_seq_idx").on(t.sessionId, t.seq),
+    index("jobs_status_idx").on(t.status),
+  ],
+);
+
+export const readCache = pgTable(
+  "read_cache",
+  {
+    sessionId: text("session_id").notNull(),
+    filePath: text("file_path").notNull(),
+    lines: jsonb("lines").$type<string[]>().notNull(),
+    mtimeMs: doublePrecision("mtime_ms").notNull(),
+    contentHash: text("content_hash").notNull(),
+    sizeBytes: integer("size_bytes").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionId, t.filePath] })],
+);
+
+export const audit = pgTable(
+  "audit",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id").notNull(),
+    sessionId: text("session_id"),
+    jobId: text("job_id"),
+    kind: text("kind").notNull(),
+    actorKeyId: text("actor_key_id"),
+    data: jsonb("data").$type<Record<string, unknown>>().notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("audit_tenant_idx").on(t.tenantId, t.createdAt)],
+);
+
+export * from "./schema-tools.js";

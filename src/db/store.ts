@@ -1,0 +1,127 @@
+/**
+ * The job store: the hot transactional paths of a call (sequence + insert, claim, finish,
+ * approvals), declared once and implemented once per dialect (stores/sqlite-job-store.ts,
+ * pg/pg-job-store.ts). Both pass one contract suite (test/db/store-contract.ts). Everything
+ * here is one transaction or one conditional statement, so concurrent processes (API replicas,
+ * workers on other hosts) cannot both win a transition.
+ */
+import type { JobAttempt, JobRow, JobStatus, SessionRow, StoredDecision, StoredResult } from "./schema.js";
+
+/** An audit entry written in the same transaction as the change it records. */
+export interface AuditRecord {
+  tenantId: string;
+  sessionId: string;
+  jobId: string;
+  kind: "decision" | "approval" | "external_result" | "attempt";
+  /** The key that acted; null for the service itself (expiry, a worker). */
+  actorKeyId: string | null;
+  data: Record<string, unknown>;
+}
+
+export type StoreClaim =
+  | { kind: "run"; job: JobRow; session: SessionRow }
+  | { kind: "wait"; blockedBy: string }
+  | { kind: "skip"; reason: string };
+
+export interface ClaimOptions {
+  /** Names the claimer in the new attempt (`host/pid/start`). */
+  worker: string;
+  /**
+   * Whether a job already `running` may be claimed again (its worker died and the queue handed
+   * it over). Without it, only a `queued` job is claimed: of two claimers, exactly one wins.
+   */
+  takeOver: boolean;
+  /** The claimer's worker host, recorded on the job (`host_id`) where the schema has it. */
+  hostId?: string;
+}
+
+/** How a pending approval ends: what to set on the job, rules to remember, and the audit entry. */
+export interface ApprovalOutcome {
+  set: {
+    status: "queued" | "awaiting_external" | "denied";
+    decision: StoredDecision;
+    approvedBy: string;
+    result?: StoredResult;
+    finishedAt?: string;
+  };
+  /** Allow rules added to the session's rules (approvals only). */
+  remember: string[];
+  audit: AuditRecord;
+}
+
+export interface JobStore {
+  /**
+   * Inserts the job and its audit entry; a `queued` job takes its session's next `seq`. When a
+   * job of the session already holds the row's idempotency key, nothing is written and that
+   * job is returned.
+   */
+  insertJob(row: JobRow, audit: AuditRecord): Promise<JobRow | undefined>;
+  /** Deletes a still-`queued` job and its audit entries (its enqueue failed); true when it did. */
+  withdrawQueued(jobId: string): Promise<boolean>;
+  /**
+   * Claims a job for a run: `skip` when it is not runnable (or is cancelled: the caller ends
+   * it), `wait` while an earlier conflicting job of its session is queued or running, else
+   * `run`: the row is `running` with a new attempt appended.
+   */
+  claim(jobId: string, opts: ClaimOptions): Promise<StoreClaim>;
+  /** A `running` job goes back to `queued` (it keeps its `seq`); its attempt is closed with `why`. */
+  requeue(jobId: string, why: string): Promise<void>;
+  /** Records which sandbox instance the current attempt uses. */
+  recordAttemptSandbox(jobId: string, sandbox: string): Promise<void>;
+  /**
+   * Stores a final status and result unless the job is already final (then false: a second
+   * finish changes nothing); the open attempt is closed with the same outcome.
+   */
+  finish(jobId: string, status: JobStatus, result: StoredResult, error?: string): Promise<boolean>;
+  /**
+   * Ends a pending approval once: `decide` sees the job as locked (`awaiting_approval`) and
+   * returns the outcome, or undefined to leave it (not due). A `queued` outcome takes the
+   * session's next `seq`. False when the job was not pending or `decide` declined.
+   */
+  settleApproval(jobId: string, decide: (job: JobRow) => ApprovalOutcome | undefined): Promise<boolean>;
+  /** Ids of the jobs still `awaiting_approval` whose expiry is at or before `now` (ISO). */
+  dueApprovals(now: string): Promise<string[]>;
+  /**
+   * Takes the client's result of an `awaiting_external` job, once: false when the job is not
+   * awaiting one (answered already). The audit entry lands with it.
+   */
+  finishExternal(
+    jobId: string,
+    status: "succeeded" | "failed",
+    result: StoredResult,
+    audit: AuditRecord,
+  ): Promise<boolean>;
+  /** Flags the job for cancellation (a claim then skips it; its worker is told separately). */
+  requestCancel(jobId: string): Promise<void>;
+  /** The session's `queued` jobs after `seq`, oldest first, at most `limit`. */
+  queuedAfter(sessionId: string, seq: number, limit: number): Promise<{ id: string; safe: boolean }[]>;
+  findJob(jobId: string): Promise<JobRow | undefined>;
+}
+
+/** The attempts after a new claim: an attempt left open was cut short (its worker died). */
+export function attemptsAfterClaim(job: JobRow, worker: string, now: string): JobAttempt[] {
+  const attempts = (job.attempts ?? []).map((a) => (a.endedAt ? a : { ...a, outcome: "worker lost" }));
+  attempts.push({ n: job.runs + 1, worker, startedAt: now });
+  return attempts;
+}
+
+/** The audit entry of a claim that takes over a job an earlier attempt left unfinished. */
+export function takeoverAudit(job: JobRow, worker: string, attempts: JobAttempt[]): AuditRecord {
+  const data = { n: job.runs + 1, worker, earlier: attempts.slice(0, -1) };
+  return {
+    tenantId: job.tenantId,
+    sessionId: job.sessionId,
+    jobId: job.id,
+    kind: "attempt",
+    actorKeyId: null,
+    data,
+  };
+}
+
+export const FINAL_STATUSES: readonly JobStatus[] = [
+  "succeeded",
+  "failed",
+  "denied",
+  "cancelled",
+  "interrupted",
+];

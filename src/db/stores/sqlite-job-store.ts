@@ -1,0 +1,234 @@
+/**
+ * The SQLite JobStore: better-sqlite3 is synchronous and every transaction begins IMMEDIATE
+ * (open.ts), so each method is one serialized transaction or one conditional statement.
+ */
+import { and, eq, gt, inArray, lt, lte, sql } from "drizzle-orm";
+import { nowIso } from "../../service/clock.js";
+import { newId } from "../../service/ids.js";
+import type { Db } from "../open.js";
+import { preparedFor } from "../prepared.js";
+import { audit, type JobRow, type JobStatus, jobs, type StoredResult, sessions } from "../schema.js";
+import {
+  type ApprovalOutcome,
+  type AuditRecord,
+  attemptsAfterClaim,
+  type ClaimOptions,
+  type JobStore,
+  type StoreClaim,
+  takeoverAudit,
+} from "../store.js";
+
+type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+export class SqliteJobStore implements JobStore {
+  constructor(private readonly db: Db) {}
+
+  async insertJob(row: JobRow, entry: AuditRecord): Promise<JobRow | undefined> {
+    const key = row.idempotencyKey ?? undefined;
+    try {
+      return this.db.transaction((tx) => {
+        const dup = findByKey(tx, row.sessionId, key);
+        if (dup) return dup;
+        if (row.status === "queued") row.seq = takeSeq(tx, row.sessionId);
+        tx.insert(jobs).values(row).run();
+        writeAudit(tx, entry);
+        return undefined;
+      });
+    } catch (err) {
+      // Another process inserted the key between our check and our insert.
+      const dup = isUniqueViolation(err) ? findByKey(this.db, row.sessionId, key) : undefined;
+      if (dup) return dup;
+      throw err;
+    }
+  }
+
+  async withdrawQueued(jobId: string): Promise<boolean> {
+    return this.db.transaction((tx) => {
+      const gone = tx
+        .delete(jobs)
+        .where(and(eq(jobs.id, jobId), eq(jobs.status, "queued")))
+        .run();
+      if (gone.changes > 0) tx.delete(audit).where(eq(audit.jobId, jobId)).run();
+      return gone.changes > 0;
+    });
+  }
+
+  async claim(jobId: string, opts: ClaimOptions): Promise<StoreClaim> {
+    return this.db.transaction((tx): StoreClaim => {
+      const job = tx.select().from(jobs).where(eq(jobs.id, jobId)).get();
+      if (!job) return { kind: "skip", reason: "no such job" };
+      if (job.status !== "queued" && !(job.status === "running" && opts.takeOver))
+        return { kind: "skip", reason: job.status };
+      const session = tx.select().from(sessions).where(eq(sessions.id, job.sessionId)).get();
+      if (job.cancelRequested || session?.status !== "active") return { kind: "skip", reason: "cancelled" };
+      const blocker = tx
+        .select({ id: jobs.id })
+        .from(jobs)
+        .where(
+          and(
+            eq(jobs.sessionId, job.sessionId),
+            lt(jobs.seq, job.seq ?? 0),
+            inArray(jobs.status, ["queued", "running"]),
+            job.concurrencySafe ? eq(jobs.concurrencySafe, false) : undefined,
+          ),
+        )
+        .orderBy(jobs.seq)
+        .get();
+      if (blocker) return { kind: "wait", blockedBy: blocker.id };
+      const now = nowIso();
+      const startedAt = job.startedAt ?? now;
+      const attempts = attemptsAfterClaim(job, opts.worker, now);
+      if (job.runs > 0) writeAudit(tx, takeoverAudit(job, opts.worker, attempts));
+      tx.update(jobs)
+        .set({ status: "running", startedAt, runs: sql`${jobs.runs} + 1`, attempts })
+        .where(eq(jobs.id, jobId))
+        .run();
+      const claimed = { ...job, status: "running" as const, startedAt, runs: job.runs + 1, attempts };
+      return { kind: "run", job: claimed, session };
+    });
+  }
+
+  async requeue(jobId: string, why: string): Promise<void> {
+    this.db
+      .update(jobs)
+      .set({ status: "queued", attempts: closeLastAttempt(nowIso(), why) })
+      .where(and(eq(jobs.id, jobId), eq(jobs.status, "running")))
+      .run();
+  }
+
+  async recordAttemptSandbox(jobId: string, sandbox: string): Promise<void> {
+    this.db
+      .update(jobs)
+      .set({ attempts: sql`json_set(${jobs.attempts}, '$[#-1].sandbox', ${sandbox})` })
+      .where(and(eq(jobs.id, jobId), sql`json_array_length(coalesce(${jobs.attempts}, '[]')) > 0`))
+      .run();
+  }
+
+  async finish(jobId: string, status: JobStatus, result: StoredResult, error?: string): Promise<boolean> {
+    const now = nowIso();
+    const res = this.db
+      .update(jobs)
+      .set({ status, result, finishedAt: now, error: error ?? null, attempts: closeLastAttempt(now, status) })
+      .where(
+        sql`${jobs.id} = ${jobId} and ${jobs.status} not in ('succeeded','failed','denied','cancelled','interrupted')`,
+      )
+      .run();
+    return res.changes > 0;
+  }
+
+  async settleApproval(
+    jobId: string,
+    decide: (job: JobRow) => ApprovalOutcome | undefined,
+  ): Promise<boolean> {
+    return this.db.transaction((tx) => {
+      const job = tx.select().from(jobs).where(eq(jobs.id, jobId)).get();
+      if (job?.status !== "awaiting_approval") return false;
+      const outcome = decide(job);
+      if (!outcome) return false;
+      const seq = outcome.set.status === "queued" ? takeSeq(tx, job.sessionId) : job.seq;
+      tx.update(jobs)
+        .set({ ...outcome.set, seq })
+        .where(and(eq(jobs.id, jobId), eq(jobs.status, "awaiting_approval")))
+        .run();
+      rememberRules(tx, job.sessionId, outcome.remember);
+      writeAudit(tx, outcome.audit);
+      return true;
+    });
+  }
+
+  async dueApprovals(now: string): Promise<string[]> {
+    const rows = this.db
+      .select({ id: jobs.id })
+      .from(jobs)
+      .where(and(eq(jobs.status, "awaiting_approval"), lte(jobs.approvalExpiresAt, now)))
+      .all();
+    return rows.map((r) => r.id);
+  }
+
+  async finishExternal(
+    jobId: string,
+    status: "succeeded" | "failed",
+    result: StoredResult,
+    entry: AuditRecord,
+  ): Promise<boolean> {
+    return this.db.transaction((tx) => {
+      const now = nowIso();
+      const res = tx
+        .update(jobs)
+        .set({ status, result, startedAt: sql`coalesce(${jobs.startedAt}, ${now})`, finishedAt: now })
+        .where(and(eq(jobs.id, jobId), eq(jobs.status, "awaiting_external")))
+        .run();
+      if (res.changes === 0) return false;
+      writeAudit(tx, entry);
+      return true;
+    });
+  }
+
+  async requestCancel(jobId: string): Promise<void> {
+    this.db.update(jobs).set({ cancelRequested: true }).where(eq(jobs.id, jobId)).run();
+  }
+
+  async queuedAfter(sessionId: string, seq: number, limit: number): Promise<{ id: string; safe: boolean }[]> {
+    return this.db
+      .select({ id: jobs.id, safe: jobs.concurrencySafe })
+      .from(jobs)
+      .where(and(eq(jobs.sessionId, sessionId), eq(jobs.status, "queued"), gt(jobs.seq, seq)))
+      .orderBy(jobs.seq)
+      .limit(limit)
+      .all();
+  }
+
+  async findJob(jobId: string): Promise<JobRow | undefined> {
+    return preparedFor(this.db).jobById.get({ id: jobId });
+  }
+}
+
+/** The session's next queue position; a job's `seq` is given when it enters the queue. */
+function takeSeq(tx: Tx, sessionId: string): number {
+  const row = tx
+    .update(sessions)
+    .set({ nextSeq: sql`${sessions.nextSeq} + 1`, lastUsedAt: nowIso() })
+    .where(eq(sessions.id, sessionId))
+    .returning({ next: sessions.nextSeq })
+    .get();
+  if (!row) throw new Error(`session ${sessionId} vanished`);
+  return row.next - 1;
+}
+
+/** SQL that sets endedAt and outcome on the last attempt still open (JSON in place, one statement). */
+function closeLastAttempt(endedAt: string, outcome: string) {
+  return sql`case when json_array_length(coalesce(${jobs.attempts}, '[]')) > 0
+    and json_extract(${jobs.attempts}, '$[#-1].endedAt') is null
+    then json_set(${jobs.attempts}, '$[#-1].endedAt', ${endedAt}, '$[#-1].outcome', ${outcome})
+    else ${jobs.attempts} end`;
+}
+
+function rememberRules(tx: Tx, sessionId: string, remember: string[]): void {
+  if (remember.length === 0) return;
+  const session = tx.select().from(sessions).where(eq(sessions.id, sessionId)).get();
+  if (!session) return;
+  const allow = [...new Set([...session.rules.allow, ...remember])];
+  tx.update(sessions)
+    .set({ rules: { ...session.rules, allow } })
+    .where(eq(sessions.id, sessionId))
+    .run();
+}
+
+function writeAudit(tx: Tx, entry: AuditRecord): void {
+  tx.insert(audit)
+    .values({ id: newId("aud"), ...entry, createdAt: nowIso() })
+    .run();
+}
+
+function findByKey(db: Db | Tx, sessionId: string, key: string | undefined): JobRow | undefined {
+  if (!key) return undefined;
+  return db
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.sessionId, sessionId), eq(jobs.idempotencyKey, key)))
+    .get();
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === "SQLITE_CONSTRAINT_UNIQUE";
+}

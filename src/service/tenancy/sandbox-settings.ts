@@ -1,0 +1,128 @@
+/**
+ * A tenant's own sandbox settings within the platform's caps: an image from the admin-managed
+ * allowlist, limits (memory, CPU, pids, disk) no higher than the caps, and environment variables
+ * sealed with the SecretBox at rest and never returned (only their names are). Checked when
+ * stored (400 naming the field); turned into the sandbox spec when a session's container starts.
+ */
+import type { StoredSandboxSettings } from "../../db/schema.js";
+import { type ErrorDetail, ValidationError } from "../../errors.js";
+import type { SessionSandboxSettings } from "../../sandbox/sandbox.js";
+import type { SecretBox } from "../secret-box.js";
+
+/** What the platform allows (from the config). */
+export interface SandboxPolicy {
+  defaultImage: string;
+  imageAllowlist: readonly string[];
+  caps: { memoryMb: number; cpus: number; pids: number; diskMb: number };
+}
+
+/** The settings as the API shows them: the environment by name only. */
+/** What the API shows (environment by name only) and a change, as the contract declares them. */
+import type {
+  TenantSandboxPatch as SandboxSettingsPatch,
+  TenantSandboxSettings as SandboxSettingsView,
+} from "../../contracts/tenant.js";
+
+export type { SandboxSettingsPatch, SandboxSettingsView };
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+/** Variables the executor sets for each identity, or that would change how commands are found. */
+const RESERVED_ENV = new Set([
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "PATH",
+  "SHELL",
+  "PWD",
+  "LD_PRELOAD",
+  "LD_LIBRARY_PATH",
+]);
+const MAX_ENV = 100;
+const MAX_ENV_BYTES = 64 * 1024;
+const LIMITS = ["memoryMb", "cpus", "pids", "diskMb"] as const;
+
+const sealContext = (tenantId: string) => `tenant-sandbox-env:${tenantId}`;
+
+export function sandboxSettingsView(stored: StoredSandboxSettings): SandboxSettingsView {
+  return {
+    image: stored.image ?? null,
+    memoryMb: stored.memoryMb ?? null,
+    cpus: stored.cpus ?? null,
+    pids: stored.pids ?? null,
+    diskMb: stored.diskMb ?? null,
+    env: stored.envNames ?? [],
+  };
+}
+
+/** The stored settings with `patch` applied, or a 400 naming every field over a cap or not allowed. */
+export function applySandboxPatch(
+  deps: { sandboxPolicy: SandboxPolicy; secrets: SecretBox },
+  tenantId: string,
+  stored: StoredSandboxSettings,
+  patch: SandboxSettingsPatch,
+): StoredSandboxSettings {
+  const { caps, imageAllowlist, defaultImage } = deps.sandboxPolicy;
+  const problems: ErrorDetail[] = [];
+  const next: StoredSandboxSettings = { ...stored };
+  if (patch.image !== undefined) {
+    if (patch.image === null) delete next.image;
+    else if (patch.image !== defaultImage && !imageAllowlist.includes(patch.image)) {
+      const allowed = [defaultImage, ...imageAllowlist].join(", ");
+      problems.push({
+        path: "sandbox.image",
+        message: `${patch.image} is not an allowed image (allowed: ${allowed})`,
+      });
+    } else next.image = patch.image;
+  }
+  for (const field of LIMITS) {
+    const value = patch[field];
+    if (value === undefined) continue;
+    if (value === null) delete next[field];
+    else if (value > caps[field]) {
+      problems.push({
+        path: `sandbox.${field}`,
+        message: `must be at most ${caps[field]} (the platform's cap)`,
+      });
+    } else next[field] = value;
+  }
+  if (patch.env !== undefined) {
+    const names = Object.keys(patch.env);
+    for (const name of names) {
+      if (!ENV_NAME.test(name))
+        problems.push({ path: `sandbox.env.${name}`, message: "not a valid variable name" });
+      else if (RESERVED_ENV.has(name) || name.startsWith("GIT_"))
+        problems.push({
+          path: `sandbox.env.${name}`,
+          message: "is set by the sandbox itself and cannot be overridden",
+        });
+    }
+    if (names.length > MAX_ENV)
+      problems.push({ path: "sandbox.env", message: `at most ${MAX_ENV} variables` });
+    if (JSON.stringify(patch.env).length > MAX_ENV_BYTES)
+      problems.push({ path: "sandbox.env", message: `at most ${MAX_ENV_BYTES} bytes in all` });
+    delete next.envSealed;
+    next.envNames = names.sort();
+    if (names.length > 0) next.envSealed = deps.secrets.seal(patch.env, sealContext(tenantId));
+  }
+  if (problems.length > 0) throw new ValidationError("invalid sandbox settings", problems);
+  return next;
+}
+
+/** The settings a session's container is created with (the environment opened). */
+export function sessionSandboxSettings(
+  secrets: SecretBox,
+  tenantId: string,
+  stored: StoredSandboxSettings,
+): SessionSandboxSettings {
+  const mib = 1024 * 1024;
+  return {
+    ...(stored.image ? { image: stored.image } : {}),
+    ...(stored.memoryMb ? { memoryBytes: stored.memoryMb * mib } : {}),
+    ...(stored.cpus ? { nanoCpus: Math.round(stored.cpus * 1e9) } : {}),
+    ...(stored.pids ? { pids: stored.pids } : {}),
+    ...(stored.diskMb ? { diskBytes: stored.diskMb * mib } : {}),
+    ...(stored.envSealed
+      ? { env: secrets.open<Record<string, string>>(stored.envSealed, sealContext(tenantId)) }
+      : {}),
+  };
+}

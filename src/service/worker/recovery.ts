@@ -1,0 +1,50 @@
+/**
+ * The job rows that expect a run (`queued`, `running`): what the worker's start-up recovery and
+ * the reconciler compare with the queue. The queue side (BullMQ) stays in src/jobs; the rows
+ * are read here, so that src/jobs runs no query of its own.
+ */
+import { and, asc, gt, inArray } from "drizzle-orm";
+import type { Db } from "../../db/open.js";
+import { jobs } from "../../db/schema.js";
+
+const EXPECTS_RUN = ["queued", "running"] as const;
+
+/** Ids of every job that expects a run. */
+export function jobsExpectingRun(db: Db): string[] {
+  return db
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(inArray(jobs.status, [...EXPECTS_RUN]))
+    .all()
+    .map((r) => r.id);
+}
+
+/** Up to `limit` ids of jobs that expect a run, after `cursor` in id order (a walk in batches). */
+export function jobsExpectingRunAfter(db: Db, cursor: string, limit: number): string[] {
+  return db
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(inArray(jobs.status, [...EXPECTS_RUN]), gt(jobs.id, cursor)))
+    .orderBy(asc(jobs.id))
+    .limit(limit)
+    .all()
+    .map((r) => r.id);
+}
+
+/**
+ * Of `ids`, those that still expect a run and that worker `me` is not running now (its own end
+ * settles such a row, so it must not be queued again behind its back).
+ */
+export function expectingRunElsewhere(db: Db, ids: readonly string[], me: string): string[] {
+  if (ids.length === 0) return [];
+  return db
+    .select({ id: jobs.id, status: jobs.status, attempts: jobs.attempts })
+    .from(jobs)
+    .where(and(inArray(jobs.id, [...ids]), inArray(jobs.status, [...EXPECTS_RUN])))
+    .all()
+    .filter((row) => {
+      const last = row.attempts?.at(-1);
+      return !(row.status === "running" && last && !last.endedAt && last.worker === me);
+    })
+    .map((r) => r.id);
+}

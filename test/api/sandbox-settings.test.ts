@@ -1,0 +1,90 @@
+/**
+ * Per-tenant sandbox settings through the API: the image allowlist, limits within the platform's
+ * caps (400 naming the field), environment variables stored sealed and returned by name only.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { tenantSettings } from "../../src/db/schema.js";
+import { ADMIN_KEY, createApiTestApp, seedTenant } from "../support/harness.js";
+import { NullSandboxProvider } from "../support/null-sandbox.js";
+
+let t: ReturnType<typeof createApiTestApp>;
+let a: Awaited<ReturnType<typeof seedTenant>>;
+
+beforeEach(async () => {
+  t = createApiTestApp(new NullSandboxProvider());
+  a = await seedTenant(t.call, "a");
+});
+afterEach(() => t.close());
+
+const put = (sandbox: object, key = a.adminKey, tid = a.tenantId) =>
+  t.call("PUT", `/v1/tenants/${tid}/settings`, { key, body: { sandbox } });
+
+describe("tenant sandbox settings", () => {
+  it("defaults to the platform's (nulls, no variables)", async () => {
+    const res = await t.call("GET", `/v1/tenants/${a.tenantId}/settings`, { key: a.adminKey });
+    expect(res.body.sandbox).toEqual({
+      image: null,
+      memoryMb: null,
+      cpus: null,
+      pids: null,
+      diskMb: null,
+      env: [],
+    });
+  });
+
+  it.each([
+    [{ image: "evil/miner:latest" }, "sandbox.image"],
+    [{ memoryMb: 4096 }, "sandbox.memoryMb"],
+    [{ cpus: 3 }, "sandbox.cpus"],
+    [{ pids: 513 }, "sandbox.pids"],
+    [{ diskMb: 4096 }, "sandbox.diskMb"],
+    [{ memoryMb: 1 }, "sandbox.memoryMb"],
+    [{ env: { PATH: "/evil" } }, "sandbox.env.PATH"],
+    [{ env: { "1BAD": "x" } }, "sandbox.env.1BAD"],
+    [{ env: { GIT_DIR: "/x" } }, "sandbox.env.GIT_DIR"],
+    [{ extra: 1 }, "sandbox"],
+  ])("%j is a 400 naming %s", async (sandbox, path) => {
+    const res = await put(sandbox);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("VALIDATION");
+    expect(res.body.error.details.map((d: { path: string }) => d.path).join(" ")).toContain(path);
+  });
+
+  it("stores an allowed image, limits and variables; values are sealed and never returned", async () => {
+    const res = await put({
+      image: "toolshed-sandbox:alt",
+      memoryMb: 512,
+      cpus: 0.5,
+      pids: 64,
+      diskMb: 64,
+      env: { API_TOKEN: "s3cret-value", REGION: "eu" },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.sandbox).toEqual({
+      image: "toolshed-sandbox:alt",
+      memoryMb: 512,
+      cpus: 0.5,
+      pids: 64,
+      diskMb: 64,
+      env: ["API_TOKEN", "REGION"],
+    });
+    const got = await t.call("GET", `/v1/tenants/${a.tenantId}/settings`, { key: a.adminKey });
+    expect(JSON.stringify(got.body)).not.toContain("s3cret-value");
+    const row = t.deps.db.select().from(tenantSettings).all();
+    expect(JSON.stringify(row)).not.toContain("s3cret-value");
+    // A field left out keeps its value; null returns to the default; env replaces the set.
+    const next = await put({ memoryMb: null, env: { REGION: "us" } });
+    expect(next.body.sandbox).toMatchObject({
+      image: "toolshed-sandbox:alt",
+      memoryMb: null,
+      env: ["REGION"],
+    });
+  });
+
+  it("only the tenant's admin (or the platform admin) may set them; other tenants get a 404", async () => {
+    expect((await put({ memoryMb: 512 }, a.agentKey)).status).toBe(403);
+    const b = await seedTenant(t.call, "b");
+    expect((await put({ memoryMb: 512 }, b.adminKey)).status).toBe(404);
+    expect((await put({ memoryMb: 512 }, ADMIN_KEY)).status).toBe(200);
+  });
+});

@@ -1,0 +1,351 @@
+/**
+ * The JobStore contract, run on each dialect (store.sqlite.test.ts, store.pg.int.test.ts). A
+ * fixture gives two stores over the same database (two connections: two processes' view) and
+ * a few reads the port does not offer. Races start every contender before awaiting any.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { JobRow, JobStatus, RuleStrings } from "../../src/db/schema.js";
+import type { ApprovalOutcome, AuditRecord, JobStore } from "../../src/db/store.js";
+
+export interface StoreFixture {
+  store: JobStore;
+  /** A second connection to the same database. */
+  other: JobStore;
+  /** A new tenant and active session; returns their ids. */
+  seedSession(): Promise<{ tenantId: string; sessionId: string }>;
+  session(id: string): Promise<{ nextSeq: number; rules: RuleStrings }>;
+  auditKinds(jobId: string): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+let n = 0;
+const id = (p: string) => `${p}_${process.pid}_${Date.now().toString(36)}_${n++}`;
+
+function jobRow(s: { tenantId: string; sessionId: string }, over: Partial<JobRow> = {}): JobRow {
+  return {
+    id: id("job"),
+    tenantId: s.tenantId,
+    sessionId: s.sessionId,
+    tool: "Bash",
+    input: { command: "true" },
+    status: "queued",
+    decision: {
+      behavior: "allow",
+      message: "",
+      reason: null,
+      mode: "default",
+      bypassImmune: false,
+      suggestions: [],
+      decidedBy: "rule",
+    },
+    result: null,
+    idempotencyKey: null,
+    requestHash: null,
+    traceId: null,
+    seq: null,
+    concurrencySafe: false,
+    cancelRequested: false,
+    runs: 0,
+    attempts: null,
+    error: null,
+    approvalExpiresAt: null,
+    approvedBy: null,
+    createdAt: new Date().toISOString(),
+    startedAt: null,
+    finishedAt: null,
+    ...over,
+  };
+}
+
+const decisionAudit = (row: JobRow): AuditRecord => ({
+  tenantId: row.tenantId,
+  sessionId: row.sessionId,
+  jobId: row.id,
+  kind: "decision",
+  actorKeyId: null,
+  data: { status: row.status },
+});
+
+const ok = (text: string) => ({ content: [{ type: "text" as const, text }], state: "success" as const });
+const W1 = { worker: "host-a/1/x", takeOver: false };
+const W2 = { worker: "host-b/2/y", takeOver: false };
+
+export function storeContract(
+  dialect: string,
+  /** `recordsHostId`: whether this dialect's schema has `jobs.host_id` yet. */
+  opts: { recordsHostId: boolean },
+  open: () => Promise<StoreFixture>,
+): void {
+  describe(`JobStore contract (${dialect})`, () => {
+    let f: StoreFixture;
+    let s: { tenantId: string; sessionId: string };
+    beforeEach(async () => {
+      f = await open();
+      s = await f.seedSession();
+    });
+    afterEach(() => f.close());
+
+    const submit = async (store: JobStore, over: Partial<JobRow> = {}) => {
+      const row = jobRow(s, over);
+      const dup = await store.insertJob(row, decisionAudit(row));
+      return dup ?? row;
+    };
+
+    describe("sequence + insert", () => {
+      it("gives queued jobs the session's next seq, and others none", async () => {
+        const a = await submit(f.store);
+        const asked = await submit(f.store, { status: "awaiting_approval" });
+        const b = await submit(f.store);
+        expect([a.seq, asked.seq, b.seq]).toEqual([1, null, 2]);
+        expect((await f.store.findJob(asked.id))?.seq).toBeNull();
+        expect((await f.session(s.sessionId)).nextSeq).toBe(3);
+        expect(await f.auditKinds(a.id)).toEqual(["decision"]);
+      });
+
+      it("numbers concurrent submits of a session uniquely and without gaps", async () => {
+        const rows = await Promise.all(
+          Array.from({ length: 24 }, (_, i) => submit(i % 2 === 0 ? f.store : f.other)),
+        );
+        const seqs = (await Promise.all(rows.map((r) => f.store.findJob(r.id)))).map((r) => r?.seq);
+        expect([...seqs].sort((x, y) => (x ?? 0) - (y ?? 0))).toEqual(
+          Array.from({ length: 24 }, (_, i) => i + 1),
+        );
+        expect((await f.session(s.sessionId)).nextSeq).toBe(25);
+      });
+
+      it("keeps one job per idempotency key, even when two connections race", async () => {
+        const [x, y] = await Promise.all([
+          submit(f.store, { idempotencyKey: "k1" }),
+          submit(f.other, { idempotencyKey: "k1" }),
+        ]);
+        expect(x.id).toBe(y.id);
+        const again = await submit(f.store, { idempotencyKey: "k1" });
+        expect(again.id).toBe(x.id);
+        const next = await submit(f.store);
+        // The losers took no number: the sequence has no hole.
+        expect(next.seq).toBe(2);
+      });
+
+      it("withdraws a queued job and its audit entry", async () => {
+        const a = await submit(f.store);
+        expect(await f.store.withdrawQueued(a.id)).toBe(true);
+        expect(await f.store.findJob(a.id)).toBeUndefined();
+        expect(await f.auditKinds(a.id)).toEqual([]);
+        expect(await f.store.withdrawQueued(a.id)).toBe(false);
+      });
+    });
+
+    describe("claim", () => {
+      it("lets exactly one of two racing claimers run a queued job", async () => {
+        const a = await submit(f.store);
+        const claims = await Promise.all([f.store.claim(a.id, W1), f.other.claim(a.id, W2)]);
+        expect(claims.map((c) => c.kind).sort()).toEqual(["run", "skip"]);
+        const row = await f.store.findJob(a.id);
+        expect(row?.status).toBe("running");
+        expect(row?.runs).toBe(1);
+        expect(row?.attempts).toHaveLength(1);
+        const winner = claims.find((c) => c.kind === "run");
+        expect(winner?.kind === "run" && winner.job.attempts?.[0]?.worker).toBe(row?.attempts?.[0]?.worker);
+      });
+
+      it.skipIf(!opts.recordsHostId)("records the claimer's host on the job", async () => {
+        const a = await submit(f.store);
+        const c = await f.store.claim(a.id, { ...W1, hostId: "host-a" });
+        expect(c.kind === "run" && (c.job as { hostId?: string }).hostId).toBe("host-a");
+        expect(((await f.store.findJob(a.id)) as { hostId?: string } | undefined)?.hostId).toBe("host-a");
+      });
+
+      it("holds a job back behind an earlier unsafe one; safe calls run side by side", async () => {
+        const unsafe = await submit(f.store);
+        const safe1 = await submit(f.store, { concurrencySafe: true });
+        const safe2 = await submit(f.store, { concurrencySafe: true });
+        expect(await f.store.claim(safe1.id, W1)).toEqual({ kind: "wait", blockedBy: unsafe.id });
+        expect((await f.store.claim(unsafe.id, W1)).kind).toBe("run");
+        expect(await f.store.finish(unsafe.id, "succeeded", ok("done"))).toBe(true);
+        expect((await f.store.claim(safe1.id, W1)).kind).toBe("run");
+        expect((await f.other.claim(safe2.id, W2)).kind).toBe("run");
+      });
+
+      it("takes over a running job only when asked, closing the lost attempt", async () => {
+        const a = await submit(f.store);
+        await f.store.claim(a.id, W1);
+        expect(await f.other.claim(a.id, W2)).toEqual({ kind: "skip", reason: "running" });
+        const c = await f.other.claim(a.id, { ...W2, takeOver: true });
+        expect(c.kind).toBe("run");
+        const row = await f.store.findJob(a.id);
+        expect(row?.runs).toBe(2);
+        expect(row?.attempts?.map((x) => [x.n, x.worker, x.outcome])).toEqual([
+          [1, W1.worker, "worker lost"],
+          [2, W2.worker, undefined],
+        ]);
+        expect(await f.auditKinds(a.id)).toEqual(["attempt", "decision"].sort());
+      });
+
+      it("skips a job that is final or has a cancel request", async () => {
+        const done = await submit(f.store, { status: "denied" });
+        expect(await f.store.claim(done.id, W1)).toEqual({ kind: "skip", reason: "denied" });
+        const cancelled = await submit(f.store);
+        await f.other.requestCancel(cancelled.id);
+        expect(await f.store.claim(cancelled.id, W1)).toEqual({ kind: "skip", reason: "cancelled" });
+        expect(await f.store.claim("job_missing", W1)).toEqual({ kind: "skip", reason: "no such job" });
+      });
+
+      it("requeues a running job and records the attempt's sandbox", async () => {
+        const a = await submit(f.store);
+        await f.store.claim(a.id, W1);
+        await f.store.recordAttemptSandbox(a.id, "sbx-1");
+        await f.store.requeue(a.id, "retry");
+        const row = await f.store.findJob(a.id);
+        expect(row?.status).toBe("queued");
+        expect(row?.seq).toBe(a.seq);
+        expect(row?.attempts?.[0]).toMatchObject({ sandbox: "sbx-1", outcome: "retry" });
+        expect(row?.attempts?.[0]?.endedAt).toBeTruthy();
+        expect((await f.store.claim(a.id, W2)).kind).toBe("run");
+      });
+
+      it("lists the session's queued successors in order, with their safety", async () => {
+        const a = await submit(f.store);
+        const b = await submit(f.store, { concurrencySafe: true });
+        await submit(f.store, { status: "awaiting_approval" });
+        const c = await submit(f.store);
+        expect(await f.other.queuedAfter(s.sessionId, a.seq!, 32)).toEqual([
+          { id: b.id, safe: true },
+          { id: c.id, safe: false },
+        ]);
+        expect(await f.other.queuedAfter(s.sessionId, a.seq!, 1)).toEqual([{ id: b.id, safe: true }]);
+      });
+    });
+
+    describe("finish", () => {
+      it("stores the first final status only, and closes the open attempt", async () => {
+        const a = await submit(f.store);
+        await f.store.claim(a.id, W1);
+        expect(await f.store.finish(a.id, "succeeded", ok("first"))).toBe(true);
+        expect(await f.other.finish(a.id, "failed", ok("second"), "late")).toBe(false);
+        const row = await f.store.findJob(a.id);
+        expect(row?.status).toBe("succeeded");
+        expect(row?.result).toEqual(ok("first"));
+        expect(row?.error).toBeNull();
+        expect(row?.attempts?.[0]?.outcome).toBe("succeeded");
+        expect(row?.finishedAt).toBeTruthy();
+      });
+
+      it("lets one of two racing finishes win", async () => {
+        const a = await submit(f.store);
+        await f.store.claim(a.id, W1);
+        const statuses: JobStatus[] = ["succeeded", "cancelled"];
+        const won = await Promise.all([
+          f.store.finish(a.id, statuses[0]!, ok("a")),
+          f.other.finish(a.id, statuses[1]!, ok("b")),
+        ]);
+        expect(won.filter(Boolean)).toHaveLength(1);
+        const row = await f.store.findJob(a.id);
+        expect(row?.status).toBe(statuses[won.indexOf(true)]);
+        expect(row?.attempts?.[0]?.outcome).toBe(row?.status);
+      });
+    });
+
+    describe("external results", () => {
+      it("takes the client's result once, even when two arrive together", async () => {
+        const ext = await submit(f.store, { status: "awaiting_external" });
+        const audit = { ...decisionAudit(ext), kind: "external_result" as const };
+        const won = await Promise.all([
+          f.store.finishExternal(ext.id, "succeeded", ok("one"), audit),
+          f.other.finishExternal(ext.id, "failed", ok("two"), audit),
+        ]);
+        expect(won.filter(Boolean)).toHaveLength(1);
+        const row = await f.store.findJob(ext.id);
+        expect(row?.status).toBe(won[0] ? "succeeded" : "failed");
+        expect(row?.result).toEqual(won[0] ? ok("one") : ok("two"));
+        expect(row?.startedAt).toBeTruthy();
+        expect((await f.auditKinds(ext.id)).filter((k) => k === "external_result")).toHaveLength(1);
+        const queued = await submit(f.store);
+        expect(await f.store.finishExternal(queued.id, "succeeded", ok("x"), audit)).toBe(false);
+      });
+    });
+
+    describe("approvals", () => {
+      const approve =
+        (by: string, remember: string[] = []) =>
+        (job: JobRow): ApprovalOutcome => ({
+          set: { status: "queued", decision: { ...job.decision, decidedBy: "approval" }, approvedBy: by },
+          remember,
+          audit: { ...decisionAudit(job), kind: "approval", actorKeyId: by, data: { by } },
+        });
+      const deny =
+        (by: string) =>
+        (job: JobRow): ApprovalOutcome => ({
+          set: {
+            status: "denied",
+            decision: { ...job.decision, behavior: "deny", decidedBy: "approval" },
+            approvedBy: by,
+            result: { content: [{ type: "text", text: "no" }], state: "denied" },
+            finishedAt: new Date().toISOString(),
+          },
+          remember: [],
+          audit: { ...decisionAudit(job), kind: "approval", actorKeyId: by, data: { by } },
+        });
+
+      it("answers once: of an approval and a denial racing, one wins and the row matches it", async () => {
+        await submit(f.store);
+        const asked = await submit(f.store, {
+          status: "awaiting_approval",
+          decision: { ...jobRow(s).decision, behavior: "ask" },
+        });
+        const won = await Promise.all([
+          f.store.settleApproval(asked.id, approve("key_a", ["Bash(ls:*)"])),
+          f.other.settleApproval(asked.id, deny("key_b")),
+        ]);
+        expect(won.filter(Boolean)).toHaveLength(1);
+        const row = await f.store.findJob(asked.id);
+        const kinds = await f.auditKinds(asked.id);
+        expect(kinds.filter((k) => k === "approval")).toHaveLength(1);
+        const rules = (await f.session(s.sessionId)).rules;
+        if (won[0]) {
+          expect(row).toMatchObject({ status: "queued", seq: 2, approvedBy: "key_a" });
+          expect(rules.allow).toEqual(["Bash(ls:*)"]);
+        } else {
+          expect(row).toMatchObject({ status: "denied", seq: null, approvedBy: "key_b" });
+          expect(rules.allow).toEqual([]);
+        }
+        expect(await f.store.settleApproval(asked.id, approve("key_c"))).toBe(false);
+      });
+
+      it("lists the pending approvals that are due", async () => {
+        const due = await submit(f.store, {
+          status: "awaiting_approval",
+          approvalExpiresAt: "2020-01-01T00:00:00.000Z",
+        });
+        await submit(f.store, { status: "awaiting_approval", approvalExpiresAt: "2999-01-01T00:00:00.000Z" });
+        const answered = await submit(f.store, {
+          status: "awaiting_approval",
+          approvalExpiresAt: "2020-01-01T00:00:00.000Z",
+        });
+        await f.store.settleApproval(answered.id, deny("k"));
+        const ids = await f.other.dueApprovals(new Date().toISOString());
+        expect(ids).toContain(due.id);
+        expect(ids).not.toContain(answered.id);
+      });
+
+      it("leaves the job pending when the decider declines (not due yet)", async () => {
+        const asked = await submit(f.store, { status: "awaiting_approval" });
+        expect(await f.store.settleApproval(asked.id, () => undefined)).toBe(false);
+        expect((await f.store.findJob(asked.id))?.status).toBe("awaiting_approval");
+        expect(await f.store.settleApproval(asked.id, deny("expiry"))).toBe(true);
+        expect((await f.store.findJob(asked.id))?.result?.state).toBe("denied");
+      });
+
+      it("gives concurrently approved calls distinct seqs after the queued ones", async () => {
+        await submit(f.store);
+        const asked = await Promise.all(
+          [1, 2, 3, 4].map(() => submit(f.store, { status: "awaiting_approval" })),
+        );
+        await Promise.all(
+          asked.map((a, i) => (i % 2 ? f.other : f.store).settleApproval(a.id, approve("k"))),
+        );
+        const seqs = await Promise.all(asked.map(async (a) => (await f.store.findJob(a.id))?.seq));
+        expect([...seqs].sort()).toEqual([2, 3, 4, 5]);
+      });
+    });
+  });
+}
