@@ -11,6 +11,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   quota: () => import("./quota.js"),
   runtime: () => import("./runtime.js"),
   flood: () => import("./flood.js"),
+  lists: () => import("./lists.js"),
 };
 
 async function main(): Promise<void> {

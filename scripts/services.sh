@@ -32,6 +32,8 @@ command -v debootstrap >/dev/null || missing+=(debootstrap)
 command -v mkfs.ext4 >/dev/null || missing+=(e2fsprogs)
 command -v losetup >/dev/null || missing+=(mount)
 command -v ps >/dev/null || missing+=(procps)
+# Chromium for the console's browser tests (driven by playwright-core; no browser download).
+((EUID == 0)) && ! command -v chromium >/dev/null && missing+=(chromium)
 # gVisor, for SANDBOX_RUNTIME=runsc: optional (root installs it, so CI tests both runtimes).
 optional=()
 ((EUID == 0)) && ! command -v runsc >/dev/null && optional+=(runsc)

@@ -73,6 +73,10 @@ export const Config = z.object({
   DEPENDENCY_TIMEOUT_MS: int(1000, 50),
   SANDBOX_RETRY_ATTEMPTS: int(4, 1),
   SANDBOX_RETRY_BACKOFF_MS: int(1000, 0),
+  /** Webhook deliveries: attempts in all, the first retry's delay (doubling after), each POST's timeout. */
+  WEBHOOK_ATTEMPTS: int(8, 1),
+  WEBHOOK_BACKOFF_MS: int(1000, 0),
+  WEBHOOK_TIMEOUT_MS: int(10_000, 100),
   BODY_LIMIT_BYTES: int(1024 * 1024, 1024),
   /** The largest file upload/download and workspace tar export/import (the request body or the answer). */
   FILE_TRANSFER_MAX_BYTES: int(64 * 1024 * 1024, 1024),

@@ -8,13 +8,18 @@ const USAGE = `usage: toolshed <command>
   api            the HTTP API only
   worker         a worker only
   policy check   JSON Lines on stdin -> one decision per line on stdout
-  db migrate     apply the Postgres migrations to DATABASE_URL`;
+  db migrate     apply the Postgres migrations to DATABASE_URL
+  openapi [file] the OpenAPI document (to stdout, or written to file)`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, sub] = argv;
   if (command === "policy" && sub === "check") {
     const { runPolicyCheckCli } = await import("./cli/policy-check.js");
     return runPolicyCheckCli(process.stdin, process.stdout);
+  }
+  if (command === "openapi") {
+    const { runOpenApiCli } = await import("./cli/openapi.js");
+    return runOpenApiCli(sub, process.stdout);
   }
   if (command === "db" && sub === "migrate") {
     const [{ loadConfig }, { runDbMigrate }] = await Promise.all([

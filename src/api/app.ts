@@ -4,6 +4,7 @@
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
+import { consoleRoutes } from "../console/console-routes.js";
 import { formatPath, PayloadTooLargeError, ValidationError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { ApiPort } from "../service/api-port.js";
@@ -11,9 +12,11 @@ import { accessLog } from "./access-log.js";
 import type { ApiDeps } from "./api-deps.js";
 import { requireKey } from "./auth.js";
 import type { AppEnv } from "./context.js";
-import { docsPage } from "./docs.js";
+import { DOCS_CSP, docsPage, REDOC_PATH, redocBundle } from "./docs.js";
 import { errorResponse, problem } from "./errors.js";
 import { jsonDepthLimit } from "./json-depth.js";
+import { openApiDocument, registerSecurity } from "./openapi-document.js";
+import { approvalRoutes } from "./routes/approvals.js";
 import { auditRoutes } from "./routes/audit.js";
 import { callRoutes } from "./routes/calls.js";
 import { eventRoutes } from "./routes/events.js";
@@ -21,6 +24,7 @@ import { externalToolRoutes } from "./routes/external-tools.js";
 import { jobRoutes } from "./routes/jobs.js";
 import { mcpServerRoutes } from "./routes/mcp-servers.js";
 import { policyRoutes } from "./routes/policy.js";
+import { rulesDryRunRoutes } from "./routes/rules-dry-run.js";
 import { sessionMcpRoutes } from "./routes/session-mcp.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { skillRoutes } from "./routes/skills.js";
@@ -28,6 +32,7 @@ import { systemRoutes } from "./routes/system.js";
 import { tenantSettingsRoutes } from "./routes/tenant-settings.js";
 import { tenantRoutes } from "./routes/tenants.js";
 import { toolGroupRoutes } from "./routes/tool-groups.js";
+import { webhookRoutes } from "./routes/webhooks.js";
 import { RAW_BODY_PATH, workspaceFileRoutes } from "./routes/workspace-files.js";
 
 export type { ApiDeps } from "./api-deps.js";
@@ -76,23 +81,37 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
   sessionRoutes(app, deps);
   callRoutes(app, deps);
   jobRoutes(app, deps);
+  approvalRoutes(app, deps);
   eventRoutes(app, deps);
   policyRoutes(app, deps);
+  rulesDryRunRoutes(app, deps);
   auditRoutes(app, deps);
   tenantSettingsRoutes(app, deps);
   externalToolRoutes(app, deps);
   toolGroupRoutes(app, deps);
   skillRoutes(app, deps);
   if (deps.port.mcpServers) mcpServerRoutes(app, deps.port.mcpServers);
+  if (deps.port.webhooks) webhookRoutes(app, deps.port.webhooks);
   sessionMcpRoutes(app, deps);
   workspaceFileRoutes(app, deps);
 
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
-  app.doc31("/openapi.json", {
-    openapi: "3.1.0",
-    info: { title: "Toolshed", version: "1", description: "Runs AI agents' tool calls for many tenants." },
-  });
-  app.get("/docs", (c) => c.html(docsPage("/openapi.json")));
+  registerSecurity(app);
+  let doc: ReturnType<typeof openApiDocument> | undefined;
+  const document = () => {
+    doc ??= openApiDocument(app);
+    return doc;
+  };
+  app.get("/openapi.json", (c) => c.json(document()));
+  app.get("/docs", (c) =>
+    c.html(docsPage(document(), "/openapi.json"), 200, { "content-security-policy": DOCS_CSP }),
+  );
+  app.get(REDOC_PATH, (c) =>
+    c.body(redocBundle(), 200, {
+      "content-type": "text/javascript; charset=utf-8",
+      "cache-control": "public, max-age=86400",
+    }),
+  );
+  consoleRoutes(app, deps);
 
   app.notFound((c) => problem(c, "NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`));
   app.onError((err, c) => errorResponse(c, err, deps.logger));

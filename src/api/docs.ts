@@ -1,21 +1,67 @@
-/** A self-contained readable reference rendered from the OpenAPI document (no CDN: no network). */
+/**
+ * `/docs`: the API reference, rendered by Redoc from the OpenAPI document with the Redoc bundle
+ * served by this process (no CDN, no network). The operations are also listed in plain HTML, so
+ * the page says something before (or without) JavaScript; Redoc replaces that list when it runs.
+ */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 
-export function docsPage(specUrl: string): string {
-  return `<!doctype html>
-<html><head><meta charset="utf-8"><title>Toolshed API</title>
-<style>body{font:14px system-ui;margin:2em;max-width:960px}code{background:#f3f3f3;padding:1px 4px}
-h2{margin-top:1.5em}.op{border-top:1px solid #ddd;padding:.5em 0}.m{font-weight:bold;text-transform:uppercase;width:5em;display:inline-block}</style>
-</head><body><h1>Toolshed API (v1)</h1><p>Machine-readable: <a href="${specUrl}">${specUrl}</a></p><div id="ops">loading…</div>
-<script>
-const esc=(t)=>String(t).replace(/[&<>"]/g,(ch)=>({"&":"&amp;","<":"&lt;",">":"&gt;",'"':"&quot;"})[ch]);
-fetch(${JSON.stringify(specUrl)}).then(r=>r.json()).then(doc=>{
-  const out=[];
-  for (const [path,ops] of Object.entries(doc.paths||{})) for (const [m,op] of Object.entries(ops)) {
-    const codes=Object.entries(op.responses||{}).map(([k,v])=>k+" "+(v.description||"")).join("; ");
-    const about=op.description?'<br>'+esc(op.description):'';
-    out.push('<div class="op"><span class="m">'+m+'</span><code>'+path+'</code>'+about+'<br><small>'+esc(codes)+'</small></div>');
+export const REDOC_PATH = "/docs/redoc.standalone.js";
+
+let bundle: string | undefined;
+
+/** The one remote URL in Redoc's bundle: a "by Redocly" logo, hidden by Redoc when it fails to load. */
+const REDOC_LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg";
+
+/** Redoc's self-contained browser bundle, from the `redoc` package (read once), with no remote URL. */
+export function redocBundle(): string {
+  const file = createRequire(import.meta.url).resolve("redoc/bundles/redoc.standalone.js");
+  bundle ??= readFileSync(file, "utf8").replaceAll(REDOC_LOGO, "data:,");
+  return bundle;
+}
+
+/** The page loads nothing from another origin, whatever a schema's text contains. */
+export const DOCS_CSP =
+  "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; " +
+  "img-src 'self' data:; worker-src 'self' blob:; connect-src 'self'";
+
+interface Doc {
+  info?: { title?: string; description?: string };
+  paths?: object;
+}
+
+const esc = (t: string) =>
+  t.replace(/[&<>"]/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[ch] ?? ch);
+
+export function docsPage(doc: Doc, specUrl: string): string {
+  const ops: string[] = [];
+  for (const [path, item] of Object.entries(doc.paths ?? {}) as [string, object][]) {
+    for (const [method, op] of Object.entries(item) as [
+      string,
+      { summary?: string; description?: string },
+    ][]) {
+      if (!op || typeof op !== "object") continue;
+      ops.push(
+        `<li><b>${method.toUpperCase()}</b> <code>${esc(path)}</code> ${esc(op.summary ?? "")}` +
+          `${op.description ? `<br><small>${esc(op.description)}</small>` : ""}</li>`,
+      );
+    }
   }
-  document.getElementById("ops").innerHTML=out.join("");
-});
+  // Inline JSON must not close the script element it sits in.
+  const inline = JSON.stringify(doc).replace(/</g, "\\u003c");
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(doc.info?.title ?? "API")} API reference</title>
+<style>body{margin:0;font:14px system-ui,sans-serif}#fallback{padding:1em 2em;max-width:960px}code{background:#f3f3f3;padding:1px 4px}li{margin:.4em 0}</style>
+</head><body>
+<div id="redoc"><div id="fallback"><h1>${esc(doc.info?.title ?? "API")} API</h1>
+<p>${esc(doc.info?.description ?? "")} Machine-readable: <a href="${specUrl}">${specUrl}</a>.</p>
+<ul>${ops.join("\n")}</ul></div></div>
+<script id="spec" type="application/json">${inline}</script>
+<script src="${REDOC_PATH}"></script>
+<script>
+Redoc.init(JSON.parse(document.getElementById("spec").textContent), {
+  expandResponses: "200,201,202", jsonSampleExpandLevel: 3, pathInMiddlePanel: true, sortTagsAlphabetically: false
+}, document.getElementById("redoc"));
 </script></body></html>`;
 }

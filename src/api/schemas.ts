@@ -25,6 +25,7 @@ export const Session = SessionView;
 // The job's shapes are the contract's own (OpenAPI components `Job`, `Decision`, `Result`, `JobAttempt`).
 export {
   JobAttempt,
+  JobStatus,
   JobView as Job,
   StoredDecision as Decision,
   StoredResult as Result,
@@ -50,6 +51,12 @@ export const errorResponses = {
 export const tooLargeResponse = {
   413: problem("PAYLOAD_TOO_LARGE: the body exceeds the limit"),
   415: problem("UNSUPPORTED_MEDIA_TYPE: the body is not `application/json`"),
+};
+
+export const egressRefusedResponse = {
+  422: problem(
+    "EGRESS_REFUSED: the host refuses to connect to that URL for a tenant; `details[].path` is `url`",
+  ),
 };
 
 export const conflictResponse = { 409: problem("CONFLICT: the resource is not in a state that allows this") };
@@ -82,3 +89,32 @@ export const jsonBody = <T extends z.ZodType>(schema: T) => ({
 });
 
 export const bearer = [{ bearer: [] }];
+
+/** The query of every paged list: `limit` (1–200, default 50) and the previous page's `nextCursor`. */
+export const PageParams = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({ description: "items per page, 1–200 (default 50)" }),
+  cursor: z
+    .string()
+    .max(500)
+    .optional()
+    .openapi({ description: "`nextCursor` of the previous page, as it is (opaque)" }),
+});
+
+/** A page of a list, newest first (by `createdAt`, then `id`); `nextCursor` is null on the last page. */
+export const page = <T extends z.ZodType>(item: T) =>
+  z.object({
+    items: z.array(item),
+    nextCursor: z.string().nullable().openapi({ description: "pass as `cursor` for the next page" }),
+  });
+
+/** The platform admin's choice of tenant in a list (tenant keys see only their own). */
+export const TenantFilter = z
+  .string()
+  .optional()
+  .openapi({ description: "platform admin only: the tenant to list (default: every tenant)" });

@@ -31,6 +31,7 @@ import { identitiesFrom, type SandboxProvider } from "../sandbox/sandbox.js";
 import { createApiPort } from "../service/api-port.js";
 import { startApprovalSweeper } from "../service/calls/approval-expiry.js";
 import { TransferDir } from "../service/files/transfer-dir.js";
+import { readOrCreateKeyFile } from "../service/key-file.js";
 import { Metrics } from "../service/metrics.js";
 import type { ServiceDeps, ToolRegistry } from "../service/ports.js";
 import { Readiness } from "../service/readiness.js";
@@ -44,6 +45,7 @@ import { announceAdminKey } from "./admin-key.js";
 import { requireSupportedDatabase } from "./database.js";
 import { Lifecycle } from "./lifecycle.js";
 import { loadBuiltinTools } from "./tools.js";
+import { createWebhookRuntime, startWebhookDelivery } from "./webhook-wiring.js";
 
 export type ServeMode = "serve" | "api" | "worker";
 
@@ -124,6 +126,14 @@ export async function startService(
         onFailure: (dependency, err) => logger.warn({ err, dependency }, "dependency check failed"),
       },
     );
+    const egress = new EgressPolicy(config.EGRESS_ALLOW);
+    // One key seals every tenant secret at rest (MCP headers, sandbox environment, webhook secrets):
+    // from the configuration when several hosts share the database, else a file in DATA_DIR.
+    const secrets = config.TOOLSHED_SECRET_KEY
+      ? SecretBox.fromKey(config.TOOLSHED_SECRET_KEY)
+      : SecretBox.fromDataDir(config.DATA_DIR);
+    const webhooks = createWebhookRuntime(redis.commands, config, egress, secrets);
+    life.started("webhook queue", () => webhooks.close());
     const mcp =
       opts.mcp === false
         ? undefined
@@ -133,7 +143,7 @@ export async function startService(
               logger,
               dataDir: config.DATA_DIR,
               secretKey: config.TOOLSHED_SECRET_KEY,
-              egress: new EgressPolicy(config.EGRESS_ALLOW),
+              egress,
             },
             opts.mcp,
           );
@@ -155,7 +165,8 @@ export async function startService(
       quotas: { maxSessions: config.TENANT_MAX_SESSIONS, callsPerMinute: config.TENANT_CALLS_PER_MINUTE },
       mcp,
       readiness,
-      secrets: SecretBox.fromDataDir(config.DATA_DIR),
+      secrets,
+      webhooks,
       sandboxPolicy: {
         defaultImage: config.SANDBOX_IMAGE,
         imageAllowlist: config.SANDBOX_IMAGE_ALLOWLIST,
@@ -188,6 +199,8 @@ export async function startService(
         orderRecheckMs: config.ORDER_RECHECK_MS,
       });
       life.started("worker", () => worker.close(forceStop));
+      const stopDelivery = await startWebhookDelivery({ ...deps, webhooks }, redis.forWorker(), config);
+      life.started("webhook delivery", () => stopDelivery(forceStop));
       // With the worker so that every deployment (serve or a separate worker) expires approvals.
       life.started("approval sweeper", startApprovalSweeper(deps, opts.approvalSweepMs ?? 5000));
       const reconciler = startReconciler(deps, queue, {
@@ -211,7 +224,9 @@ export async function startService(
     let port: number | undefined;
     let workerUrl: string | undefined;
     if (mode !== "worker") {
-      const apiPort = createApiPort(deps, keyStreams);
+      const apiPort = createApiPort(deps, keyStreams, {
+        consoleKey: readOrCreateKeyFile(config.DATA_DIR, "console.key"),
+      });
       // This process's stateful MCP sessions; stopped after the HTTP server so none is opened anew.
       const sessionMcp = new SessionMcpEndpoint(apiPort.sessionMcp, logger, { keyStreams });
       life.started("session mcp endpoint", () => sessionMcp.close());

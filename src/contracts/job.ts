@@ -21,6 +21,9 @@ export const JobStatus = z
   .meta({ id: "JobStatus" });
 export type JobStatus = z.infer<typeof JobStatus>;
 
+/** Every status, for filters (the order of the lifecycle). */
+export const JOB_STATUSES: readonly JobStatus[] = JobStatus.options;
+
 /** Final statuses: nothing happens to such a job any more. */
 export const TERMINAL: readonly JobStatus[] = ["succeeded", "failed", "denied", "cancelled", "interrupted"];
 export const isTerminal = (s: JobStatus) => TERMINAL.includes(s);

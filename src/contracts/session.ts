@@ -10,8 +10,8 @@ export const SessionView = z
     cwd: z.string(),
     home: z.string(),
     workingDirectories: z.array(z.string()),
-    // A deleted session is never served (404), so a served one is always active.
-    status: z.literal("active"),
+    // A deleted session is never served (404); only the session list shows `deleted` ones.
+    status: z.enum(["active", "deleted"]),
     rules: RuleStrings,
     tools: z.array(z.string()).meta({ description: "the tools this session offers" }),
     createdAt: z.string(),

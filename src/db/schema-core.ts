@@ -40,5 +40,9 @@ export const sessions = sqliteTable(
     createdAt: text("created_at").notNull(),
     lastUsedAt: text("last_used_at").notNull(),
   },
-  (t) => [index("sessions_tenant_idx").on(t.tenantId, t.status)],
+  (t) => [
+    index("sessions_tenant_idx").on(t.tenantId, t.status),
+    // The session list, newest first.
+    index("sessions_tenant_created_idx").on(t.tenantId, t.createdAt, t.id),
+  ],
 );

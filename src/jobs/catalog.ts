@@ -8,12 +8,19 @@ import { z } from "zod";
 export const RunCall = z.object({ jobId: z.string().startsWith("job_") });
 export type RunCall = z.infer<typeof RunCall>;
 
+/** The payload of the `webhooks` queue (its own worker, `webhook-queue.ts`; not the calls worker's). */
+export const DeliverWebhook = z.object({ deliveryId: z.string().startsWith("whd_") });
+export type DeliverWebhook = z.infer<typeof DeliverWebhook>;
+
 export const JOB_CATALOG = { "run-call": RunCall } as const;
 export type JobName = keyof typeof JOB_CATALOG;
 export type JobPayload<N extends JobName> = z.infer<(typeof JOB_CATALOG)[N]>;
 
 /** The one queue that tool calls go through (per service prefix). */
 export const CALLS_QUEUE = "calls";
+
+/** Webhook deliveries: apart from the calls, so a slow receiver never delays a tool call. */
+export const WEBHOOKS_QUEUE = "webhooks";
 
 /** A queued job that is not in the catalog or whose payload does not match its schema. */
 export class BadJobPayloadError extends Error {

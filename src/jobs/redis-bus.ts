@@ -1,10 +1,11 @@
 /**
- * Per-job event streams (Redis `XADD`, capped and expiring) plus two pub/sub channels: "a job
- * has new events" (wait, SSE) and "cancel this job" (reaches whichever worker runs it).
+ * Per-job event streams (Redis `XADD`, capped and expiring) plus three pub/sub channels: "a job
+ * has new events" (wait, SSE), "a tenant's job changed status" (the approvals stream) and
+ * "cancel this job" (reaches whichever worker runs it).
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import type { CancelBus, JobEvent, JobEvents, JobEventType } from "../service/ports.js";
+import type { CancelBus, JobEvent, JobEvents, JobEventType, JobNotice } from "../service/ports.js";
 
 export interface RedisBusOptions {
   prefix: string;
@@ -17,7 +18,9 @@ type Listener = (jobId: string) => void;
 export class RedisBus implements JobEvents, CancelBus {
   private readonly watchers = new Map<string, Set<() => void>>();
   private readonly cancelListeners = new Set<Listener>();
+  private readonly tenantWatchers = new Map<string, Set<(n: JobNotice) => void>>();
   private readonly eventsChannel: string;
+  private readonly tenantChannel: string;
   private readonly cancelChannel: string;
   /** Tags this process's event notices so that it can skip their pub/sub echo. */
   private readonly origin = randomUUID();
@@ -30,6 +33,7 @@ export class RedisBus implements JobEvents, CancelBus {
   ) {
     this.eventsChannel = `${opts.prefix}:bus:events`;
     this.cancelChannel = `${opts.prefix}:bus:cancel`;
+    this.tenantChannel = `${opts.prefix}:bus:tenant-jobs`;
   }
 
   private readonly onMessage = (channel: string, jobId: string) => {
@@ -38,11 +42,12 @@ export class RedisBus implements JobEvents, CancelBus {
       if (origin !== this.origin) this.notify(id);
     }
     if (channel === this.cancelChannel) for (const l of this.cancelListeners) l(jobId);
+    if (channel === this.tenantChannel) this.onTenantNotice(jobId);
   };
 
   async start(): Promise<void> {
     this.sub.on("message", this.onMessage);
-    await this.sub.subscribe(this.eventsChannel, this.cancelChannel);
+    await this.sub.subscribe(this.eventsChannel, this.cancelChannel, this.tenantChannel);
   }
 
   /** Stops listening: nobody is told of events or cancels any more (the connection is its owner's). */
@@ -50,7 +55,10 @@ export class RedisBus implements JobEvents, CancelBus {
     this.sub.off("message", this.onMessage);
     this.watchers.clear();
     this.cancelListeners.clear();
-    await this.sub.unsubscribe(this.eventsChannel, this.cancelChannel).catch(() => undefined);
+    this.tenantWatchers.clear();
+    await this.sub
+      .unsubscribe(this.eventsChannel, this.cancelChannel, this.tenantChannel)
+      .catch(() => undefined);
   }
 
   private key(jobId: string): string {
@@ -98,6 +106,42 @@ export class RedisBus implements JobEvents, CancelBus {
       set.delete(onChange);
       if (set.size === 0) this.watchers.delete(jobId);
     };
+  }
+
+  async notifyTenant(tenantId: string, notice: JobNotice): Promise<void> {
+    const message = JSON.stringify({
+      origin: this.origin,
+      tenantId,
+      jobId: notice.jobId,
+      status: notice.status,
+    });
+    await this.redis.publish(this.tenantChannel, message);
+    // As for job events: this process's watchers now, not on the echo.
+    this.notifyTenantWatchers(tenantId, notice);
+  }
+
+  async watchTenant(tenantId: string, onNotice: (n: JobNotice) => void): Promise<() => void> {
+    const set = this.tenantWatchers.get(tenantId) ?? new Set();
+    this.tenantWatchers.set(tenantId, set);
+    set.add(onNotice);
+    return () => {
+      set.delete(onNotice);
+      if (set.size === 0) this.tenantWatchers.delete(tenantId);
+    };
+  }
+
+  private onTenantNotice(message: string): void {
+    try {
+      const m = JSON.parse(message) as { origin?: string; tenantId?: string } & JobNotice;
+      if (m.origin !== this.origin && typeof m.tenantId === "string")
+        this.notifyTenantWatchers(m.tenantId, { jobId: m.jobId, status: m.status });
+    } catch {
+      // Not ours (another publisher on the channel): nothing to tell.
+    }
+  }
+
+  private notifyTenantWatchers(tenantId: string, notice: JobNotice): void {
+    for (const w of this.tenantWatchers.get(tenantId) ?? []) w(notice);
   }
 
   async requestCancel(jobId: string): Promise<void> {

@@ -108,7 +108,10 @@ export function startCallWorker(
  */
 function payloadOf(deps: ServiceDeps, bjob: Job): RunCall {
   try {
-    return parseJobPayload(bjob.name, bjob.data);
+    const payload = parseJobPayload(bjob.name, bjob.data);
+    if (!("jobId" in payload))
+      throw new BadJobPayloadError(`job "${bjob.name}" does not belong in the calls queue`);
+    return payload;
   } catch (err) {
     if (!(err instanceof BadJobPayloadError)) throw err;
     deps.logger.error({ bullJobId: bjob.id, reason: err.message }, "rejected a queued job");

@@ -16,7 +16,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { AppError } from "../errors.js";
 import type { Logger } from "../log.js";
-import type { AskApproval, KeyStreams, SessionMcpVerbs } from "../service/api-port.js";
+import type { AskApproval, KeyStreams, OnProgress, SessionMcpVerbs } from "../service/api-port.js";
 import type { Principal } from "../service/tenancy/principal.js";
 import { requireRole } from "../service/tenancy/principal.js";
 
@@ -142,9 +142,26 @@ export class SessionMcpEndpoint {
               return answer.action === "accept" ? answer.content?.approve === true : null;
             }
           : undefined;
+      // The client asked for progress (a progressToken): the call is followed to its end with a
+      // notification every few seconds instead of answering "still running" after the wait.
+      const progressToken = request.params._meta?.progressToken;
+      let step = 0;
+      const onProgress: OnProgress | undefined =
+        progressToken === undefined
+          ? undefined
+          : ({ elapsedMs, status, jobId }) =>
+              extra.sendNotification({
+                method: "notifications/progress",
+                params: {
+                  progressToken,
+                  progress: ++step,
+                  message: `job ${jobId} ${status} for ${Math.round(elapsedMs / 1000)} s`,
+                },
+              });
       try {
         const args = request.params.arguments ?? {};
-        return await verbs.callTool(p, sid, { name: request.params.name, args, signal: extra.signal, ask });
+        const call = { name: request.params.name, args, signal: extra.signal, ask, onProgress };
+        return await verbs.callTool(p, sid, call);
       } catch (err) {
         // An unknown tool is the caller's error (a protocol error); the rest stays generic.
         if (err instanceof AppError && err.code === "VALIDATION") {

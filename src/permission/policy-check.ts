@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { checkPermission } from "./engine.js";
+import { explainDecision, type PolicyExplanation } from "./policy-explanation.js";
 import { formatRule, parseRule, parseRuleSet, RuleSetError, RuleSyntaxError } from "./rules.js";
 import {
   type PermissionBehavior,
@@ -42,6 +43,8 @@ export interface PolicyCheckAnswer {
   readOnly: boolean;
   toolSuggestions: string[];
   match?: boolean;
+  /** Which step and rule decided (or which rule is missing); for Bash, per simple command. */
+  explanation: PolicyExplanation;
 }
 
 /** One located problem with a request. */
@@ -137,6 +140,7 @@ export function runPolicyCheck(
     tool: { behavior: own.behavior, bypassImmune: own.bypassImmune, message: own.message },
     readOnly: subject.checkReadOnly(req.input, ctx),
     toolSuggestions: subject.generateSuggestions(req.input, ctx).map(formatRule),
+    explanation: explainDecision(subject.name, req.input, ctx, decision),
   };
   if (req.rule !== undefined) answer.match = matchOne(req.rule, subject, req, ctx);
   return answer;

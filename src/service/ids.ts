@@ -10,7 +10,7 @@ function randomString(length: number): string {
   return out;
 }
 
-export type IdPrefix = "ten" | "key" | "ses" | "job" | "aud";
+export type IdPrefix = "ten" | "key" | "ses" | "job" | "aud" | "whd";
 
 /** `ten_…`, `key_…`, `ses_…`, `job_…`: 20 random base-36 characters (~103 bits). */
 export function newId(prefix: IdPrefix): string {

@@ -3,8 +3,11 @@
  * in the composition root. Redis/BullMQ adapters live in `src/jobs`, Docker in `src/sandbox`.
  */
 import type { Db } from "../db/open.js";
+import type { JobStatus } from "../db/schema.js";
 import type { JobStore } from "../db/store.js";
 import type { Logger } from "../log.js";
+import type { EgressClient } from "../net/egress-fetch.js";
+import type { EgressPolicy } from "../net/egress-policy.js";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
 import type { ReadCacheStore } from "../toolkit/read-cache.js";
 import type { ToolBase } from "../toolkit/tool-base.js";
@@ -25,6 +28,12 @@ export interface JobEvent {
   data: unknown;
 }
 
+/** "A job of this tenant is now in this status", to every process (the approvals stream). */
+export interface JobNotice {
+  jobId: string;
+  status: JobStatus;
+}
+
 /** The per-job event log (SSE, wait) and the cross-process notifications. */
 export interface JobEvents {
   /**
@@ -36,6 +45,10 @@ export interface JobEvents {
   read(jobId: string, afterId?: string, count?: number): Promise<JobEvent[]>;
   /** Calls `onChange` whenever the job gets a new event, from any process; returns unsubscribe. */
   watch(jobId: string, onChange: () => void): Promise<() => void>;
+  /** Tells every process's watchers of the tenant that one of its jobs changed status. */
+  notifyTenant(tenantId: string, notice: JobNotice): Promise<void>;
+  /** Calls `onNotice` for each status change of the tenant's jobs, from any process; returns unsubscribe. */
+  watchTenant(tenantId: string, onNotice: (n: JobNotice) => void): Promise<() => void>;
 }
 
 /** The work queue; payloads are job ids only: the row is the source of truth. */
@@ -46,6 +59,22 @@ export interface JobQueue {
   promote(jobId: string): Promise<void>;
   /** Drops a queued job that will never run (cancelled before start); best effort. */
   discard(jobId: string): Promise<void>;
+}
+
+/** The webhook delivery queue: payloads are delivery ids (rows are the truth), retried with backoff. */
+export interface WebhookQueue {
+  enqueue(deliveryId: string): Promise<void>;
+}
+
+/** What webhook verbs and deliveries need: the queue, the secret box, the egress policy and client. */
+export interface WebhookRuntime {
+  queue: WebhookQueue;
+  secrets: SecretBox;
+  egress: EgressPolicy;
+  /** Checks every connection against `egress`; never follows redirects. */
+  http: EgressClient;
+  /** Each POST's bound. */
+  timeoutMs: number;
 }
 
 /** Reaches the worker running a job, wherever it is. */
@@ -95,6 +124,8 @@ export interface ServiceDeps {
   secrets: SecretBox;
   /** The sandbox images and limits a tenant may choose from. */
   sandboxPolicy: SandboxPolicy;
+  /** Tenants' webhooks (queue, secrets, egress); absent where not configured (no deliveries then). */
+  webhooks?: WebhookRuntime;
   /** Probes of Redis, the Docker engine and the database (`/readyz`, and submit's 503). */
   readiness: Readiness;
 }

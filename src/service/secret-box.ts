@@ -4,8 +4,7 @@
  * does not decrypt). The key is `<dataDir>/secret.key`, 32 random bytes created 0600 once.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { readOrCreateKeyFile } from "./key-file.js";
 
 const VERSION = "v1";
 const KEY_FILE = "secret.key";
@@ -18,14 +17,7 @@ export class SecretBox {
 
   /** Reads `<dataDir>/secret.key`, creating it (0600, exclusive) on first start. */
   static fromDataDir(dataDir: string): SecretBox {
-    const path = join(dataDir, KEY_FILE);
-    mkdirSync(dataDir, { recursive: true });
-    try {
-      writeFileSync(path, randomBytes(32).toString("base64"), { mode: 0o600, flag: "wx" });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-    }
-    return new SecretBox(Buffer.from(readFileSync(path, "utf8").trim(), "base64"));
+    return new SecretBox(readOrCreateKeyFile(dataDir, KEY_FILE));
   }
 
   /** For tests and for keys handed in by configuration. */

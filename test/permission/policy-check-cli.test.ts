@@ -108,6 +108,13 @@ describe("toolshed policy check (spawned)", () => {
       readOnly: false,
       toolSuggestions: ["Write(/workspace/**)"],
       match: true,
+      explanation: {
+        step: "tool check",
+        rule: null,
+        summary:
+          "ask for Write: the tool's own check decided before any allow rule: Permission required: " +
+          "Write operation on sensitive file /workspace/.env (Safety check: dangerous file or directory)",
+      },
     });
   });
 });

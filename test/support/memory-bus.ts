@@ -4,6 +4,7 @@ import type {
   JobEvent,
   JobEvents,
   JobEventType,
+  JobNotice,
   JobQueue,
   RateLimiter,
 } from "../../src/service/ports.js";
@@ -14,6 +15,7 @@ export class MemoryBus implements JobQueue, JobEvents, CancelBus, RateLimiter {
   readonly cancelled: string[] = [];
   private readonly logs = new Map<string, JobEvent[]>();
   private readonly watchers = new Map<string, Set<() => void>>();
+  private readonly tenantWatchers = new Map<string, Set<(n: JobNotice) => void>>();
   private seq = 0;
 
   async hit(key: string, limit: number, windowS: number): Promise<number | null> {
@@ -45,5 +47,14 @@ export class MemoryBus implements JobQueue, JobEvents, CancelBus, RateLimiter {
     set.add(onChange);
     this.watchers.set(jobId, set);
     return () => set.delete(onChange);
+  }
+  async notifyTenant(tenantId: string, notice: JobNotice): Promise<void> {
+    for (const w of this.tenantWatchers.get(tenantId) ?? []) w(notice);
+  }
+  async watchTenant(tenantId: string, onNotice: (n: JobNotice) => void): Promise<() => void> {
+    const set = this.tenantWatchers.get(tenantId) ?? new Set();
+    set.add(onNotice);
+    this.tenantWatchers.set(tenantId, set);
+    return () => set.delete(onNotice);
   }
 }

@@ -17,6 +17,8 @@ const Entry = z.object({
 const route = createRoute({
   method: "get",
   path: "/v1/tenants/{tid}/audit",
+  operationId: "listAudit",
+  summary: "Read the audit log",
   security: bearer,
   request: {
     params: z.object({ tid: z.string() }),

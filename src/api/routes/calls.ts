@@ -17,15 +17,21 @@ import {
 } from "../schemas.js";
 
 const Sid = z.object({ sid: z.string() });
-const Call = z.object({
-  tool: z.string().min(1),
-  input: z.record(z.string(), z.unknown()),
-  idempotencyKey: z.string().min(1).max(200).optional(),
-});
+const Call = z
+  .object({
+    tool: z.string().min(1),
+    input: z.record(z.string(), z.unknown()),
+    idempotencyKey: z.string().min(1).max(200).optional(),
+  })
+  .openapi("Call", {
+    example: { tool: "Bash", input: { command: "ls -la /workspace" }, idempotencyKey: "step-7" },
+  });
 
 const postCall = createRoute({
   method: "post",
   path: "/v1/sessions/{sid}/calls",
+  operationId: "submitCall",
+  summary: "Submit a tool call",
   security: bearer,
   request: {
     params: Sid,
@@ -49,6 +55,8 @@ const postCall = createRoute({
 const postDecision = createRoute({
   method: "post",
   path: "/v1/sessions/{sid}/decisions",
+  operationId: "decideCall",
+  summary: "Dry-run the policy for a call",
   security: bearer,
   description: "What the policy would decide for this call now; nothing is run or recorded.",
   request: { params: Sid, body: jsonBody(Call.omit({ idempotencyKey: true })) },

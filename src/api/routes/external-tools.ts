@@ -12,6 +12,8 @@ const ExternalTools = z.array(ExternalToolDef).max(200).openapi("ExternalTools")
 const putTools = createRoute({
   method: "put",
   path: "/v1/tenants/{tid}/tools",
+  operationId: "setExternalTools",
+  summary: "Replace the external tools",
   security: bearer,
   description:
     "Replaces the tenant's external tools. Their calls are decided like any other and then wait in " +
@@ -23,6 +25,8 @@ const putTools = createRoute({
 const getTools = createRoute({
   method: "get",
   path: "/v1/tenants/{tid}/tools",
+  operationId: "listExternalTools",
+  summary: "List the external tools",
   security: bearer,
   request: { params: TenantParams },
   responses: { 200: json(ExternalTools, "the stored list"), ...errorResponses },

@@ -1,4 +1,4 @@
-/** Jobs: read, cancel, answer an approval, post an external tool's result. */
+/** Jobs: list, read, cancel, answer an approval, post an external tool's result. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
@@ -6,17 +6,49 @@ import {
   bearer,
   conflictResponse,
   errorResponses,
+  Job,
   JobEnvelope,
   json,
   jsonBody,
+  PageParams,
+  page,
+  TenantFilter,
   tooLargeResponse,
 } from "../schemas.js";
 
 const Jid = z.object({ jid: z.string() });
 
+const list = createRoute({
+  method: "get",
+  path: "/v1/jobs",
+  operationId: "listJobs",
+  summary: "List jobs",
+  security: bearer,
+  description:
+    "The caller's tenant's jobs, newest first (by `createdAt`, then `id`). Filters combine: " +
+    "`status` may repeat or be comma-separated (any of them, e.g. `awaiting_approval`); " +
+    "`since` (inclusive) and `until` (exclusive) bound `createdAt`.",
+  request: {
+    query: PageParams.extend({
+      sessionId: z.string().optional(),
+      status: z
+        .union([z.string(), z.array(z.string())])
+        .optional()
+        .openapi({ description: "one or more statuses, repeated or comma-separated" }),
+      tool: z.string().optional(),
+      since: z.string().optional().openapi({ description: "ISO-8601 date-time: created at or after" }),
+      until: z.string().optional().openapi({ description: "ISO-8601 date-time: created before" }),
+      tenantId: TenantFilter,
+    }),
+  },
+  responses: { 200: json(page(Job).openapi("JobPage"), "a page of jobs"), ...errorResponses },
+});
+
 const getOne = createRoute({
   method: "get",
   path: "/v1/jobs/{jid}",
+  operationId: "getJob",
+  summary: "Read a job",
   security: bearer,
   request: { params: Jid },
   responses: { 200: json(JobEnvelope, "the job"), ...errorResponses },
@@ -25,6 +57,8 @@ const getOne = createRoute({
 const cancel = createRoute({
   method: "post",
   path: "/v1/jobs/{jid}/cancel",
+  operationId: "cancelJob",
+  summary: "Cancel a job",
   security: bearer,
   request: { params: Jid },
   responses: { 200: json(JobEnvelope, "the job; a running call is being killed"), ...errorResponses },
@@ -33,6 +67,8 @@ const cancel = createRoute({
 const approval = createRoute({
   method: "post",
   path: "/v1/jobs/{jid}/approval",
+  operationId: "answerApproval",
+  summary: "Approve or deny a held call",
   security: bearer,
   description:
     "Answers an `awaiting_approval` job. tenant_admin always; agent only when the tenant's " +
@@ -69,6 +105,8 @@ const ExternalResult = z
 const externalResult = createRoute({
   method: "post",
   path: "/v1/jobs/{jid}/external-result",
+  operationId: "postExternalResult",
+  summary: "Post an external tool's result",
   security: bearer,
   description:
     "The result of an external tool's call: the job (`awaiting_external`) ends succeeded, or failed when `isError`.",
@@ -82,6 +120,7 @@ const externalResult = createRoute({
 });
 
 export function jobRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
+  app.openapi(list, (c) => c.json(deps.port.listJobs(c.get("principal"), c.req.valid("query")), 200));
   app.openapi(getOne, async (c) => {
     const { jid } = c.req.valid("param");
     const job = deps.port.getJob(c.get("principal"), jid);

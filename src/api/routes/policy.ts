@@ -7,6 +7,8 @@ import { bearer, errorResponses, json, jsonBody, tooLargeResponse } from "../sch
 const route = createRoute({
   method: "post",
   path: "/v1/policy/check",
+  operationId: "checkPolicy",
+  summary: "Check calls against rules",
   security: bearer,
   request: { body: jsonBody(z.record(z.string(), z.unknown())) },
   description: "The CLI's policy check over HTTP (api.md): nothing is run or recorded.",

@@ -9,6 +9,8 @@ export function sessionMcpRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void 
   app.openAPIRegistry.registerPath({
     method: "post",
     path: "/v1/sessions/{sid}/mcp",
+    operationId: "sessionMcp",
+    summary: "The session as an MCP server",
     security: bearer,
     description:
       "The session as an MCP server (Streamable HTTP, JSON-RPC). An `initialize` opens a stateful MCP " +

@@ -37,6 +37,8 @@ const jsonOrGzip: MiddlewareHandler<AppEnv> = async (c, next) => {
 const postSkill = createRoute({
   method: "post",
   path: "/v1/tenants/{tid}/skills",
+  operationId: "uploadSkill",
+  summary: "Upload a skill",
   security: bearer,
   middleware: [jsonOrGzip] as const,
   request: {
@@ -62,6 +64,8 @@ const postSkill = createRoute({
 const getSkills = createRoute({
   method: "get",
   path: "/v1/tenants/{tid}/skills",
+  operationId: "listSkills",
+  summary: "List the skills",
   security: bearer,
   request: { params: TenantParams },
   responses: {
@@ -73,6 +77,8 @@ const getSkills = createRoute({
 const deleteOne = createRoute({
   method: "delete",
   path: "/v1/tenants/{tid}/skills/{name}",
+  operationId: "deleteSkill",
+  summary: "Delete a skill",
   security: bearer,
   request: { params: z.object({ tid: z.string(), name: z.string() }) },
   responses: {

@@ -7,6 +7,8 @@ import { ErrorBody } from "../schemas.js";
 const health = createRoute({
   method: "get",
   path: "/healthz",
+  operationId: "getHealth",
+  summary: "Liveness",
   description: "Liveness: the process answers. It does not look at Redis, Docker or the database.",
   responses: {
     200: { description: "alive", content: { "application/json": { schema: z.object({ ok: z.boolean() }) } } },
@@ -19,6 +21,8 @@ const Ready = z.object({ ready: z.boolean(), checks: z.record(z.string(), Check)
 const ready = createRoute({
   method: "get",
   path: "/readyz",
+  operationId: "getReadiness",
+  summary: "Readiness of Redis, Docker and the database",
   description:
     "Readiness: Redis, the Docker engine and the database each answer within a second. 503 names the " +
     "checks that failed (`checks.<name>.ok: false`, and in `error.details`).",
@@ -35,6 +39,8 @@ const ready = createRoute({
 const metrics = createRoute({
   method: "get",
   path: "/metrics",
+  operationId: "getMetrics",
+  summary: "Prometheus metrics",
   responses: { 200: { description: "Prometheus text", content: { "text/plain": { schema: z.string() } } } },
 });
 

@@ -19,6 +19,8 @@ const WHO = [
 const getOne = createRoute({
   method: "get",
   path: "/v1/tenants/{tid}/settings",
+  operationId: "getTenantSettings",
+  summary: "Read a tenant's settings",
   security: bearer,
   request: { params: TenantParams },
   responses: { 200: json(TenantSettingsView, "the settings (defaults where unset)"), ...errorResponses },
@@ -27,6 +29,8 @@ const getOne = createRoute({
 const putOne = createRoute({
   method: "put",
   path: "/v1/tenants/{tid}/settings",
+  operationId: "updateTenantSettings",
+  summary: "Change a tenant's settings",
   security: bearer,
   description: WHO,
   request: { params: TenantParams, body: jsonBody(TenantSettingsPatch) },

@@ -11,6 +11,8 @@ const TenantParams = z.object({ tid: z.string() });
 const putGroups = createRoute({
   method: "put",
   path: "/v1/tenants/{tid}/tool-groups",
+  operationId: "setToolGroups",
+  summary: "Replace the tool groups",
   security: bearer,
   request: { params: TenantParams, body: jsonBody(ToolGroups) },
   responses: { 200: json(ToolGroups, "the stored groups"), ...errorResponses },
@@ -19,6 +21,8 @@ const putGroups = createRoute({
 const getGroups = createRoute({
   method: "get",
   path: "/v1/tenants/{tid}/tool-groups",
+  operationId: "listToolGroups",
+  summary: "List the tool groups",
   security: bearer,
   request: { params: TenantParams },
   responses: { 200: json(ToolGroups, "the groups"), ...errorResponses },

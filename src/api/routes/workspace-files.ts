@@ -35,6 +35,8 @@ const refused = {
 const putFile = createRoute({
   method: "put",
   path: "/v1/sessions/{sid}/files",
+  operationId: "uploadFile",
+  summary: "Upload a workspace file",
   security: bearer,
   description:
     "Writes the raw request body to a workspace file (created with its parents, replaced if present), as the " +
@@ -55,6 +57,8 @@ const putFile = createRoute({
 const getFile = createRoute({
   method: "get",
   path: "/v1/sessions/{sid}/files",
+  operationId: "downloadFile",
+  summary: "Download a workspace file",
   security: bearer,
   description: "The raw bytes of a workspace file. Decided like a Read call of the path.",
   request: { params: Sid, query: FileQuery },
@@ -68,6 +72,8 @@ const getFile = createRoute({
 const getTar = createRoute({
   method: "get",
   path: "/v1/sessions/{sid}/workspace.tar",
+  operationId: "exportWorkspace",
+  summary: "Export the workspace as a tar archive",
   security: bearer,
   description:
     "A tar of /workspace (files, directories and symbolic links as links). Decided like a Read of /workspace; " +
@@ -83,6 +89,8 @@ const getTar = createRoute({
 const putTar = createRoute({
   method: "put",
   path: "/v1/sessions/{sid}/workspace.tar",
+  operationId: "importWorkspace",
+  summary: "Import a tar archive into the workspace",
   security: bearer,
   description:
     "Extracts an uncompressed tar into /workspace. Only regular files and directories with relative paths " +

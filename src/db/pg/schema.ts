@@ -79,6 +79,9 @@ export const jobs = pgTable(
     uniqueIndex("jobs_session_idem_idx").on(t.sessionId, t.idempotencyKey),
     index("jobs_session_seq_idx").on(t.sessionId, t.seq),
     index("jobs_status_idx").on(t.status),
+    // The lists: a tenant's jobs newest first, and its jobs in one status (the approvals inbox).
+    index("jobs_tenant_created_idx").on(t.tenantId, t.createdAt, t.id),
+    index("jobs_tenant_status_created_idx").on(t.tenantId, t.status, t.createdAt, t.id),
   ],
 );
 
@@ -112,3 +115,4 @@ export const audit = pgTable(
 );
 
 export * from "./schema-tools.js";
+export * from "./schema-webhooks.js";

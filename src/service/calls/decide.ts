@@ -1,9 +1,10 @@
 /** The policy layer's entry: the engine with the session's mode, directories and rules. */
 import type { Db } from "../../db/open.js";
-import type { SessionRow, StoredDecision } from "../../db/schema.js";
+import type { RuleStrings, SessionRow, StoredDecision } from "../../db/schema.js";
 import { checkPermission } from "../../permission/engine.js";
 import type { PermissionContext, ToolInput } from "../../permission/types.js";
 import type { ToolBase } from "../../toolkit/tool-base.js";
+import type { McpToolSet } from "../../toolkit/tool-group.js";
 import { loadSession } from "../sessions/sessions.js";
 import {
   inactiveCall,
@@ -20,8 +21,12 @@ import { validateToolInput } from "./tool-input.js";
  * The permission context of a call in this session: tenant rules first, then session rules; the
  * mode as the tenant's settings allow it now.
  */
-export function permissionContext(db: Db, session: SessionRow): PermissionContext {
-  const tenant = parseRulesOrThrow(readTenantRules(db, session.tenantId), "tenant");
+export function permissionContext(
+  db: Db,
+  session: SessionRow,
+  tenantRules: RuleStrings = readTenantRules(db, session.tenantId),
+): PermissionContext {
+  const tenant = parseRulesOrThrow(tenantRules, "tenant");
   const own = parseRulesOrThrow(session.rules, "session");
   return {
     mode: effectiveMode(db, session),
@@ -36,9 +41,18 @@ export function permissionContext(db: Db, session: SessionRow): PermissionContex
   };
 }
 
-/** Decides one call; pure apart from reading the rules. */
-export function decideCall(db: Db, session: SessionRow, tool: ToolBase, input: ToolInput): StoredDecision {
-  const ctx = permissionContext(db, session);
+/**
+ * Decides one call; pure apart from reading the rules. `tenantRules` replaces the stored set (a
+ * rules dry run decides with the proposed one).
+ */
+export function decideCall(
+  db: Db,
+  session: SessionRow,
+  tool: ToolBase,
+  input: ToolInput,
+  tenantRules?: RuleStrings,
+): StoredDecision {
+  const ctx = permissionContext(db, session, tenantRules);
   const d = checkPermission(tool, input, ctx);
   return {
     behavior: d.behavior,
@@ -79,11 +93,17 @@ export async function dryRunDecision(
   p: Principal,
   sessionId: string,
   body: { tool: string; input: unknown },
+  opts: { tenantRules?: RuleStrings; mcps?: McpToolSet[] } = {},
 ): Promise<StoredDecision> {
   requireRole(p, ["agent", "tenant_admin"]);
   const session = loadSession(deps.db, p, sessionId);
-  const resolved = await resolveSessionTool(deps, session, body.tool, await sessionMcpTools(deps, session));
+  const resolved = await resolveSessionTool(
+    deps,
+    session,
+    body.tool,
+    opts.mcps ?? (await sessionMcpTools(deps, session)),
+  );
   if (resolved.inactive) return inactiveCall(session, resolved.message).decision;
   const tool = resolved.tool;
-  return decideCall(deps.db, session, tool, validateToolInput(tool, body.input));
+  return decideCall(deps.db, session, tool, validateToolInput(tool, body.input), opts.tenantRules);
 }

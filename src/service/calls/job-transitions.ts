@@ -6,6 +6,7 @@ import type { JobRow, JobStatus, StoredResult } from "../../db/schema.js";
 import { asUnavailable, UnavailableError } from "../../errors.js";
 import type { Logger } from "../../log.js";
 import type { ServiceDeps } from "../ports.js";
+import { recordWebhookEvents } from "../webhooks/record-events.js";
 import { fairPriority } from "./fair-priority.js";
 
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
@@ -58,8 +59,14 @@ export function finishJob(
   return deps.store.finish(jobId, status, result, error);
 }
 
-/** Appends the job's status (and result when final) to its event stream; never throws. */
-export async function publishState(deps: Pick<ServiceDeps, "events" | "logger" | "store">, jobId: string) {
+/**
+ * Appends the job's status (and result when final) to its event stream, tells the tenant's
+ * watchers (approvals stream) and records the tenant's webhook deliveries; never throws.
+ */
+export async function publishState(
+  deps: Pick<ServiceDeps, "events" | "logger" | "store"> & Partial<Pick<ServiceDeps, "db" | "webhooks">>,
+  jobId: string,
+) {
   const row = await deps.store.findJob(jobId);
   if (row) await publishRow(deps, row);
 }
@@ -69,8 +76,8 @@ export async function publishState(deps: Pick<ServiceDeps, "events" | "logger" |
  * returns its promise, so an append or enqueue the caller issues next goes out after them.
  */
 export async function publishRow(
-  deps: Pick<ServiceDeps, "events" | "logger">,
-  row: Pick<JobRow, "id" | "tenantId" | "sessionId" | "tool" | "status" | "traceId" | "result">,
+  deps: Pick<ServiceDeps, "events" | "logger"> & Partial<Pick<ServiceDeps, "db" | "webhooks">>,
+  row: JobRow,
 ) {
   const jobId = row.id;
   logTransition(deps.logger, row);
@@ -82,8 +89,17 @@ export async function publishRow(
       events.push({ type: "result", data: { status: row.status, result: row.result } });
     }
     await deps.events.append(jobId, ...events);
+    await deps.events.notifyTenant(row.tenantId, { jobId, status: row.status });
   } catch (err) {
     deps.logger.warn({ err, jobId }, "publishing job events failed");
+  }
+  // After the events, so that waiters are not held up by it; recorded even when Redis is away
+  // (the row stays pending and a worker start queues it).
+  try {
+    // The delivery rows live in the service database (not behind the job store).
+    if (deps.db) await recordWebhookEvents({ ...deps, db: deps.db }, row);
+  } catch (err) {
+    deps.logger.warn({ err, jobId }, "recording webhook deliveries failed");
   }
 }
 

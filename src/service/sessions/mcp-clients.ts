@@ -4,6 +4,8 @@
  * and remove). A server that fails to list gives an empty set (or its last good listing) and a
  * warning; the session's other tools are unaffected.
  */
+
+import type { McpServerView } from "../../contracts/tool-config.js";
 import type { Db } from "../../db/open.js";
 import type { SessionRow } from "../../db/schema.js";
 import { AppError, ValidationError } from "../../errors.js";
@@ -16,8 +18,19 @@ import { type McpTool, mcpToolSet } from "../../toolkit/mcp/mcp-tool.js";
 import type { McpToolSet } from "../../toolkit/tool-group.js";
 import { SecretBox } from "../secret-box.js";
 import type { Principal } from "../tenancy/principal.js";
-import { getMcpServer, loadMcpServerConfigs } from "../tool-config/mcp-servers.js";
+import { getMcpServer, listMcpServers, loadMcpServerConfigs } from "../tool-config/mcp-servers.js";
 import { acquireSessionSandbox, type SessionSandboxDeps } from "./acquire-sandbox.js";
+
+/**
+ * How a server's last listing went, for its tenant admin: `ok`, `error` with the reason (the
+ * message the model would see; never a header or env value), or `unknown` when not yet listed
+ * here (a stdio server is listed only inside a session's sandbox).
+ */
+export interface McpHealth {
+  state: "ok" | "error" | "unknown";
+  error?: string;
+  checkedAt?: string;
+}
 
 /** Cache and timeout settings; every field has a default. */
 export interface McpClientsOptions extends McpClientOptions {
@@ -103,6 +116,17 @@ export class McpClients {
     return this.entries.get(cacheKey(tenantId, name))?.failure;
   }
 
+  /** The server's health as this process last saw it. */
+  health(tenantId: string, name: string): McpHealth {
+    const entry = this.entries.get(cacheKey(tenantId, name));
+    if (entry?.failedAt !== undefined) {
+      const error = entry.failure instanceof Error ? entry.failure.message : String(entry.failure);
+      return { state: "error", error, checkedAt: new Date(entry.failedAt).toISOString() };
+    }
+    if (entry?.listing) return { state: "ok", checkedAt: new Date(entry.listing.at).toISOString() };
+    return { state: "unknown" };
+  }
+
   async close(): Promise<void> {
     const entries = [...this.entries.values()];
     this.entries.clear();
@@ -181,13 +205,28 @@ export function createMcpRuntime(
   return { secrets, egress, clients: new McpClients({ db, logger, secrets, egress }, opts) };
 }
 
-/** One server's filtered tools as the model will see them (tenant admins; HTTP servers only). */
+/**
+ * The tenant's servers, each with its health. HTTP servers whose listing is due are listed first
+ * (within the list timeout, cached like the sessions' listings), so an unreachable one shows its
+ * error here rather than only in the server log.
+ */
+export async function listMcpServersWithHealth(
+  deps: { db: Db; mcp: McpRuntime },
+  p: Principal,
+  tenantId: string,
+): Promise<(McpServerView & { health: McpHealth })[]> {
+  const servers = listMcpServers(deps, p, tenantId);
+  await deps.mcp.clients.toolSets(tenantId);
+  return servers.map((s) => ({ ...s, health: deps.mcp.clients.health(tenantId, s.name) }));
+}
+
+/** One server's filtered tools as the model will see them, and its health (tenant admins; HTTP servers only). */
 export async function listMcpServerTools(
   deps: { db: Db; mcp: McpRuntime },
   p: Principal,
   tenantId: string,
   name: string,
-): Promise<McpTool[]> {
+): Promise<{ tools: McpTool[]; health: McpHealth }> {
   const server = getMcpServer(deps, p, tenantId, name);
   if (server.transport === "stdio") {
     throw new ValidationError("stdio MCP servers run inside a session's sandbox: see the session's tools", [
@@ -198,7 +237,7 @@ export async function listMcpServerTools(
   const refused = egressRefusal(deps.mcp.clients.lastFailure(tenantId, name));
   if (refused)
     throw new AppError("EGRESS_REFUSED", refused.message, [{ path: "url", message: refused.message }]);
-  return (set?.tools ?? []) as McpTool[];
+  return { tools: (set?.tools ?? []) as McpTool[], health: deps.mcp.clients.health(tenantId, name) };
 }
 
 /** The egress refusal somewhere in an error's cause chain (the SDK and McpClient wrap it). */

@@ -25,7 +25,14 @@ export interface SessionMcpOptions {
   mcp?: McpRuntime;
   /** Default 60 s; a call still running after that answers with its job id. */
   waitMs?: number;
+  /** With `onProgress`: how often it is called while the call runs (default 10 s). */
+  progressEveryMs?: number;
+  /** With `onProgress`: how long a call is followed to its end (default 30 min). */
+  progressWaitMs?: number;
 }
+
+/** Told while a call runs (an MCP progress notification): seconds so far and the job's status. */
+export type OnProgress = (update: { elapsedMs: number; status: string; jobId: string }) => Promise<void>;
 
 /** The session's active tools as MCP tool definitions (the listing of `GET /v1/sessions/{sid}/tools`). */
 export async function listSessionMcpTools(
@@ -66,7 +73,13 @@ export async function callSessionTool(
   deps: ServiceDeps,
   p: Principal,
   sid: string,
-  call: { name: string; args: Record<string, unknown>; signal?: AbortSignal; ask?: AskApproval },
+  call: {
+    name: string;
+    args: Record<string, unknown>;
+    signal?: AbortSignal;
+    ask?: AskApproval;
+    onProgress?: OnProgress;
+  },
   opts: SessionMcpOptions = {},
 ): Promise<CallToolResult> {
   let job: JobView;
@@ -88,7 +101,9 @@ export async function callSessionTool(
     const onAbort = () => void cancelJob(deps, p, job.id).catch(() => undefined);
     call.signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      job = await waitForJob(deps, job.id, opts.waitMs ?? 60_000);
+      job = call.onProgress
+        ? await followWithProgress(deps, job, call.onProgress, call.signal, opts)
+        : await waitForJob(deps, job.id, opts.waitMs ?? 60_000);
     } finally {
       call.signal?.removeEventListener("abort", onAbort);
     }
@@ -96,6 +111,36 @@ export async function callSessionTool(
   const result = jobToCallResult(job);
   if (note && result.isError) result.content.push({ type: "text", text: note });
   return result;
+}
+
+/**
+ * Waits in slices and reports progress after each one that ends with the call still pending: a
+ * client that resets its timeout on progress (the MCP SDK's `resetTimeoutOnProgress`) then
+ * follows a call longer than its request timeout to the end.
+ */
+async function followWithProgress(
+  deps: ServiceDeps,
+  job: JobView,
+  onProgress: OnProgress,
+  signal: AbortSignal | undefined,
+  opts: SessionMcpOptions,
+): Promise<JobView> {
+  const started = Date.now();
+  const every = opts.progressEveryMs ?? 10_000;
+  const deadline = started + (opts.progressWaitMs ?? 30 * 60_000);
+  let current = job;
+  while ((current.status === "queued" || current.status === "running") && !signal?.aborted) {
+    const left = deadline - Date.now();
+    if (left <= 0) break;
+    current = await waitForJob(deps, job.id, Math.min(every, left));
+    if (current.status === "queued" || current.status === "running") {
+      // A client gone away must not end the wait early: the abort signal does that.
+      await onProgress({ elapsedMs: Date.now() - started, status: current.status, jobId: job.id }).catch(
+        () => undefined,
+      );
+    }
+  }
+  return current;
 }
 
 async function askUser(
@@ -132,14 +177,14 @@ export function jobToCallResult(job: JobView): CallToolResult {
       return { content: toMcpContent(job.result), isError: true };
     case "awaiting_approval":
       return errorResult(
-        `Permission required: ${job.decision.message} The call is held as job ${job.id}. A tenant ` +
+        `${permissionText(job.decision.message)} The call is held as job ${job.id}. A tenant ` +
           `admin approves it with POST /v1/jobs/${job.id}/approval {"approve": true} (or denies it ` +
           `with {"approve": false}); its result is then at GET /v1/jobs/${job.id}.`,
       );
     case "awaiting_external":
       return errorResult(
         `The tool ${job.tool} is executed by the client: post its result for job ${job.id} to ` +
-          `POST /v1/jobs/${job.id}/result.`,
+          `POST /v1/jobs/${job.id}/external-result.`,
       );
     default:
       return errorResult(
@@ -168,6 +213,11 @@ function toMcpContent(result: StoredResult | undefined): CallToolResult["content
   }
   if (out.length === 0 && result?.exitCode !== undefined) out.push({ type: "text", text: "" });
   return out;
+}
+
+/** The policy's ASK message, which may already start with "Permission required" (Bash's do). */
+export function permissionText(message: string): string {
+  return /^Permission required\b/.test(message) ? message : `Permission required: ${message}`;
 }
 
 function errorResult(text: string): CallToolResult {

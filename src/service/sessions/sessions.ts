@@ -4,11 +4,12 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { SessionView } from "../../contracts/session.js";
 import type { Db } from "../../db/open.js";
 import { preparedFor } from "../../db/prepared.js";
-import { jobs, readCache, type SessionRow, sessions } from "../../db/schema.js";
+import { type JobStatus, jobs, readCache, type SessionRow, sessions } from "../../db/schema.js";
 import { NotFoundError, ValidationError } from "../../errors.js";
 import type { PermissionMode } from "../../permission/types.js";
 import { SANDBOX_HOME, SANDBOX_WORKSPACE } from "../../sandbox/sandbox.js";
 import type { ToolBase } from "../../toolkit/tool-base.js";
+import { publishState } from "../calls/job-transitions.js";
 import { nowIso } from "../clock.js";
 import { newId } from "../ids.js";
 import type { ServiceDeps, ToolRegistry } from "../ports.js";
@@ -25,7 +26,7 @@ export function toSessionView(row: SessionRow, registry: ToolRegistry): SessionV
     cwd: row.cwd,
     home: row.home,
     workingDirectories: row.workingDirectories,
-    status: "active",
+    status: row.status,
     rules: row.rules,
     tools: sessionTools(registry, row).map((t) => t.name),
     createdAt: row.createdAt,
@@ -148,15 +149,23 @@ export function updateSession(
   return toSessionView({ ...row, ...set }, deps.tools);
 }
 
+/** Jobs of a deleted session that end `cancelled` at once (running ones are cancelled by their worker). */
+const CANCELLED_ON_DELETE: JobStatus[] = ["queued", "awaiting_approval", "awaiting_external"];
+
 /** Marks the session deleted, cancels its pending jobs, then removes its container and workspace. */
 export async function deleteSession(
-  deps: Pick<ServiceDeps, "db" | "sandboxes" | "logger" | "cancels">,
+  deps: Pick<ServiceDeps, "db" | "sandboxes" | "logger" | "cancels" | "events" | "store">,
   p: Principal,
   sessionId: string,
 ): Promise<void> {
   requireRole(p, ["agent", "tenant_admin"]);
   loadSession(deps.db, p, sessionId);
   const now = nowIso();
+  const waiting = deps.db
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(eq(jobs.sessionId, sessionId), inArray(jobs.status, CANCELLED_ON_DELETE)))
+    .all();
   const running = deps.db
     .select({ id: jobs.id })
     .from(jobs)
@@ -166,12 +175,7 @@ export async function deleteSession(
     tx.update(sessions).set({ status: "deleted", lastUsedAt: now }).where(eq(sessions.id, sessionId)).run();
     tx.update(jobs)
       .set({ status: "cancelled", finishedAt: now, cancelRequested: true })
-      .where(
-        and(
-          eq(jobs.sessionId, sessionId),
-          inArray(jobs.status, ["queued", "awaiting_approval", "awaiting_external"]),
-        ),
-      )
+      .where(and(eq(jobs.sessionId, sessionId), inArray(jobs.status, CANCELLED_ON_DELETE)))
       .run();
     tx.update(jobs)
       .set({ cancelRequested: true })
@@ -180,6 +184,8 @@ export async function deleteSession(
     tx.delete(readCache).where(eq(readCache.sessionId, sessionId)).run();
   });
   await Promise.all(running.map((j) => deps.cancels.requestCancel(j.id).catch(() => undefined)));
+  // Their followers (job streams, the approvals stream) learn that they ended.
+  for (const j of waiting) await publishState(deps, j.id);
   try {
     await deps.sandboxes.remove(sessionId);
   } catch (err) {

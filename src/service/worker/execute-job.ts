@@ -59,10 +59,17 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
     pending = Promise.all([pending, running.then(send).catch(() => undefined)]);
   };
   const seen = new Set<string>();
+  // Only deltas become `chunk` events: a chunk that completes the response (`isLast`, such as
+  // Bash's whole output after its live pieces) reaches clients once, in the `result` event.
   const publish = (chunk: ToolChunk) => {
-    if (seen.has(chunk.id)) return;
+    if (chunk.isLast || seen.has(chunk.id)) return;
     seen.add(chunk.id);
-    const data = { content: chunk.content, state: chunk.state };
+    const stream = chunk.metadata.stream;
+    const data = {
+      content: chunk.content,
+      state: chunk.state,
+      ...(typeof stream === "string" ? { stream } : {}),
+    };
     afterRunning(() => deps.events.append(job.id, { type: "chunk", data }));
   };
   let unavailable: SandboxUnavailableError | undefined;

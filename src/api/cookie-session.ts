@@ -1,0 +1,73 @@
+/**
+ * The web console's cookie on `/v1/*`: a signed session (see service/tenancy/console-sessions.ts)
+ * instead of a bearer key. A state-changing request must also carry the session's CSRF token in
+ * `x-csrf-token` and must not come from another site (Origin / Sec-Fetch-Site).
+ */
+import type { Context } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { ForbiddenError } from "../errors.js";
+import type { ApiPort, ConsoleSession } from "../service/api-port.js";
+
+export const CONSOLE_COOKIE = "toolshed_console";
+export const CSRF_HEADER = "x-csrf-token";
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+export function hasConsoleCookie(c: Context): boolean {
+  return getCookie(c, CONSOLE_COOKIE) !== undefined;
+}
+
+/** The session of the request's cookie (401 without one); CSRF-checked unless the method is safe. */
+export function consoleSession(c: Context, port: Pick<ApiPort, "consoleSessions">): ConsoleSession {
+  const session = port.consoleSessions.resume(getCookie(c, CONSOLE_COOKIE));
+  if (!SAFE_METHODS.has(c.req.method)) {
+    refuseCrossSite(c);
+    if (!port.consoleSessions.csrfMatches(session, c.req.header(CSRF_HEADER))) {
+      throw new ForbiddenError(
+        `missing or wrong ${CSRF_HEADER} header: send the csrfToken of GET /console/session with every change`,
+      );
+    }
+  }
+  return session;
+}
+
+/**
+ * A browser names the page's origin; one of another site never changes anything with our cookie
+ * (nor signs a browser in: no login CSRF).
+ */
+export function refuseCrossSite(c: Context): void {
+  if (c.req.header("sec-fetch-site") === "cross-site") {
+    throw new ForbiddenError("a cross-site request may not change anything with the console's cookie");
+  }
+  const origin = c.req.header("origin");
+  if (origin === undefined) return;
+  let host: string | undefined;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    host = undefined;
+  }
+  if (host !== c.req.header("host")) {
+    throw new ForbiddenError(
+      `requests from origin ${origin} may not change anything with the console's cookie`,
+    );
+  }
+}
+
+export function setConsoleCookie(c: Context, session: ConsoleSession): void {
+  setCookie(c, CONSOLE_COOKIE, session.token, {
+    httpOnly: true,
+    sameSite: "Strict",
+    secure: isHttps(c),
+    path: "/",
+    expires: new Date(session.expiresAt),
+  });
+}
+
+export function clearConsoleCookie(c: Context): void {
+  deleteCookie(c, CONSOLE_COOKIE, { path: "/", secure: isHttps(c) });
+}
+
+/** Behind a TLS-terminating proxy the scheme arrives in X-Forwarded-Proto. */
+function isHttps(c: Context): boolean {
+  return new URL(c.req.url).protocol === "https:" || c.req.header("x-forwarded-proto") === "https";
+}

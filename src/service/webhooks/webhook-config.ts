@@ -1,0 +1,92 @@
+/**
+ * A tenant's webhook (`/v1/tenants/{tid}/webhooks`): one URL and the events it wants. The signing
+ * secret is generated (and shown in that answer only) or set by the admin; it is stored sealed and
+ * never returned afterwards. The URL passes the egress policy now, and again at each delivery.
+ */
+import { eq } from "drizzle-orm";
+import { WEBHOOK_EVENTS, type WebhookEvent } from "../../contracts/webhook.js";
+import type { Db } from "../../db/open.js";
+import { type WebhookRow, webhooks } from "../../db/schema.js";
+import { AppError, NotFoundError } from "../../errors.js";
+import { refusalMessage } from "../../net/egress-policy.js";
+import { nowIso } from "../clock.js";
+import type { WebhookRuntime } from "../ports.js";
+import { type Principal, requireRole } from "../tenancy/principal.js";
+import { loadTenant } from "../tenancy/tenants.js";
+import { newWebhookSecret } from "./signature.js";
+import { webhookSecretContext } from "./webhook-events.js";
+
+export interface WebhookInput {
+  url: string;
+  /** Default: every event. */
+  events?: WebhookEvent[];
+  /** Set by the admin; when absent a new one is generated for a new webhook (or on `rotateSecret`). */
+  secret?: string;
+  rotateSecret?: boolean;
+}
+
+export interface WebhookView {
+  url: string;
+  events: string[];
+  createdAt: string;
+  updatedAt: string;
+  /** Only in the answer that generated it. */
+  secret?: string;
+}
+
+type Deps = { db: Db; webhooks: Pick<WebhookRuntime, "secrets" | "egress"> };
+
+export function putWebhook(deps: Deps, p: Principal, tenantId: string, input: WebhookInput): WebhookView {
+  requireRole(p, ["tenant_admin"]);
+  loadTenant(deps, p, tenantId);
+  const refusal = deps.webhooks.egress.checkHost(new URL(input.url).hostname);
+  if (refusal) {
+    const message = refusalMessage(refusal);
+    throw new AppError("EGRESS_REFUSED", message, [{ path: "url", message }]);
+  }
+  const existing = findWebhook(deps.db, tenantId);
+  const generated =
+    input.secret === undefined && (!existing || input.rotateSecret) ? newWebhookSecret() : undefined;
+  const secret = input.secret ?? generated;
+  const now = nowIso();
+  const row: WebhookRow = {
+    tenantId,
+    url: input.url,
+    events: [...new Set(input.events ?? WEBHOOK_EVENTS)],
+    secretEnc:
+      secret === undefined
+        ? (existing as WebhookRow).secretEnc
+        : deps.webhooks.secrets.seal(secret, webhookSecretContext(tenantId)),
+    createdAt: existing?.createdAt ?? now,
+    updatedAt: now,
+  };
+  deps.db
+    .insert(webhooks)
+    .values(row)
+    .onConflictDoUpdate({ target: webhooks.tenantId, set: { ...row, createdAt: row.createdAt } })
+    .run();
+  return { ...toView(row), ...(generated ? { secret: generated } : {}) };
+}
+
+export function getWebhook(deps: { db: Db }, p: Principal, tenantId: string): WebhookView {
+  requireRole(p, ["tenant_admin"]);
+  loadTenant(deps, p, tenantId);
+  const row = findWebhook(deps.db, tenantId);
+  if (!row) throw new NotFoundError("webhook of tenant", tenantId);
+  return toView(row);
+}
+
+export function deleteWebhook(deps: { db: Db }, p: Principal, tenantId: string): void {
+  requireRole(p, ["tenant_admin"]);
+  loadTenant(deps, p, tenantId);
+  const gone = deps.db.delete(webhooks).where(eq(webhooks.tenantId, tenantId)).run();
+  if (gone.changes === 0) throw new NotFoundError("webhook of tenant", tenantId);
+}
+
+export function findWebhook(db: Db, tenantId: string): WebhookRow | undefined {
+  return db.select().from(webhooks).where(eq(webhooks.tenantId, tenantId)).get();
+}
+
+function toView(row: WebhookRow): WebhookView {
+  return { url: row.url, events: row.events, createdAt: row.createdAt, updatedAt: row.updatedAt };
+}
