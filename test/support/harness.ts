@@ -58,6 +58,8 @@ export function testEnv(dataDir: string, extra: Record<string, string> = {}): Re
     JOB_STALLED_INTERVAL_MS: "1000",
     ORDER_RECHECK_MS: "200",
     SANDBOX_RETRY_BACKOFF_MS: "200",
+    // Several checkouts share one engine: a test run may name its own build of the image.
+    ...(process.env.SANDBOX_IMAGE ? { SANDBOX_IMAGE: process.env.SANDBOX_IMAGE } : {}),
     ...extra,
   };
 }
