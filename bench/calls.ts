@@ -1,8 +1,10 @@
 /**
- * `npm run bench -- calls [n]`: the service's latency over HTTP next to its baselines measured
- * in the same run (bare HTTP round trip, the executor, a raw dockerode exec of `cat` in the same
- * container), throughput with 20 and 50 concurrent sessions, cold session start next to a raw
- * hardened `docker run`, and the process RSS with 0 and 100 idle sessions.
+ * `npm run bench -- calls [n=200] [--idle N]`: one warm call's whole path over HTTP next to each
+ * of its floors, measured in the same run: the bare HTTP round trip, the executor's protocol
+ * (`stat`), its `readFile`, a process start inside the container (`true`, `bash -c "echo hi"`) and a
+ * raw dockerode exec in the same container; then throughput with 20 and 50 sessions next to raw
+ * `docker exec` at the same concurrency; the ratios the latency work aims at; a cold session start
+ * next to a raw hardened `docker run`; and the same table under gVisor when runsc is registered.
  */
 
 import { randomBytes } from "node:crypto";
@@ -12,33 +14,18 @@ import { join } from "node:path";
 import Dockerode from "dockerode";
 import { startService } from "../src/cli/compose.js";
 import { loadConfig } from "../src/config.js";
+import { runtimeRegistered } from "../src/sandbox/sandbox-runtime.js";
 import { sessionPaths } from "../src/sandbox/session-paths.js";
-import {
-  measureExecutor,
-  measureRawDockerExec,
-  measureRawDockerRun,
-  type Timing,
-} from "./sandbox-latency.js";
+import { fmt, measureRawDockerExec, measureRawDockerRun, type Timing, timeEach } from "./sandbox-latency.js";
 import { tearDown } from "./support.js";
 
 const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
+const mib = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MiB`;
 
 function summarize(samples: number[]): Timing {
   const s = [...samples].sort((a, b) => a - b);
   const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN;
   return { n: s.length, p50: at(0.5), p99: at(0.99), mean: s.reduce((a, b) => a + b, 0) / s.length };
-}
-const fmt = (t: Timing) => `p50 ${t.p50.toFixed(2)} ms  p99 ${t.p99.toFixed(2)} ms  (n=${t.n})`;
-const mib = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MiB`;
-
-async function timeEach(n: number, once: () => Promise<void>): Promise<Timing> {
-  const samples: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now();
-    await once();
-    samples.push(performance.now() - t0);
-  }
-  return summarize(samples);
 }
 
 async function pool<T>(items: T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
@@ -50,9 +37,29 @@ async function pool<T>(items: T[], width: number, fn: (item: T) => Promise<void>
   );
 }
 
+interface Options {
+  n: number;
+  runtime: "runc" | "runsc";
+  throughput: boolean;
+  idle: number;
+}
+
 export async function run(args: string[]): Promise<void> {
-  const n = Number(args[0] ?? 200);
-  const idleCount = Number(args[1] ?? 100);
+  const idleAt = args.indexOf("--idle");
+  const idle = idleAt >= 0 ? Number(args[idleAt + 1] ?? 0) : 0;
+  const plain = idleAt >= 0 ? args.filter((_, i) => i !== idleAt && i !== idleAt + 1) : args;
+  const n = Number(plain[0] ?? 200);
+  await runOnce({ n, runtime: "runc", throughput: true, idle });
+  if (await runtimeRegistered(new Dockerode(), "runsc")) {
+    console.log("\n— the same under gVisor (SANDBOX_RUNTIME=runsc) —");
+    await runOnce({ n: Math.max(20, Math.floor(n / 4)), runtime: "runsc", throughput: false, idle: 0 });
+  } else {
+    console.log("\nrunsc is not registered with dockerd: no gVisor table (scripts/register-runsc.sh)");
+  }
+}
+
+async function runOnce(opts: Options): Promise<void> {
+  const { n } = opts;
   const dataDir = mkdtempSync(join(tmpdir(), "tsb-"));
   const config = loadConfig({
     PORT: "0",
@@ -62,6 +69,9 @@ export async function run(args: string[]): Promise<void> {
     QUEUE_PREFIX: `bench-${randomBytes(4).toString("hex")}`,
     SERVICE_ID: `toolshed-bench-${randomBytes(3).toString("hex")}`,
     WORKER_CONCURRENCY: "64",
+    SANDBOX_RUNTIME: opts.runtime,
+    // Several checkouts share one engine: a run may name its own build of the image.
+    ...(process.env.SANDBOX_IMAGE ? { SANDBOX_IMAGE: process.env.SANDBOX_IMAGE } : {}),
   });
   const service = await startService(config, "serve");
   const base = service.url!;
@@ -77,6 +87,9 @@ export async function run(args: string[]): Promise<void> {
       throw new Error(`${method} ${path}: ${JSON.stringify(json)}`);
     return json;
   };
+  const docker = new Dockerode();
+  const containerOf = (sid: string) =>
+    docker.getContainer(sessionPaths(join(dataDir, "sb"), config.SERVICE_ID, sid).containerName);
   try {
     const tenant = await req("POST", "/v1/tenants", ADMIN, { name: "bench" });
     const agent = (await req("POST", `/v1/tenants/${tenant.id}/keys`, ADMIN, { role: "agent" }))
@@ -96,55 +109,153 @@ export async function run(args: string[]): Promise<void> {
 
     const rssIdle0 = process.memoryUsage().rss; // the service (in this process) with 0 sessions
     const sid = await newSession();
-    await call(sid, "Bash", { command: "head -c 4096 /dev/zero | tr '\\0' x > /workspace/bench-4k" });
-    for (let i = 0; i < 20; i++) await call(sid, "Read", { file_path: "/workspace/bench-4k" });
-
-    const health = await timeEach(n, async () => void (await fetch(`${base}/healthz`)).arrayBuffer());
-    const read = await timeEach(n, () => call(sid, "Read", { file_path: "/workspace/bench-4k" }));
-    const echo = await timeEach(n, () => call(sid, "Bash", { command: "echo hi" }));
+    const file = "/workspace/bench-4k";
+    await call(sid, "Bash", { command: `head -c 4096 /dev/zero | tr '\\0' x > ${file}` });
+    for (let i = 0; i < 20; i++) await call(sid, "Read", { file_path: file });
+    for (let i = 0; i < 20; i++) await call(sid, "Bash", { command: "echo hi" });
     const sandbox = await service.deps.sandboxes.acquire({ sessionId: sid, tenantId: tenant.id });
-    const executor = await measureExecutor(sandbox, n);
-    const docker = new Dockerode();
-    const container = docker.getContainer(
-      sessionPaths(join(dataDir, "sb"), config.SERVICE_ID, sid).containerName,
-    );
-    const rawExec = await measureRawDockerExec(container, Math.min(n, 100));
-    console.log(`bare HTTP GET /healthz            ${fmt(health)}`);
-    console.log(`warm Read 4 KiB (HTTP, wait)      ${fmt(read)}`);
-    console.log(`warm Bash echo (HTTP, wait)       ${fmt(echo)}`);
-    console.log(`executor cat 4 KiB (in-process)   ${fmt(executor)}`);
-    console.log(`raw dockerode exec cat 4 KiB      ${fmt(rawExec)}`);
-    console.log(`Read p50 / raw exec p50 = ${(read.p50 / rawExec.p50).toFixed(2)}`);
+    const exec = async (argv: string[]) => {
+      const r = await sandbox.exec({ argv, timeoutMs: 10_000, maxOutputBytes: 1 << 20 });
+      if (r.exitCode !== 0) throw new Error(`${argv.join(" ")} failed: ${r.stderr}`);
+    };
+    for (let i = 0; i < 20; i++) await exec(["true"]);
 
-    const idle = await Promise.all(Array.from({ length: idleCount }, newSession));
-    await pool(idle, 10, (s) => call(s, "Bash", { command: "true" }));
-    const rssIdleN = process.memoryUsage().rss;
-    for (const width of [20, 50]) {
-      const sids = await Promise.all(Array.from({ length: width }, newSession));
-      await pool(sids, 10, (s) => call(s, "Bash", { command: "true" }));
-      const perSession = 10;
-      const t0 = performance.now();
-      await Promise.all(
-        sids.map(async (s) => {
-          for (let i = 0; i < perSession; i++) await call(s, "Bash", { command: "echo hi" });
-        }),
-      );
-      const secs = (performance.now() - t0) / 1000;
+    const rows: [string, Timing][] = [];
+    const row = (label: string, t: Timing) => {
+      rows.push([label, t]);
+      console.log(`${label.padEnd(44)} ${fmt(t)}`);
+      return t;
+    };
+    console.log(`runtime ${opts.runtime}, one warm session`);
+    const health = row(
+      "bare HTTP round trip (GET /healthz)",
+      await timeEach(n, async () => void (await fetch(`${base}/healthz`)).arrayBuffer()),
+    );
+    row("executor stat (protocol floor)", await timeEach(n, async () => void (await sandbox.stat(file))));
+    const readFile = row(
+      "executor readFile 4 KiB",
+      await timeEach(n, async () => void (await sandbox.readFile(file))),
+    );
+    // A second session whose fork server is stopped (killed as the container's root): its executor
+    // starts commands with Node's spawn, as every command did before. Measured in turns with the
+    // first, batch by batch, so that both see the same load.
+    const plainSid = await newSession();
+    await call(plainSid, "Bash", { command: "true" });
+    const plain = await service.deps.sandboxes.acquire({ sessionId: plainSid, tenantId: tenant.id });
+    await rawExecAsRoot(containerOf(plainSid), ["sh", "-c", "kill -9 $(pgrep -x toolshed-spawne); true"]);
+    const execIn = (sb: typeof sandbox) => async (argv: string[]) => {
+      const r = await sb.exec({ argv, timeoutMs: 10_000, maxOutputBytes: 1 << 20 });
+      if (r.exitCode !== 0) throw new Error(`${argv.join(" ")} failed: ${r.stderr}`);
+    };
+    for (let i = 0; i < 10; i++) await execIn(plain)(["true"]).catch(() => undefined);
+    const inTurns = async (argv: string[]) => {
+      const ours: number[] = [];
+      const nodes: number[] = [];
+      const once = async (sb: typeof sandbox, into: number[]) => {
+        const t0 = performance.now();
+        await execIn(sb)(argv);
+        into.push(performance.now() - t0);
+      };
+      for (let i = 0; i < n; i++) {
+        await once(sandbox, ours);
+        await once(plain, nodes);
+      }
+      return [summarize(ours), summarize(nodes)] as const;
+    };
+    const [spawnTrue, nodeTrue] = await inTurns(["true"]);
+    row("executor spawn of `true`", spawnTrue);
+    const [echoHi, nodeEcho] = await inTurns(["bash", "-c", "echo hi"]);
+    row('executor bash -c "echo hi"', echoHi);
+    row("  before: spawn of `true` by Node's spawn", nodeTrue);
+    row('  before: bash -c "echo hi" by Node\'s spawn', nodeEcho);
+    const read = row(
+      "warm Read 4 KiB over HTTP with wait",
+      await timeEach(n, () => call(sid, "Read", { file_path: file })),
+    );
+    const echo = row(
+      "warm Bash echo over HTTP with wait",
+      await timeEach(n, () => call(sid, "Bash", { command: "echo hi" })),
+    );
+    await measureRawDockerExec(containerOf(sid), 3, file);
+    const raw = row(
+      "raw dockerode exec of `cat` 4 KiB",
+      await measureRawDockerExec(containerOf(sid), Math.min(n, opts.runtime === "runsc" ? 30 : 60), file),
+    );
+    console.log("ratios (aims in brackets):");
+    console.log(
+      `  (Read over HTTP − executor readFile) / bare HTTP = ${((read.p50 - readFile.p50) / health.p50).toFixed(2)} (≤ 3)`,
+    );
+    console.log(
+      `  executor spawn of true / raw docker exec = ${(spawnTrue.p50 / raw.p50).toFixed(3)} (≤ 0.03)`,
+    );
+    console.log(`  Bash echo over HTTP / raw docker exec = ${(echo.p50 / raw.p50).toFixed(3)} (≤ 0.1)`);
+
+    if (opts.idle > 0) {
+      const idleSids = await Promise.all(Array.from({ length: opts.idle }, newSession));
+      await pool(idleSids, 10, (s) => call(s, "Bash", { command: "true" }));
       console.log(
-        `throughput ${width} sessions x ${perSession} Bash echo: ${((width * perSession) / secs).toFixed(1)} calls/s`,
+        `process RSS (service + bench client): 0 sessions ${mib(rssIdle0)}; ${opts.idle} idle sessions ${mib(process.memoryUsage().rss)}`,
       );
     }
-
-    const cold = await timeEach(5, async () => call(await newSession(), "Bash", { command: "true" }));
-    const rawRun = await measureRawDockerRun(docker, config.SANDBOX_IMAGE, 5, join(dataDir, "raw"));
-    console.log(`cold session first call (HTTP)    ${fmt(cold)}`);
-    console.log(`raw hardened docker run … true    ${fmt(rawRun)}`);
-
+    if (opts.throughput) {
+      const perSession = 10;
+      for (const width of [20, 50]) {
+        const sids = await Promise.all(Array.from({ length: width }, newSession));
+        await pool(sids, 10, (s) => call(s, "Bash", { command: "true" }));
+        let t0 = performance.now();
+        await Promise.all(
+          sids.map(async (s) => {
+            for (let i = 0; i < perSession; i++) await call(s, "Bash", { command: "echo hi" });
+          }),
+        );
+        const ours = (width * perSession) / ((performance.now() - t0) / 1000);
+        // The same number of concurrent `docker exec`s of the same command, one per container.
+        const perExec = 4;
+        t0 = performance.now();
+        await Promise.all(
+          sids.map(async (s) => {
+            const c = containerOf(s);
+            for (let i = 0; i < perExec; i++) await rawExecEcho(c);
+          }),
+        );
+        const rawRate = (width * perExec) / ((performance.now() - t0) / 1000);
+        console.log(
+          `throughput ${width} sessions: ${ours.toFixed(1)} Bash echo calls/s over HTTP; raw docker exec ${rawRate.toFixed(1)}/s at ${width} concurrent; ratio ${(ours / rawRate).toFixed(1)} (≥ 10 at 50)`,
+        );
+      }
+      const cold = await timeEach(5, async () => call(await newSession(), "Bash", { command: "true" }));
+      const rawRun = await measureRawDockerRun(docker, config.SANDBOX_IMAGE, 5, join(dataDir, "raw"));
+      console.log(`cold session first call (HTTP)               ${fmt(cold)}`);
+      console.log(`raw hardened docker run … true               ${fmt(rawRun)}`);
+    }
     console.log(`failed calls during the run: ${failures}${failures ? ` (last: ${lastFailure})` : ""}`);
-    console.log(
-      `process RSS (service + bench client): before any session ${mib(rssIdle0)}; with ${idleCount} more idle sessions (containers up) ${mib(rssIdleN)}`,
-    );
   } finally {
     await tearDown(service, config, dataDir);
   }
+}
+
+/** Runs argv as the container's root and waits for it (the bench's own set-up, not a measure). */
+async function rawExecAsRoot(container: Dockerode.Container, argv: string[]): Promise<void> {
+  const exec = await container.exec({ Cmd: argv, User: "0", AttachStdout: true, AttachStderr: true });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  await new Promise<void>((resolve) => {
+    stream.on("data", () => {});
+    stream.once("end", resolve);
+    stream.once("error", () => resolve());
+  });
+}
+
+/** One raw dockerode exec of `bash -c "echo hi"`: create, start, collect. */
+async function rawExecEcho(container: Dockerode.Container): Promise<void> {
+  const exec = await container.exec({
+    Cmd: ["bash", "-c", "echo hi"],
+    AttachStdout: true,
+    AttachStderr: true,
+  });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  await new Promise<void>((resolve, reject) => {
+    stream.on("data", () => {});
+    stream.once("end", resolve);
+    stream.once("error", reject);
+  });
 }

@@ -110,6 +110,13 @@ cp -r "$executor_src/." "$root/opt/toolshed/"
 chown -R 0:0 "$root/opt/toolshed"
 chmod -R a+rX,go-w "$root/opt/toolshed"
 
+# The executor's fork server (spawner.c): a static binary built here with the host's gcc, so
+# the image needs no compiler and nothing is downloaded. Without it the executor uses Node's spawn.
+command -v gcc >/dev/null || { log "gcc is missing (apt-get install gcc libc6-dev)"; exit 1; }
+mkdir -p "$root/usr/local/libexec"
+gcc -O2 -Wall -Werror -static -s -o "$root/usr/local/libexec/toolshed-spawner" "$here/sandbox/spawner.c"
+chmod 0755 "$root/usr/local/libexec/toolshed-spawner"
+
 # Platform-provided MCP servers under /opt/mcp: third-party npm packages bundled for Node 18.
 mkdir -p "$root/opt/mcp"
 node "$here/bundle-mcp.mjs" "$root/opt/mcp" >"$work/bundle-mcp.log" 2>&1 || { cat "$work/bundle-mcp.log" >&2; exit 1; }

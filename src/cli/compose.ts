@@ -175,7 +175,11 @@ export async function startService(
       sandboxes,
       readCache: new SqliteReadCache(db),
       skillFiles: new SkillFiles(join(config.DATA_DIR, "skills")),
-      transfers: new TransferDir(join(config.DATA_DIR, "transfers"), config.FILE_TRANSFER_MAX_BYTES),
+      transfers: new TransferDir(
+        join(config.DATA_DIR, "transfers"),
+        config.FILE_TRANSFER_MAX_BYTES,
+        config.FILE_TRANSFER_WAIT_MS,
+      ),
       metrics,
       logger,
       limiter: new RedisRateLimiter(redis.commands, config.QUEUE_PREFIX),

@@ -72,15 +72,23 @@ export class RedisBus implements JobEvents, CancelBus {
     return `${this.opts.prefix}:job-events:${jobId}`;
   }
 
+  /** Sent at once on the one command connection, which Redis serves in order: call order holds. */
   async append(jobId: string, ...events: { type: JobEventType; data: unknown }[]): Promise<void> {
     const key = this.key(jobId);
     const multi = this.redis.multi();
     const maxLen = String(this.opts.maxLen);
     for (const e of events)
       multi.xadd(key, "MAXLEN", "~", maxLen, "*", "type", e.type, "data", JSON.stringify(e.data));
-    await multi.expire(key, this.opts.ttlS).publish(this.channel(jobId), `${this.origin} ${jobId}`).exec();
-    // Waiters in this process (serve mode) are woken at once rather than by the pub/sub echo.
+    const sent = multi
+      .expire(key, this.opts.ttlS)
+      .publish(this.channel(jobId), `${this.origin} ${jobId}`)
+      .exec();
+    // Waiters in this process (serve mode) are woken now, not one round trip later nor by the
+    // pub/sub echo: what they re-read is already stored (the row is written before its events are
+    // published), and a stream read they issue goes out on this connection behind the XADD, which
+    // Redis serves in order, so it sees these events.
     this.notify(jobId);
+    await sent;
   }
 
   private notify(jobId: string): void {

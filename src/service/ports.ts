@@ -36,7 +36,10 @@ export interface JobNotice {
 
 /** The per-job event log (SSE, wait) and the cross-process notifications. */
 export interface JobEvents {
-  /** Appends events in order, in one round trip. */
+  /**
+   * Appends events in order, in one round trip. Appends of a job are stored in the order they
+   * are called, even when an earlier one has not resolved yet (callers need not chain them).
+   */
   append(jobId: string, ...events: { type: JobEventType; data: unknown }[]): Promise<void>;
   /** Events strictly after `afterId` (all when absent), oldest first. */
   read(jobId: string, afterId?: string, count?: number): Promise<JobEvent[]>;

@@ -156,9 +156,9 @@ describe("the console page", () => {
     expect((await t.app.request("/console/assets/vendor/htm.mjs")).status).toBe(200);
     // The jobs page reads the status list from the OpenAPI document.
     const doc = (await (await t.app.request("/openapi.json")).json()) as {
-      components: { schemas: { Job: { properties: { status: { enum: string[] } } } } };
+      components: { schemas: { JobStatus: { enum: string[] } } };
     };
-    expect(doc.components.schemas.Job.properties.status.enum).toContain("awaiting_approval");
+    expect(doc.components.schemas.JobStatus.enum).toContain("awaiting_approval");
     // Dot segments are resolved by the URL first: at most the page comes back, never a source file.
     for (const path of [
       "/console/assets/../../api/app.ts",

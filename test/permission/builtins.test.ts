@@ -59,6 +59,14 @@ describe("runPolicyCheck over the built-in tools", () => {
       readOnly: false,
       toolSuggestions: ["Bash(rm -rf:*)"],
       match: true,
+      explanation: {
+        step: "tool check",
+        rule: null,
+        commands: [
+          { command: "rm -rf build", depth: 0, rule: null, readOnly: false, missingRule: "Bash(rm -rf:*)" },
+        ],
+        summary: expect.stringContaining("the tool's own check decided before any allow rule"),
+      },
     });
   });
 

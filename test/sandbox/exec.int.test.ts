@@ -17,7 +17,9 @@ describe("sandbox exec", () => {
     const r = await sb.exec({ argv: ["ps", "-eo", "pid=,args="], timeoutMs: 5000, maxOutputBytes: 65536 });
     return r.stdout
       .split("\n")
-      .filter((l) => l.trim() && !/docker-init|executor\.mjs|file-helper\.mjs|ps -eo/.test(l));
+      .filter(
+        (l) => l.trim() && !/docker-init|executor\.mjs|file-helper\.mjs|toolshed-spawner|ps -eo/.test(l),
+      );
   };
 
   it("returns exit code, stdout and stderr separately", async () => {

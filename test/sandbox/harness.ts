@@ -9,8 +9,8 @@ import {
 } from "../../src/sandbox/docker-provider.js";
 import type { ExecRequest } from "../../src/sandbox/sandbox.js";
 
-/** The image scripts/test.sh builds. */
-export const TEST_IMAGE = "toolshed-sandbox:latest";
+/** The image scripts/test.sh builds, or the build SANDBOX_IMAGE names (checkouts sharing one engine). */
+export const TEST_IMAGE = process.env.SANDBOX_IMAGE ?? "toolshed-sandbox:latest";
 export const docker = new Dockerode();
 
 /** A provider with its own serviceId and temp dataDir; `cleanup()` removes every trace. */

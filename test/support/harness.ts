@@ -63,6 +63,8 @@ export function testEnv(dataDir: string, extra: Record<string, string> = {}): Re
     SANDBOX_RETRY_BACKOFF_MS: "200",
     // Warm containers cost every test file two containers; the tests of the pool turn it on.
     SANDBOX_WARM_POOL: "0",
+    // Several checkouts share one engine: a test run may name its own build of the image.
+    ...(process.env.SANDBOX_IMAGE ? { SANDBOX_IMAGE: process.env.SANDBOX_IMAGE } : {}),
     ...extra,
   };
 }
@@ -232,7 +234,8 @@ export function createApiTestApp(
     sandboxes,
     readCache: new SqliteReadCache(db),
     skillFiles: new SkillFiles(join(dataDir, "skills")),
-    transfers: new TransferDir(join(dataDir, "transfers"), 1024 * 1024),
+    // No worker runs here: a transfer answers 503 naming its job after a short wait.
+    transfers: new TransferDir(join(dataDir, "transfers"), 1024 * 1024, 200),
     metrics: new Metrics(),
     logger: createLogger("silent"),
     limiter: bus,

@@ -5,6 +5,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { constants as osc } from "node:os";
 import { StringDecoder } from "node:string_decoder";
+import { forkServer } from "./fork-server.mjs";
 import { killUid, processesOf } from "./processes.mjs";
 
 // After a kill, wait this long for stragglers still holding the pipes.
@@ -131,6 +132,35 @@ export class ExecRun {
 
   start(resolveCwd) {
     const { req, who } = this;
+    if (!forkServer.available) return this.startNode(resolveCwd);
+    let cwd;
+    try {
+      cwd = resolveCwd(req.cwd);
+    } catch (err) {
+      return this.failed(err, resolveCwd);
+    }
+    // The timeout runs from the request: a start that hangs in the fork server still ends.
+    this.timer = setTimeout(() => this.kill("timeout"), clamp(req.timeoutMs, 1, MAX_TIMER_MS));
+    // Through the fork server: the same identity, environment, session and streams, without
+    // forking this process. Null means it went away meanwhile: Node's spawn then, as without it.
+    forkServer
+      .spawn({
+        argv: req.argv,
+        env: userEnv(who.identity, who.name, req.env),
+        uid: who.uid,
+        gid: who.gid,
+        cwd,
+        stdin: typeof req.stdin === "string",
+        cwdFd: req.cwdFd === true,
+      })
+      .then(
+        (child) => (child ? this.wire(child) : this.startNode(resolveCwd)),
+        (err) => (this.final ? this.who.release?.() : this.failed(err, resolveCwd)),
+      );
+  }
+
+  startNode(resolveCwd) {
+    const { req, who } = this;
     const stdio = [typeof req.stdin === "string" ? "pipe" : "ignore", "pipe", "pipe"];
     if (req.cwdFd === true)
       while (stdio.length <= CWD_FD) stdio.push(stdio.length === CWD_FD ? "pipe" : "ignore");
@@ -144,7 +174,14 @@ export class ExecRun {
       if (child.pid === undefined) this.failed(err, resolveCwd);
     });
     if (child.pid === undefined) return;
+    this.wire(child);
+  }
+
+  /** Streams, timeout and exit of a started child (Node's, or the fork server's look-alike). */
+  wire(child) {
+    const { req, who } = this;
     this.child = child;
+    if (this.final) return this.lateStart();
     if (child.stdin) {
       child.stdin.on("error", () => {});
       child.stdin.end(req.stdin);
@@ -155,7 +192,7 @@ export class ExecRun {
     cwdPipe?.on("data", (buf) => {
       if (this.cwdText.length < MAX_CWD_BYTES) this.cwdText += buf.toString("utf8");
     });
-    this.timer = setTimeout(() => this.kill("timeout"), clamp(req.timeoutMs, 1, MAX_TIMER_MS));
+    this.timer ??= setTimeout(() => this.kill("timeout"), clamp(req.timeoutMs, 1, MAX_TIMER_MS));
     child.once("exit", (code, signal) => {
       this.exit = { code, signal };
       // Nothing a reader or editor starts may outlive its call: once the command itself is done,
@@ -166,6 +203,9 @@ export class ExecRun {
       this.exit ??= { code, signal };
       this.finish();
     });
+    child.handOver?.();
+    // A cancel that came while the command was being started applies now.
+    if (this.killPending) this.kill(this.killPending);
   }
 
   output(st, buf) {
@@ -189,7 +229,16 @@ export class ExecRun {
   }
 
   kill(reason) {
-    if (this.killedFor || this.final || !this.child) return;
+    if (this.killedFor || this.final) return;
+    if (!this.child) {
+      // Applied as soon as the command has started (wire); if the start itself hangs, the call
+      // ends without it after the grace, and a command that starts later is killed at once.
+      this.killPending = reason;
+      setTimeout(() => {
+        if (!this.child && !this.final) this.endUnstarted(reason);
+      }, KILL_GRACE_MS).unref();
+      return;
+    }
     this.killedFor = reason;
     try {
       process.kill(-this.child.pid, "SIGKILL");
@@ -260,6 +309,30 @@ export class ExecRun {
     };
   }
 
+  /** Timed out or cancelled before the fork server answered; the uid stays leased until then. */
+  endUnstarted(reason) {
+    this.conclude({
+      t: "x",
+      exitCode: null,
+      timedOut: reason === "timeout",
+      cancelled: reason === "cancel",
+      truncated: false,
+      durationMs: Date.now() - this.startedAt,
+    });
+  }
+
+  /** The command started after its call had ended: it and its uid's processes go at once. */
+  async lateStart() {
+    const { child, who } = this;
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {}
+    for (const s of child.stdio) s?.destroy?.();
+    child.handOver?.();
+    if (who.name !== "agent") await killUid(who.uid, who.gid);
+    await who.release?.();
+  }
+
   failed(err, resolveCwd) {
     // Node reports a missing cwd as the program missing; say which it was.
     let message = err.message;
@@ -281,6 +354,7 @@ export class ExecRun {
 
   conclude(final) {
     if (this.final) return;
+    clearTimeout(this.timer);
     this.final = final;
     this.onDone?.();
     if (this.sub) reply(this.sub, final);

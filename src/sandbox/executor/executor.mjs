@@ -21,6 +21,7 @@ import * as path from "node:path";
 import { CallMemo, validKey } from "./call-memo.mjs";
 import { ExecRun, reply, send } from "./exec-run.mjs";
 import { FileClient } from "./file-client.mjs";
+import { forkServer } from "./fork-server.mjs";
 import { identitiesFrom, ReaderPool } from "./identities.mjs";
 import { handBack } from "./processes.mjs";
 import { runSpawn } from "./spawn-run.mjs";
@@ -228,4 +229,5 @@ function privateHome() {
 }
 
 files.ensure();
-privateHome().then(topUp);
+// The fork server first (when the image has one): commands then start without forking this process.
+Promise.all([privateHome(), forkServer.start()]).then(topUp, topUp);

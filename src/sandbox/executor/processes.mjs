@@ -2,6 +2,7 @@
 // (setsid, double fork, nohup): the uid is what they cannot leave, so that is what we kill by.
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { forkServer } from "./fork-server.mjs";
 
 /** pid → short command line of every live process whose real uid is `uid`. */
 export function processesOf(uid) {
@@ -52,8 +53,10 @@ export async function killUid(uid, gid) {
   return seen;
 }
 
-/** Runs `kill -9 -1` as `uid`; false when it could not be started. */
-function killAllAs(uid, gid) {
+/** Runs `kill -9 -1` as `uid` (through the fork server when there is one); false when it could not be started. */
+async function killAllAs(uid, gid) {
+  const viaServer = await forkServer.killAll(uid, gid);
+  if (viaServer !== null) return viaServer;
   return new Promise((resolve) => {
     let killer;
     try {

@@ -68,7 +68,18 @@ export async function publishState(
   jobId: string,
 ) {
   const row = await deps.store.findJob(jobId);
-  if (!row) return;
+  if (row) await publishRow(deps, row);
+}
+
+/**
+ * publishState for a row the caller just read: the events are handed to the bus before this
+ * returns its promise, so an append or enqueue the caller issues next goes out after them.
+ */
+export async function publishRow(
+  deps: Pick<ServiceDeps, "events" | "logger"> & Partial<Pick<ServiceDeps, "db" | "webhooks">>,
+  row: JobRow,
+) {
+  const jobId = row.id;
   logTransition(deps.logger, row);
   try {
     const events: { type: "status" | "result"; data: unknown }[] = [

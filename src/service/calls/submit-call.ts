@@ -23,7 +23,7 @@ import { checkCallQuotas } from "../tenancy/quotas.js";
 import { readTenantSettings } from "../tenancy/tenant-settings.js";
 import { canonicalJson, decisionAudit } from "./audit.js";
 import { decideCall } from "./decide.js";
-import { enqueueOrWithdraw, publishState } from "./job-transitions.js";
+import { enqueueOrWithdraw, publishRow } from "./job-transitions.js";
 import { textResult, toJobView } from "./job-view.js";
 import { validateToolInput } from "./tool-input.js";
 
@@ -50,18 +50,37 @@ export async function submitCall(
   if (existing) return { job: sameRequest(existing, requestHash), created: false };
   // Refused before anything is written when the job could not be queued or run (503).
   await deps.readiness.require(["redis", "docker"]);
-  await deps.readiness.bound("redis", checkCallQuotas(deps, session.tenantId));
-
-  const mcps = await sessionMcpTools(deps, session);
-  const row = newJobRow(deps, session, await planCall(deps, session, body, mcps), body.idempotencyKey);
+  // The quota's Redis round trip overlaps resolving and deciding (CPU only); it is settled before
+  // anything is written, and a refusal still wins over an error of the call itself, as before.
+  const quota = deps.readiness.bound("redis", checkCallQuotas(deps, session.tenantId));
+  quota.catch(() => undefined);
+  let plan: CallPlan;
+  try {
+    const mcps = await sessionMcpTools(deps, session);
+    plan = await planCall(deps, session, body, mcps);
+  } catch (err) {
+    await quota;
+    throw err;
+  }
+  await quota;
+  const row = newJobRow(deps, session, plan, body.idempotencyKey);
   row.requestHash = requestHash;
   // Re-checked inside the write: a concurrent submit with the same key may have won meanwhile
   // (in another process the unique index is what stops it).
   const raced = await insertUnlessKeyTaken(deps, p, row);
   if (raced) return { job: sameRequest(raced, requestHash), created: false };
   // Never throws; bounded so that a Redis hanging just now costs a second, not its timeout.
-  await deps.readiness.bound("redis", publishState(deps, row.id)).catch(() => undefined);
+  // Not awaited before the enqueue (one round trip less per call): the row is read first, so the
+  // event is written to the command connection before the add, and the queue and the bus share
+  // that connection (cli/compose), which Redis serves in order, so no worker, in any process, sees
+  // the job before `queued` is in its stream. Were they ever split, this would have to await the
+  // event first.
+  const stored = await deps.store.findJob(row.id);
+  const published = stored
+    ? deps.readiness.bound("redis", publishRow(deps, stored)).catch(() => undefined)
+    : undefined;
   if (row.status === "queued") await enqueueOrWithdraw(deps, row.id);
+  await published;
   deps.metrics.inc("toolshed_calls_submitted_total", { behavior: row.decision.behavior });
   return { job: toJobView(row), created: true };
 }

@@ -14,10 +14,15 @@ export type TransferSide = "in" | "out";
 export class TransferDir {
   readonly root: string;
 
-  /** `maxBytes`: the largest file or archive a transfer may move (FILE_TRANSFER_MAX_BYTES). */
+  /**
+   * `maxBytes`: the largest file or archive a transfer may move (FILE_TRANSFER_MAX_BYTES);
+   * `waitMs`: how long a request waits for a worker to run its transfer (FILE_TRANSFER_WAIT_MS)
+   * before it answers 503 naming the job, which still runs once.
+   */
   constructor(
     root: string,
     readonly maxBytes: number,
+    readonly waitMs = 300_000,
   ) {
     this.root = resolve(root);
   }

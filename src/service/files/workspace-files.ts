@@ -9,7 +9,6 @@
 
 import { isTerminal } from "../../contracts/job.js";
 import type { JobRow, SessionRow, StoredDecision } from "../../db/schema.js";
-import { jobs } from "../../db/schema.js";
 import {
   AppError,
   type ErrorCode,
@@ -40,7 +39,6 @@ import {
 } from "./transfer-job.js";
 
 /** How long a transfer request waits for its job (a busy session's earlier calls run first). */
-const TRANSFER_WAIT_MS = 300_000;
 
 /** Writes `data` to the workspace file `path` (created with its parents, replaced if present). */
 export async function uploadFile(
@@ -173,9 +171,12 @@ async function runTransfer(
     await insertJob(deps, p, transferRow(id, session, kind, input, decision));
     await deps.readiness.bound("redis", publishState(deps, id)).catch(() => undefined);
     await enqueueOrWithdraw(deps, id);
-    const view = await waitForJob(deps, id, TRANSFER_WAIT_MS);
+    const view = await waitForJob(deps, id, deps.transfers.waitMs);
     if (!isTerminal(view.status)) {
-      throw new UnavailableError(`the transfer is still waiting to run (job ${id}); retry later`, 5);
+      throw new UnavailableError(
+        `the transfer is still waiting to run as job ${id} (it will run once): follow GET /v1/jobs/${id} rather than sending it again`,
+        5,
+      );
     }
     done = true;
     const row = findJob(deps.db, id)!;

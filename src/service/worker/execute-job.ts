@@ -11,7 +11,7 @@ import type { ToolRunContext } from "../../toolkit/run-context.js";
 import type { ToolBase } from "../../toolkit/tool-base.js";
 import { BuiltinTool } from "../../toolkit/tools/builtin-tool.js";
 import { auditKeys, writeAudit } from "../calls/audit.js";
-import { finishJob, publishState } from "../calls/job-transitions.js";
+import { finishJob, publishRow, publishState } from "../calls/job-transitions.js";
 import { findJob, textResult } from "../calls/job-view.js";
 import { transferKind } from "../files/transfer-job.js";
 import type { ServiceDeps } from "../ports.js";
@@ -47,8 +47,17 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
     return failJob(deps, job.id, `Error: ${err.message}`);
   }
   const { toolkit, activeGroups } = built;
-  // Events are published in order but off the critical path; awaited before the result.
-  let pending: Promise<unknown> = publishState(deps, job.id);
+  // Events are published off the critical path, each sent at once (appends keep call order, see
+  // JobEvents): the result's events then follow the chunks without waiting for their round trips.
+  // The `running` row is read through the store first; whatever is sent after it is sent from
+  // callbacks on that read, which run in the order they were registered, so call order holds.
+  const running = deps.store.findJob(job.id);
+  let pending: Promise<unknown> = running
+    .then((row) => row && publishRow(deps, row))
+    .catch((err: unknown) => deps.logger.warn({ err, jobId: job.id }, "reading the running job failed"));
+  const afterRunning = (send: () => Promise<unknown>) => {
+    pending = Promise.all([pending, running.then(send).catch(() => undefined)]);
+  };
   const seen = new Set<string>();
   // Only deltas become `chunk` events: a chunk that completes the response (`isLast`, such as
   // Bash's whole output after its live pieces) reaches clients once, in the `result` event.
@@ -61,7 +70,7 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
       state: chunk.state,
       ...(typeof stream === "string" ? { stream } : {}),
     };
-    pending = pending.then(() => deps.events.append(job.id, { type: "chunk", data })).catch(() => undefined);
+    afterRunning(() => deps.events.append(job.id, { type: "chunk", data }));
   };
   let unavailable: SandboxUnavailableError | undefined;
   const jsb = jobSandbox({
@@ -117,7 +126,7 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
   };
 
   const response = await toolkit.callTool(job.tool, job.input, ctx, { callId: job.id });
-  await pending;
+  if (unavailable || guard.crash !== undefined) await pending;
   if (unavailable) throw unavailable;
   if (guard.crash !== undefined) {
     deps.logger.error({ err: guard.crash, jobId: job.id, tool: job.tool }, "tool threw");
@@ -127,8 +136,9 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
   const status = statusOf(response, cancelled);
   if (await finishJob(deps, job.id, status, toResult(response))) {
     deps.metrics.jobFinished(status, job);
-    await publishState(deps, job.id);
+    afterRunning(() => publishState(deps, job.id));
   }
+  await pending;
   // Stored: the executor may forget what it kept for this job.
   jsb.used()?.acknowledge?.(job.id);
   await wakeSuccessors(deps, job.id);

@@ -19,7 +19,7 @@ let statuses;
 function jobStatuses() {
   statuses ??= fetch("/openapi.json")
     .then((r) => r.json())
-    .then((doc) => doc.components?.schemas?.Job?.properties?.status?.enum ?? [])
+    .then((doc) => doc.components?.schemas?.JobStatus?.enum ?? [])
     .catch(() => []);
   return statuses;
 }
