@@ -32,6 +32,9 @@ command -v debootstrap >/dev/null || missing+=(debootstrap)
 command -v mkfs.ext4 >/dev/null || missing+=(e2fsprogs)
 command -v losetup >/dev/null || missing+=(mount)
 command -v ps >/dev/null || missing+=(procps)
+# The sandbox image's fork server is a static C binary built with the host's compiler.
+command -v gcc >/dev/null || missing+=(gcc)
+[[ -e /usr/lib/x86_64-linux-gnu/libc.a || -e /usr/lib/aarch64-linux-gnu/libc.a ]] || missing+=(libc6-dev)
 # Chromium for the console's browser tests (driven by playwright-core; no browser download).
 ((EUID == 0)) && ! command -v chromium >/dev/null && missing+=(chromium)
 # gVisor, for SANDBOX_RUNTIME=runsc: optional (root installs it, so CI tests both runtimes).
