@@ -14,8 +14,8 @@ import { dropRedisKeys, testConfig } from "../support/harness.js";
 import { NullSandboxProvider } from "../support/null-sandbox.js";
 import { pollUntil } from "../support/wait-for-job.js";
 
-const BASE = ["database", "redis", "event bus", "queue", "mcp clients", "key streams"];
-const WORKER = ["worker", "approval sweeper", "reconciler"];
+const BASE = ["database", "redis", "event bus", "queue", "webhook queue", "mcp clients", "key streams"];
+const WORKER = ["worker", "webhook delivery", "approval sweeper", "reconciler"];
 const EXPECTED: Record<ServeMode, string[]> = {
   serve: [...BASE, ...WORKER, "session mcp endpoint", "http server"],
   api: [...BASE, "session mcp endpoint", "http server"],

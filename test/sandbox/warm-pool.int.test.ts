@@ -2,7 +2,8 @@
  * Warm sandboxes: a new session claims a started container; its workspace (a quota volume) and
  * the tenant's read-only skills appear inside through mount propagation, it runs as the agent, the
  * pool refills, and when the session stops the warm container goes and the next start finds the
- * same workspace. Closing the provider removes every warm container, unclaimed or claimed.
+ * same workspace. A tenant's own image, limits or disk size start cold (warm containers have the
+ * defaults). Closing the provider removes every warm container, unclaimed or claimed.
  */
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -66,6 +67,21 @@ it("a stopped warm session's container goes; its next start finds the same works
   await expect(docker.getContainer(paths.containerName).inspect()).rejects.toMatchObject({ statusCode: 404 });
   const sb = await t.provider.acquire(spec());
   expect((await sb.exec(sh("cat /workspace/f; cat /skills/hello.md"))).stdout).toBe("kept\nskill text\n");
+}, 60_000);
+
+it("a session with its tenant's own container settings starts cold; the warm ones stay for others", async () => {
+  await pollUntil(
+    () => t.provider.warmReady,
+    (n) => n === 2,
+    { timeoutMs: 60_000, what: "the pool to refill" },
+  );
+  const sb = await t.provider.acquire({ sessionId: "ses_own1", tenantId: "ten_b", settings: { pids: 77 } });
+  const paths = sessionPaths(t.dataDir, t.serviceId, "ses_own1");
+  const info = await docker.getContainer(paths.containerName).inspect();
+  expect(info.Config.Labels[LABEL_WARM]).toBeUndefined();
+  expect(info.HostConfig.PidsLimit).toBe(77);
+  expect((await sb.exec(sh("echo cold"))).stdout).toBe("cold\n");
+  expect(t.provider.warmReady).toBe(2);
 }, 60_000);
 
 it("closing the provider removes the warm containers", async () => {
