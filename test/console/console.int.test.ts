@@ -1,7 +1,8 @@
 /**
  * The web console in real Chromium against the real service (API, worker, Redis, Docker
  * sandboxes): sign-in, the live approvals inbox, approving, the job's output, the rules dry run,
- * tenant isolation and CSRF. Each page's screenshot is written to docs/screenshots/.
+ * tenant isolation and CSRF. Each page's screenshot is written to data/screenshots/ (untracked);
+ * `SCREENSHOTS_DIR=docs/screenshots` refreshes the committed ones.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -12,7 +13,7 @@ import { launchBrowser, type TestBrowser } from "../support/browser.js";
 import { ADMIN_KEY, type Harness, seedTenant, startHarness } from "../support/harness.js";
 import { waitForJob } from "../support/wait-for-job.js";
 
-const SHOTS = join(import.meta.dirname, "../../docs/screenshots");
+const SHOTS = process.env.SCREENSHOTS_DIR ?? join(import.meta.dirname, "../../data/screenshots");
 /** Generous bounds for a shared 2-core machine; the inbox's latency is measured and printed. */
 const UI_WAIT_MS = 15_000;
 

@@ -59,7 +59,13 @@ interface Entry {
   listing?: { tools: McpRawTool[]; at: number };
   failedAt?: number;
   failure?: unknown;
+  /**
+   * The listing in flight, by where it runs: a local one (in a sandbox this process holds) never
+   * joins a remote one, because in `serve` the worker answering an API's remote listing is this
+   * same process, and waiting on its own request would hold both until the RPC times out.
+   */
   pending?: Promise<McpRawTool[] | null>;
+  pendingRemote?: Promise<McpRawTool[] | null>;
 }
 
 /** What the clients need; `egress` defaults to the strict policy (no exceptions). */
@@ -171,12 +177,13 @@ export class McpClients {
       return entry.listing?.tools ?? [];
     const stdio = entry.client.config.transport === "stdio";
     if (stdio && !opts.sandbox && !opts.remote) return entry.listing?.tools ?? [];
-    entry.pending ??= (async () => {
+    const remote = stdio && !opts.sandbox ? opts.remote : undefined;
+    const slot = remote ? "pendingRemote" : "pending";
+    entry[slot] ??= (async () => {
       try {
-        const tools =
-          stdio && !opts.sandbox && opts.remote
-            ? await opts.remote(entry.client.name)
-            : await entry.client.listRawTools(stdio ? await opts.sandbox?.() : undefined);
+        const tools = remote
+          ? await remote(entry.client.name)
+          : await entry.client.listRawTools(stdio ? await opts.sandbox?.() : undefined);
         entry.listing = { tools, at: this.now() };
         entry.failedAt = undefined;
         entry.failure = undefined;
@@ -190,10 +197,10 @@ export class McpClients {
         );
         return null;
       } finally {
-        entry.pending = undefined;
+        entry[slot] = undefined;
       }
     })();
-    return (await entry.pending) ?? entry.listing?.tools ?? [];
+    return (await entry[slot]) ?? entry.listing?.tools ?? [];
   }
 
   private dropRemoved(tenantId: string, names: Set<string>): void {
