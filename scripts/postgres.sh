@@ -21,11 +21,12 @@ data="${DATA_DIR:-$repo/data}"
 [[ $data = /* ]] || data="$repo/$data"
 dir="$data/postgres"
 port="${PG_PORT:-54329}"
+explicit_port=${PG_PORT:+1}
 explicit_dir=0
 while (($# > 0)); do
   case $1 in
   --dir) dir=$2; explicit_dir=1; shift 2 ;;
-  --port) port=$2; shift 2 ;;
+  --port) port=$2; explicit_port=1; shift 2 ;;
   *) echo "usage: postgres.sh [start|stop|url] [--dir DIR] [--port PORT]" >&2; exit 2 ;;
   esac
 done
@@ -117,6 +118,14 @@ fi
 if port_now=$(running_port); then
   port=$port_now
 else
+  # Another checkout's cluster may hold the default port: take the next free one (unless told).
+  if [[ -z $explicit_port ]]; then
+    for ((i = 0; i < 20; i++)); do
+      (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || break
+      log "127.0.0.1:$port is taken (another cluster?): trying $((port + 1))"
+      port=$((port + 1))
+    done
+  fi
   as_owner "$bin/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 60 \
     -o "-c listen_addresses=127.0.0.1 -p $port -k $(printf '%q' "$dir") -c fsync=${PG_FSYNC:-on}" \
     start >/dev/null || { tail -n 20 "$dir/server.log" >&2; exit 1; }
