@@ -43,7 +43,11 @@ export function startReconciler(
     const missing = await queue.missing(ids);
     // Looked at again: a job may have finished (and left the queue) meanwhile. One this very
     // process is running is left to it: its own end settles the row.
-    const still = expectingRunElsewhere(deps.db, missing, workerIdentity());
+    const candidates = expectingRunElsewhere(deps.db, missing, workerIdentity());
+    // Where to look follows the session's host, and placement hands a call to that host's queue
+    // (pin, add there, then leave placement): a call that moved between computing where to look
+    // and looking seemed gone. Looking again with fresh holders finds it wherever it is now.
+    const still = candidates.length > 0 ? await queue.missing(candidates) : [];
     for (const id of still) await queue.enqueue(id, { priority: fairPriority(deps.db, id) });
     if (still.length > 0) {
       deps.metrics.inc("toolshed_jobs_reconciled_total", {}, still.length);
