@@ -17,6 +17,8 @@ export interface ReconcilerOptions {
   intervalMs: number;
   /** Rows looked at per pass. */
   batch: number;
+  /** How long a call that seems gone gets to show up before it is queued again (default 250 ms). */
+  settleMs?: number;
 }
 
 export interface Reconciler {
@@ -43,11 +45,14 @@ export function startReconciler(
     const missing = await queue.missing(ids);
     // Looked at again: a job may have finished (and left the queue) meanwhile. One this very
     // process is running is left to it: its own end settles the row.
-    const candidates = expectingRunElsewhere(deps.db, missing, workerIdentity());
-    // Where to look follows the session's host, and placement hands a call to that host's queue
-    // (pin, add there, then leave placement): a call that moved between computing where to look
-    // and looking seemed gone. Looking again with fresh holders finds it wherever it is now.
-    const still = candidates.length > 0 ? await queue.missing(candidates) : [];
+    let still = expectingRunElsewhere(deps.db, missing, workerIdentity());
+    if (still.length > 0) {
+      // A call in passage seems gone for a moment: a submit between its row and its queue entry,
+      // placement handing it to its host's queue (pin, add there, leave placement). Look again a
+      // little later, where it should be by then (holders follow the session's host).
+      await new Promise((r) => setTimeout(r, opts.settleMs ?? 250));
+      still = expectingRunElsewhere(deps.db, await queue.missing(still), workerIdentity());
+    }
     for (const id of still) await queue.enqueue(id, { priority: fairPriority(deps.db, id) });
     if (still.length > 0) {
       deps.metrics.inc("toolshed_jobs_reconciled_total", {}, still.length);
