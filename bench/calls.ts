@@ -17,7 +17,7 @@ import { loadConfig } from "../src/config.js";
 import { runtimeRegistered } from "../src/sandbox/sandbox-runtime.js";
 import { sessionPaths } from "../src/sandbox/session-paths.js";
 import { fmt, measureRawDockerExec, measureRawDockerRun, type Timing, timeEach } from "./sandbox-latency.js";
-import { tearDown } from "./support.js";
+import { jsonClient, tearDown } from "./support.js";
 
 const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
 const mib = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MiB`;
@@ -75,18 +75,7 @@ async function runOnce(opts: Options): Promise<void> {
   });
   const service = await startService(config, "serve");
   const base = service.url!;
-  const req = async (method: string, path: string, key?: string, body?: unknown) => {
-    const res = await fetch(base + path, {
-      method,
-      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    // biome-ignore lint/suspicious/noExplicitAny: bench reads loosely typed JSON bodies
-    const json = (await res.json()) as Record<string, any>;
-    if (res.status >= 300 && res.status !== 202)
-      throw new Error(`${method} ${path}: ${JSON.stringify(json)}`);
-    return json;
-  };
+  const req = jsonClient(base);
   const docker = new Dockerode();
   const containerOf = (sid: string) =>
     docker.getContainer(sessionPaths(join(dataDir, "sb"), config.SERVICE_ID, sid).containerName);

@@ -17,7 +17,7 @@ import Dockerode from "dockerode";
 import { startService } from "../src/cli/compose.js";
 import { loadConfig } from "../src/config.js";
 import { fmt, measureRawDockerRun, type Timing } from "./sandbox-latency.js";
-import { tearDown } from "./support.js";
+import { jsonClient, tearDown } from "./support.js";
 
 const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
 const clusterDir = process.env.CLUSTER_DIR ?? "/var/tmp/toolshed-cluster";
@@ -72,18 +72,7 @@ export async function run(args: string[]): Promise<void> {
   const api = await startService(config, "api");
   const workers: ChildProcess[] = [];
   const base = api.url!;
-  const req = async (method: string, path: string, key?: string, body?: unknown) => {
-    const res = await fetch(base + path, {
-      method,
-      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    // biome-ignore lint/suspicious/noExplicitAny: bench reads loosely typed JSON bodies
-    const json = (await res.json()) as Record<string, any>;
-    if (res.status >= 300 && res.status !== 202)
-      throw new Error(`${method} ${path}: ${JSON.stringify(json)}`);
-    return json;
-  };
+  const req = jsonClient(base);
   try {
     workers.push(await startWorker({ ...env, SANDBOX_DIR: join(dataDir, "sb1"), DOCKER_HOST: undefined }));
     const tenant = await req("POST", "/v1/tenants", ADMIN, { name: "bench" });

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { startService } from "../src/cli/compose.js";
 import { loadConfig } from "../src/config.js";
 import type { JobQueue } from "../src/service/ports.js";
-import { tearDown } from "./support.js";
+import { jsonClient, tearDown } from "./support.js";
 
 const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
 
@@ -71,17 +71,7 @@ export async function run(args: string[]): Promise<void> {
   const service = await startService(config, "serve");
   const base = service.url!;
   // biome-ignore lint/suspicious/noExplicitAny: bench reads loosely typed JSON bodies
-  const req = async (method: string, path: string, key: string, body?: unknown): Promise<any> => {
-    const res = await fetch(base + path, {
-      method,
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = await res.json();
-    if (res.status >= 300 && res.status !== 202)
-      throw new Error(`${method} ${path}: ${JSON.stringify(json)}`);
-    return json;
-  };
+  const req = jsonClient(base);
   const tenant = async (name: string, sessions: number) => {
     const t = await req("POST", "/v1/tenants", ADMIN, { name });
     const key = (await req("POST", `/v1/tenants/${t.id}/keys`, ADMIN, { role: "agent" })).key as string;

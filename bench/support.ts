@@ -31,3 +31,19 @@ export async function tearDown(service: RunningService, config: Config, dataDir:
   rmSync(dataDir, { recursive: true, force: true });
   await dropKeys(config.REDIS_URL, config.QUEUE_PREFIX);
 }
+
+/** A loose JSON client for a bench: any answer above 299 but 202 throws with its body. */
+export function jsonClient(base: string) {
+  return async (method: string, path: string, key?: string, body?: unknown) => {
+    const res = await fetch(base + path, {
+      method,
+      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    // biome-ignore lint/suspicious/noExplicitAny: bench reads loosely typed JSON bodies
+    const json = (await res.json()) as Record<string, any>;
+    if (res.status >= 300 && res.status !== 202)
+      throw new Error(`${method} ${path}: ${JSON.stringify(json)}`);
+    return json;
+  };
+}

@@ -96,6 +96,8 @@ export interface JobStore {
   /** The session's `queued` jobs after `seq`, oldest first, at most `limit`. */
   queuedAfter(sessionId: string, seq: number, limit: number): Promise<{ id: string; safe: boolean }[]>;
   findJob(jobId: string): Promise<JobRow | undefined>;
+  /** The session's job that holds an idempotency key (none for no key). */
+  findByKey(sessionId: string, key: string | undefined): Promise<JobRow | undefined>;
 }
 
 /** The attempts after a new claim: an attempt left open was cut short (its worker died). */

@@ -6,6 +6,9 @@
 import type { Redis } from "ioredis";
 
 export class HostRegistry {
+  /** When each host was last seen alive by this process. */
+  private readonly aliveAt = new Map<string, number>();
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
@@ -25,8 +28,19 @@ export class HostRegistry {
     await this.redis.multi().set(this.key(hostId), "1", "PX", this.ttlMs).sadd(this.setKey, hostId).exec();
   }
 
+  /**
+   * Every submit asks where its session's host is alive: a yes is kept for a quarter of the TTL
+   * (a no never is), saving a Redis round trip per call. A call sent to a host that died within
+   * that moment is found by the reconciler once the host's sessions are released, as any lost
+   * queue entry is.
+   */
   async isAlive(hostId: string): Promise<boolean> {
-    return (await this.redis.exists(this.key(hostId))) === 1;
+    const seen = this.aliveAt.get(hostId);
+    if (seen !== undefined && Date.now() - seen < this.ttlMs / 4) return true;
+    const alive = (await this.redis.exists(this.key(hostId))) === 1;
+    if (alive) this.aliveAt.set(hostId, Date.now());
+    else this.aliveAt.delete(hostId);
+    return alive;
   }
 
   /** Listed hosts whose liveness key expired. */

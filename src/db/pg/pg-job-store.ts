@@ -196,6 +196,10 @@ export class PgJobStore implements JobStore {
     const [row] = await this.db.select().from(jobs).where(eq(jobs.id, jobId));
     return row as JobRow | undefined;
   }
+
+  findByKey(sessionId: string, key: string | undefined): Promise<JobRow | undefined> {
+    return findByKey(this.db, sessionId, key);
+  }
 }
 
 async function takeSeq(tx: Tx, sessionId: string): Promise<number> {

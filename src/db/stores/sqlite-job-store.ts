@@ -182,6 +182,10 @@ export class SqliteJobStore implements JobStore {
   async findJob(jobId: string): Promise<JobRow | undefined> {
     return preparedFor(this.db).jobById.get({ id: jobId });
   }
+
+  async findByKey(sessionId: string, key: string | undefined): Promise<JobRow | undefined> {
+    return findByKey(this.db, sessionId, key);
+  }
 }
 
 /** The session's next queue position; a job's `seq` is given when it enters the queue. */

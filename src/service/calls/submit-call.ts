@@ -4,13 +4,9 @@
  * approval TTL) or for the client (external tools).
  */
 import { createHash } from "node:crypto";
-import { and, eq } from "drizzle-orm";
 import type { JobView } from "../../contracts/job.js";
-import type { Db } from "../../db/open.js";
 import type { JobRow, JobStatus, SessionRow, StoredDecision, StoredResult } from "../../db/schema.js";
-import { jobs } from "../../db/schema.js";
 import { ConflictError } from "../../errors.js";
-import { currentLogContext } from "../../log.js";
 import type { ToolInput } from "../../permission/types.js";
 import type { ToolBase } from "../../toolkit/tool-base.js";
 import type { McpToolSet } from "../../toolkit/tool-group.js";
@@ -23,6 +19,7 @@ import { checkCallQuotas } from "../tenancy/quotas.js";
 import { readTenantSettings } from "../tenancy/tenant-settings.js";
 import { canonicalJson, decisionAudit } from "./audit.js";
 import { decideCall } from "./decide.js";
+import { newJobRow } from "./job-row.js";
 import { enqueueOrWithdraw, publishRow } from "./job-transitions.js";
 import { textResult, toJobView } from "./job-view.js";
 import { validateToolInput } from "./tool-input.js";
@@ -46,7 +43,7 @@ export async function submitCall(
   requireRole(p, ["agent"]);
   const session = loadSession(deps.db, p, sessionId);
   const requestHash = body.idempotencyKey ? hashRequest(body) : null;
-  const existing = findByKey(deps.db, sessionId, body.idempotencyKey);
+  const existing = await deps.store.findByKey(sessionId, body.idempotencyKey);
   if (existing) return { job: sameRequest(existing, requestHash), created: false };
   // Refused before anything is written when the job could not be queued or run (503).
   await deps.readiness.require(["redis", "docker"]);
@@ -63,7 +60,7 @@ export async function submitCall(
     throw err;
   }
   await quota;
-  const row = newJobRow(deps, session, plan, body.idempotencyKey);
+  const row = jobRowFor(deps, session, plan, body.idempotencyKey);
   row.requestHash = requestHash;
   // Re-checked inside the write: a concurrent submit with the same key may have won meanwhile
   // (in another process the unique index is what stops it).
@@ -146,7 +143,7 @@ function statusOf(decision: StoredDecision, tool: ToolBase): JobStatus {
   return tool.isExternalTool ? "awaiting_external" : "queued";
 }
 
-function newJobRow(
+function jobRowFor(
   deps: Pick<ServiceDeps, "db">,
   session: SessionRow,
   plan: CallPlan,
@@ -156,7 +153,7 @@ function newJobRow(
   const now = Date.now();
   const ttlMs = readTenantSettings(deps.db, session.tenantId).approvalTtlSeconds * 1000;
   const finished = status === "denied" || status === "failed";
-  return {
+  return newJobRow({
     id: newId("job"),
     tenantId: session.tenantId,
     sessionId: session.id,
@@ -166,29 +163,9 @@ function newJobRow(
     decision: plan.decision,
     result: plan.result,
     idempotencyKey: idempotencyKey ?? null,
-    requestHash: null,
-    // The worker logs the job under the trace of the request that submitted it.
-    traceId: currentLogContext().traceId ?? null,
-    seq: null,
     concurrencySafe: plan.tool.isConcurrencySafe,
-    cancelRequested: false,
-    runs: 0,
-    attempts: null,
-    hostId: null,
-    error: null,
     approvalExpiresAt: status === "awaiting_approval" ? new Date(now + ttlMs).toISOString() : null,
-    approvedBy: null,
     createdAt: new Date(now).toISOString(),
-    startedAt: null,
     finishedAt: finished ? new Date(now).toISOString() : null,
-  };
-}
-
-function findByKey(db: Db, sessionId: string, key: string | undefined): JobRow | undefined {
-  if (!key) return undefined;
-  return db
-    .select()
-    .from(jobs)
-    .where(and(eq(jobs.sessionId, sessionId), eq(jobs.idempotencyKey, key)))
-    .get();
+  });
 }

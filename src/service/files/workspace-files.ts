@@ -16,10 +16,10 @@ import {
   UnavailableError,
   ValidationError,
 } from "../../errors.js";
-import { currentLogContext } from "../../log.js";
 import { SANDBOX_WORKSPACE } from "../../sandbox/sandbox.js";
 import { decisionAudit } from "../calls/audit.js";
 import { decideCall } from "../calls/decide.js";
+import { newJobRow } from "../calls/job-row.js";
 import { enqueueOrWithdraw, publishState } from "../calls/job-transitions.js";
 import { waitForJob } from "../calls/job-verbs.js";
 import { findJob } from "../calls/job-view.js";
@@ -195,7 +195,7 @@ function transferRow(
   input: TransferInput,
   decision: StoredDecision,
 ): JobRow {
-  return {
+  return newJobRow({
     id,
     tenantId: session.tenantId,
     sessionId: session.id,
@@ -203,24 +203,9 @@ function transferRow(
     input: { ...input },
     status: "queued",
     decision,
-    result: null,
-    idempotencyKey: null,
-    requestHash: null,
-    traceId: currentLogContext().traceId ?? null,
-    hostId: null,
-    seq: null,
     // Reads may run beside other reads of the session; writes wait their turn.
     concurrencySafe: kind === "download" || kind === "export",
-    cancelRequested: false,
-    runs: 0,
-    attempts: null,
-    error: null,
-    approvalExpiresAt: null,
-    approvedBy: null,
-    createdAt: new Date().toISOString(),
-    startedAt: null,
-    finishedAt: null,
-  };
+  });
 }
 
 /** Inserts the queued transfer job (its `seq` taken by the store) with its decision's audit entry. */
