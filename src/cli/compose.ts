@@ -15,9 +15,8 @@ import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import { createApp, createSystemApp } from "../api/app.js";
 import type { Config } from "../config.js";
-import { openDb } from "../db/open.js";
+import { openDatabase } from "../db/open-database.js";
 import { SqliteReadCache } from "../db/stores/read-cache-store.js";
-import { SqliteJobStore } from "../db/stores/sqlite-job-store.js";
 import { bullPrefix, hostQueueName, PLACEMENT_QUEUE } from "../jobs/catalog.js";
 import { HostRegistry } from "../jobs/host-registry.js";
 import { RedisHostRpc, RemoteSandboxes } from "../jobs/host-rpc.js";
@@ -87,7 +86,7 @@ export async function startService(
   const life = new Lifecycle(logger);
   let forceStop = false;
   try {
-    const { db, ping: pingDb, close } = openDb(join(config.DATA_DIR, "toolshed.db"));
+    const { db, store, ping: pingDb, close } = await openDatabase(config);
     life.started("database", close);
     const generated = ensureAdminKey({ db }, config.TOOLSHED_ADMIN_KEY);
     if (generated) announceAdminKey(config.DATA_DIR, generated, logger);
@@ -167,7 +166,7 @@ export async function startService(
     if (mcp) life.started("mcp clients", () => mcp.clients.close());
     const deps: ServiceDeps = {
       db,
-      store: new SqliteJobStore(db),
+      store,
       tools,
       queue,
       events: bus,
