@@ -4,12 +4,13 @@
  * submitted alternately through both APIs; each ran exactly once, on its session's host, in
  * submission order. Then one worker is killed: its session's running call ends `interrupted`,
  * the call queued behind it and a new call are answered on the other host, the session is marked
- * `workspaceLost`, and nothing hangs.
+ * `workspaceLost`, and nothing hangs. With TOOLSHED_TEST_DB=pg (the `integration-pg` project) the
+ * processes share a Postgres database and each worker has its own DATA_DIR: no shared disk.
  *
  * Size: 20 sessions × 15 calls = 300 calls (the issue's figure).
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { ChildService } from "../support/child-service.js";
@@ -41,8 +42,19 @@ let apis: Client[];
 
 beforeAll(async () => {
   const dir = f.h.config.DATA_DIR;
-  workers.push(await f.spawn("worker", { SANDBOX_DIR: join(dir, "sb1"), DOCKER_HOST: undefined }));
-  workers.push(await f.spawn("worker", { SANDBOX_DIR: join(dir, "sb2"), DOCKER_HOST: engine2 }));
+  // On Postgres (TOOLSHED_TEST_DB=pg) each host keeps its own disk, as separate machines would;
+  // on SQLite the processes must share the one file in DATA_DIR.
+  const disk = (host: string) => {
+    if (!f.h.env.DATABASE_URL) return {};
+    mkdirSync(join(dir, host), { recursive: true });
+    return { DATA_DIR: join(dir, host) };
+  };
+  workers.push(
+    await f.spawn("worker", { ...disk("host1"), SANDBOX_DIR: join(dir, "sb1"), DOCKER_HOST: undefined }),
+  );
+  workers.push(
+    await f.spawn("worker", { ...disk("host2"), SANDBOX_DIR: join(dir, "sb2"), DOCKER_HOST: engine2 }),
+  );
   api2 = await f.spawn("api");
   apis = [f.h.call, httpClient(api2.url)];
 }, 120_000);

@@ -1,8 +1,10 @@
 /**
  * Boots Toolshed in-process for tests. `startHarness` runs the real service (HTTP on a random
  * loopback port, real Redis with a unique prefix, real worker and Docker sandboxes) in a temp
- * DATA_DIR; `createApiTestApp` builds only the Hono app on real SQLite with in-memory queue and
- * events, for API-shape tests that never run a tool.
+ * DATA_DIR, on SQLite there or, with TOOLSHED_TEST_DB=pg, on a fresh Postgres database that
+ * every process of the harness shares (test/support/postgres.ts); `createApiTestApp` builds only
+ * the Hono app on real SQLite with in-memory queue and events, for API-shape tests that never
+ * run a tool.
  */
 
 import { spawnSync } from "node:child_process";
@@ -38,6 +40,7 @@ import { SkillFiles } from "../../src/service/tool-config/skill-files.js";
 import { createBuiltinTools } from "../../src/toolkit/builtins.js";
 import { createTaskTools } from "../../src/toolkit/tasks/task-tools.js";
 import { MemoryBus } from "./memory-bus.js";
+import { testDatabase } from "./postgres.js";
 import { openTestDb } from "./test-db.js";
 
 export const ADMIN_KEY = "test-admin-key-0123456789abcdef";
@@ -107,7 +110,7 @@ export interface Harness {
   url: string;
   call: Client;
   service: RunningService;
-  /** Starts another process-like instance (e.g. a second worker) on the same data and queue. */
+  /** Starts another process-like instance (e.g. a second worker) on the same database and queue. */
   start(mode: ServeMode, opts?: StartOptions): Promise<RunningService>;
   stop(): Promise<void>;
 }
@@ -117,10 +120,18 @@ export async function startHarness(
 ): Promise<Harness> {
   // Short path: the sandbox provider puts unix sockets under DATA_DIR.
   const dataDir = mkdtempSync(join(tmpdir(), "tsh-"));
-  const env = testEnv(dataDir, opts.env);
+  const database = await testDatabase();
+  const env = testEnv(dataDir, { ...database.env, ...opts.env });
   const config = loadConfig(env);
   const extra: RunningService[] = [];
-  const service = await startService(config, opts.mode ?? "serve", opts.start);
+  let service: RunningService;
+  try {
+    service = await startService(config, opts.mode ?? "serve", opts.start);
+  } catch (err) {
+    await database.drop().catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   const url = service.url!;
   return {
     config,
@@ -144,6 +155,7 @@ export async function startHarness(
       await (docker ?? service.deps.sandboxes).reapOrphans(new Set()).catch(() => undefined);
       await docker?.close();
       await service.stop();
+      await database.drop();
       await dropRedisKeys(config);
       // A child worker killed outright leaves its mounts (warm pool, volumes) behind.
       unmountUnder(dataDir);

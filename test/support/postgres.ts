@@ -4,6 +4,7 @@
  * had on this machine (not root and not installed), so the caller can skip and say why.
  */
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 
@@ -47,4 +48,34 @@ export async function dropDatabase(serverUrl: string, dbUrl: string): Promise<vo
   } finally {
     await admin.end();
   }
+}
+
+/** The database a test service runs on: its settings, and how to remove it afterwards. */
+export interface TestDatabase {
+  dialect: "sqlite" | "pg";
+  /** Settings for every process of the service (none on SQLite: the file lives in DATA_DIR). */
+  env: Record<string, string>;
+  drop(): Promise<void>;
+}
+
+/**
+ * `TOOLSHED_TEST_DB=pg` (the `integration-pg` vitest project sets it): a fresh Postgres database
+ * for one test service, named to every process of it by DATABASE_URL, with the secret key in
+ * the configuration (as hosts that share a database but not a disk have it). Otherwise SQLite
+ * in the service's DATA_DIR, as before. Throws when Postgres is asked for and cannot be had.
+ */
+export async function testDatabase(): Promise<TestDatabase> {
+  const wanted = process.env.TOOLSHED_TEST_DB ?? "";
+  if (wanted === "" || wanted === "sqlite") return { dialect: "sqlite", env: {}, drop: async () => {} };
+  if (wanted !== "pg") throw new Error(`TOOLSHED_TEST_DB=${wanted}: use pg, sqlite or leave it unset`);
+  const server = localPostgresUrl();
+  if (!server) {
+    throw new Error("TOOLSHED_TEST_DB=pg, but scripts/postgres.sh could not start Postgres here (see above)");
+  }
+  const url = await freshDatabase(server);
+  return {
+    dialect: "pg",
+    env: { DATABASE_URL: url, TOOLSHED_SECRET_KEY: randomBytes(32).toString("base64") },
+    drop: () => dropDatabase(server, url),
+  };
 }
