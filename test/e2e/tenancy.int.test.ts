@@ -6,7 +6,7 @@
  */
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { jobs } from "../../src/db/schema.js";
+import { first, tablesOf } from "../../src/db/db.js";
 import { type Harness, seedTenant, startHarness } from "../support/harness.js";
 import { pollUntil, waitForJob } from "../support/wait-for-job.js";
 
@@ -111,13 +111,14 @@ describe("tenant policy, end to end", () => {
     const job = await submit(sid, "Bash", { command: "mkdir -p /workspace/late" });
     expect(job.status).toBe("awaiting_approval");
     const db = h.service.deps.db;
-    db.update(jobs)
+    const { jobs } = tablesOf(db);
+    await db
+      .update(jobs)
       .set({ approvalExpiresAt: new Date(0).toISOString() })
-      .where(eq(jobs.id, job.id))
-      .run();
+      .where(eq(jobs.id, job.id));
     // Read the row, not the API: GET would expire it on read; here the sweep must do it.
     const row = await pollUntil(
-      () => db.select().from(jobs).where(eq(jobs.id, job.id)).get(),
+      () => first(db.select().from(jobs).where(eq(jobs.id, job.id)).limit(1)),
       (r) => r?.status !== "awaiting_approval",
       { timeoutMs: 10_000, what: "the sweep" },
     );

@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tenantSettings } from "../../src/db/schema.js";
+import { tablesOf } from "../../src/db/db.js";
 import { type Harness, seedTenant, startHarness } from "../support/harness.js";
 
 let h: Harness;
@@ -140,11 +140,11 @@ describe("a session as an MCP server", () => {
       expect(text(held)).toMatch(/POST \/v1\/jobs\/job_\w+\/approval/);
       expect(text(held)).toContain("agentsMayApprove");
 
-      h.service.deps.db
+      const { tenantSettings } = tablesOf(h.service.deps.db);
+      await h.service.deps.db
         .insert(tenantSettings)
         .values({ tenantId: tenant.tenantId, agentsMayApprove: true, updatedAt: new Date().toISOString() })
-        .onConflictDoUpdate({ target: tenantSettings.tenantId, set: { agentsMayApprove: true } })
-        .run();
+        .onConflictDoUpdate({ target: tenantSettings.tenantId, set: { agentsMayApprove: true } });
       const ran = await approving.callTool({
         name: "Bash",
         arguments: { command: "touch /workspace/e2; echo done" },
