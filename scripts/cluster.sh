@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
-# The multi-host shape on one machine: Redis, two Docker engines (the machine's, and a second
-# dockerd with its own data root, exec root, pid file, socket and config, so its own engine ID),
-# two API processes and one worker per engine. Run as root (the second dockerd needs it).
+# The multi-host shape on one machine: Postgres (durable state), Redis, two Docker engines (the
+# machine's, and a second dockerd with its own data root, exec root, pid file, socket and config,
+# so its own engine ID), two API processes and one worker per engine. No process shares a disk
+# with another: each has its own DATA_DIR, and they share only Postgres (DATABASE_URL), Redis and
+# the secret key (TOOLSHED_SECRET_KEY). Run as root (the second dockerd needs it).
 #
 #   scripts/cluster.sh up          everything; prints the admin key and both URLs
-#   scripts/cluster.sh down        stops the processes and the second engine (its data stays)
+#   scripts/cluster.sh down        stops the processes and the second engine (its data stays);
+#                                  Postgres keeps running: it is shared (scripts/postgres.sh stop)
 #   scripts/cluster.sh engine-up   only the second engine, with the sandbox image loaded (tests)
 #   scripts/cluster.sh engine-down
+#   scripts/cluster.sh database [NAME]       Postgres up, database NAME (default toolshed_cluster)
+#                                            made if absent; prints its URL (the bench uses it)
+#   scripts/cluster.sh drop-database NAME
 #   scripts/cluster.sh status
 #
 # Settings (environment): CLUSTER_DIR (default /var/tmp/toolshed-cluster: short, for unix socket
 # paths), CLUSTER_API_PORTS (default "8080 8081"), CLUSTER_WORKER_PORTS (default "8090 8091"),
-# TOOLSHED_ADMIN_KEY (else one is generated once and kept in $CLUSTER_DIR/admin.key, mode 0600).
+# TOOLSHED_ADMIN_KEY (else one is generated once and kept in $CLUSTER_DIR/admin.key, mode 0600),
+# TOOLSHED_SECRET_KEY (else likewise in $CLUSTER_DIR/secret.key), DATABASE_URL (else the
+# database toolshed_cluster on the Postgres of scripts/postgres.sh).
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -25,6 +33,8 @@ pids="$dir/pids"
 logs="$dir/logs"
 
 log() { printf '[cluster] %s\n' "$*" >&2; }
+# The URL with its password hidden, for what this script prints.
+masked() { sed -E 's#(://[^:/@]+:)[^@]*@#\1***@#' <<<"$1"; }
 docker2() { docker -H "$sock2" "$@"; }
 
 engine_up() {
@@ -80,6 +90,32 @@ engine_down() {
   log "second dockerd stopped"
 }
 
+# Postgres from scripts/postgres.sh (started when needed; shared with the tests), and a database
+# on it made once; prints the database's URL.
+database() {
+  local name=${1:-toolshed_cluster} server
+  [[ $name =~ ^[a-z_][a-z0-9_]*$ ]] || { log "database name must be lower-case letters, digits and _"; exit 2; }
+  server="$(bash scripts/postgres.sh)"
+  if [[ $(psql "$server" -qAtX -c "select 1 from pg_database where datname = '$name'") != 1 ]]; then
+    psql "$server" -qAtX -v ON_ERROR_STOP=1 -c "create database $name" >/dev/null
+    log "created database $name"
+  fi
+  echo "${server%/*}/$name"
+}
+
+drop_database() {
+  local name=${1:?drop-database NAME} server
+  [[ $name =~ ^[a-z_][a-z0-9_]*$ && $name != toolshed ]] || { log "refusing to drop '$name'"; exit 2; }
+  server="$(bash scripts/postgres.sh)"
+  psql "$server" -qAtX -v ON_ERROR_STOP=1 -c "drop database if exists $name with (force)" >/dev/null
+}
+
+# A key made once and kept in $dir (mode 0600): $1 file name, $2 command that prints a new one.
+kept_key() {
+  [[ -s $dir/$1 ]] || (umask 077 && eval "$2" >"$dir/$1")
+  cat "$dir/$1"
+}
+
 # Starts `toolshed <mode>` in the background with the cluster's environment plus "$@" (KEY=value).
 start() {
   local name=$1 mode=$2
@@ -108,26 +144,27 @@ wait_ready() {
 up() {
   bash scripts/services.sh
   engine_up
-  mkdir -p "$pids" "$dir/data"
-  if [[ -n ${TOOLSHED_ADMIN_KEY:-} ]]; then
-    key=$TOOLSHED_ADMIN_KEY
-  else
-    [[ -s $dir/admin.key ]] || (umask 077 && openssl rand -hex 24 >"$dir/admin.key")
-    key="$(cat "$dir/admin.key")"
-  fi
-  # Shared by every process: the database, the queue prefix, the image, the admin key.
-  # TODO(DATABASE_URL): when Postgres support lands, start it here (scripts/services.sh) and
-  # pass DATABASE_URL instead of sharing the SQLite file under DATA_DIR.
+  mkdir -p "$pids"
+  key=${TOOLSHED_ADMIN_KEY:-$(kept_key admin.key "openssl rand -hex 24")}
+  secret=${TOOLSHED_SECRET_KEY:-$(kept_key secret.key "openssl rand -base64 32")}
+  db_url=${DATABASE_URL:-$(database toolshed_cluster)}
+  [[ -n $db_url ]] || { log "no database: set DATABASE_URL or let scripts/postgres.sh start one"; exit 1; }
+  mkdir -p "$dir/api1" "$dir/api2" "$dir/worker1" "$dir/worker2"
+  # Shared by every process: the database, the queue prefix, the image, the keys. Nothing else:
+  # each process gets its own DATA_DIR below, as it would on its own machine.
   common=(
-    DATA_DIR="$dir/data" REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
+    DATABASE_URL="$db_url" TOOLSHED_SECRET_KEY="$secret"
+    REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
     QUEUE_PREFIX=toolshed-cluster SERVICE_ID=toolshed-cluster HOST=127.0.0.1
     SANDBOX_IMAGE="$(cat "$dir/image")" TOOLSHED_ADMIN_KEY="$key" LOG_LEVEL="${LOG_LEVEL:-info}"
   )
   # One worker per engine; each keeps its workspaces on its own disk area (SANDBOX_DIR).
-  start worker1 worker WORKER_PORT="${worker_ports[0]}" SANDBOX_DIR="$dir/sb1" DOCKER_HOST=unix:///var/run/docker.sock
-  start worker2 worker WORKER_PORT="${worker_ports[1]}" SANDBOX_DIR="$dir/sb2" DOCKER_HOST="$sock2"
-  start api1 api PORT="${api_ports[0]}"
-  start api2 api PORT="${api_ports[1]}"
+  start worker1 worker DATA_DIR="$dir/worker1" WORKER_PORT="${worker_ports[0]}" SANDBOX_DIR="$dir/sb1" \
+    DOCKER_HOST=unix:///var/run/docker.sock
+  start worker2 worker DATA_DIR="$dir/worker2" WORKER_PORT="${worker_ports[1]}" SANDBOX_DIR="$dir/sb2" \
+    DOCKER_HOST="$sock2"
+  start api1 api DATA_DIR="$dir/api1" PORT="${api_ports[0]}"
+  start api2 api DATA_DIR="$dir/api2" PORT="${api_ports[1]}"
   wait_ready "http://127.0.0.1:${worker_ports[0]}" worker1
   wait_ready "http://127.0.0.1:${worker_ports[1]}" worker2
   wait_ready "http://127.0.0.1:${api_ports[0]}" api1
@@ -137,6 +174,7 @@ up() {
   echo "  API 1: http://127.0.0.1:${api_ports[0]}"
   echo "  API 2: http://127.0.0.1:${api_ports[1]}"
   echo "  workers: http://127.0.0.1:${worker_ports[0]} (engine unix:///var/run/docker.sock), http://127.0.0.1:${worker_ports[1]} (engine $sock2)"
+  echo "  database: $(masked "$db_url")"
   echo "  Admin key: $key"
 }
 
@@ -155,6 +193,7 @@ down() {
     rm -f "$pids/$name.pid"
   done
   engine_down
+  log "Postgres keeps running (shared with the tests; its data stays): bash scripts/postgres.sh stop"
 }
 
 status() {
@@ -166,6 +205,22 @@ status() {
     fi
   done
   docker2 info >/dev/null 2>&1 && echo "engine 2: running ($sock2)" || echo "engine 2: stopped"
+  local url
+  if [[ -n ${DATABASE_URL:-} ]]; then
+    url=$DATABASE_URL
+  elif url="$(bash scripts/postgres.sh url 2>/dev/null)"; then
+    psql "$url" -qAtX -c "select 1" >/dev/null 2>&1 ||
+      { echo "postgres: stopped ($(masked "$url"); up starts it)"; return 0; }
+    url="${url%/*}/toolshed_cluster"
+  else
+    echo "postgres: none yet (up makes one with scripts/postgres.sh)"
+    return 0
+  fi
+  if psql "$url" -qAtX -c "select 1" >/dev/null 2>&1; then
+    echo "postgres: running, database $(masked "$url")"
+  else
+    echo "postgres: $(masked "$url") does not answer (up makes the database)"
+  fi
 }
 
 case "${1:-}" in
@@ -173,9 +228,11 @@ up) up ;;
 down) down ;;
 engine-up) engine_up ;;
 engine-down) engine_down ;;
+database) database "${2:-toolshed_cluster}" ;;
+drop-database) drop_database "${2:-}" ;;
 status) status ;;
 *)
-  echo "usage: $0 up|down|engine-up|engine-down|status" >&2
+  echo "usage: $0 up|down|engine-up|engine-down|database [NAME]|drop-database NAME|status" >&2
   exit 2
   ;;
 esac
