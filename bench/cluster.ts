@@ -6,10 +6,14 @@
  *    `docker run --rm … true` p50 measured in the same run;
  *  - calls/s with one worker, then with two (a second worker on the second engine), over fresh
  *    sessions each time (placement spreads them), and the ratio.
+ * The processes share what hosts share: a Postgres database (a fresh one per run, from
+ * `scripts/cluster.sh database`, dropped at the end), Redis and the secret key; each has its own
+ * DATA_DIR. `BENCH_DB=sqlite` runs them on one SQLite file in a shared DATA_DIR instead (one
+ * machine only).
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -21,6 +25,19 @@ import { jsonClient, tearDown } from "./support.js";
 
 const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
 const clusterDir = process.env.CLUSTER_DIR ?? "/var/tmp/toolshed-cluster";
+
+/** A fresh database on the cluster's Postgres (BENCH_DB unset or `pg`), or none (`sqlite`). */
+function benchDatabase(): { env: Record<string, string>; drop(): void } | undefined {
+  const kind = process.env.BENCH_DB ?? "pg";
+  if (kind === "sqlite") return undefined;
+  if (kind !== "pg") throw new Error(`BENCH_DB=${kind}: use pg (default) or sqlite`);
+  const name = `toolshed_bench_${randomBytes(4).toString("hex")}`;
+  const url = execFileSync("bash", ["scripts/cluster.sh", "database", name], { encoding: "utf8" }).trim();
+  return {
+    env: { DATABASE_URL: url, TOOLSHED_SECRET_KEY: randomBytes(32).toString("base64") },
+    drop: () => execFileSync("bash", ["scripts/cluster.sh", "drop-database", name], { stdio: "inherit" }),
+  };
+}
 
 function summarize(samples: number[]): Timing {
   const s = [...samples].sort((a, b) => a - b);
@@ -56,10 +73,18 @@ export async function run(args: string[]): Promise<void> {
   const image = readFileSync(join(clusterDir, "image"), "utf8").trim();
   const engine2 = `unix://${clusterDir}/e2/docker.sock`;
   const dataDir = mkdtempSync(join(tmpdir(), "tsc-"));
+  const database = benchDatabase();
+  // Each process its own disk on Postgres (as on separate hosts); one shared file on SQLite.
+  const disk = (name: string) => {
+    if (!database) return { DATA_DIR: dataDir };
+    mkdirSync(join(dataDir, name), { recursive: true });
+    return { DATA_DIR: join(dataDir, name) };
+  };
   const env = {
     PORT: "0",
     WORKER_PORT: "0",
-    DATA_DIR: dataDir,
+    ...disk("api"),
+    ...database?.env,
     TOOLSHED_ADMIN_KEY: ADMIN,
     LOG_LEVEL: "info",
     QUEUE_PREFIX: `bench-${randomBytes(4).toString("hex")}`,
@@ -69,12 +94,17 @@ export async function run(args: string[]): Promise<void> {
     SANDBOX_WARM_POOL: "2",
   };
   const config = loadConfig({ ...env, LOG_LEVEL: "warn" });
-  const api = await startService(config, "api");
+  const api = await startService(config, "api").catch((err) => {
+    database?.drop();
+    throw err;
+  });
   const workers: ChildProcess[] = [];
   const base = api.url!;
   const req = jsonClient(base);
   try {
-    workers.push(await startWorker({ ...env, SANDBOX_DIR: join(dataDir, "sb1"), DOCKER_HOST: undefined }));
+    workers.push(
+      await startWorker({ ...env, ...disk("w1"), SANDBOX_DIR: join(dataDir, "sb1"), DOCKER_HOST: undefined }),
+    );
     const tenant = await req("POST", "/v1/tenants", ADMIN, { name: "bench" });
     const agent = (await req("POST", `/v1/tenants/${tenant.id}/keys`, ADMIN, { role: "agent" }))
       .key as string;
@@ -120,7 +150,9 @@ export async function run(args: string[]): Promise<void> {
       return rate;
     };
     const one = await throughput("one worker (engine 1)");
-    workers.push(await startWorker({ ...env, SANDBOX_DIR: join(dataDir, "sb2"), DOCKER_HOST: engine2 }));
+    workers.push(
+      await startWorker({ ...env, ...disk("w2"), SANDBOX_DIR: join(dataDir, "sb2"), DOCKER_HOST: engine2 }),
+    );
     await pause(1000);
     const two = await throughput("two workers (engines 1 and 2)");
     console.log(`calls/s two workers / one worker = ${(two / one).toFixed(2)}`);
@@ -138,5 +170,6 @@ export async function run(args: string[]): Promise<void> {
     });
     await Promise.all(left.map((c) => docker2.getContainer(c.Id).remove({ force: true })));
     await tearDown(api, config, dataDir);
+    database?.drop();
   }
 }
