@@ -6,9 +6,11 @@ set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 bash scripts/services.sh || { echo "services did not come up" >&2; echo "0 passed, 1 failed"; exit 1; }
-# Postgres for the store's contract suite on that dialect (installed when missing; the tests
-# ask the same script for its URL). In CI a Postgres that cannot start fails those tests.
-bash scripts/postgres.sh >/dev/null || echo "postgres did not come up: its store tests will skip (fail under CI)" >&2
+# Postgres for the store's contract suite on that dialect and for the `integration-pg` project
+# (installed when missing; test/support/postgres.ts asks the same script for its URL, and each
+# harness makes its own database on it). In CI a Postgres that cannot start fails those tests.
+bash scripts/postgres.sh >/dev/null ||
+  echo "postgres did not come up: its store tests and integration-pg will skip (fail under CI)" >&2
 
 report="$(mktemp --suffix=.json)"
 trap 'rm -f "$report"' EXIT
