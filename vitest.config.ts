@@ -83,9 +83,9 @@ export default defineConfig({
           name: "integration-pg",
           include: withPostgres ? POSTGRES_FILES : [],
           env: { TOOLSHED_TEST_DB: "pg" },
+          // Sequential like `integration`: vitest runs the files of both (fileParallelism off, the
+          // default group order) one at a time in one group, never side by side.
           ...integration,
-          // After the SQLite integration files, not beside them: both share Docker and Redis.
-          sequence: { groupOrder: 1 },
         },
       },
     ],
