@@ -8,10 +8,10 @@ import { defineConfig } from "vitest/config";
 // which scripts/test.sh has started).
 
 // Chosen by what they cover per second. On SQLite (`npx vitest run --project integration <file>`,
-// 2 shared cores) they take ~100 s of test time together (exactly-once 16 s, console 14 s,
-// worker-crash 8 s, sse-contract 6 s, tenancy 5 s, worker-restart 4 s, webhooks 3 s, ordering 3 s,
-// the rest 1-2 s each, the cluster ~25 s when it passes); Postgres adds a database and its
-// migrations per harness. Well inside the 4 minutes this project may add. They cover tenancy and
+// 2 shared cores) they take ~2 min together (the cluster 57 s, exactly-once 16 s, console 14 s,
+// worker-crash 8 s, sse-contract 6 s, tenancy 5 s, worker-restart 4 s, webhooks 3 s, ordering
+// 3 s, the rest 1-2 s each); Postgres adds a database and its migrations per harness (~0.3 s).
+// Inside the 4 minutes this project may add. They cover tenancy and
 // isolation, calls, approvals and their lists, events, ordering, exactly-once, a worker killed
 // and restarted, a lost queue entry, webhooks, the session MCP endpoint, workspace files, the
 // console (sessions, inbox, dry run), and the two-host cluster with no shared disk.
