@@ -21,6 +21,7 @@ import {
   type TransferInput,
   type TransferKind,
 } from "../files/transfer-job.js";
+import { TransferMissingError } from "../files/transfer-store.js";
 import type { ServiceDeps } from "../ports.js";
 import { acquireSessionSandbox } from "../sessions/acquire-sandbox.js";
 import { type Claim, wakeSuccessors } from "./claim-job.js";
@@ -46,8 +47,13 @@ export async function runTransfer(deps: ServiceDeps, claim: Running, kind: Trans
     };
   } catch (err) {
     if (err instanceof SandboxUnavailableError) throw err;
+    // Staged input gone (it outlived its TTL waiting in the queue): a failure to say, not a crash.
     const code: TransferCode | undefined =
-      err instanceof TransferError || err instanceof SandboxFileError ? err.code : undefined;
+      err instanceof TransferError || err instanceof SandboxFileError
+        ? err.code
+        : err instanceof TransferMissingError
+          ? "EIO"
+          : undefined;
     if (!code) deps.logger.error({ err, jobId: job.id }, "file transfer failed unexpectedly");
     const text = code ? (err as Error).message : `internal error during the transfer (job ${job.id})`;
     status = "failed";
