@@ -107,14 +107,14 @@ export async function startService(
     life.started("event bus", () => bus.stop());
     const hosts = new HostRegistry(redis.commands, config.QUEUE_PREFIX, config.HOST_TTL_MS);
     const queue = createBullQueue(redis.commands, config, {
-      hostOf: (jobId) => hostOfJob(db, jobId),
+      hostOf: async (jobId) => await hostOfJob(db, jobId),
       isAlive: (hostId) => hosts.isAlive(hostId),
     });
     life.started("queue", () => queue.close());
     const hostRpc = new RedisHostRpc(redis.commands, queue, {
       prefix: config.QUEUE_PREFIX,
       timeoutMs: config.HOST_RPC_TIMEOUT_MS,
-      hostOfSession: (sessionId) => hostOfSession(db, sessionId),
+      hostOfSession: async (sessionId) => await hostOfSession(db, sessionId),
     });
 
     const metrics = new Metrics().withProcessDefaults();
