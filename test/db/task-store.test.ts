@@ -1,49 +1,14 @@
 /**
  * The TaskStore on real SQLite and on Postgres (migrations applied): atomic updates, ids never
  * reused, and concurrent updates of one board serialize, on Postgres also across two pools (two
- * processes' connections). Postgres comes from scripts/postgres.sh; outside CI its half skips
- * when it cannot be started on this machine (CI fails instead).
+ * processes' connections).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type Db, tablesOf } from "../../src/db/db.js";
-import { openPg } from "../../src/db/pg/open-pg.js";
+import { beforeEach, expect, it } from "vitest";
 import { DbTaskStore } from "../../src/db/stores/task-store.js";
 import { createHostContext } from "../../src/toolkit/host-context.js";
 import { createTaskTools } from "../../src/toolkit/tasks/task-tools.js";
 import { Toolkit } from "../../src/toolkit/toolkit.js";
-import { dropDatabase, freshDatabase, localPostgresUrl } from "../support/postgres.js";
-import { openTestDb } from "../support/test-db.js";
-
-/** Two handles on one database (on Postgres two pools), and how to let go of them. */
-interface Opened {
-  db: Db;
-  other: Db;
-  close(): Promise<void>;
-}
-
-async function seedSession(db: Db, id: string): Promise<void> {
-  const { tenants, sessions } = tablesOf(db);
-  const now = new Date().toISOString();
-  await db
-    .insert(tenants)
-    .values({ id: `ten_${id}`, name: id, createdAt: now })
-    .onConflictDoNothing();
-  await db.insert(sessions).values({
-    id,
-    tenantId: `ten_${id}`,
-    mode: "default",
-    cwd: "/workspace",
-    home: "/home/agent",
-    workingDirectories: [],
-    rules: { allow: [], deny: [], ask: [] },
-    status: "active",
-    createdAt: now,
-    lastUsedAt: now,
-  });
-}
+import { describeDialects, seedDialectSession } from "../support/dialects.js";
 
 const task = (id: string) => ({
   id,
@@ -59,24 +24,19 @@ const task = (id: string) => ({
 
 let n = 0;
 
-function taskStoreContract(open: () => Promise<Opened>) {
-  let opened: Opened;
+describeDialects("DbTaskStore", (current) => {
   let a: string;
   let b: string;
   beforeEach(async () => {
-    opened = await open();
     n++;
     a = `ses_a${n}`;
     b = `ses_b${n}`;
-    await seedSession(opened.db, a);
-    await seedSession(opened.db, b);
-  });
-  afterEach(async () => {
-    await opened.close();
+    await seedDialectSession(current().db, a);
+    await seedDialectSession(current().db, b);
   });
 
   it("starts empty and keeps each session's board apart", async () => {
-    const store = new DbTaskStore(opened.db);
+    const store = new DbTaskStore(current().db);
     expect(await store.list(a)).toEqual([]);
     await store.update(a, (board) => {
       board.lastId += 1;
@@ -87,7 +47,7 @@ function taskStoreContract(open: () => Promise<Opened>) {
   });
 
   it("never reuses an id after the highest task is deleted", async () => {
-    const store = new DbTaskStore(opened.db);
+    const store = new DbTaskStore(current().db);
     for (let i = 0; i < 2; i++) {
       await store.update(a, (board) => {
         board.lastId += 1;
@@ -103,11 +63,11 @@ function taskStoreContract(open: () => Promise<Opened>) {
       return board.lastId;
     });
     expect(id).toBe(3);
-    expect((await new DbTaskStore(opened.other).list(a)).map((t) => t.id)).toEqual(["1", "3"]);
+    expect((await new DbTaskStore(current().other).list(a)).map((t) => t.id)).toEqual(["1", "3"]);
   });
 
   it("a throwing change saves nothing", async () => {
-    const store = new DbTaskStore(opened.db);
+    const store = new DbTaskStore(current().db);
     await expect(
       store.update(a, (board) => {
         board.lastId = 99;
@@ -120,7 +80,7 @@ function taskStoreContract(open: () => Promise<Opened>) {
 
   it("concurrent creations through the tools, from two handles, get distinct ids", async () => {
     const toolkit = new Toolkit({ tools: createTaskTools() });
-    const stores = [new DbTaskStore(opened.db), new DbTaskStore(opened.other)];
+    const stores = [new DbTaskStore(current().db), new DbTaskStore(current().other)];
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         toolkit.callTool(
@@ -133,42 +93,5 @@ function taskStoreContract(open: () => Promise<Opened>) {
     expect(results.every((r) => r.state === "success")).toBe(true);
     const ids = (await stores[0]!.list(a)).map((t) => Number(t.id)).sort((x, y) => x - y);
     expect(ids).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
-  });
-}
-
-describe("DbTaskStore on SQLite", () => {
-  taskStoreContract(async () => {
-    const dir = mkdtempSync(join(tmpdir(), "tst-tasks-"));
-    const { db, close } = openTestDb(join(dir, "t.db"));
-    return {
-      db,
-      other: db,
-      async close() {
-        close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
-  });
-});
-
-const server = localPostgresUrl();
-
-// CI must run it: there, a Postgres that did not start fails the file instead of skipping it.
-describe.skipIf(!server && !process.env.CI)("DbTaskStore on Postgres", () => {
-  let dbUrl: string;
-  beforeAll(async () => {
-    dbUrl = await freshDatabase(server!);
-  });
-  afterAll(async () => {
-    if (dbUrl) await dropDatabase(server!, dbUrl);
-  });
-
-  taskStoreContract(async () => {
-    const [x, y] = await Promise.all([openPg(dbUrl, { max: 4 }), openPg(dbUrl, { max: 4 })]);
-    return {
-      db: x.db as unknown as Db,
-      other: y.db as unknown as Db,
-      close: async () => void (await Promise.all([x.close(), y.close()])),
-    };
   });
 });
