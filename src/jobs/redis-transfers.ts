@@ -56,8 +56,13 @@ export class RedisTransferStore implements TransferStore {
     const n = await this.redis.llen(key);
     if (n === 0) throw new TransferMissingError(jobId, side);
     const chunks: Buffer[] = [];
-    for (let at = 0; at < n; at += READ_BATCH)
-      chunks.push(...(await this.redis.lrangeBuffer(key, at, Math.min(n, at + READ_BATCH) - 1)));
+    for (let at = 0; at < n; at += READ_BATCH) {
+      const want = Math.min(n, at + READ_BATCH) - at;
+      const got = await this.redis.lrangeBuffer(key, at, at + want - 1);
+      // Expired or removed between two reads: never hand on part of the bytes.
+      if (got.length !== want) throw new TransferMissingError(jobId, side);
+      chunks.push(...got);
+    }
     return Buffer.concat(chunks);
   }
 
