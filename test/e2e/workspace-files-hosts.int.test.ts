@@ -2,8 +2,8 @@
  * File transfers between an API and a worker that share no disk (different DATA_DIRs, as on two
  * hosts): the bytes of an upload reach the worker, and those of a download or export reach the
  * API, through the shared staging (Redis), and nothing is staged under either DATA_DIR. The two
- * share only what hosts share: the database (here one SQLite file, linked into the worker's
- * DATA_DIR; on several hosts, Postgres), Redis, the secret key.
+ * share only what hosts share: the database (one SQLite file linked into the worker's DATA_DIR,
+ * or the harness's Postgres when the tests run on it), Redis, the secret key.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
@@ -43,7 +43,8 @@ beforeAll(async () => {
     env: { TOOLSHED_SECRET_KEY: secret, FILE_TRANSFER_MAX_BYTES: String(4 * 1024 * 1024) },
   });
   workerDir = mkdtempSync(join(tmpdir(), "tsw-"));
-  // The database is the one thing of the API's DATA_DIR the worker sees.
+  // The database is the one thing of the API's DATA_DIR the worker sees (unused on Postgres:
+  // the worker takes DATABASE_URL from the same configuration).
   symlinkSync(join(h.config.DATA_DIR, "toolshed.db"), join(workerDir, "toolshed.db"));
   worker = await startService({ ...h.config, DATA_DIR: workerDir, PORT: 0 }, "worker");
   t = await seedTenant(h.call);
