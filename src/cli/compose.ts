@@ -16,7 +16,7 @@ import { serve } from "@hono/node-server";
 import { createApp, createSystemApp } from "../api/app.js";
 import type { Config } from "../config.js";
 import { openDatabase } from "../db/open-database.js";
-import { SqliteReadCache } from "../db/stores/read-cache-store.js";
+import { DbReadCache } from "../db/stores/read-cache-store.js";
 import { bullPrefix, hostQueueName, PLACEMENT_QUEUE } from "../jobs/catalog.js";
 import { HostRegistry } from "../jobs/host-registry.js";
 import { RedisHostRpc, RemoteSandboxes } from "../jobs/host-rpc.js";
@@ -25,6 +25,7 @@ import { startReconciler } from "../jobs/reconciler.js";
 import { RedisBus } from "../jobs/redis-bus.js";
 import { openRedis } from "../jobs/redis-connections.js";
 import { RedisRateLimiter } from "../jobs/redis-rate-limit.js";
+import { RedisTransferStore } from "../jobs/redis-transfers.js";
 import { recoverJobs, startCallWorker } from "../jobs/worker.js";
 import { createLogger, type Logger } from "../log.js";
 import { SessionMcpEndpoint } from "../mcp-server/session-server.js";
@@ -33,7 +34,6 @@ import { DockerSandboxProvider } from "../sandbox/docker-provider.js";
 import { identitiesFrom, type SandboxProvider } from "../sandbox/sandbox.js";
 import { createApiPort } from "../service/api-port.js";
 import { startApprovalSweeper } from "../service/calls/approval-expiry.js";
-import { TransferDir } from "../service/files/transfer-dir.js";
 import { readOrCreateKeyFile } from "../service/key-file.js";
 import { Metrics } from "../service/metrics.js";
 import type { ServiceDeps, ToolRegistry } from "../service/ports.js";
@@ -107,14 +107,14 @@ export async function startService(
     life.started("event bus", () => bus.stop());
     const hosts = new HostRegistry(redis.commands, config.QUEUE_PREFIX, config.HOST_TTL_MS);
     const queue = createBullQueue(redis.commands, config, {
-      hostOf: (jobId) => hostOfJob(db, jobId),
+      hostOf: async (jobId) => await hostOfJob(db, jobId),
       isAlive: (hostId) => hosts.isAlive(hostId),
     });
     life.started("queue", () => queue.close());
     const hostRpc = new RedisHostRpc(redis.commands, queue, {
       prefix: config.QUEUE_PREFIX,
       timeoutMs: config.HOST_RPC_TIMEOUT_MS,
-      hostOfSession: (sessionId) => hostOfSession(db, sessionId),
+      hostOfSession: async (sessionId) => await hostOfSession(db, sessionId),
     });
 
     const metrics = new Metrics().withProcessDefaults();
@@ -172,13 +172,13 @@ export async function startService(
       events: bus,
       cancels: bus,
       sandboxes,
-      readCache: new SqliteReadCache(db),
+      readCache: new DbReadCache(db),
       skillFiles: new SkillFiles(join(config.DATA_DIR, "skills")),
-      transfers: new TransferDir(
-        join(config.DATA_DIR, "transfers"),
-        config.FILE_TRANSFER_MAX_BYTES,
-        config.FILE_TRANSFER_WAIT_MS,
-      ),
+      transfers: new RedisTransferStore(redis.commands, {
+        prefix: config.QUEUE_PREFIX,
+        maxBytes: config.FILE_TRANSFER_MAX_BYTES,
+        waitMs: config.FILE_TRANSFER_WAIT_MS,
+      }),
       metrics,
       logger,
       limiter: new RedisRateLimiter(redis.commands, config.QUEUE_PREFIX),
@@ -210,8 +210,6 @@ export async function startService(
         return 0;
       });
       const requeued = await recoverJobs(deps, queue);
-      // Staged transfer bytes an API left behind (it died mid-request) are not needed any more.
-      await deps.transfers.sweep(3600_000).catch(() => 0);
       logger.info({ reaped, requeued, hostId }, "worker recovery done");
       const worker = startCallWorker(deps, redis.forWorker(), bus, {
         prefix: bullPrefix(config.QUEUE_PREFIX),

@@ -11,7 +11,7 @@ import type { EgressPolicy } from "../net/egress-policy.js";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
 import type { ReadCacheStore } from "../toolkit/read-cache.js";
 import type { ToolBase } from "../toolkit/tool-base.js";
-import type { TransferDir } from "./files/transfer-dir.js";
+import type { TransferStore } from "./files/transfer-store.js";
 import type { Metrics } from "./metrics.js";
 import type { Readiness } from "./readiness.js";
 import type { SecretBox } from "./secret-box.js";
@@ -112,8 +112,8 @@ export interface ServiceDeps {
   readCache: ReadCacheStore;
   /** Tenants' skill files on the host (mounted read-only at /skills in session containers). */
   skillFiles: SkillFiles;
-  /** Staged bytes of workspace file transfers, shared by API and worker processes. */
-  transfers: TransferDir;
+  /** Staged bytes of workspace file transfers, shared by API and worker hosts (not a local disk). */
+  transfers: TransferStore;
   metrics: Metrics;
   logger: Logger;
   limiter: RateLimiter;

@@ -1,52 +1,14 @@
-/** The SQLite TaskStore on real SQLite (migrations applied): atomic updates, ids never reused. */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Db } from "../../src/db/open.js";
-import { sessions, tenants } from "../../src/db/schema.js";
-import { SqliteTaskStore } from "../../src/db/stores/task-store.js";
+/**
+ * The TaskStore on real SQLite and on Postgres (migrations applied): atomic updates, ids never
+ * reused, and concurrent updates of one board serialize, on Postgres also across two pools (two
+ * processes' connections).
+ */
+import { beforeEach, expect, it } from "vitest";
+import { DbTaskStore } from "../../src/db/stores/task-store.js";
 import { createHostContext } from "../../src/toolkit/host-context.js";
 import { createTaskTools } from "../../src/toolkit/tasks/task-tools.js";
 import { Toolkit } from "../../src/toolkit/toolkit.js";
-import { openTestDb } from "../support/test-db.js";
-
-let dir: string;
-let db: Db;
-let close: () => void;
-
-function seedSession(id: string): void {
-  const now = new Date().toISOString();
-  db.insert(tenants)
-    .values({ id: `ten_${id}`, name: id, createdAt: now })
-    .onConflictDoNothing()
-    .run();
-  db.insert(sessions)
-    .values({
-      id,
-      tenantId: `ten_${id}`,
-      mode: "default",
-      cwd: "/workspace",
-      home: "/home/agent",
-      workingDirectories: [],
-      rules: { allow: [], deny: [], ask: [] },
-      status: "active",
-      createdAt: now,
-      lastUsedAt: now,
-    })
-    .run();
-}
-
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "tst-tasks-"));
-  ({ db, close } = openTestDb(join(dir, "t.db")));
-  seedSession("ses_a");
-  seedSession("ses_b");
-});
-afterEach(() => {
-  close();
-  rmSync(dir, { recursive: true, force: true });
-});
+import { describeDialects, seedDialectSession } from "../support/dialects.js";
 
 const task = (id: string) => ({
   id,
@@ -60,61 +22,76 @@ const task = (id: string) => ({
   blockedBy: [],
 });
 
-describe("SqliteTaskStore", () => {
+let n = 0;
+
+describeDialects("DbTaskStore", (current) => {
+  let a: string;
+  let b: string;
+  beforeEach(async () => {
+    n++;
+    a = `ses_a${n}`;
+    b = `ses_b${n}`;
+    await seedDialectSession(current().db, a);
+    await seedDialectSession(current().db, b);
+  });
+
   it("starts empty and keeps each session's board apart", async () => {
-    const store = new SqliteTaskStore(db);
-    expect(await store.list("ses_a")).toEqual([]);
-    await store.update("ses_a", (b) => {
-      b.lastId += 1;
-      b.tasks.push(task(String(b.lastId)));
+    const store = new DbTaskStore(current().db);
+    expect(await store.list(a)).toEqual([]);
+    await store.update(a, (board) => {
+      board.lastId += 1;
+      board.tasks.push(task(String(board.lastId)));
     });
-    expect((await store.list("ses_a")).map((t) => t.id)).toEqual(["1"]);
-    expect(await store.list("ses_b")).toEqual([]);
+    expect((await store.list(a)).map((t) => t.id)).toEqual(["1"]);
+    expect(await store.list(b)).toEqual([]);
   });
 
   it("never reuses an id after the highest task is deleted", async () => {
-    const store = new SqliteTaskStore(db);
+    const store = new DbTaskStore(current().db);
     for (let i = 0; i < 2; i++) {
-      await store.update("ses_a", (b) => {
-        b.lastId += 1;
-        b.tasks.push(task(String(b.lastId)));
+      await store.update(a, (board) => {
+        board.lastId += 1;
+        board.tasks.push(task(String(board.lastId)));
       });
     }
-    await store.update("ses_a", (b) => {
-      b.tasks = b.tasks.filter((t) => t.id !== "2");
+    await store.update(a, (board) => {
+      board.tasks = board.tasks.filter((t) => t.id !== "2");
     });
-    const id = await store.update("ses_a", (b) => {
-      b.lastId += 1;
-      b.tasks.push(task(String(b.lastId)));
-      return b.lastId;
+    const id = await store.update(a, (board) => {
+      board.lastId += 1;
+      board.tasks.push(task(String(board.lastId)));
+      return board.lastId;
     });
     expect(id).toBe(3);
-    expect((await new SqliteTaskStore(db).list("ses_a")).map((t) => t.id)).toEqual(["1", "3"]);
+    expect((await new DbTaskStore(current().other).list(a)).map((t) => t.id)).toEqual(["1", "3"]);
   });
 
   it("a throwing change saves nothing", async () => {
-    const store = new SqliteTaskStore(db);
+    const store = new DbTaskStore(current().db);
     await expect(
-      store.update("ses_a", (b) => {
-        b.lastId = 99;
-        b.tasks.push(task("99"));
+      store.update(a, (board) => {
+        board.lastId = 99;
+        board.tasks.push(task("99"));
         throw new Error("nope");
       }),
     ).rejects.toThrow("nope");
-    await store.update("ses_a", (b) => expect(b).toEqual({ tasks: [], lastId: 0 }));
+    await store.update(a, (board) => expect(board).toEqual({ tasks: [], lastId: 0 }));
   });
 
-  it("concurrent creations through the tools get distinct ids", async () => {
-    const store = new SqliteTaskStore(db);
+  it("concurrent creations through the tools, from two handles, get distinct ids", async () => {
     const toolkit = new Toolkit({ tools: createTaskTools() });
-    const ctx = createHostContext({ sessionId: "ses_a", taskStore: store });
+    const stores = [new DbTaskStore(current().db), new DbTaskStore(current().other)];
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        toolkit.callTool("TaskCreate", { subject: `s${i}`, description: "d" }, ctx),
+        toolkit.callTool(
+          "TaskCreate",
+          { subject: `s${i}`, description: "d" },
+          createHostContext({ sessionId: a, taskStore: stores[i % 2]! }),
+        ),
       ),
     );
     expect(results.every((r) => r.state === "success")).toBe(true);
-    const ids = (await store.list("ses_a")).map((t) => Number(t.id)).sort((x, y) => x - y);
+    const ids = (await stores[0]!.list(a)).map((t) => Number(t.id)).sort((x, y) => x - y);
     expect(ids).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
   });
 });

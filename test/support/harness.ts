@@ -22,14 +22,13 @@ import {
   startService,
 } from "../../src/cli/compose.js";
 import { type Config, loadConfig } from "../../src/config.js";
-import { SqliteReadCache } from "../../src/db/stores/read-cache-store.js";
+import { DbReadCache } from "../../src/db/stores/read-cache-store.js";
 import { SqliteJobStore } from "../../src/db/stores/sqlite-job-store.js";
 import { createLogger } from "../../src/log.js";
 import { SessionMcpEndpoint } from "../../src/mcp-server/session-server.js";
 import { EgressPolicy } from "../../src/net/egress-policy.js";
 import type { SandboxProvider } from "../../src/sandbox/sandbox.js";
 import { createApiPort } from "../../src/service/api-port.js";
-import { TransferDir } from "../../src/service/files/transfer-dir.js";
 import { Metrics } from "../../src/service/metrics.js";
 import { type Quotas, type ServiceDeps, toolRegistry } from "../../src/service/ports.js";
 import { Readiness } from "../../src/service/readiness.js";
@@ -40,6 +39,7 @@ import { SkillFiles } from "../../src/service/tool-config/skill-files.js";
 import { createBuiltinTools } from "../../src/toolkit/builtins.js";
 import { createTaskTools } from "../../src/toolkit/tasks/task-tools.js";
 import { MemoryBus } from "./memory-bus.js";
+import { MemoryTransfers } from "./memory-transfers.js";
 import { testDatabase } from "./postgres.js";
 import { openTestDb } from "./test-db.js";
 
@@ -244,10 +244,10 @@ export function createApiTestApp(
     events: bus,
     cancels: bus,
     sandboxes,
-    readCache: new SqliteReadCache(db),
+    readCache: new DbReadCache(db),
     skillFiles: new SkillFiles(join(dataDir, "skills")),
     // No worker runs here: a transfer answers 503 naming its job after a short wait.
-    transfers: new TransferDir(join(dataDir, "transfers"), 1024 * 1024, 200),
+    transfers: new MemoryTransfers(1024 * 1024, 200),
     metrics: new Metrics(),
     logger: createLogger("silent"),
     limiter: bus,

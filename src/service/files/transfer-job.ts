@@ -25,7 +25,7 @@ export function transferKind(tool: string): TransferKind | undefined {
   return entry?.[0] as TransferKind | undefined;
 }
 
-/** A transfer job's input: never the bytes (they are staged in the TransferDir). */
+/** A transfer job's input: never the bytes (they are staged in the TransferStore). */
 export interface TransferInput {
   /** The container path of the file (upload, download). */
   path?: string;

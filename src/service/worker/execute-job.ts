@@ -1,6 +1,6 @@
 /** Runs a claimed job's tool through the session's toolkit and stores its result durably. */
-import type { JobStatus, StoredResult } from "../../db/schema.js";
-import { SqliteTaskStore } from "../../db/stores/task-store.js";
+import type { JobStatus, StoredResult } from "../../db/rows.js";
+import { DbTaskStore } from "../../db/stores/task-store.js";
 import { AppError } from "../../errors.js";
 import type { ToolInput } from "../../permission/types.js";
 import { SandboxUnavailableError } from "../../sandbox/sandbox.js";
@@ -97,7 +97,7 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
       await finishJob(deps, job.id, "interrupted", textResult(interruptedText(verdict.why), "interrupted"))
     ) {
       const data = { outcome: "interrupted", why: verdict.why };
-      writeAudit(deps.db, { ...auditKeys(job), kind: "attempt", actorKeyId: null, data });
+      await writeAudit(deps.db, { ...auditKeys(job), kind: "attempt", actorKeyId: null, data });
       deps.metrics.jobFinished("interrupted", job);
       deps.logger.warn({ jobId: job.id, why: verdict.why }, "job interrupted, not run again");
       await publishState(deps, job.id);
@@ -118,11 +118,15 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
       job.decision.decidedBy !== "rule" &&
       job.decision.decidedBy !== "approval",
     readOnlyCall: job.decision.readOnly === true,
-    setCwd: (cwd) => setSessionCwd(deps.db, session.id, cwd),
+    setCwd: async (cwd) => {
+      await setSessionCwd(deps.db, session.id, cwd);
+    },
     onChunk: publish,
     activeGroups,
-    setActiveGroups: (groups) => saveActiveGroups(deps.db, session.id, groups),
-    taskStore: new SqliteTaskStore(deps.db),
+    setActiveGroups: async (groups) => {
+      await saveActiveGroups(deps.db, session.id, groups);
+    },
+    taskStore: new DbTaskStore(deps.db),
   };
 
   const response = await toolkit.callTool(job.tool, job.input, ctx, { callId: job.id });
@@ -132,7 +136,7 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
     deps.logger.error({ err: guard.crash, jobId: job.id, tool: job.tool }, "tool threw");
     return failJob(deps, job.id, guard.message);
   }
-  const cancelled = signal.aborted || findJob(deps.db, job.id)?.cancelRequested === true;
+  const cancelled = signal.aborted || (await findJob(deps.db, job.id))?.cancelRequested === true;
   const status = statusOf(response, cancelled);
   if (await finishJob(deps, job.id, status, toResult(response))) {
     deps.metrics.jobFinished(status, job);

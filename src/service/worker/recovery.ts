@@ -4,44 +4,44 @@
  * are read here, so that src/jobs runs no query of its own.
  */
 import { and, asc, gt, inArray } from "drizzle-orm";
-import type { Db } from "../../db/open.js";
-import { jobs } from "../../db/schema.js";
+import { type Db, tablesOf } from "../../db/db.js";
 
 const EXPECTS_RUN = ["queued", "running"] as const;
 
 /** Ids of every job that expects a run. */
-export function jobsExpectingRun(db: Db): string[] {
-  return db
+export async function jobsExpectingRun(db: Db): Promise<string[]> {
+  const { jobs } = tablesOf(db);
+  const rows = await db
     .select({ id: jobs.id })
     .from(jobs)
-    .where(inArray(jobs.status, [...EXPECTS_RUN]))
-    .all()
-    .map((r) => r.id);
+    .where(inArray(jobs.status, [...EXPECTS_RUN]));
+  return rows.map((r) => r.id);
 }
 
 /** Up to `limit` ids of jobs that expect a run, after `cursor` in id order (a walk in batches). */
-export function jobsExpectingRunAfter(db: Db, cursor: string, limit: number): string[] {
-  return db
+export async function jobsExpectingRunAfter(db: Db, cursor: string, limit: number): Promise<string[]> {
+  const { jobs } = tablesOf(db);
+  const rows = await db
     .select({ id: jobs.id })
     .from(jobs)
     .where(and(inArray(jobs.status, [...EXPECTS_RUN]), gt(jobs.id, cursor)))
     .orderBy(asc(jobs.id))
-    .limit(limit)
-    .all()
-    .map((r) => r.id);
+    .limit(limit);
+  return rows.map((r) => r.id);
 }
 
 /**
  * Of `ids`, those that still expect a run and that worker `me` is not running now (its own end
  * settles such a row, so it must not be queued again behind its back).
  */
-export function expectingRunElsewhere(db: Db, ids: readonly string[], me: string): string[] {
+export async function expectingRunElsewhere(db: Db, ids: readonly string[], me: string): Promise<string[]> {
   if (ids.length === 0) return [];
-  return db
+  const { jobs } = tablesOf(db);
+  const rows = await db
     .select({ id: jobs.id, status: jobs.status, attempts: jobs.attempts })
     .from(jobs)
-    .where(and(inArray(jobs.id, [...ids]), inArray(jobs.status, [...EXPECTS_RUN])))
-    .all()
+    .where(and(inArray(jobs.id, [...ids]), inArray(jobs.status, [...EXPECTS_RUN])));
+  return rows
     .filter((row) => {
       const last = row.attempts?.at(-1);
       return !(row.status === "running" && last && !last.endedAt && last.worker === me);

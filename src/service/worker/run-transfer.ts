@@ -6,7 +6,7 @@
  * first and an existing target that is a link is refused.
  */
 import { posix } from "node:path";
-import type { JobStatus, StoredResult } from "../../db/schema.js";
+import type { JobStatus, StoredResult } from "../../db/rows.js";
 import type { ToolInput } from "../../permission/types.js";
 import { type Sandbox, SandboxFileError, SandboxUnavailableError } from "../../sandbox/sandbox.js";
 import { decideCall } from "../calls/decide.js";
@@ -21,6 +21,7 @@ import {
   type TransferInput,
   type TransferKind,
 } from "../files/transfer-job.js";
+import { TransferMissingError } from "../files/transfer-store.js";
 import type { ServiceDeps } from "../ports.js";
 import { acquireSessionSandbox } from "../sessions/acquire-sandbox.js";
 import { type Claim, wakeSuccessors } from "./claim-job.js";
@@ -46,8 +47,13 @@ export async function runTransfer(deps: ServiceDeps, claim: Running, kind: Trans
     };
   } catch (err) {
     if (err instanceof SandboxUnavailableError) throw err;
+    // Staged input gone (it outlived its TTL waiting in the queue): a failure to say, not a crash.
     const code: TransferCode | undefined =
-      err instanceof TransferError || err instanceof SandboxFileError ? err.code : undefined;
+      err instanceof TransferError || err instanceof SandboxFileError
+        ? err.code
+        : err instanceof TransferMissingError
+          ? "EIO"
+          : undefined;
     if (!code) deps.logger.error({ err, jobId: job.id }, "file transfer failed unexpectedly");
     const text = code ? (err as Error).message : `internal error during the transfer (job ${job.id})`;
     status = "failed";
@@ -95,12 +101,12 @@ const OPS: Record<TransferKind, Op> = {
     const members = await listWorkspace(sb);
     // Each member as the Read call of it: what the session's rules refuse stays out.
     const read = deps.tools.get("Read");
-    const allowed = members.filter(
-      (rel) =>
-        read !== undefined &&
-        decideCall(deps.db, session, read, { file_path: `/workspace/${rel}` } as ToolInput).behavior ===
-          "allow",
-    );
+    const allowed: string[] = [];
+    for (const rel of members) {
+      if (read === undefined) break;
+      const d = await decideCall(deps.db, session, read, { file_path: `/workspace/${rel}` } as ToolInput);
+      if (d.behavior === "allow") allowed.push(rel);
+    }
     const max = deps.transfers.maxBytes;
     const r = await sb.exec({
       argv: [

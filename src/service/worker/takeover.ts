@@ -8,7 +8,7 @@
  *    attempt used another instance (the container died), its outcome is unknowable: interrupted.
  *  - Any other tool (MCP, tasks, external): interrupted.
  */
-import type { JobAttempt } from "../../db/schema.js";
+import type { JobAttempt } from "../../db/rows.js";
 
 export type TakeoverVerdict = { kind: "run" } | { kind: "interrupt"; why: string };
 
