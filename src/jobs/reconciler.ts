@@ -39,21 +39,21 @@ export function startReconciler(
   let stopped = false;
 
   const runPass = async () => {
-    const ids = jobsExpectingRunAfter(deps.db, cursor, opts.batch);
+    const ids = await jobsExpectingRunAfter(deps.db, cursor, opts.batch);
     const wrapped = ids.length < opts.batch;
     cursor = wrapped ? "" : ids.at(-1)!;
     const missing = await queue.missing(ids);
     // Looked at again: a job may have finished (and left the queue) meanwhile. One this very
     // process is running is left to it: its own end settles the row.
-    let still = expectingRunElsewhere(deps.db, missing, workerIdentity());
+    let still = await expectingRunElsewhere(deps.db, missing, workerIdentity());
     if (still.length > 0) {
       // A call in passage seems gone for a moment: a submit between its row and its queue entry,
       // placement handing it to its host's queue (pin, add there, leave placement). Look again a
       // little later, where it should be by then (holders follow the session's host).
       await new Promise((r) => setTimeout(r, opts.settleMs ?? 250));
-      still = expectingRunElsewhere(deps.db, await queue.missing(still), workerIdentity());
+      still = await expectingRunElsewhere(deps.db, await queue.missing(still), workerIdentity());
     }
-    for (const id of still) await queue.enqueue(id, { priority: fairPriority(deps.db, id) });
+    for (const id of still) await queue.enqueue(id, { priority: await fairPriority(deps.db, id) });
     if (still.length > 0) {
       deps.metrics.inc("toolshed_jobs_reconciled_total", {}, still.length);
       deps.logger.warn({ requeued: still.length }, "re-queued jobs whose queue entry was gone");

@@ -97,12 +97,12 @@ export function startCallWorker(
     const payload = payloadOf(deps, bjob);
     if (bjob.name === "run-call" && "jobId" in payload) {
       const { jobId } = payload;
-      if (hostOfJob(deps.db, jobId) !== me)
-        return opts.queue.enqueue(jobId, { priority: fairPriority(deps.db, jobId) });
+      if ((await hostOfJob(deps.db, jobId)) !== me)
+        return opts.queue.enqueue(jobId, { priority: await fairPriority(deps.db, jobId) });
       return runCall(bjob, jobId, token);
     }
     if (bjob.name === "list-tools" && "replyTo" in payload) {
-      const host = hostOfSession(deps.db, payload.sessionId);
+      const host = await hostOfSession(deps.db, payload.sessionId);
       if (host !== me && host !== null) return forward(await opts.queue.target(host), bjob);
       return answerListTools(deps, opts.replies, payload);
     }
@@ -119,17 +119,17 @@ export function startCallWorker(
       await bjob.moveToDelayed(Date.now() + 200, token);
       throw new DelayedError();
     }
-    const sessionId = "jobId" in payload ? sessionOfJob(deps.db, payload.jobId) : payload.sessionId;
+    const sessionId = "jobId" in payload ? await sessionOfJob(deps.db, payload.jobId) : payload.sessionId;
     if (bjob.name === "remove-sandbox") return processHost(bjob, token);
-    const seen = sessionId ? hostOfSession(deps.db, sessionId) : null;
+    const seen = sessionId ? await hostOfSession(deps.db, sessionId) : null;
     const alive = seen !== null && seen !== me && (await opts.hosts.isAlive(seen));
-    const host = sessionId ? placeSession(deps.db, sessionId, me, { hostId: seen, alive }) : null;
+    const host = sessionId ? await placeSession(deps.db, sessionId, me, { hostId: seen, alive }) : null;
     if (host === null || (host === me && bjob.name !== "run-call")) return processHost(bjob, token);
     if (host !== me) deps.logger.debug({ sessionId, host }, "placed elsewhere meanwhile");
     else if (seen !== me) deps.logger.info({ sessionId, from: seen }, "session placed on this host");
     if ("jobId" in payload) {
       const { jobId } = payload;
-      return opts.queue.addCall(opts.queue.hostQueue(host), jobId, fairPriority(deps.db, jobId));
+      return opts.queue.addCall(opts.queue.hostQueue(host), jobId, await fairPriority(deps.db, jobId));
     }
     return forward(opts.queue.hostQueue(host), bjob);
   };
@@ -208,7 +208,7 @@ async function answerListTools(deps: ServiceDeps, replies: Redis, req: ListTools
 /** A job BullMQ gave up on (stalled too often, retries exhausted) must not stay `running`. */
 async function onQueueFailed(deps: ServiceDeps, bjob: Job<RunCall>, err: Error): Promise<void> {
   const state = await bjob.getState();
-  const row = findJob(deps.db, bjob.data.jobId);
+  const row = await findJob(deps.db, bjob.data.jobId);
   if (state === "failed" && row && !isTerminal(row.status)) {
     deps.logger.warn({ jobId: row.id, err: err.message }, "queue gave up on job");
     await failJob(deps, row.id, "Error: the job could not be completed by a worker; please retry.");
@@ -234,7 +234,7 @@ async function onRunError(deps: ServiceDeps, bjob: Job<RunCall>, jobId: string, 
 /** At start: rows that expect a run but whose queue entry is gone are queued again. */
 export async function recoverJobs(deps: ServiceDeps, queue: BullJobQueue): Promise<number> {
   let n = 0;
-  for (const id of jobsExpectingRun(deps.db))
-    if (await queue.ensureQueued(id, fairPriority(deps.db, id))) n++;
+  for (const id of await jobsExpectingRun(deps.db))
+    if (await queue.ensureQueued(id, await fairPriority(deps.db, id))) n++;
   return n;
 }

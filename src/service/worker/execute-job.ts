@@ -97,7 +97,7 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
       await finishJob(deps, job.id, "interrupted", textResult(interruptedText(verdict.why), "interrupted"))
     ) {
       const data = { outcome: "interrupted", why: verdict.why };
-      writeAudit(deps.db, { ...auditKeys(job), kind: "attempt", actorKeyId: null, data });
+      await writeAudit(deps.db, { ...auditKeys(job), kind: "attempt", actorKeyId: null, data });
       deps.metrics.jobFinished("interrupted", job);
       deps.logger.warn({ jobId: job.id, why: verdict.why }, "job interrupted, not run again");
       await publishState(deps, job.id);
@@ -132,7 +132,7 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
     deps.logger.error({ err: guard.crash, jobId: job.id, tool: job.tool }, "tool threw");
     return failJob(deps, job.id, guard.message);
   }
-  const cancelled = signal.aborted || findJob(deps.db, job.id)?.cancelRequested === true;
+  const cancelled = signal.aborted || (await findJob(deps.db, job.id))?.cancelRequested === true;
   const status = statusOf(response, cancelled);
   if (await finishJob(deps, job.id, status, toResult(response))) {
     deps.metrics.jobFinished(status, job);
