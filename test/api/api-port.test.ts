@@ -55,7 +55,7 @@ describe("the API port", () => {
     const { app, calls } = appWith({
       getJob: (p, jid) => {
         seen.push([p, jid]);
-        return { id: jid, status: "succeeded" } as ReturnType<ApiPort["getJob"]>;
+        return Promise.resolve({ id: jid, status: "succeeded" }) as ReturnType<ApiPort["getJob"]>;
       },
     });
     const res = await app.request("/v1/jobs/job_1", { headers: { authorization: "Bearer good" } });

@@ -163,7 +163,7 @@ describe("quotas and fairness", () => {
     await rules({ allow: ["Read"] });
     const jobs = [];
     for (let i = 0; i < 3; i++) jobs.push(await submit("Read", { file_path: `/workspace/${i}` }));
-    expect(jobs.map((j) => fairPriority(t.deps.db, j.id))).toEqual([3, 3, 3]);
+    expect(await Promise.all(jobs.map((j) => fairPriority(t.deps.db, j.id)))).toEqual([3, 3, 3]);
     const b = await seedTenant(t.call, "b");
     await t.call("PUT", `/v1/tenants/${b.tenantId}/rules`, {
       key: b.adminKey,
@@ -174,7 +174,8 @@ describe("quotas and fairness", () => {
       key: b.agentKey,
       body: { tool: "Read", input: { file_path: "/workspace/x" } },
     });
-    expect(fairPriority(t.deps.db, bj.body.job.id)).toBe(1);
+    expect(await fairPriority(t.deps.db, bj.body.job.id)).toBe(1);
+    expect(await fairPriority(t.deps.db, "job_gone")).toBe(1);
   });
 });
 

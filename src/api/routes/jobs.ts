@@ -120,14 +120,16 @@ const externalResult = createRoute({
 });
 
 export function jobRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
-  app.openapi(list, (c) => c.json(deps.port.listJobs(c.get("principal"), c.req.valid("query")), 200));
+  app.openapi(list, async (c) =>
+    c.json(await deps.port.listJobs(c.get("principal"), c.req.valid("query")), 200),
+  );
   app.openapi(getOne, async (c) => {
     const { jid } = c.req.valid("param");
-    const job = deps.port.getJob(c.get("principal"), jid);
+    const job = await deps.port.getJob(c.get("principal"), jid);
     // The check on read: an approval past its expiry is shown denied even between sweeps.
     if (job.status !== "awaiting_approval") return c.json({ job }, 200);
     await deps.port.expireIfDue(jid);
-    return c.json({ job: deps.port.getJob(c.get("principal"), jid) }, 200);
+    return c.json({ job: await deps.port.getJob(c.get("principal"), jid) }, 200);
   });
   app.openapi(cancel, async (c) => {
     const job = await deps.port.cancelJob(c.get("principal"), c.req.valid("param").jid);

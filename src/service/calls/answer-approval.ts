@@ -6,7 +6,7 @@
  */
 
 import type { JobView } from "../../contracts/job.js";
-import type { JobRow } from "../../db/schema.js";
+import type { JobRow } from "../../db/rows.js";
 import type { ApprovalOutcome } from "../../db/store.js";
 import { ConflictError, ForbiddenError } from "../../errors.js";
 import { nowIso } from "../clock.js";
@@ -32,10 +32,10 @@ export async function answerApproval(
   jobId: string,
   body: ApprovalInput,
 ): Promise<JobView> {
-  const job = loadJob(deps.db, p, jobId);
-  checkApprover(deps, p, job, body.remember ?? []);
+  const job = await loadJob(deps.db, p, jobId);
+  await checkApprover(deps, p, job, body.remember ?? []);
   await expireIfDue(deps, jobId);
-  const external = getExternalTools(deps.db, job.tenantId).some((t) => t.name === job.tool);
+  const external = (await getExternalTools(deps.db, job.tenantId)).some((t) => t.name === job.tool);
   const remember = body.approve ? (body.remember ?? []) : [];
   const answered = await deps.store.settleApproval(jobId, (current) => ({
     set: answerSet(current, p, body.approve, external),
@@ -58,17 +58,26 @@ export async function answerApproval(
     throw new ConflictError(`job ${jobId} is not awaiting approval (already answered or expired)`);
   await publishState(deps, jobId);
   if (body.approve && !external) await enqueueOrReconcile(deps, jobId);
-  return toJobView(findJob(deps.db, jobId)!);
+  return toJobView((await findJob(deps.db, jobId))!);
 }
 
-function checkApprover(deps: Pick<ServiceDeps, "db">, p: Principal, job: JobRow, remember: string[]): void {
-  if (p.role === "agent") checkAgentApprover(deps, job, remember);
+async function checkApprover(
+  deps: Pick<ServiceDeps, "db">,
+  p: Principal,
+  job: JobRow,
+  remember: string[],
+): Promise<void> {
+  if (p.role === "agent") await checkAgentApprover(deps, job, remember);
   else requireRole(p, ["tenant_admin"]);
   parseRuleListOrThrow(remember, "allow", "remember");
 }
 
-function checkAgentApprover(deps: Pick<ServiceDeps, "db">, job: JobRow, remember: string[]): void {
-  if (!readTenantSettings(deps.db, job.tenantId).agentsMayApprove) {
+async function checkAgentApprover(
+  deps: Pick<ServiceDeps, "db">,
+  job: JobRow,
+  remember: string[],
+): Promise<void> {
+  if (!(await readTenantSettings(deps.db, job.tenantId)).agentsMayApprove) {
     throw new ForbiddenError(
       "agents of this tenant may not answer approvals (tenant setting agentsMayApprove)",
     );

@@ -4,7 +4,7 @@
  * the worker) does it for every tenant; reads and answers check the one job they touch, so
  * nobody sees a stale pending approval between sweeps.
  */
-import type { JobRow } from "../../db/schema.js";
+import type { JobRow } from "../../db/rows.js";
 import type { JobStore } from "../../db/store.js";
 import type { ServiceDeps } from "../ports.js";
 import { auditKeys, inputDigest } from "./audit.js";

@@ -4,8 +4,8 @@
  */
 import { eq, gt, isNull, or, type SQL } from "drizzle-orm";
 import type { JobView } from "../../contracts/job.js";
-import type { Db } from "../../db/open.js";
-import { type JobRow, jobs } from "../../db/schema.js";
+import { type Db, tablesOf } from "../../db/db.js";
+import type { JobRow } from "../../db/rows.js";
 import { nowIso } from "../clock.js";
 import { type Page, type PageQuery, selectPage } from "../page.js";
 import { listTenant } from "../tenancy/list-scope.js";
@@ -33,9 +33,14 @@ export function toApprovalItem(row: JobRow): ApprovalItem {
   };
 }
 
-export function listApprovals(deps: { db: Db }, p: Principal, q: ApprovalListQuery): Page<ApprovalItem> {
+export async function listApprovals(
+  deps: { db: Db },
+  p: Principal,
+  q: ApprovalListQuery,
+): Promise<Page<ApprovalItem>> {
   requireRole(p, ["tenant_admin"]);
-  const tenantId = listTenant(deps.db, p, q.tenantId);
+  const tenantId = await listTenant(deps.db, p, q.tenantId);
+  const { jobs } = tablesOf(deps.db);
   const where: (SQL | undefined)[] = [
     eq(jobs.status, "awaiting_approval"),
     // Past its expiry it is about to be denied by the sweep: not something to answer any more.
@@ -43,5 +48,5 @@ export function listApprovals(deps: { db: Db }, p: Principal, q: ApprovalListQue
   ];
   if (tenantId !== null) where.push(eq(jobs.tenantId, tenantId));
   if (q.sessionId !== undefined) where.push(eq(jobs.sessionId, q.sessionId));
-  return selectPage(deps.db, jobs, where, q, toApprovalItem);
+  return await selectPage(deps.db, jobs, where, q, toApprovalItem);
 }

@@ -4,15 +4,14 @@
  * secrets in commands or file contents do not end up in the log.
  */
 import { createHash } from "node:crypto";
-import { and, desc, eq, gte, type SQL, sql } from "drizzle-orm";
-import type { Db } from "../../db/open.js";
-import { audit, type JobRow } from "../../db/schema.js";
+import { and, desc, eq, gte, type SQL } from "drizzle-orm";
+import { type Db, tablesOf } from "../../db/db.js";
+import type { JobRow } from "../../db/rows.js";
 import type { AuditRecord } from "../../db/store.js";
 import { nowIso } from "../clock.js";
 import { newId } from "../ids.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
 import { loadTenant } from "../tenancy/tenants.js";
-import type { Tx } from "./job-transitions.js";
 
 /** `attempt`: a worker took over a job an earlier attempt left unfinished, or ended it interrupted. */
 export type AuditKind = "decision" | "approval" | "external_result" | "attempt";
@@ -68,28 +67,30 @@ export function decisionAudit(
   return { ...auditKeys(row), kind: "decision", actorKeyId, data };
 }
 
-/** Appends one entry (inside the caller's transaction, so it lands with the change it records). */
-export function writeAudit(tx: Tx | Db, entry: AuditEntry): void {
-  tx.insert(audit)
-    .values({ id: newId("aud"), ...entry, createdAt: nowIso() })
-    .run();
+/**
+ * Appends one entry; pass a transaction's handle (`atomically`) to have it land with the change
+ * it records.
+ */
+export async function writeAudit(db: Db, entry: AuditEntry): Promise<void> {
+  const { audit } = tablesOf(db);
+  await db.insert(audit).values({ id: newId("aud"), ...entry, createdAt: nowIso() });
 }
 
-export function listAudit(deps: { db: Db }, p: Principal, tenantId: string, q: AuditQuery) {
+export async function listAudit(deps: { db: Db }, p: Principal, tenantId: string, q: AuditQuery) {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
+  await loadTenant(deps, p, tenantId);
+  const { audit } = tablesOf(deps.db);
   const where: SQL[] = [eq(audit.tenantId, tenantId)];
   if (q.sessionId) where.push(eq(audit.sessionId, q.sessionId));
   if (q.jobId) where.push(eq(audit.jobId, q.jobId));
   if (q.since) where.push(gte(audit.createdAt, q.since));
-  const rows = deps.db
+  const rows = await deps.db
     .select()
     .from(audit)
     .where(and(...where))
-    // rowid breaks ties within a millisecond in insertion order (ids are random).
-    .orderBy(desc(audit.createdAt), desc(sql`rowid`))
-    .limit(q.limit ?? 100)
-    .all();
+    // Audit ids rise with time (ids.ts): they order the entries of one millisecond as written.
+    .orderBy(desc(audit.createdAt), desc(audit.id))
+    .limit(q.limit ?? 100);
   return rows.map((r) => ({
     id: r.id,
     kind: r.kind,

@@ -5,7 +5,7 @@
  */
 
 import type { JobView } from "../../contracts/job.js";
-import type { StoredResult } from "../../db/schema.js";
+import type { StoredResult } from "../../db/rows.js";
 import { ConflictError } from "../../errors.js";
 import type { ServiceDeps } from "../ports.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
@@ -25,7 +25,7 @@ export async function postExternalResult(
   body: ExternalResultInput,
 ): Promise<JobView> {
   requireRole(p, ["agent", "tenant_admin"]);
-  const job = loadJob(deps.db, p, jobId);
+  const job = await loadJob(deps.db, p, jobId);
   const status = body.isError ? ("failed" as const) : ("succeeded" as const);
   const result: StoredResult = {
     content: body.content.map((b) => ({ type: "text" as const, text: b.text })),
@@ -40,5 +40,5 @@ export async function postExternalResult(
   if (!done) throw new ConflictError(`job ${jobId} is not awaiting an external result`);
   deps.metrics.jobFinished(status);
   await publishState(deps, jobId);
-  return toJobView(findJob(deps.db, jobId)!);
+  return toJobView((await findJob(deps.db, jobId))!);
 }

@@ -8,21 +8,23 @@
  * rows, so re-enqueuing after a restart (`recoverJobs`) recomputes it.
  */
 import { and, count, eq, inArray, ne } from "drizzle-orm";
-import type { Db } from "../../db/open.js";
-import { jobs } from "../../db/schema.js";
+import { type Db, first, tablesOf } from "../../db/db.js";
 
 /** BullMQ's largest priority. */
 export const MAX_PRIORITY = 2_097_151;
 
-export function fairPriority(db: Db, jobId: string): number {
-  const job = db.select({ tenantId: jobs.tenantId }).from(jobs).where(eq(jobs.id, jobId)).get();
-  if (!job) return 1;
-  const row = db
-    .select({ n: count() })
-    .from(jobs)
-    .where(
-      and(eq(jobs.tenantId, job.tenantId), inArray(jobs.status, ["queued", "running"]), ne(jobs.id, jobId)),
-    )
-    .get();
+export async function fairPriority(db: Db, jobId: string): Promise<number> {
+  const { jobs } = tablesOf(db);
+  // One statement (it runs on every submit): the job's tenant is a subquery, and a job that is
+  // gone counts nothing, so it gets priority 1.
+  const tenantOfJob = db.select({ tenantId: jobs.tenantId }).from(jobs).where(eq(jobs.id, jobId));
+  const row = await first(
+    db
+      .select({ n: count() })
+      .from(jobs)
+      .where(
+        and(eq(jobs.tenantId, tenantOfJob), inArray(jobs.status, ["queued", "running"]), ne(jobs.id, jobId)),
+      ),
+  );
   return Math.min(MAX_PRIORITY, 1 + (row?.n ?? 0));
 }

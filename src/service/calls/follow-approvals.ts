@@ -6,8 +6,7 @@
  * lost (Redis away, a change made without one).
  */
 import { and, eq, gt, isNull, or } from "drizzle-orm";
-import type { Db } from "../../db/open.js";
-import { jobs } from "../../db/schema.js";
+import { type Db, tablesOf } from "../../db/db.js";
 import { ValidationError } from "../../errors.js";
 import { nowIso } from "../clock.js";
 import type { JobNotice, ServiceDeps } from "../ports.js";
@@ -36,7 +35,7 @@ export async function followApprovals(
   opts: { idleMs?: number } = {},
 ): Promise<ApprovalFollower> {
   requireRole(p, ["tenant_admin"]);
-  const tenantId = listTenant(deps.db, p, q.tenantId);
+  const tenantId = await listTenant(deps.db, p, q.tenantId);
   if (tenantId === null) {
     throw new ValidationError("the platform admin names the tenant to follow", [
       { path: "tenantId", message: "required with the platform admin key" },
@@ -61,8 +60,8 @@ export async function followApprovals(
     /** Jobs this stream has announced and not yet resolved. */
     const shown = new Set<string>();
     try {
-      for (const id of waitingIds(deps.db, tenantId!)) {
-        const e = approvalEvent(deps.db, id);
+      for (const id of await waitingIds(deps.db, tenantId!)) {
+        const e = await approvalEvent(deps.db, id);
         if (e) {
           shown.add(id);
           yield e;
@@ -72,7 +71,7 @@ export async function followApprovals(
         const signal = new Promise<void>((r) => (wake = r));
         for (let n = notices.shift(); n; n = notices.shift()) {
           if (n.status === "awaiting_approval" && !shown.has(n.jobId)) {
-            const e = approvalEvent(deps.db, n.jobId);
+            const e = await approvalEvent(deps.db, n.jobId);
             if (e) {
               shown.add(n.jobId);
               yield e;
@@ -99,16 +98,17 @@ export async function followApprovals(
 }
 
 /** What the database says when no notice came for a while: new waiting jobs and resolved ones. */
-function* resync(db: Db, tenantId: string, shown: Set<string>): Generator<ApprovalEvent> {
-  const waiting = new Set(waitingIds(db, tenantId));
+async function* resync(db: Db, tenantId: string, shown: Set<string>): AsyncGenerator<ApprovalEvent> {
+  const waiting = new Set(await waitingIds(db, tenantId));
   for (const id of [...shown]) {
     if (waiting.has(id)) continue;
     shown.delete(id);
-    yield { type: "resolved", data: { jobId: id, status: findJob(db, id)?.status ?? "cancelled" } };
+    const status = (await findJob(db, id))?.status ?? "cancelled";
+    yield { type: "resolved", data: { jobId: id, status } };
   }
   for (const id of waiting) {
     if (shown.has(id)) continue;
-    const e = approvalEvent(db, id);
+    const e = await approvalEvent(db, id);
     if (e) {
       shown.add(id);
       yield e;
@@ -117,8 +117,9 @@ function* resync(db: Db, tenantId: string, shown: Set<string>): Generator<Approv
 }
 
 /** The tenant's waiting, unexpired approvals, oldest first (the order they came in). */
-function waitingIds(db: Db, tenantId: string): string[] {
-  return db
+async function waitingIds(db: Db, tenantId: string): Promise<string[]> {
+  const { jobs } = tablesOf(db);
+  const rows = await db
     .select({ id: jobs.id })
     .from(jobs)
     .where(
@@ -129,13 +130,12 @@ function waitingIds(db: Db, tenantId: string): string[] {
       ),
     )
     .orderBy(jobs.createdAt, jobs.id)
-    .limit(MAX_AT_CONNECT)
-    .all()
-    .map((r) => r.id);
+    .limit(MAX_AT_CONNECT);
+  return rows.map((r) => r.id);
 }
 
 /** The job as an inbox item, if it still waits (a notice may arrive after it was answered). */
-function approvalEvent(db: Db, jobId: string): ApprovalEvent | null {
-  const row = findJob(db, jobId);
+async function approvalEvent(db: Db, jobId: string): Promise<ApprovalEvent | null> {
+  const row = await findJob(db, jobId);
   return row?.status === "awaiting_approval" ? { type: "approval", data: toApprovalItem(row) } : null;
 }

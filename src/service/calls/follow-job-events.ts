@@ -28,7 +28,7 @@ export async function followJobEvents(
   resumeFrom?: string,
 ): Promise<EventFollower> {
   requireRole(p, ["agent", "tenant_admin"]);
-  loadJob(deps.db, p, jobId);
+  await loadJob(deps.db, p, jobId);
   const afterId = resumeFrom === undefined ? undefined : streamPosition(resumeFrom);
   let wake: () => void = () => {};
   let closed = false;
@@ -44,7 +44,7 @@ export async function followJobEvents(
     try {
       while (!closed) {
         const signal = new Promise<void>((r) => (wake = r));
-        const terminalBefore = isTerminal(findJob(deps.db, jobId)?.status ?? "failed");
+        const terminalBefore = isTerminal((await findJob(deps.db, jobId))?.status ?? "failed");
         // With Redis away the stream waits (pings go on); the stored result still closes it.
         const fresh = await deps.events.read(jobId, last).catch(() => []);
         for (const e of fresh) {
@@ -53,7 +53,7 @@ export async function followJobEvents(
           if (e.type === "result") return;
         }
         if (terminalBefore) {
-          yield finalEvent(deps, jobId);
+          yield await finalEvent(deps, jobId);
           return;
         }
         let timer: NodeJS.Timeout | undefined;
@@ -89,7 +89,7 @@ function streamPosition(lastEventId: string): string {
 }
 
 /** The stored outcome, for a stream that lost (or never had) its `result` event. */
-function finalEvent(deps: ServiceDeps, jobId: string): JobEvent {
-  const row = findJob(deps.db, jobId);
+async function finalEvent(deps: ServiceDeps, jobId: string): Promise<JobEvent> {
+  const row = await findJob(deps.db, jobId);
   return { id: FINAL_ID, type: "result", data: { status: row?.status, result: row?.result ?? null } };
 }

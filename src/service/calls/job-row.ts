@@ -1,5 +1,5 @@
 /** A new job row: what every job starts with, so that a new column is defaulted in one place. */
-import type { JobRow } from "../../db/schema.js";
+import type { JobRow } from "../../db/rows.js";
 import { currentLogContext } from "../../log.js";
 import { nowIso } from "../clock.js";
 

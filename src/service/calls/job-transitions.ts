@@ -1,15 +1,12 @@
 /** Putting a job in its session's queue order and handing it to the queue. */
 
 import { isTerminal } from "../../contracts/job.js";
-import type { Db } from "../../db/open.js";
-import type { JobRow, JobStatus, StoredResult } from "../../db/schema.js";
+import type { JobRow, JobStatus, StoredResult } from "../../db/rows.js";
 import { asUnavailable, UnavailableError } from "../../errors.js";
 import type { Logger } from "../../log.js";
 import type { ServiceDeps } from "../ports.js";
 import { recordWebhookEvents } from "../webhooks/record-events.js";
 import { fairPriority } from "./fair-priority.js";
-
-export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
 /**
  * Enqueues a job that was `queued` before this request (an approved call). If the queue is
@@ -17,7 +14,7 @@ export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
  */
 export async function enqueueOrReconcile(deps: Pick<ServiceDeps, "db" | "queue" | "logger">, jobId: string) {
   try {
-    await deps.queue.enqueue(jobId, { priority: fairPriority(deps.db, jobId) });
+    await deps.queue.enqueue(jobId, { priority: await fairPriority(deps.db, jobId) });
   } catch (err) {
     deps.logger.warn({ err, jobId }, "enqueue failed; the reconciler will queue the job");
   }
@@ -33,10 +30,8 @@ export async function enqueueOrWithdraw(
   jobId: string,
 ) {
   try {
-    await deps.readiness.bound(
-      "redis",
-      deps.queue.enqueue(jobId, { priority: fairPriority(deps.db, jobId) }),
-    );
+    const priority = await fairPriority(deps.db, jobId);
+    await deps.readiness.bound("redis", deps.queue.enqueue(jobId, { priority }));
   } catch (err) {
     const withdrawn = await deps.store.withdrawQueued(jobId);
     deps.logger.warn({ err, jobId, withdrawn }, "enqueue failed");

@@ -6,9 +6,9 @@ import { type Principal, requireRole } from "../tenancy/principal.js";
 import { finishJob, publishState } from "./job-transitions.js";
 import { findJob, loadJob, PENDING_WORK, textResult, toJobView } from "./job-view.js";
 
-export function getJob(deps: Pick<ServiceDeps, "db">, p: Principal, jobId: string): JobView {
+export async function getJob(deps: Pick<ServiceDeps, "db">, p: Principal, jobId: string): Promise<JobView> {
   requireRole(p, ["agent", "tenant_admin"]);
-  return toJobView(loadJob(deps.db, p, jobId));
+  return toJobView(await loadJob(deps.db, p, jobId));
 }
 
 /**
@@ -16,21 +16,21 @@ export function getJob(deps: Pick<ServiceDeps, "db">, p: Principal, jobId: strin
  * with the job as it is then. Listens for events before re-reading, so no change is missed.
  */
 export async function waitForJob(deps: ServiceDeps, jobId: string, timeoutMs: number): Promise<JobView> {
-  const settled = () => {
-    const row = findJob(deps.db, jobId);
+  const settled = async () => {
+    const row = await findJob(deps.db, jobId);
     return row && !PENDING_WORK.includes(row.status) ? row : undefined;
   };
-  const now = settled();
-  if (now || timeoutMs <= 0) return toJobView(now ?? findJob(deps.db, jobId)!);
+  const now = await settled();
+  if (now || timeoutMs <= 0) return toJobView(now ?? (await findJob(deps.db, jobId))!);
   let wake: () => void = () => {};
   let woken = new Promise<void>((r) => (wake = r));
   const stop = await deps.events.watch(jobId, () => wake());
   const deadline = Date.now() + timeoutMs;
   try {
     for (;;) {
-      const row = settled();
+      const row = await settled();
       const left = deadline - Date.now();
-      if (row || left <= 0) return toJobView(row ?? findJob(deps.db, jobId)!);
+      if (row || left <= 0) return toJobView(row ?? (await findJob(deps.db, jobId))!);
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([woken, new Promise<void>((r) => (timer = setTimeout(r, left)))]);
       clearTimeout(timer);
@@ -44,7 +44,7 @@ export async function waitForJob(deps: ServiceDeps, jobId: string, timeoutMs: nu
 /** Cancels a job: at once when it has not started, through the worker when it runs. */
 export async function cancelJob(deps: ServiceDeps, p: Principal, jobId: string): Promise<JobView> {
   requireRole(p, ["agent", "tenant_admin"]);
-  const row = loadJob(deps.db, p, jobId);
+  const row = await loadJob(deps.db, p, jobId);
   if (isTerminal(row.status)) return toJobView(row);
   await deps.store.requestCancel(jobId);
   if (row.status === "running") {
@@ -56,5 +56,5 @@ export async function cancelJob(deps: ServiceDeps, p: Principal, jobId: string):
       await publishState(deps, jobId);
     }
   }
-  return toJobView(findJob(deps.db, jobId)!);
+  return toJobView((await findJob(deps.db, jobId))!);
 }

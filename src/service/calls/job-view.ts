@@ -1,9 +1,10 @@
 /** Rows to the API's `job` shape (declared in contracts/job.ts), and the status groups the verbs reason about. */
 
+import { eq } from "drizzle-orm";
 import type { JobStatus, JobView, StoredResult } from "../../contracts/job.js";
-import type { Db } from "../../db/open.js";
+import { type Db, dialectOf, first, tablesOf } from "../../db/db.js";
 import { preparedFor } from "../../db/prepared.js";
-import type { JobRow } from "../../db/schema.js";
+import type { JobRow } from "../../db/rows.js";
 import { NotFoundError } from "../../errors.js";
 import type { Principal } from "../tenancy/principal.js";
 import { requireTenant } from "../tenancy/principal.js";
@@ -31,13 +32,16 @@ export function toJobView(row: JobRow): JobView {
   };
 }
 
-export function findJob(db: Db, jobId: string): JobRow | undefined {
-  return preparedFor(db).jobById.get({ id: jobId });
+export async function findJob(db: Db, jobId: string): Promise<JobRow | undefined> {
+  // SQLite keeps its prepared statement (building the SQL on every read cost the most CPU of a call).
+  if (dialectOf(db) === "sqlite") return first(preparedFor(db).jobById.execute({ id: jobId }));
+  const { jobs } = tablesOf(db);
+  return first(db.select().from(jobs).where(eq(jobs.id, jobId)).limit(1));
 }
 
 /** The job if the caller's tenant owns it; 404 otherwise. */
-export function loadJob(db: Db, p: Principal, jobId: string): JobRow {
-  const row = findJob(db, jobId);
+export async function loadJob(db: Db, p: Principal, jobId: string): Promise<JobRow> {
+  const row = await findJob(db, jobId);
   if (!row) throw new NotFoundError("job", jobId);
   requireTenant(p, row.tenantId, "job", jobId);
   return row;

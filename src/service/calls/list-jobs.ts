@@ -1,8 +1,8 @@
 /** `GET /v1/jobs`: the tenant's jobs, newest first, by session, status, tool and creation time. */
 import { eq, gte, inArray, lt, type SQL } from "drizzle-orm";
 import { JobStatus as JobStatusSchema, type JobView } from "../../contracts/job.js";
-import type { Db } from "../../db/open.js";
-import { type JobStatus, jobs } from "../../db/schema.js";
+import { type Db, tablesOf } from "../../db/db.js";
+import type { JobStatus } from "../../db/rows.js";
 import { ValidationError } from "../../errors.js";
 import { type Page, type PageQuery, selectPage } from "../page.js";
 import { listTenant } from "../tenancy/list-scope.js";
@@ -21,9 +21,10 @@ export interface JobListQuery extends PageQuery {
   tenantId?: string;
 }
 
-export function listJobs(deps: { db: Db }, p: Principal, q: JobListQuery): Page<JobView> {
+export async function listJobs(deps: { db: Db }, p: Principal, q: JobListQuery): Promise<Page<JobView>> {
   requireRole(p, ["agent", "tenant_admin"]);
-  const tenantId = listTenant(deps.db, p, q.tenantId);
+  const tenantId = await listTenant(deps.db, p, q.tenantId);
+  const { jobs } = tablesOf(deps.db);
   const where: (SQL | undefined)[] = [];
   if (tenantId !== null) where.push(eq(jobs.tenantId, tenantId));
   if (q.sessionId !== undefined) where.push(eq(jobs.sessionId, q.sessionId));
@@ -32,7 +33,7 @@ export function listJobs(deps: { db: Db }, p: Principal, q: JobListQuery): Page<
   if (q.tool !== undefined) where.push(eq(jobs.tool, q.tool));
   if (q.since !== undefined) where.push(gte(jobs.createdAt, isoTime("since", q.since)));
   if (q.until !== undefined) where.push(lt(jobs.createdAt, isoTime("until", q.until)));
-  return selectPage(deps.db, jobs, where, q, toJobView);
+  return await selectPage(deps.db, jobs, where, q, toJobView);
 }
 
 function parseStatuses(raw: string | string[] | undefined): JobStatus[] | undefined {

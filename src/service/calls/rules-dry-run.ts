@@ -4,7 +4,8 @@
  * would change. Nothing is stored or run.
  */
 import { desc, eq } from "drizzle-orm";
-import { type JobRow, jobs, type RuleStrings, type StoredDecision } from "../../db/schema.js";
+import { tablesOf } from "../../db/db.js";
+import type { JobRow, RuleStrings, StoredDecision } from "../../db/rows.js";
 import { AppError } from "../../errors.js";
 import type { McpToolSet } from "../../toolkit/tool-group.js";
 import { type SessionToolsDeps, sessionMcpTools } from "../sessions/tool-list.js";
@@ -47,17 +48,17 @@ export async function dryRunRules(
   opts: { limit?: number } = {},
 ): Promise<RulesDryRun> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
+  await loadTenant(deps, p, tenantId);
   // A bad proposal is a 400 naming `allow[2]`, exactly as saving it would be.
   parseRulesOrThrow(proposed, "tenant");
-  const current = readTenantRules(deps.db, tenantId);
-  const recent = deps.db
+  const current = await readTenantRules(deps.db, tenantId);
+  const { jobs } = tablesOf(deps.db);
+  const recent = await deps.db
     .select()
     .from(jobs)
     .where(eq(jobs.tenantId, tenantId))
     .orderBy(desc(jobs.createdAt), desc(jobs.id))
-    .limit(opts.limit ?? DRY_RUN_DEFAULT_JOBS)
-    .all();
+    .limit(opts.limit ?? DRY_RUN_DEFAULT_JOBS);
   // One MCP listing per session, not per call.
   const mcpsBySession = new Map<string, Promise<McpToolSet[]>>();
   const result: RulesDryRun = { checked: 0, skipped: 0, changes: [] };

@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import type { JobView } from "../../contracts/job.js";
-import type { JobRow, JobStatus, SessionRow, StoredDecision, StoredResult } from "../../db/schema.js";
+import type { JobRow, JobStatus, SessionRow, StoredDecision, StoredResult } from "../../db/rows.js";
 import { ConflictError } from "../../errors.js";
 import type { ToolInput } from "../../permission/types.js";
 import type { ToolBase } from "../../toolkit/tool-base.js";
@@ -41,7 +41,7 @@ export async function submitCall(
   body: SubmitCallInput,
 ): Promise<{ job: JobView; created: boolean }> {
   requireRole(p, ["agent"]);
-  const session = loadSession(deps.db, p, sessionId);
+  const session = await loadSession(deps.db, p, sessionId);
   const requestHash = body.idempotencyKey ? hashRequest(body) : null;
   const existing = await deps.store.findByKey(sessionId, body.idempotencyKey);
   if (existing) return { job: sameRequest(existing, requestHash), created: false };
@@ -60,7 +60,7 @@ export async function submitCall(
     throw err;
   }
   await quota;
-  const row = jobRowFor(deps, session, plan, body.idempotencyKey);
+  const row = await jobRowFor(deps, session, plan, body.idempotencyKey);
   row.requestHash = requestHash;
   // Re-checked inside the write: a concurrent submit with the same key may have won meanwhile
   // (in another process the unique index is what stops it).
@@ -131,7 +131,7 @@ async function planCall(
   }
   const tool = resolved.tool;
   const input = validateToolInput(tool, body.input);
-  const decision = decideCall(deps.db, session, tool, input);
+  const decision = await decideCall(deps.db, session, tool, input);
   const status = statusOf(decision, tool);
   const result = status === "denied" ? textResult(decision.message, "denied") : null;
   return { tool, input, decision, status, result };
@@ -143,15 +143,15 @@ function statusOf(decision: StoredDecision, tool: ToolBase): JobStatus {
   return tool.isExternalTool ? "awaiting_external" : "queued";
 }
 
-function jobRowFor(
+async function jobRowFor(
   deps: Pick<ServiceDeps, "db">,
   session: SessionRow,
   plan: CallPlan,
   idempotencyKey: string | undefined,
-): JobRow {
+): Promise<JobRow> {
   const { status } = plan;
+  const ttlMs = (await readTenantSettings(deps.db, session.tenantId)).approvalTtlSeconds * 1000;
   const now = Date.now();
-  const ttlMs = readTenantSettings(deps.db, session.tenantId).approvalTtlSeconds * 1000;
   const finished = status === "denied" || status === "failed";
   return newJobRow({
     id: newId("job"),

@@ -1,5 +1,5 @@
 /** Resolves a call's tool and checks its input against the tool's JSON schema (400 with paths). */
-import type { SessionRow } from "../../db/schema.js";
+import type { SessionRow } from "../../db/rows.js";
 import { ValidationError } from "../../errors.js";
 import type { ToolInput } from "../../permission/types.js";
 import type { ToolBase } from "../../toolkit/tool-base.js";
