@@ -17,7 +17,7 @@ export interface HostRpcOptions {
   prefix: string;
   timeoutMs: number;
   /** The session's host, from the rows. */
-  hostOfSession(sessionId: string): string | null;
+  hostOfSession(sessionId: string): Promise<string | null>;
 }
 
 export class RedisHostRpc implements SessionHostRpc {
@@ -29,7 +29,7 @@ export class RedisHostRpc implements SessionHostRpc {
 
   async listStdioTools(session: { id: string; tenantId: string }, server: string): Promise<McpRawTool[]> {
     const replyTo = `${this.opts.prefix}:rpc:${randomUUID()}`;
-    const target = await this.queue.target(this.opts.hostOfSession(session.id));
+    const target = await this.queue.target(await this.opts.hostOfSession(session.id));
     await target.add(
       "list-tools",
       { sessionId: session.id, server, replyTo },
@@ -52,7 +52,7 @@ export class RedisHostRpc implements SessionHostRpc {
 
   /** A deleted session's container and workspace go with a job to the worker that holds them. */
   async removeSandbox(sessionId: string): Promise<void> {
-    const target = await this.queue.target(this.opts.hostOfSession(sessionId));
+    const target = await this.queue.target(await this.opts.hostOfSession(sessionId));
     await target.add("remove-sandbox", { sessionId }, { removeOnComplete: true, removeOnFail: true });
   }
 }

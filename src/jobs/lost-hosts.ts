@@ -25,7 +25,7 @@ export function startHeartbeat(
       await hosts.beat(me);
       for (const lost of await hosts.lost()) {
         if (lost === me || !(await hosts.claimSweep(lost, hosts.ttlMs * 3))) continue;
-        const jobIds = releaseLostHost(deps.db, lost);
+        const jobIds = await releaseLostHost(deps.db, lost);
         for (const id of jobIds) await queue.ensureQueued(id, fairPriority(deps.db, id));
         await hosts.forget(lost);
         deps.logger.warn(

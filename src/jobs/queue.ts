@@ -31,7 +31,7 @@ export interface CallQueueOptions {
 
 /** How a job finds its queue: the session's host (from the rows) and whether it is alive (Redis). */
 export interface Routing {
-  hostOf(jobId: string): string | null;
+  hostOf(jobId: string): Promise<string | null>;
   isAlive(hostId: string): Promise<boolean>;
 }
 
@@ -84,13 +84,13 @@ export class BullJobQueue implements JobQueue {
   }
 
   /** The queues that may hold `jobId` now: its host's (if any) and the placement/single queue. */
-  private holders(jobId: string): Queue<AnyPayload>[] {
-    const host = this.opts.routing?.hostOf(jobId);
+  private async holders(jobId: string): Promise<Queue<AnyPayload>[]> {
+    const host = await this.opts.routing?.hostOf(jobId);
     return host ? [this.hostQueue(host), this.queue] : [this.queue];
   }
 
   async enqueue(jobId: string, opts: { priority?: number } = {}): Promise<void> {
-    const queue = await this.target(this.opts.routing?.hostOf(jobId) ?? null);
+    const queue = await this.target((await this.opts.routing?.hostOf(jobId)) ?? null);
     await this.addCall(queue, jobId, opts.priority);
   }
 
@@ -108,14 +108,14 @@ export class BullJobQueue implements JobQueue {
   }
 
   async promote(jobId: string): Promise<void> {
-    for (const q of this.holders(jobId)) {
+    for (const q of await this.holders(jobId)) {
       const job = await Job.fromId(q, jobId);
       if (job && (await job.isDelayed())) await job.promote().catch(() => undefined);
     }
   }
 
   async discard(jobId: string): Promise<void> {
-    for (const q of this.holders(jobId)) {
+    for (const q of await this.holders(jobId)) {
       const job = await Job.fromId(q, jobId);
       if (job && !(await job.isActive())) await job.remove().catch(() => undefined);
     }
@@ -126,7 +126,7 @@ export class BullJobQueue implements JobQueue {
     if (jobIds.length === 0) return [];
     if (!this.opts.connection) throw new Error("BullJobQueue.missing needs the connection");
     const pipeline = this.opts.connection.pipeline();
-    const holders = jobIds.map((id) => this.holders(id));
+    const holders = await Promise.all(jobIds.map((id) => this.holders(id)));
     jobIds.forEach((id, j) => {
       for (const q of holders[j]!) pipeline.exists(q.toKey(id));
     });
@@ -145,7 +145,7 @@ export class BullJobQueue implements JobQueue {
 
   /** Re-adds a job whose BullMQ entry is gone or finished although its row still expects a run. */
   async ensureQueued(jobId: string, priority?: number): Promise<boolean> {
-    for (const q of this.holders(jobId)) {
+    for (const q of await this.holders(jobId)) {
       const job = await Job.fromId(q, jobId);
       if (!job) continue;
       const state = await job.getState();

@@ -97,12 +97,12 @@ export function startCallWorker(
     const payload = payloadOf(deps, bjob);
     if (bjob.name === "run-call" && "jobId" in payload) {
       const { jobId } = payload;
-      if (hostOfJob(deps.db, jobId) !== me)
+      if ((await hostOfJob(deps.db, jobId)) !== me)
         return opts.queue.enqueue(jobId, { priority: fairPriority(deps.db, jobId) });
       return runCall(bjob, jobId, token);
     }
     if (bjob.name === "list-tools" && "replyTo" in payload) {
-      const host = hostOfSession(deps.db, payload.sessionId);
+      const host = await hostOfSession(deps.db, payload.sessionId);
       if (host !== me && host !== null) return forward(await opts.queue.target(host), bjob);
       return answerListTools(deps, opts.replies, payload);
     }
@@ -119,11 +119,11 @@ export function startCallWorker(
       await bjob.moveToDelayed(Date.now() + 200, token);
       throw new DelayedError();
     }
-    const sessionId = "jobId" in payload ? sessionOfJob(deps.db, payload.jobId) : payload.sessionId;
+    const sessionId = "jobId" in payload ? await sessionOfJob(deps.db, payload.jobId) : payload.sessionId;
     if (bjob.name === "remove-sandbox") return processHost(bjob, token);
-    const seen = sessionId ? hostOfSession(deps.db, sessionId) : null;
+    const seen = sessionId ? await hostOfSession(deps.db, sessionId) : null;
     const alive = seen !== null && seen !== me && (await opts.hosts.isAlive(seen));
-    const host = sessionId ? placeSession(deps.db, sessionId, me, { hostId: seen, alive }) : null;
+    const host = sessionId ? await placeSession(deps.db, sessionId, me, { hostId: seen, alive }) : null;
     if (host === null || (host === me && bjob.name !== "run-call")) return processHost(bjob, token);
     if (host !== me) deps.logger.debug({ sessionId, host }, "placed elsewhere meanwhile");
     else if (seen !== me) deps.logger.info({ sessionId, from: seen }, "session placed on this host");

@@ -96,7 +96,7 @@ export async function dryRunDecision(
   opts: { tenantRules?: RuleStrings; mcps?: McpToolSet[] } = {},
 ): Promise<StoredDecision> {
   requireRole(p, ["agent", "tenant_admin"]);
-  const session = loadSession(deps.db, p, sessionId);
+  const session = await loadSession(deps.db, p, sessionId);
   const resolved = await resolveSessionTool(
     deps,
     session,

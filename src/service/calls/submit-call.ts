@@ -41,7 +41,7 @@ export async function submitCall(
   body: SubmitCallInput,
 ): Promise<{ job: JobView; created: boolean }> {
   requireRole(p, ["agent"]);
-  const session = loadSession(deps.db, p, sessionId);
+  const session = await loadSession(deps.db, p, sessionId);
   const requestHash = body.idempotencyKey ? hashRequest(body) : null;
   const existing = await deps.store.findByKey(sessionId, body.idempotencyKey);
   if (existing) return { job: sameRequest(existing, requestHash), created: false };

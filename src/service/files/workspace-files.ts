@@ -48,7 +48,7 @@ export async function uploadFile(
   rawPath: string,
   data: Buffer,
 ): Promise<{ path: string; bytes: number; sha256: string }> {
-  const session = openSession(deps, p, sessionId);
+  const session = await openSession(deps, p, sessionId);
   const path = workspaceFilePath(rawPath);
   checkSize(deps, data.length);
   const decision = decideAll(deps, session, "Write", [{ path, field: "path" }]);
@@ -64,7 +64,7 @@ export async function downloadFile(
   sessionId: string,
   rawPath: string,
 ): Promise<{ path: string; data: Buffer }> {
-  const session = openSession(deps, p, sessionId);
+  const session = await openSession(deps, p, sessionId);
   const path = workspaceFilePath(rawPath);
   const decision = decideAll(deps, session, "Read", [{ path, field: "path" }]);
   return { path, data: await runTransfer(deps, p, session, "download", { path }, decision) };
@@ -72,7 +72,7 @@ export async function downloadFile(
 
 /** A tar of /workspace; members the session's Read rules refuse are left out by the worker. */
 export async function exportWorkspace(deps: ServiceDeps, p: Principal, sessionId: string): Promise<Buffer> {
-  const session = openSession(deps, p, sessionId);
+  const session = await openSession(deps, p, sessionId);
   const decision = decideAll(deps, session, "Read", [{ path: SANDBOX_WORKSPACE, field: "path" }]);
   return runTransfer(deps, p, session, "export", { path: SANDBOX_WORKSPACE }, decision);
 }
@@ -84,7 +84,7 @@ export async function importWorkspace(
   sessionId: string,
   archive: Buffer,
 ): Promise<{ entries: number; bytes: number }> {
-  const session = openSession(deps, p, sessionId);
+  const session = await openSession(deps, p, sessionId);
   checkSize(deps, archive.length);
   const entries = importEntries(archive);
   const decision = decideAll(
@@ -98,9 +98,9 @@ export async function importWorkspace(
   return { entries: entries.length, bytes: archive.length };
 }
 
-function openSession(deps: ServiceDeps, p: Principal, sessionId: string): SessionRow {
+async function openSession(deps: ServiceDeps, p: Principal, sessionId: string): Promise<SessionRow> {
   requireRole(p, ["agent", "tenant_admin"]);
-  return loadSession(deps.db, p, sessionId);
+  return await loadSession(deps.db, p, sessionId);
 }
 
 function checkSize(deps: Pick<ServiceDeps, "transfers">, bytes: number): void {
