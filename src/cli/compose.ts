@@ -205,7 +205,7 @@ export async function startService(
     life.started("key streams", () => keyStreams.close());
 
     if (hostId) {
-      const reaped = await sandboxes.reapOrphans(sessionsOfHost(db, hostId)).catch((err: unknown) => {
+      const reaped = await sandboxes.reapOrphans(await sessionsOfHost(db, hostId)).catch((err: unknown) => {
         logger.warn({ err }, "reaping orphaned containers failed");
         return 0;
       });

@@ -58,7 +58,7 @@ export class SessionMcpEndpoint {
   /** Answers one request; 401/403/404 come from the API's own checks before any MCP framing. */
   async handle(p: Principal, sid: string, req: Request): Promise<Response> {
     requireRole(p, ["agent"]);
-    this.verbs.checkSession(p, sid);
+    await this.verbs.checkSession(p, sid);
     const mcpSessionId = req.headers.get("mcp-session-id");
     if (mcpSessionId) {
       const live = this.live.get(mcpSessionId);

@@ -135,7 +135,7 @@ export interface WebhookVerbs extends BoundAll<typeof WEBHOOK_READS> {
 
 export interface SessionMcpVerbs {
   /** Throws unless `sid` is an active session the caller may use. */
-  checkSession: (p: Principal, sid: string) => void;
+  checkSession: (p: Principal, sid: string) => Promise<void>;
   listTools: (p: Principal, sid: string) => ReturnType<typeof listSessionMcpTools>;
   callTool: (
     p: Principal,
@@ -175,7 +175,7 @@ export function createApiPort(
     ...(deps.mcp ? { mcpServers: mcpServerVerbs(deps, deps.mcp) } : {}),
     ...(deps.webhooks ? { webhooks: webhookVerbs(deps, deps.webhooks) } : {}),
     sessionMcp: {
-      checkSession: (p, sid) => void loadSession(deps.db, p, sid),
+      checkSession: async (p, sid) => void (await loadSession(deps.db, p, sid)),
       listTools: (p, sid) => listSessionMcpTools(deps, p, sid, { mcp: deps.mcp }),
       callTool: (p, sid, call) => callSessionTool(deps, p, sid, call, { mcp: deps.mcp }),
     },

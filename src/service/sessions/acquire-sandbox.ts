@@ -3,8 +3,8 @@
  * with the tenant's skills directory mounted read-only at `/skills` (whoever starts it first).
  * The whole directory is mounted, not each skill: skills added later appear without recreation.
  */
-import type { Db } from "../../db/open.js";
-import type { SessionRow } from "../../db/schema.js";
+import type { Db } from "../../db/db.js";
+import type { SessionRow } from "../../db/rows.js";
 import type { Sandbox, SandboxProvider } from "../../sandbox/sandbox.js";
 import { SKILLS_MOUNT_ROOT } from "../../toolkit/skills/skill.js";
 import type { SecretBox } from "../secret-box.js";
@@ -33,7 +33,7 @@ export async function acquireSessionSandbox(
     settings: sessionSandboxSettings(
       deps.secrets,
       session.tenantId,
-      readSandboxSettings(deps.db, session.tenantId),
+      await readSandboxSettings(deps.db, session.tenantId),
     ),
   });
 }

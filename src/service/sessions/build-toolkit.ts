@@ -7,14 +7,8 @@
  */
 
 import { eq } from "drizzle-orm";
-import type { Db } from "../../db/open.js";
-import {
-  type ExternalToolDef,
-  mcpServers,
-  type SessionRow,
-  type ToolGroupDef,
-  toolGroups,
-} from "../../db/schema.js";
+import { type Db, first, tablesOf } from "../../db/db.js";
+import type { ExternalToolDef, SessionRow, ToolGroupDef } from "../../db/rows.js";
 import { ConflictError } from "../../errors.js";
 import type { Logger } from "../../log.js";
 import { buildSessionToolkit, type SessionToolkit } from "../../toolkit/session-toolkit.js";
@@ -44,20 +38,29 @@ export interface SessionToolkitDeps {
   logger: Logger;
 }
 
-export function getToolGroups(db: Db, tenantId: string): ToolGroupDef[] {
-  return db.select().from(toolGroups).where(eq(toolGroups.tenantId, tenantId)).get()?.groups ?? [];
+export async function getToolGroups(db: Db, tenantId: string): Promise<ToolGroupDef[]> {
+  const { toolGroups } = tablesOf(db);
+  const row = await first(
+    db
+      .select({ groups: toolGroups.groups })
+      .from(toolGroups)
+      .where(eq(toolGroups.tenantId, tenantId))
+      .limit(1),
+  );
+  return row?.groups ?? [];
 }
 
 /** The tenant's configuration; its skills come through the same loader path as a library host's. */
 export async function loadTenantToolConfig(store: SkillStore, tenantId: string): Promise<TenantToolConfig> {
   const { db } = store;
-  const mcps = db.select({ name: mcpServers.name }).from(mcpServers).where(eq(mcpServers.tenantId, tenantId));
-  return {
-    groups: getToolGroups(db, tenantId),
-    skills: await loadSkillSources([new TenantSkillLoader(store, tenantId)]),
-    externalTools: getExternalTools(db, tenantId),
-    mcpServers: mcps.all().map((m) => m.name),
-  };
+  const { mcpServers } = tablesOf(db);
+  const [groups, skills, externalTools, mcps] = await Promise.all([
+    getToolGroups(db, tenantId),
+    loadSkillSources([new TenantSkillLoader(store, tenantId)]),
+    getExternalTools(db, tenantId),
+    db.select({ name: mcpServers.name }).from(mcpServers).where(eq(mcpServers.tenantId, tenantId)),
+  ]);
+  return { groups, skills, externalTools, mcpServers: mcps.map((m) => m.name) };
 }
 
 /**

@@ -1,8 +1,7 @@
 /** `GET /v1/sessions`: the tenant's sessions, newest first, optionally by status. */
 import { eq, type SQL } from "drizzle-orm";
 import type { SessionView } from "../../contracts/session.js";
-import type { Db } from "../../db/open.js";
-import { sessions } from "../../db/schema.js";
+import { type Db, tablesOf } from "../../db/db.js";
 import { ValidationError } from "../../errors.js";
 import { type Page, type PageQuery, selectPage } from "../page.js";
 import type { ToolRegistry } from "../ports.js";
@@ -17,13 +16,14 @@ export interface SessionListQuery extends PageQuery {
   tenantId?: string;
 }
 
-export function listSessions(
+export async function listSessions(
   deps: { db: Db; tools: ToolRegistry },
   p: Principal,
   q: SessionListQuery,
-): Page<SessionView> {
+): Promise<Page<SessionView>> {
   requireRole(p, ["agent", "tenant_admin"]);
-  const tenantId = listTenant(deps.db, p, q.tenantId);
+  const { sessions } = tablesOf(deps.db);
+  const tenantId = await listTenant(deps.db, p, q.tenantId);
   const where: (SQL | undefined)[] = [];
   if (tenantId !== null) where.push(eq(sessions.tenantId, tenantId));
   if (q.status !== undefined) {
@@ -35,5 +35,5 @@ export function listSessions(
     }
     where.push(eq(sessions.status, status));
   }
-  return selectPage(deps.db, sessions, where, q, (r) => toSessionView(r, deps.tools));
+  return await selectPage(deps.db, sessions, where, q, (r) => toSessionView(r, deps.tools));
 }

@@ -6,111 +6,143 @@
  * through placement: the next worker re-homes the session, and the take-over check
  * (worker/takeover.ts) ends a call the lost host had started `interrupted` unless it is safe to
  * run again.
+ *
+ * Workers on several hosts place and release concurrently, over SQLite or Postgres. Every write
+ * here is one conditional statement (compare-and-set on the pin the caller saw), never a read
+ * then a write, so whichever statement lands first wins and the others see its result.
  */
 import { and, eq, inArray, isNull, or } from "drizzle-orm";
-import type { Db } from "../../db/open.js";
-import { jobs, sessions } from "../../db/schema.js";
+import { type Db, first, tablesOf } from "../../db/db.js";
 
 /** The host a job's session is pinned to, or null (not placed yet, re-homing, or no such job). */
-export function hostOfJob(db: Db, jobId: string): string | null {
-  const row = db
-    .select({ hostId: sessions.hostId })
-    .from(jobs)
-    .innerJoin(sessions, eq(sessions.id, jobs.sessionId))
-    .where(eq(jobs.id, jobId))
-    .get();
+export async function hostOfJob(db: Db, jobId: string): Promise<string | null> {
+  const { jobs, sessions } = tablesOf(db);
+  const row = await first(
+    db
+      .select({ hostId: sessions.hostId })
+      .from(jobs)
+      .innerJoin(sessions, eq(sessions.id, jobs.sessionId))
+      .where(eq(jobs.id, jobId))
+      .limit(1),
+  );
   return row?.hostId ?? null;
 }
 
 /** The host a session is pinned to, or null. */
-export function hostOfSession(db: Db, sessionId: string): string | null {
-  return (
-    db.select({ hostId: sessions.hostId }).from(sessions).where(eq(sessions.id, sessionId)).get()?.hostId ??
-    null
+export async function hostOfSession(db: Db, sessionId: string): Promise<string | null> {
+  const { sessions } = tablesOf(db);
+  const row = await first(
+    db.select({ hostId: sessions.hostId }).from(sessions).where(eq(sessions.id, sessionId)).limit(1),
   );
+  return row?.hostId ?? null;
 }
 
 /** A job's session id (placement of a call pins its session). */
-export function sessionOfJob(db: Db, jobId: string): string | null {
-  return db.select({ sid: jobs.sessionId }).from(jobs).where(eq(jobs.id, jobId)).get()?.sid ?? null;
+export async function sessionOfJob(db: Db, jobId: string): Promise<string | null> {
+  const { jobs } = tablesOf(db);
+  const row = await first(db.select({ sid: jobs.sessionId }).from(jobs).where(eq(jobs.id, jobId)).limit(1));
+  return row?.sid ?? null;
 }
+
+/** The pin of an active session (`hostId` null: unplaced), or undefined when it is gone. */
+async function activePin(db: Db, sessionId: string): Promise<{ hostId: string | null } | undefined> {
+  const { sessions } = tablesOf(db);
+  const row = await first(
+    db
+      .select({ hostId: sessions.hostId, status: sessions.status })
+      .from(sessions)
+      .where(eq(sessions.id, sessionId))
+      .limit(1),
+  );
+  return row?.status === "active" ? { hostId: row.hostId } : undefined;
+}
+
+/** Re-reads after a compare-and-set lost: a placement that landed meanwhile stands. */
+const PLACE_ATTEMPTS = 3;
 
 /**
  * Pins the session to `me` unless a live host holds it. `seen` is what the caller read before
  * asking Redis whether that host is alive; if the row moved meanwhile, another worker placed it
  * and that placement stands (compare-and-set: two workers placing one session agree). Returns the
- * session's host afterwards, or null when the session is gone.
+ * session's host afterwards, or null when the session is gone (or, after a few lost races with
+ * a host being released at the same moment, still unplaced: the caller queues the work again).
  */
-export function placeSession(
+export async function placeSession(
   db: Db,
   sessionId: string,
   me: string,
   seen: { hostId: string | null; alive: boolean },
-): string | null {
-  return db.transaction((tx) => {
-    const row = tx
-      .select({ hostId: sessions.hostId, status: sessions.status })
-      .from(sessions)
-      .where(eq(sessions.id, sessionId))
-      .get();
-    if (row?.status !== "active") return null;
-    if (row.hostId !== seen.hostId) return row.hostId ?? placeUnpinned(tx, sessionId, me);
-    if (row.hostId && (row.hostId === me || seen.alive)) return row.hostId;
-    // A dead host's session the lost-host sweep has not reached yet: its workspace is gone too.
-    if (row.hostId !== null) {
-      tx.update(sessions)
-        .set({ hostId: me, workspaceLost: true })
-        .where(and(eq(sessions.id, sessionId), eq(sessions.hostId, row.hostId)))
-        .run();
-      return me;
+): Promise<string | null> {
+  const { sessions } = tablesOf(db);
+  let expected = seen;
+  for (let attempt = 0; attempt < PLACE_ATTEMPTS; attempt++) {
+    const held = expected.hostId;
+    if (held !== null && (held === me || expected.alive)) {
+      // A live pin (or this host's own) stands: only confirm it is still the session's pin.
+      const pin = await activePin(db, sessionId);
+      if (!pin) return null;
+      if (pin.hostId !== null) return pin.hostId;
+    } else {
+      // Unplaced, or a dead host's session the lost-host sweep has not reached yet (its
+      // workspace is gone too): take it, provided the pin is still the one seen.
+      const [won] = await db
+        .update(sessions)
+        .set(held === null ? { hostId: me } : { hostId: me, workspaceLost: true })
+        .where(
+          and(
+            eq(sessions.id, sessionId),
+            eq(sessions.status, "active"),
+            held === null ? isNull(sessions.hostId) : eq(sessions.hostId, held),
+          ),
+        )
+        .returning({ hostId: sessions.hostId });
+      if (won) return me;
+      const pin = await activePin(db, sessionId);
+      if (!pin) return null;
+      if (pin.hostId !== null) return pin.hostId;
     }
-    return placeUnpinned(tx, sessionId, me);
-  });
-}
-
-type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
-
-function placeUnpinned(tx: Tx, sessionId: string, me: string): string {
-  tx.update(sessions)
-    .set({ hostId: me })
-    .where(and(eq(sessions.id, sessionId), isNull(sessions.hostId)))
-    .run();
-  return me;
+    // Unpinned meanwhile (the lost-host sweep released it): place it as an unplaced session.
+    expected = { hostId: null, alive: false };
+  }
+  return null;
 }
 
 /**
  * A lost host's sessions: unpinned and marked `workspaceLost`; returns the jobs of those sessions
  * that expect a run (queued or running), oldest first, to be queued again through placement.
+ * The unpinning is one statement on the pin itself: a session another worker took over first is
+ * not that host's any more and is left alone (its new host runs its calls).
  */
-export function releaseLostHost(db: Db, hostId: string): string[] {
-  return db.transaction((tx) => {
-    const owned = tx
-      .select({ id: sessions.id })
-      .from(sessions)
-      .where(and(eq(sessions.hostId, hostId), eq(sessions.status, "active")))
-      .all()
-      .map((r) => r.id);
-    if (owned.length === 0) return [];
-    tx.update(sessions)
-      .set({ hostId: null, workspaceLost: true })
-      .where(and(eq(sessions.hostId, hostId), inArray(sessions.id, owned)))
-      .run();
-    return tx
-      .select({ id: jobs.id })
-      .from(jobs)
-      .where(and(inArray(jobs.sessionId, owned), inArray(jobs.status, ["queued", "running"])))
-      .orderBy(jobs.seq)
-      .all()
-      .map((r) => r.id);
-  });
+export async function releaseLostHost(db: Db, hostId: string): Promise<string[]> {
+  const { jobs, sessions } = tablesOf(db);
+  const released = await db
+    .update(sessions)
+    .set({ hostId: null, workspaceLost: true })
+    .where(and(eq(sessions.hostId, hostId), eq(sessions.status, "active")))
+    .returning({ id: sessions.id });
+  if (released.length === 0) return [];
+  const rows = await db
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(
+      and(
+        inArray(
+          jobs.sessionId,
+          released.map((r) => r.id),
+        ),
+        inArray(jobs.status, ["queued", "running"]),
+      ),
+    )
+    .orderBy(jobs.seq);
+  return rows.map((r) => r.id);
 }
 
 /** Active sessions a host may keep containers for (its own and the unplaced ones), for reaping. */
-export function sessionsOfHost(db: Db, hostId: string): Set<string> {
-  const rows = db
+export async function sessionsOfHost(db: Db, hostId: string): Promise<Set<string>> {
+  const { sessions } = tablesOf(db);
+  const rows = await db
     .select({ id: sessions.id })
     .from(sessions)
-    .where(and(eq(sessions.status, "active"), or(eq(sessions.hostId, hostId), isNull(sessions.hostId))))
-    .all();
+    .where(and(eq(sessions.status, "active"), or(eq(sessions.hostId, hostId), isNull(sessions.hostId))));
   return new Set(rows.map((r) => r.id));
 }

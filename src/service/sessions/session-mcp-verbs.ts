@@ -5,7 +5,7 @@
  */
 import type { CallToolResult, Tool as McpToolDef, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { JobView } from "../../contracts/job.js";
-import type { StoredResult } from "../../db/schema.js";
+import type { StoredResult } from "../../db/rows.js";
 import { AppError, ValidationError } from "../../errors.js";
 import { McpTool } from "../../toolkit/mcp/mcp-tool.js";
 import type { ToolBase } from "../../toolkit/tool-base.js";
@@ -42,7 +42,7 @@ export async function listSessionMcpTools(
   opts: SessionMcpOptions = {},
 ): Promise<{ tools: McpToolDef[]; instructions: string }> {
   requireRole(p, ["agent"]);
-  const session = loadSession(deps.db, p, sid);
+  const session = await loadSession(deps.db, p, sid);
   const mcps = await sessionMcpToolSets(opts.mcp, deps, session);
   const { toolkit, listing } = await sessionToolkit(deps, session, { mcps });
   const tools = listing.tools.map((t) => ({

@@ -2,9 +2,8 @@
 
 import { and, eq, inArray } from "drizzle-orm";
 import type { SessionView } from "../../contracts/session.js";
-import type { Db } from "../../db/open.js";
-import { preparedFor } from "../../db/prepared.js";
-import { type JobStatus, jobs, readCache, type SessionRow, sessions } from "../../db/schema.js";
+import { atomically, type Db, tablesOf } from "../../db/db.js";
+import type { JobStatus, SessionRow } from "../../db/rows.js";
 import { NotFoundError, ValidationError } from "../../errors.js";
 import type { PermissionMode } from "../../permission/types.js";
 import { SANDBOX_HOME, SANDBOX_WORKSPACE } from "../../sandbox/sandbox.js";
@@ -18,6 +17,7 @@ import { checkSessionQuota } from "../tenancy/quotas.js";
 import { assertModeAllowed } from "../tenancy/tenant-settings.js";
 import { getSkillRecords } from "../tool-config/tenant-skill-loader.js";
 import { getToolGroups } from "./build-toolkit.js";
+import { sessionById } from "./session-row.js";
 
 export function toSessionView(row: SessionRow, registry: ToolRegistry): SessionView {
   return {
@@ -44,8 +44,8 @@ function checkDirectories(dirs: readonly string[]): void {
 }
 
 /** The active session if the caller's tenant owns it; 404 otherwise. */
-export function loadSession(db: Db, p: Principal, sessionId: string): SessionRow {
-  const row = preparedFor(db).sessionById.get({ id: sessionId });
+export async function loadSession(db: Db, p: Principal, sessionId: string): Promise<SessionRow> {
+  const row = await sessionById(db, sessionId);
   if (row?.status !== "active") throw new NotFoundError("session", sessionId);
   requireTenant(p, row.tenantId, "session", sessionId);
   return row;
@@ -77,7 +77,7 @@ function checkTenantNames(
   if (details.length > 0) throw new ValidationError(`unknown ${kind}s`, details);
 }
 
-export function createSession(
+export async function createSession(
   deps: Pick<ServiceDeps, "db" | "tools" | "quotas">,
   p: Principal,
   input: {
@@ -87,19 +87,19 @@ export function createSession(
     toolGroups?: string[];
     skills?: string[];
   },
-): SessionView {
+): Promise<SessionView> {
   requireRole(p, ["agent", "tenant_admin"]);
   const tenantId = callerTenant(p);
-  assertModeAllowed(deps.db, tenantId, input.mode);
+  await assertModeAllowed(deps.db, tenantId, input.mode);
   checkDirectories(input.workingDirectories ?? []);
   if (input.tools) checkToolNames(deps.tools, input.tools);
-  const groups = getToolGroups(deps.db, tenantId).map((g) => g.name);
+  const groups = (await getToolGroups(deps.db, tenantId)).map((g) => g.name);
   if (input.toolGroups) checkTenantNames("toolGroups", input.toolGroups, groups, "tool group");
   if (input.skills) {
-    const known = getSkillRecords(deps.db, tenantId).map((s) => s.name);
+    const known = (await getSkillRecords(deps.db, tenantId)).map((s) => s.name);
     checkTenantNames("skills", input.skills, known, "skill");
   }
-  checkSessionQuota(deps, tenantId);
+  await checkSessionQuota(deps, tenantId);
   const now = nowIso();
   const row: SessionRow = {
     id: newId("ses"),
@@ -121,35 +121,37 @@ export function createSession(
     createdAt: now,
     lastUsedAt: now,
   };
-  deps.db.insert(sessions).values(row).run();
+  const { sessions } = tablesOf(deps.db);
+  await deps.db.insert(sessions).values(row);
   return toSessionView(row, deps.tools);
 }
 
-export function getSession(
+export async function getSession(
   deps: { db: Db; tools: ToolRegistry },
   p: Principal,
   sessionId: string,
-): SessionView {
+): Promise<SessionView> {
   requireRole(p, ["agent", "tenant_admin"]);
-  return toSessionView(loadSession(deps.db, p, sessionId), deps.tools);
+  return toSessionView(await loadSession(deps.db, p, sessionId), deps.tools);
 }
 
-export function updateSession(
+export async function updateSession(
   deps: { db: Db; tools: ToolRegistry },
   p: Principal,
   sessionId: string,
   input: { mode?: PermissionMode; workingDirectories?: string[] },
-): SessionView {
+): Promise<SessionView> {
   requireRole(p, ["agent", "tenant_admin"]);
-  const row = loadSession(deps.db, p, sessionId);
-  assertModeAllowed(deps.db, row.tenantId, input.mode);
+  const row = await loadSession(deps.db, p, sessionId);
+  await assertModeAllowed(deps.db, row.tenantId, input.mode);
   if (input.workingDirectories) checkDirectories(input.workingDirectories);
   const set = {
     mode: input.mode ?? row.mode,
     workingDirectories: input.workingDirectories ?? row.workingDirectories,
     lastUsedAt: nowIso(),
   };
-  deps.db.update(sessions).set(set).where(eq(sessions.id, sessionId)).run();
+  const { sessions } = tablesOf(deps.db);
+  await deps.db.update(sessions).set(set).where(eq(sessions.id, sessionId));
   return toSessionView({ ...row, ...set }, deps.tools);
 }
 
@@ -163,29 +165,31 @@ export async function deleteSession(
   sessionId: string,
 ): Promise<void> {
   requireRole(p, ["agent", "tenant_admin"]);
-  loadSession(deps.db, p, sessionId);
+  await loadSession(deps.db, p, sessionId);
   const now = nowIso();
-  const waiting = deps.db
+  const { jobs } = tablesOf(deps.db);
+  const waiting = await deps.db
     .select({ id: jobs.id })
     .from(jobs)
-    .where(and(eq(jobs.sessionId, sessionId), inArray(jobs.status, CANCELLED_ON_DELETE)))
-    .all();
-  const running = deps.db
+    .where(and(eq(jobs.sessionId, sessionId), inArray(jobs.status, CANCELLED_ON_DELETE)));
+  const running = await deps.db
     .select({ id: jobs.id })
     .from(jobs)
-    .where(and(eq(jobs.sessionId, sessionId), eq(jobs.status, "running")))
-    .all();
-  deps.db.transaction((tx) => {
-    tx.update(sessions).set({ status: "deleted", lastUsedAt: now }).where(eq(sessions.id, sessionId)).run();
-    tx.update(jobs)
-      .set({ status: "cancelled", finishedAt: now, cancelRequested: true })
-      .where(and(eq(jobs.sessionId, sessionId), inArray(jobs.status, CANCELLED_ON_DELETE)))
-      .run();
-    tx.update(jobs)
-      .set({ cancelRequested: true })
-      .where(and(eq(jobs.sessionId, sessionId), eq(jobs.status, "running")))
-      .run();
-    tx.delete(readCache).where(eq(readCache.sessionId, sessionId)).run();
+    .where(and(eq(jobs.sessionId, sessionId), eq(jobs.status, "running")));
+  await atomically(deps.db, (tx) => {
+    const { jobs, readCache, sessions } = tablesOf(tx);
+    return [
+      tx.update(sessions).set({ status: "deleted", lastUsedAt: now }).where(eq(sessions.id, sessionId)),
+      tx
+        .update(jobs)
+        .set({ status: "cancelled", finishedAt: now, cancelRequested: true })
+        .where(and(eq(jobs.sessionId, sessionId), inArray(jobs.status, CANCELLED_ON_DELETE))),
+      tx
+        .update(jobs)
+        .set({ cancelRequested: true })
+        .where(and(eq(jobs.sessionId, sessionId), eq(jobs.status, "running"))),
+      tx.delete(readCache).where(eq(readCache.sessionId, sessionId)),
+    ];
   });
   await Promise.all(running.map((j) => deps.cancels.requestCancel(j.id).catch(() => undefined)));
   // Their followers (job streams, the approvals stream) learn that they ended.
@@ -198,12 +202,14 @@ export async function deleteSession(
 }
 
 /** Ids of sessions that still own a sandbox (for `reapOrphans`). */
-export function liveSessionIds(db: Db): Set<string> {
-  const rows = db.select({ id: sessions.id }).from(sessions).where(eq(sessions.status, "active")).all();
+export async function liveSessionIds(db: Db): Promise<Set<string>> {
+  const { sessions } = tablesOf(db);
+  const rows = await db.select({ id: sessions.id }).from(sessions).where(eq(sessions.status, "active"));
   return new Set(rows.map((r) => r.id));
 }
 
 /** Bash moved the session's working directory. */
-export function setSessionCwd(db: Db, sessionId: string, cwd: string): void {
-  db.update(sessions).set({ cwd, lastUsedAt: nowIso() }).where(eq(sessions.id, sessionId)).run();
+export async function setSessionCwd(db: Db, sessionId: string, cwd: string): Promise<void> {
+  const { sessions } = tablesOf(db);
+  await db.update(sessions).set({ cwd, lastUsedAt: nowIso() }).where(eq(sessions.id, sessionId));
 }

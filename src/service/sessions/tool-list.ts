@@ -10,8 +10,8 @@
  * `deps` needs `skillFiles` and `logger` besides `db` and `tools` (ServiceDeps has them).
  */
 import { eq } from "drizzle-orm";
-import type { Db } from "../../db/open.js";
-import { type SessionRow, type StoredDecision, type StoredResult, sessions } from "../../db/schema.js";
+import { type Db, tablesOf } from "../../db/db.js";
+import type { SessionRow, StoredDecision, StoredResult } from "../../db/rows.js";
 import { ValidationError } from "../../errors.js";
 import type { SessionToolListing } from "../../toolkit/session-toolkit.js";
 import type { ToolBase } from "../../toolkit/tool-base.js";
@@ -44,7 +44,7 @@ export async function listSessionTools(
   sid: string,
 ): Promise<SessionTools> {
   requireRole(p, ["agent"]);
-  const session = loadSession(deps.db, p, sid);
+  const session = await loadSession(deps.db, p, sid);
   const mcps = await sessionMcpToolSets(deps.mcp, deps, session);
   return (await sessionToolkit(deps, session, { mcps })).listing;
 }
@@ -91,6 +91,7 @@ export function inactiveCall(
 }
 
 /** `reset_tools` changed the session's active groups. */
-export function saveActiveGroups(db: Db, sessionId: string, groups: string[]): void {
-  db.update(sessions).set({ activeGroups: groups }).where(eq(sessions.id, sessionId)).run();
+export async function saveActiveGroups(db: Db, sessionId: string, groups: string[]): Promise<void> {
+  const { sessions } = tablesOf(db);
+  await db.update(sessions).set({ activeGroups: groups }).where(eq(sessions.id, sessionId));
 }

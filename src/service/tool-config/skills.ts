@@ -90,7 +90,7 @@ export async function deleteSkill(deps: Deps, p: Principal, tenantId: string, na
   const where = and(eq(skills.tenantId, tenantId), eq(skills.name, name));
   if (!deps.db.select({ name: skills.name }).from(skills).where(where).get())
     throw new NotFoundError("skill", name);
-  const group = getToolGroups(deps.db, tenantId).find((g) => g.skills?.includes(name));
+  const group = (await getToolGroups(deps.db, tenantId)).find((g) => g.skills?.includes(name));
   if (group)
     throw new ConflictError(
       `the skill ${name} is used by the tool group ${group.name}; remove it there first`,

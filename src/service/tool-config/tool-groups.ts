@@ -21,10 +21,14 @@ type Deps = { db: Db; tools: ToolRegistry; skillFiles: SkillFiles };
 type Member = "tools" | "skills" | "mcpServers";
 const MEMBER_KIND: Record<Member, string> = { tools: "tool", skills: "skill", mcpServers: "MCP server" };
 
-export function listToolGroups(deps: { db: Db }, p: Principal, tenantId: string): ToolGroupDef[] {
+export async function listToolGroups(
+  deps: { db: Db },
+  p: Principal,
+  tenantId: string,
+): Promise<ToolGroupDef[]> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
-  return getToolGroups(deps.db, tenantId);
+  await loadTenant(deps, p, tenantId);
+  return await getToolGroups(deps.db, tenantId);
 }
 
 export async function putToolGroups(

@@ -52,13 +52,13 @@ describe("session toolkit", () => {
   it("groups may claim external tools; the active set is persisted per session", async () => {
     expect(await names()).toEqual(["reset_tools", "Read"]);
     expect(await resolveSessionTool(t.deps, session(), "lookup")).toMatchObject({ inactive: true });
-    saveActiveGroups(t.deps.db, sid, ["research"]);
+    await saveActiveGroups(t.deps.db, sid, ["research"]);
     expect(await names()).toEqual(["reset_tools", "Read", "lookup", "Grep"]);
     expect(await resolveSessionTool(t.deps, session(), "lookup")).toMatchObject({ inactive: false });
   });
 
   it("a member that vanished after the groups were stored is dropped, not fatal", async () => {
-    saveActiveGroups(t.deps.db, sid, ["research", "gone"]);
+    await saveActiveGroups(t.deps.db, sid, ["research", "gone"]);
     // Written behind the service's back: invalidate as the service's own writers do.
     t.deps.db.update(externalTools).set({ tools: [] }).where(eq(externalTools.tenantId, a.tenantId)).run();
     invalidateTenantConfig(t.deps.db, a.tenantId);

@@ -1,0 +1,220 @@
+/**
+ * The session verbs of this folder on each dialect (session-verbs.test.ts on SQLite,
+ * session-verbs.pg.int.test.ts on Postgres): a session row reads back the same (JSON columns as
+ * values, flags as booleans), another tenant's session is a 404, the worker's writes (cwd,
+ * active groups) land, and deleting a session cancels its pending calls, flags its running one,
+ * drops its read cache and its sandbox (the writes go through `atomically`).
+ */
+import { eq } from "drizzle-orm";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type Db, first, tablesOf } from "../../../src/db/db.js";
+import type { JobStatus } from "../../../src/db/rows.js";
+import type { JobStore } from "../../../src/db/store.js";
+import { NotFoundError } from "../../../src/errors.js";
+import { createLogger } from "../../../src/log.js";
+import type { SandboxProvider } from "../../../src/sandbox/sandbox.js";
+import { getToolGroups } from "../../../src/service/sessions/build-toolkit.js";
+import { stdioServerTools } from "../../../src/service/sessions/mcp-clients.js";
+import { sessionById } from "../../../src/service/sessions/session-row.js";
+import {
+  deleteSession,
+  liveSessionIds,
+  loadSession,
+  setSessionCwd,
+} from "../../../src/service/sessions/sessions.js";
+import { saveActiveGroups } from "../../../src/service/sessions/tool-list.js";
+import { MemoryBus } from "../../support/memory-bus.js";
+
+export interface VerbsFixture {
+  db: Db;
+  store: JobStore;
+  close(): Promise<void>;
+}
+
+let n = 0;
+const now = new Date().toISOString();
+
+export function sessionVerbsContract(dialect: string, open: () => Promise<VerbsFixture>): void {
+  describe(`session verbs (${dialect})`, () => {
+    let f: VerbsFixture;
+    let tenantId: string;
+    let otherTenant: string;
+    const sid = (name: string) => `ses_${name}_${tenantId}`;
+    const jid = (name: string) => `job_${name}_${tenantId}`;
+    const agent = () => ({ keyId: "key_a", role: "agent" as const, tenantId });
+
+    beforeEach(async () => {
+      f = await open();
+      tenantId = `ten${process.pid}x${Date.now().toString(36)}x${n++}`;
+      otherTenant = `${tenantId}o`;
+      const { tenants } = tablesOf(f.db);
+      await f.db.insert(tenants).values([
+        { id: tenantId, name: "a", createdAt: now },
+        { id: otherTenant, name: "b", createdAt: now },
+      ]);
+    });
+    afterEach(() => f.close());
+
+    async function seedSession(name: string, hostId: string | null = null) {
+      const { sessions } = tablesOf(f.db);
+      await f.db.insert(sessions).values({
+        id: sid(name),
+        tenantId,
+        mode: "accept_edits",
+        cwd: "/workspace",
+        home: "/home/agent",
+        workingDirectories: ["/data"],
+        rules: { allow: ["Read"], deny: [], ask: ["Bash(rm *)"] },
+        tools: ["Read", "Bash"],
+        activeGroups: [],
+        status: "active",
+        hostId,
+        createdAt: now,
+        lastUsedAt: now,
+      });
+      return sid(name);
+    }
+
+    async function seedJob(name: string, session: string, status: JobStatus) {
+      const { jobs } = tablesOf(f.db);
+      await f.db.insert(jobs).values({
+        id: jid(name),
+        tenantId,
+        sessionId: session,
+        tool: "Bash",
+        input: { command: "true" },
+        status,
+        decision: {
+          behavior: "allow",
+          message: "",
+          reason: null,
+          mode: "default",
+          bypassImmune: false,
+          suggestions: [],
+          decidedBy: "rule",
+        },
+        concurrencySafe: false,
+        createdAt: now,
+      });
+    }
+
+    async function seedReadCache(session: string, filePath: string) {
+      const { readCache } = tablesOf(f.db);
+      await f.db.insert(readCache).values({
+        sessionId: session,
+        filePath,
+        lines: ["a"],
+        mtimeMs: 1.5,
+        contentHash: "h",
+        sizeBytes: 1,
+        updatedAt: now,
+      });
+    }
+
+    const job = async (name: string) => {
+      const { jobs } = tablesOf(f.db);
+      return first(
+        f.db
+          .select()
+          .from(jobs)
+          .where(eq(jobs.id, jid(name)))
+          .limit(1),
+      );
+    };
+
+    it("reads a session back with its JSON columns and flags; another tenant's is a 404", async () => {
+      const s = await seedSession("a", "h-1");
+      const row = await loadSession(f.db, agent(), s);
+      expect(row).toMatchObject({
+        id: s,
+        mode: "accept_edits",
+        workingDirectories: ["/data"],
+        rules: { allow: ["Read"], deny: [], ask: ["Bash(rm *)"] },
+        tools: ["Read", "Bash"],
+        toolGroups: null,
+        activeGroups: [],
+        hostId: "h-1",
+        workspaceLost: false,
+        nextSeq: 1,
+      });
+      expect(await sessionById(f.db, s)).toEqual(row);
+      expect(await sessionById(f.db, sid("none"))).toBeUndefined();
+      const other = { keyId: "key_b", role: "agent" as const, tenantId: otherTenant };
+      await expect(loadSession(f.db, other, s)).rejects.toBeInstanceOf(NotFoundError);
+      await expect(loadSession(f.db, agent(), sid("none"))).rejects.toBeInstanceOf(NotFoundError);
+      expect(await liveSessionIds(f.db)).toContain(s);
+    });
+
+    it("stores the worker's cwd and active groups; reads the tenant's tool groups", async () => {
+      const s = await seedSession("w");
+      await setSessionCwd(f.db, s, "/workspace/sub");
+      await saveActiveGroups(f.db, s, ["research"]);
+      expect(await loadSession(f.db, agent(), s)).toMatchObject({
+        cwd: "/workspace/sub",
+        activeGroups: ["research"],
+      });
+      expect(await getToolGroups(f.db, tenantId)).toEqual([]);
+      const { toolGroups } = tablesOf(f.db);
+      const groups = [{ name: "research", description: "d", tools: ["Grep"], skills: ["s"] }];
+      await f.db.insert(toolGroups).values({ tenantId, groups, updatedAt: now });
+      expect(await getToolGroups(f.db, tenantId)).toEqual(groups);
+      // Without an MCP runtime (or for a session that is gone) a stdio listing is empty.
+      expect(await stdioServerTools(undefined, { db: f.db } as never, s, "x")).toEqual([]);
+    });
+
+    it("deleting a session cancels pending calls, flags the running one, drops its cache and sandbox", async () => {
+      const s = await seedSession("del", "h-1");
+      const keep = await seedSession("keep");
+      await seedJob("queued", s, "queued");
+      await seedJob("held", s, "awaiting_approval");
+      await seedJob("running", s, "running");
+      await seedJob("done", s, "succeeded");
+      await seedJob("other", keep, "queued");
+      await seedReadCache(s, "/workspace/a");
+      await seedReadCache(keep, "/workspace/a");
+      const bus = new MemoryBus();
+      const removed: string[] = [];
+      const sandboxes = { remove: async (id: string) => void removed.push(id) } as unknown as SandboxProvider;
+      const deps = {
+        db: f.db,
+        store: f.store,
+        sandboxes,
+        logger: createLogger("silent"),
+        cancels: bus,
+        events: bus,
+      };
+
+      // Another tenant's caller changes nothing.
+      const other = { keyId: "key_b", role: "agent" as const, tenantId: otherTenant };
+      await expect(deleteSession(deps, other, s)).rejects.toBeInstanceOf(NotFoundError);
+      expect((await job("queued"))?.status).toBe("queued");
+
+      await deleteSession(deps, agent(), s);
+      await expect(loadSession(f.db, agent(), s)).rejects.toBeInstanceOf(NotFoundError);
+      expect((await sessionById(f.db, s))?.status).toBe("deleted");
+      for (const name of ["queued", "held"]) {
+        const row = await job(name);
+        expect(row).toMatchObject({ status: "cancelled", cancelRequested: true });
+        expect(row?.finishedAt).toBeTruthy();
+        // Followers learn that it ended.
+        expect((await bus.read(jid(name))).length).toBeGreaterThan(0);
+      }
+      expect(await job("running")).toMatchObject({
+        status: "running",
+        cancelRequested: true,
+        finishedAt: null,
+      });
+      expect(await job("done")).toMatchObject({ status: "succeeded", cancelRequested: false });
+      expect(await job("other")).toMatchObject({ status: "queued", cancelRequested: false });
+      expect(bus.cancelled).toEqual([jid("running")]);
+      expect(removed).toEqual([s]);
+      const { readCache } = tablesOf(f.db);
+      const cached = await f.db
+        .select({ sessionId: readCache.sessionId })
+        .from(readCache)
+        .where(eq(readCache.filePath, "/workspace/a"));
+      expect(cached.map((r) => r.sessionId).filter((id) => id === s || id === keep)).toEqual([keep]);
+      expect(await liveSessionIds(f.db)).not.toContain(s);
+    });
+  });
+}
