@@ -16,9 +16,9 @@ import type { Principal } from "../src/service/tenancy/principal.js";
 
 const STATUSES = ["succeeded", "succeeded", "succeeded", "failed", "denied", "awaiting_approval"] as const;
 
-function timeEach(n: number, fn: () => unknown): number {
+async function timeEach(n: number, fn: () => unknown): Promise<number> {
   const start = process.hrtime.bigint();
-  for (let i = 0; i < n; i++) fn();
+  for (let i = 0; i < n; i++) await fn();
   return Number(process.hrtime.bigint() - start) / 1e6 / n;
 }
 
@@ -75,24 +75,27 @@ export async function run(args: string[]): Promise<void> {
       }
     });
     const p: Principal = { keyId: "key_b", role: "tenant_admin", tenantId: "ten_3" };
-    const first = listJobs({ db }, p, { limit: 50 });
+    const first = await listJobs({ db }, p, { limit: 50 });
     let deep = first;
     for (let i = 0; i < 100 && deep.nextCursor; i++)
-      deep = listJobs({ db }, p, { limit: 50, cursor: deep.nextCursor });
+      deep = await listJobs({ db }, p, { limit: 50, cursor: deep.nextCursor });
     const cursor = deep.nextCursor ?? undefined;
     const rows: [string, number][] = [
-      ["one job by id (baseline)", timeEach(2000, () => findJob(db, "job_00000000000000000003"))],
-      ["GET /v1/jobs first page (50)", timeEach(200, () => listJobs({ db }, p, { limit: 50 }))],
-      ["GET /v1/jobs page 101 via cursor", timeEach(200, () => listJobs({ db }, p, { limit: 50, cursor }))],
+      ["one job by id (baseline)", await timeEach(2000, () => findJob(db, "job_00000000000000000003"))],
+      ["GET /v1/jobs first page (50)", await timeEach(200, () => listJobs({ db }, p, { limit: 50 }))],
+      [
+        "GET /v1/jobs page 101 via cursor",
+        await timeEach(200, () => listJobs({ db }, p, { limit: 50, cursor })),
+      ],
       [
         "status=failed,denied (50)",
-        timeEach(200, () => listJobs({ db }, p, { limit: 50, status: "failed,denied" })),
+        await timeEach(200, () => listJobs({ db }, p, { limit: 50, status: "failed,denied" })),
       ],
       [
         "tool=Bash&status=awaiting_approval",
-        timeEach(200, () => listJobs({ db }, p, { tool: "Bash", status: "awaiting_approval" })),
+        await timeEach(200, () => listJobs({ db }, p, { tool: "Bash", status: "awaiting_approval" })),
       ],
-      ["GET /v1/approvals (50)", timeEach(200, () => listApprovals({ db }, p, { limit: 50 }))],
+      ["GET /v1/approvals (50)", await timeEach(200, () => listApprovals({ db }, p, { limit: 50 }))],
     ];
     process.stdout.write(`${total} jobs over ${tenantCount} tenants (one tenant's view)\n`);
     for (const [name, ms] of rows) process.stdout.write(`${name.padEnd(40)} ${ms.toFixed(3)} ms\n`);

@@ -56,7 +56,9 @@ const events = createRoute({
 const RETRY_MS = 3000;
 
 export function approvalRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
-  app.openapi(list, (c) => c.json(deps.port.listApprovals(c.get("principal"), c.req.valid("query")), 200));
+  app.openapi(list, async (c) =>
+    c.json(await deps.port.listApprovals(c.get("principal"), c.req.valid("query")), 200),
+  );
   app.openapi(events, async (c) => {
     const principal = c.get("principal");
     const follower = await deps.port.followApprovals(principal, c.req.valid("query"));

@@ -33,8 +33,12 @@ const route = createRoute({
 });
 
 export function auditRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
-  app.openapi(route, (c) => {
-    const entries = deps.port.listAudit(c.get("principal"), c.req.valid("param").tid, c.req.valid("query"));
+  app.openapi(route, async (c) => {
+    const entries = await deps.port.listAudit(
+      c.get("principal"),
+      c.req.valid("param").tid,
+      c.req.valid("query"),
+    );
     return c.json({ entries }, 200);
   });
 }

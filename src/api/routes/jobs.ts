@@ -120,7 +120,9 @@ const externalResult = createRoute({
 });
 
 export function jobRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
-  app.openapi(list, (c) => c.json(deps.port.listJobs(c.get("principal"), c.req.valid("query")), 200));
+  app.openapi(list, async (c) =>
+    c.json(await deps.port.listJobs(c.get("principal"), c.req.valid("query")), 200),
+  );
   app.openapi(getOne, async (c) => {
     const { jid } = c.req.valid("param");
     const job = deps.port.getJob(c.get("principal"), jid);

@@ -105,13 +105,20 @@ const getTools = createRoute({
 });
 
 export function sessionRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
-  app.openapi(postSession, (c) =>
-    c.json(deps.port.createSession(c.get("principal"), c.req.valid("json")), 201),
+  app.openapi(postSession, async (c) =>
+    c.json(await deps.port.createSession(c.get("principal"), c.req.valid("json")), 201),
   );
-  app.openapi(list, (c) => c.json(deps.port.listSessions(c.get("principal"), c.req.valid("query")), 200));
-  app.openapi(getOne, (c) => c.json(deps.port.getSession(c.get("principal"), c.req.valid("param").sid), 200));
-  app.openapi(patchOne, (c) =>
-    c.json(deps.port.updateSession(c.get("principal"), c.req.valid("param").sid, c.req.valid("json")), 200),
+  app.openapi(list, async (c) =>
+    c.json(await deps.port.listSessions(c.get("principal"), c.req.valid("query")), 200),
+  );
+  app.openapi(getOne, async (c) =>
+    c.json(await deps.port.getSession(c.get("principal"), c.req.valid("param").sid), 200),
+  );
+  app.openapi(patchOne, async (c) =>
+    c.json(
+      await deps.port.updateSession(c.get("principal"), c.req.valid("param").sid, c.req.valid("json")),
+      200,
+    ),
   );
   app.openapi(deleteOne, async (c) => {
     await deps.port.deleteSession(c.get("principal"), c.req.valid("param").sid);

@@ -33,7 +33,7 @@ export async function answerApproval(
   body: ApprovalInput,
 ): Promise<JobView> {
   const job = loadJob(deps.db, p, jobId);
-  checkApprover(deps, p, job, body.remember ?? []);
+  await checkApprover(deps, p, job, body.remember ?? []);
   await expireIfDue(deps, jobId);
   const external = getExternalTools(deps.db, job.tenantId).some((t) => t.name === job.tool);
   const remember = body.approve ? (body.remember ?? []) : [];
@@ -61,14 +61,23 @@ export async function answerApproval(
   return toJobView(findJob(deps.db, jobId)!);
 }
 
-function checkApprover(deps: Pick<ServiceDeps, "db">, p: Principal, job: JobRow, remember: string[]): void {
-  if (p.role === "agent") checkAgentApprover(deps, job, remember);
+async function checkApprover(
+  deps: Pick<ServiceDeps, "db">,
+  p: Principal,
+  job: JobRow,
+  remember: string[],
+): Promise<void> {
+  if (p.role === "agent") await checkAgentApprover(deps, job, remember);
   else requireRole(p, ["tenant_admin"]);
   parseRuleListOrThrow(remember, "allow", "remember");
 }
 
-function checkAgentApprover(deps: Pick<ServiceDeps, "db">, job: JobRow, remember: string[]): void {
-  if (!readTenantSettings(deps.db, job.tenantId).agentsMayApprove) {
+async function checkAgentApprover(
+  deps: Pick<ServiceDeps, "db">,
+  job: JobRow,
+  remember: string[],
+): Promise<void> {
+  if (!(await readTenantSettings(deps.db, job.tenantId)).agentsMayApprove) {
     throw new ForbiddenError(
       "agents of this tenant may not answer approvals (tenant setting agentsMayApprove)",
     );

@@ -33,9 +33,13 @@ export function toApprovalItem(row: JobRow): ApprovalItem {
   };
 }
 
-export function listApprovals(deps: { db: Db }, p: Principal, q: ApprovalListQuery): Page<ApprovalItem> {
+export async function listApprovals(
+  deps: { db: Db },
+  p: Principal,
+  q: ApprovalListQuery,
+): Promise<Page<ApprovalItem>> {
   requireRole(p, ["tenant_admin"]);
-  const tenantId = listTenant(deps.db, p, q.tenantId);
+  const tenantId = await listTenant(deps.db, p, q.tenantId);
   const where: (SQL | undefined)[] = [
     eq(jobs.status, "awaiting_approval"),
     // Past its expiry it is about to be denied by the sweep: not something to answer any more.

@@ -75,9 +75,9 @@ export function writeAudit(tx: Tx | Db, entry: AuditEntry): void {
     .run();
 }
 
-export function listAudit(deps: { db: Db }, p: Principal, tenantId: string, q: AuditQuery) {
+export async function listAudit(deps: { db: Db }, p: Principal, tenantId: string, q: AuditQuery) {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
+  await loadTenant(deps, p, tenantId);
   const where: SQL[] = [eq(audit.tenantId, tenantId)];
   if (q.sessionId) where.push(eq(audit.sessionId, q.sessionId));
   if (q.jobId) where.push(eq(audit.jobId, q.jobId));

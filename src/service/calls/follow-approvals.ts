@@ -36,7 +36,7 @@ export async function followApprovals(
   opts: { idleMs?: number } = {},
 ): Promise<ApprovalFollower> {
   requireRole(p, ["tenant_admin"]);
-  const tenantId = listTenant(deps.db, p, q.tenantId);
+  const tenantId = await listTenant(deps.db, p, q.tenantId);
   if (tenantId === null) {
     throw new ValidationError("the platform admin names the tenant to follow", [
       { path: "tenantId", message: "required with the platform admin key" },

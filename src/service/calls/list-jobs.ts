@@ -21,9 +21,9 @@ export interface JobListQuery extends PageQuery {
   tenantId?: string;
 }
 
-export function listJobs(deps: { db: Db }, p: Principal, q: JobListQuery): Page<JobView> {
+export async function listJobs(deps: { db: Db }, p: Principal, q: JobListQuery): Promise<Page<JobView>> {
   requireRole(p, ["agent", "tenant_admin"]);
-  const tenantId = listTenant(deps.db, p, q.tenantId);
+  const tenantId = await listTenant(deps.db, p, q.tenantId);
   const where: (SQL | undefined)[] = [];
   if (tenantId !== null) where.push(eq(jobs.tenantId, tenantId));
   if (q.sessionId !== undefined) where.push(eq(jobs.sessionId, q.sessionId));

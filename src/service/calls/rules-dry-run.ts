@@ -47,7 +47,7 @@ export async function dryRunRules(
   opts: { limit?: number } = {},
 ): Promise<RulesDryRun> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
+  await loadTenant(deps, p, tenantId);
   // A bad proposal is a 400 naming `allow[2]`, exactly as saving it would be.
   parseRulesOrThrow(proposed, "tenant");
   const current = readTenantRules(deps.db, tenantId);

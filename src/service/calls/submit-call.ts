@@ -60,7 +60,7 @@ export async function submitCall(
     throw err;
   }
   await quota;
-  const row = jobRowFor(deps, session, plan, body.idempotencyKey);
+  const row = await jobRowFor(deps, session, plan, body.idempotencyKey);
   row.requestHash = requestHash;
   // Re-checked inside the write: a concurrent submit with the same key may have won meanwhile
   // (in another process the unique index is what stops it).
@@ -131,7 +131,7 @@ async function planCall(
   }
   const tool = resolved.tool;
   const input = validateToolInput(tool, body.input);
-  const decision = decideCall(deps.db, session, tool, input);
+  const decision = await decideCall(deps.db, session, tool, input);
   const status = statusOf(decision, tool);
   const result = status === "denied" ? textResult(decision.message, "denied") : null;
   return { tool, input, decision, status, result };
@@ -143,15 +143,15 @@ function statusOf(decision: StoredDecision, tool: ToolBase): JobStatus {
   return tool.isExternalTool ? "awaiting_external" : "queued";
 }
 
-function jobRowFor(
+async function jobRowFor(
   deps: Pick<ServiceDeps, "db">,
   session: SessionRow,
   plan: CallPlan,
   idempotencyKey: string | undefined,
-): JobRow {
+): Promise<JobRow> {
   const { status } = plan;
   const now = Date.now();
-  const ttlMs = readTenantSettings(deps.db, session.tenantId).approvalTtlSeconds * 1000;
+  const ttlMs = (await readTenantSettings(deps.db, session.tenantId)).approvalTtlSeconds * 1000;
   const finished = status === "denied" || status === "failed";
   return newJobRow({
     id: newId("job"),

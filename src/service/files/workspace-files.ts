@@ -4,11 +4,11 @@
  * import: every member) or Read (download, export) call it amounts to; anything but `allow` is a
  * 403 POLICY_DENIED, since a transfer cannot wait for an approval. Allowed, it becomes a job of
  * the session (ordered with its calls, audited like one) that a worker runs against the sandbox;
- * the API process never touches the sandbox. Bytes are staged in the TransferDir, not the row.
+ * the API process never touches the sandbox. Bytes are staged in the shared TransferStore, not the row.
  */
 
 import { isTerminal } from "../../contracts/job.js";
-import type { JobRow, SessionRow, StoredDecision } from "../../db/schema.js";
+import type { JobRow, SessionRow, StoredDecision } from "../../db/rows.js";
 import {
   AppError,
   type ErrorCode,
@@ -48,10 +48,10 @@ export async function uploadFile(
   rawPath: string,
   data: Buffer,
 ): Promise<{ path: string; bytes: number; sha256: string }> {
-  const session = openSession(deps, p, sessionId);
+  const session = await openSession(deps, p, sessionId);
   const path = workspaceFilePath(rawPath);
   checkSize(deps, data.length);
-  const decision = decideAll(deps, session, "Write", [{ path, field: "path" }]);
+  const decision = await decideAll(deps, session, "Write", [{ path, field: "path" }]);
   const sha256 = sha256Hex(data);
   await runTransfer(deps, p, session, "upload", { path, bytes: data.length, sha256 }, decision, data);
   return { path, bytes: data.length, sha256 };
@@ -64,16 +64,16 @@ export async function downloadFile(
   sessionId: string,
   rawPath: string,
 ): Promise<{ path: string; data: Buffer }> {
-  const session = openSession(deps, p, sessionId);
+  const session = await openSession(deps, p, sessionId);
   const path = workspaceFilePath(rawPath);
-  const decision = decideAll(deps, session, "Read", [{ path, field: "path" }]);
+  const decision = await decideAll(deps, session, "Read", [{ path, field: "path" }]);
   return { path, data: await runTransfer(deps, p, session, "download", { path }, decision) };
 }
 
 /** A tar of /workspace; members the session's Read rules refuse are left out by the worker. */
 export async function exportWorkspace(deps: ServiceDeps, p: Principal, sessionId: string): Promise<Buffer> {
-  const session = openSession(deps, p, sessionId);
-  const decision = decideAll(deps, session, "Read", [{ path: SANDBOX_WORKSPACE, field: "path" }]);
+  const session = await openSession(deps, p, sessionId);
+  const decision = await decideAll(deps, session, "Read", [{ path: SANDBOX_WORKSPACE, field: "path" }]);
   return runTransfer(deps, p, session, "export", { path: SANDBOX_WORKSPACE }, decision);
 }
 
@@ -84,10 +84,10 @@ export async function importWorkspace(
   sessionId: string,
   archive: Buffer,
 ): Promise<{ entries: number; bytes: number }> {
-  const session = openSession(deps, p, sessionId);
+  const session = await openSession(deps, p, sessionId);
   checkSize(deps, archive.length);
   const entries = importEntries(archive);
-  const decision = decideAll(
+  const decision = await decideAll(
     deps,
     session,
     "Write",
@@ -98,9 +98,9 @@ export async function importWorkspace(
   return { entries: entries.length, bytes: archive.length };
 }
 
-function openSession(deps: ServiceDeps, p: Principal, sessionId: string): SessionRow {
+async function openSession(deps: ServiceDeps, p: Principal, sessionId: string): Promise<SessionRow> {
   requireRole(p, ["agent", "tenant_admin"]);
-  return loadSession(deps.db, p, sessionId);
+  return await loadSession(deps.db, p, sessionId);
 }
 
 function checkSize(deps: Pick<ServiceDeps, "transfers">, bytes: number): void {
@@ -116,19 +116,19 @@ function checkSize(deps: Pick<ServiceDeps, "transfers">, bytes: number): void {
  * The engine's decision for each path as a Read or Write call of it; the first path's decision
  * is the job's. Anything but allow is refused with every refused path named.
  */
-function decideAll(
+async function decideAll(
   deps: ServiceDeps,
   session: SessionRow,
   toolName: "Read" | "Write",
   targets: { path: string; field: string }[],
-): StoredDecision {
+): Promise<StoredDecision> {
   const tool = deps.tools.get(toolName);
   if (!tool) throw new Error(`the ${toolName} tool is not registered`);
   let first: StoredDecision | undefined;
   const refused: { path: string; message: string }[] = [];
   for (const t of targets) {
     const input = toolName === "Write" ? { file_path: t.path, content: "" } : { file_path: t.path };
-    const d = decideCall(deps.db, session, tool, input);
+    const d = await decideCall(deps.db, session, tool, input);
     first ??= d;
     if (d.behavior === "allow") continue;
     const why =
@@ -179,12 +179,12 @@ async function runTransfer(
       );
     }
     done = true;
-    const row = findJob(deps.db, id)!;
+    const row = (await findJob(deps.db, id))!;
     if (row.status !== "succeeded") throw transferFailure(row, input.path ?? "");
     return kind === "download" || kind === "export" ? await deps.transfers.read(id, "out") : Buffer.alloc(0);
   } finally {
     // A job still pending keeps its staged input; the sweep removes what is left behind.
-    if (done || !findJob(deps.db, id)) await deps.transfers.remove(id).catch(() => undefined);
+    if (done || !(await findJob(deps.db, id))) await deps.transfers.remove(id).catch(() => undefined);
   }
 }
 

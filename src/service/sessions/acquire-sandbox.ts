@@ -33,7 +33,7 @@ export async function acquireSessionSandbox(
     settings: sessionSandboxSettings(
       deps.secrets,
       session.tenantId,
-      readSandboxSettings(deps.db, session.tenantId),
+      await readSandboxSettings(deps.db, session.tenantId),
     ),
   });
 }

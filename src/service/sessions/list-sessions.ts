@@ -17,13 +17,13 @@ export interface SessionListQuery extends PageQuery {
   tenantId?: string;
 }
 
-export function listSessions(
+export async function listSessions(
   deps: { db: Db; tools: ToolRegistry },
   p: Principal,
   q: SessionListQuery,
-): Page<SessionView> {
+): Promise<Page<SessionView>> {
   requireRole(p, ["agent", "tenant_admin"]);
-  const tenantId = listTenant(deps.db, p, q.tenantId);
+  const tenantId = await listTenant(deps.db, p, q.tenantId);
   const where: (SQL | undefined)[] = [];
   if (tenantId !== null) where.push(eq(sessions.tenantId, tenantId));
   if (q.status !== undefined) {

@@ -243,7 +243,7 @@ export async function listMcpServersWithHealth(
   p: Principal,
   tenantId: string,
 ): Promise<(McpServerView & { health: McpHealth })[]> {
-  const servers = listMcpServers(deps, p, tenantId);
+  const servers = await listMcpServers(deps, p, tenantId);
   await deps.mcp.clients.toolSets(tenantId);
   return servers.map((s) => ({ ...s, health: deps.mcp.clients.health(tenantId, s.name) }));
 }
@@ -255,7 +255,7 @@ export async function listMcpServerTools(
   tenantId: string,
   name: string,
 ): Promise<{ tools: McpTool[]; health: McpHealth }> {
-  const server = getMcpServer(deps, p, tenantId, name);
+  const server = await getMcpServer(deps, p, tenantId, name);
   if (server.transport === "stdio") {
     throw new ValidationError("stdio MCP servers run inside a session's sandbox: see the session's tools", [
       { path: "name", message: "a stdio server is listed per session" },

@@ -77,7 +77,7 @@ function checkTenantNames(
   if (details.length > 0) throw new ValidationError(`unknown ${kind}s`, details);
 }
 
-export function createSession(
+export async function createSession(
   deps: Pick<ServiceDeps, "db" | "tools" | "quotas">,
   p: Principal,
   input: {
@@ -87,10 +87,10 @@ export function createSession(
     toolGroups?: string[];
     skills?: string[];
   },
-): SessionView {
+): Promise<SessionView> {
   requireRole(p, ["agent", "tenant_admin"]);
   const tenantId = callerTenant(p);
-  assertModeAllowed(deps.db, tenantId, input.mode);
+  await assertModeAllowed(deps.db, tenantId, input.mode);
   checkDirectories(input.workingDirectories ?? []);
   if (input.tools) checkToolNames(deps.tools, input.tools);
   const groups = getToolGroups(deps.db, tenantId).map((g) => g.name);
@@ -99,7 +99,7 @@ export function createSession(
     const known = getSkillRecords(deps.db, tenantId).map((s) => s.name);
     checkTenantNames("skills", input.skills, known, "skill");
   }
-  checkSessionQuota(deps, tenantId);
+  await checkSessionQuota(deps, tenantId);
   const now = nowIso();
   const row: SessionRow = {
     id: newId("ses"),
@@ -134,15 +134,15 @@ export function getSession(
   return toSessionView(loadSession(deps.db, p, sessionId), deps.tools);
 }
 
-export function updateSession(
+export async function updateSession(
   deps: { db: Db; tools: ToolRegistry },
   p: Principal,
   sessionId: string,
   input: { mode?: PermissionMode; workingDirectories?: string[] },
-): SessionView {
+): Promise<SessionView> {
   requireRole(p, ["agent", "tenant_admin"]);
   const row = loadSession(deps.db, p, sessionId);
-  assertModeAllowed(deps.db, row.tenantId, input.mode);
+  await assertModeAllowed(deps.db, row.tenantId, input.mode);
   if (input.workingDirectories) checkDirectories(input.workingDirectories);
   const set = {
     mode: input.mode ?? row.mode,

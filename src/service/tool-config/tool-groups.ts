@@ -21,9 +21,13 @@ type Deps = { db: Db; tools: ToolRegistry; skillFiles: SkillFiles };
 type Member = "tools" | "skills" | "mcpServers";
 const MEMBER_KIND: Record<Member, string> = { tools: "tool", skills: "skill", mcpServers: "MCP server" };
 
-export function listToolGroups(deps: { db: Db }, p: Principal, tenantId: string): ToolGroupDef[] {
+export async function listToolGroups(
+  deps: { db: Db },
+  p: Principal,
+  tenantId: string,
+): Promise<ToolGroupDef[]> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
+  await loadTenant(deps, p, tenantId);
   return getToolGroups(deps.db, tenantId);
 }
 
@@ -34,7 +38,7 @@ export async function putToolGroups(
   input: ToolGroupDef[],
 ): Promise<ToolGroupDef[]> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
+  await loadTenant(deps, p, tenantId);
   const groups = input.map(normalize);
   const config = { ...(await loadTenantToolConfig(deps, tenantId)), groups };
   const known: Record<Member, Set<string>> = {
