@@ -58,9 +58,9 @@ export class KeyStreams {
   private async check(): Promise<void> {
     const ids = [...this.open.keys()];
     if (ids.length === 0) return;
-    const { apiKeys } = tablesOf(this.db);
     let gone: { id: string }[];
     try {
+      const { apiKeys } = tablesOf(this.db);
       gone = await this.db
         .select({ id: apiKeys.id })
         .from(apiKeys)
