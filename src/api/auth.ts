@@ -13,10 +13,10 @@ export function requireKey(
   return async (c, next) => {
     const header = c.req.header("authorization");
     if (header === undefined && hasConsoleCookie(c)) {
-      c.set("principal", consoleSession(c, port).principal);
+      c.set("principal", (await consoleSession(c, port)).principal);
     } else {
       const match = /^Bearer\s+(\S+)$/i.exec(header ?? "");
-      c.set("principal", port.authenticate(match?.[1]));
+      c.set("principal", await port.authenticate(match?.[1]));
     }
     await next();
   };

@@ -17,8 +17,11 @@ export function hasConsoleCookie(c: Context): boolean {
 }
 
 /** The session of the request's cookie (401 without one); CSRF-checked unless the method is safe. */
-export function consoleSession(c: Context, port: Pick<ApiPort, "consoleSessions">): ConsoleSession {
-  const session = port.consoleSessions.resume(getCookie(c, CONSOLE_COOKIE));
+export async function consoleSession(
+  c: Context,
+  port: Pick<ApiPort, "consoleSessions">,
+): Promise<ConsoleSession> {
+  const session = await port.consoleSessions.resume(getCookie(c, CONSOLE_COOKIE));
   if (!SAFE_METHODS.has(c.req.method)) {
     refuseCrossSite(c);
     if (!port.consoleSessions.csrfMatches(session, c.req.header(CSRF_HEADER))) {

@@ -88,7 +88,7 @@ export async function startService(
   try {
     const { db, store, ping: pingDb, close } = await openDatabase(config);
     life.started("database", close);
-    const generated = ensureAdminKey({ db }, config.TOOLSHED_ADMIN_KEY);
+    const generated = await ensureAdminKey({ db }, config.TOOLSHED_ADMIN_KEY);
     if (generated) announceAdminKey(config.DATA_DIR, generated, logger);
 
     // Requests bound their Redis work by DEPENDENCY_TIMEOUT_MS (stall-proof); the connection's

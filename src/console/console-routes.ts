@@ -68,9 +68,9 @@ export function consoleRoutes(app: Hono<AppEnv>, deps: ApiDeps): void {
     }),
   );
   // Who is signed in, and the CSRF token the page sends back with every change.
-  app.get("/console/session", (c) => {
+  app.get("/console/session", async (c) => {
     secure(c);
-    return c.json(view(consoleSession(c, deps.port)), 200);
+    return c.json(view(await consoleSession(c, deps.port)), 200);
   });
   // The key is read once, exchanged for the cookie and forgotten: it is never stored or logged.
   app.post("/console/session", async (c) => {
@@ -82,13 +82,13 @@ export function consoleRoutes(app: Hono<AppEnv>, deps: ApiDeps): void {
         { path: "key", message: "required: a tenant_admin or platform admin API key" },
       ]);
     }
-    const session = deps.port.consoleSessions.signIn(parsed.data.key);
+    const session = await deps.port.consoleSessions.signIn(parsed.data.key);
     setConsoleCookie(c, session);
     return c.json(view(session), 200);
   });
-  app.delete("/console/session", (c) => {
+  app.delete("/console/session", async (c) => {
     secure(c);
-    consoleSession(c, deps.port);
+    await consoleSession(c, deps.port);
     clearConsoleCookie(c);
     return c.body(null, 204);
   });
@@ -111,7 +111,7 @@ export function consoleRoutes(app: Hono<AppEnv>, deps: ApiDeps): void {
 }
 
 /** What the page may know of its session: never the cookie's value. */
-function view(s: ReturnType<ApiPort["consoleSessions"]["resume"]>) {
+function view(s: Awaited<ReturnType<ApiPort["consoleSessions"]["resume"]>>) {
   return {
     keyId: s.principal.keyId,
     role: s.principal.role,

@@ -167,8 +167,8 @@ export function createApiPort(
   const builtinNames = deps.tools.list().map((t) => t.name);
   return {
     ...bindAll(deps, VERBS),
-    revokeKey: (p, keyId) => {
-      revokeKey(deps, p, keyId);
+    revokeKey: async (p, keyId) => {
+      await revokeKey(deps, p, keyId);
       keyStreams.revoked(keyId);
     },
     putExternalTools: (...args) => putExternalTools({ ...deps, builtinNames }, ...args),

@@ -5,7 +5,7 @@
  */
 import { and, desc, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { Db } from "../db/open.js";
+import type { Db } from "../db/db.js";
 import { ValidationError } from "../errors.js";
 
 export const DEFAULT_LIMIT = 50;
@@ -52,23 +52,23 @@ export interface PageColumns {
 
 /**
  * One page of `table`'s rows matching every condition of `where` (undefined ones are skipped),
- * after the cursor, newest first, each turned into its API view.
+ * after the cursor, newest first, each turned into its API view. `table` comes from the handle
+ * (`tablesOf(db)`), so each dialect reads its own columns.
  */
-export function selectPage<T extends SQLiteTable & PageColumns, V>(
+export async function selectPage<T extends SQLiteTable & PageColumns, V>(
   db: Db,
   table: T,
   where: (SQL | undefined)[],
   q: PageQuery,
   view: (row: T["$inferSelect"]) => V,
-): Page<V> {
+): Promise<Page<V>> {
   const { after, order } = keyset(table, q);
-  const rows = db
+  const rows = (await db
     .select()
     .from(table as SQLiteTable)
     .where(and(...where, after))
     .orderBy(...order)
-    .limit(fetchSize(q))
-    .all() as (T["$inferSelect"] & Position)[];
+    .limit(fetchSize(q))) as (T["$inferSelect"] & Position)[];
   return toPage(rows, q, view);
 }
 
@@ -77,7 +77,7 @@ function keyset(cols: PageColumns, q: PageQuery): { after: SQL | undefined; orde
   const order = [desc(cols.createdAt), desc(cols.id)];
   if (!q.cursor) return { after: undefined, order };
   const pos = decodeCursor(q.cursor);
-  // A row value: SQLite seeks the (…, created_at, id) index straight to the position.
+  // A row value (both dialects): the (…, created_at, id) index is sought straight to the position.
   return { after: sql`(${cols.createdAt}, ${cols.id}) < (${pos.createdAt}, ${pos.id})`, order };
 }
 

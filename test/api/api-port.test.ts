@@ -17,7 +17,7 @@ const agent: Principal = { keyId: "k1", role: "agent", tenantId: "t1" };
 function appWith(verbs: Partial<ApiPort>) {
   const calls: string[] = [];
   const given: Partial<ApiPort> = {
-    authenticate: (secret) => {
+    authenticate: async (secret) => {
       if (secret !== "good") throw new UnauthenticatedError();
       return agent;
     },

@@ -8,11 +8,11 @@ import { ConsoleSessions } from "../../src/service/tenancy/console-sessions.js";
 import { ADMIN_KEY, createApiTestApp, seedTenant } from "../support/harness.js";
 import { NullSandboxProvider } from "../support/null-sandbox.js";
 
-let t: ReturnType<typeof createApiTestApp>;
+let t: Awaited<ReturnType<typeof createApiTestApp>>;
 let tenant: Awaited<ReturnType<typeof seedTenant>>;
 
 beforeEach(async () => {
-  t = createApiTestApp(new NullSandboxProvider());
+  t = await createApiTestApp(new NullSandboxProvider());
   tenant = await seedTenant(t.call);
 });
 afterEach(() => t.close());
@@ -131,15 +131,17 @@ describe("console sign-in", () => {
     expect(((await after.json()) as { error: { message: string } }).error.message).toMatch(/revoked/);
   });
 
-  it("a session expires; another server secret does not accept it", () => {
+  it("a session expires; another server secret does not accept it", async () => {
     let now = 1_000_000;
     const secret = randomBytes(32);
     const sessions = new ConsoleSessions(t.deps.db, secret, 60_000, () => now);
-    const s = sessions.signIn(tenant.adminKey);
-    expect(sessions.resume(s.token).principal.tenantId).toBe(tenant.tenantId);
-    expect(() => new ConsoleSessions(t.deps.db, randomBytes(32)).resume(s.token)).toThrow(/not signed in/);
+    const s = await sessions.signIn(tenant.adminKey);
+    expect((await sessions.resume(s.token)).principal.tenantId).toBe(tenant.tenantId);
+    await expect(new ConsoleSessions(t.deps.db, randomBytes(32)).resume(s.token)).rejects.toThrow(
+      /not signed in/,
+    );
     now += 60_001;
-    expect(() => sessions.resume(s.token)).toThrow(/expired/);
+    await expect(sessions.resume(s.token)).rejects.toThrow(/expired/);
   });
 });
 

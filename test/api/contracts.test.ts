@@ -12,9 +12,9 @@ import { ExternalToolDef, McpServerView, ToolGroupDef } from "../../src/contract
 import { createApiTestApp, seedTenant } from "../support/harness.js";
 import { NullSandboxProvider } from "../support/null-sandbox.js";
 
-let t: ReturnType<typeof createApiTestApp>;
-beforeEach(() => {
-  t = createApiTestApp(new NullSandboxProvider(), {}, { mcp: true });
+let t: Awaited<ReturnType<typeof createApiTestApp>>;
+beforeEach(async () => {
+  t = await createApiTestApp(new NullSandboxProvider(), {}, { mcp: true });
 });
 afterEach(() => t.close());
 

@@ -154,12 +154,12 @@ interface Case {
   body?: string;
 }
 
-let t: ReturnType<typeof createApiTestApp>;
+let t: Awaited<ReturnType<typeof createApiTestApp>>;
 let ids: Record<string, string[]>;
 let keys: string[];
 
 beforeAll(async () => {
-  t = createApiTestApp(new NullSandboxProvider(), {}, { mcp: true });
+  t = await createApiTestApp(new NullSandboxProvider(), {}, { mcp: true });
   const a = await seedTenant(t.call, "fuzz-a");
   const b = await seedTenant(t.call, "fuzz-b");
   await t.call("PUT", `/v1/tenants/${a.tenantId}/rules`, {

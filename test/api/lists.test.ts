@@ -3,14 +3,14 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ADMIN_KEY, createApiTestApp, seedTenant } from "../support/harness.js";
 import { NullSandboxProvider } from "../support/null-sandbox.js";
 
-let t: ReturnType<typeof createApiTestApp>;
+let t: Awaited<ReturnType<typeof createApiTestApp>>;
 let a: Awaited<ReturnType<typeof seedTenant>>;
 let b: Awaited<ReturnType<typeof seedTenant>>;
 
 const RULES = { allow: ["Read"], deny: ["Bash(rm:*)"], ask: ["Bash(touch:*)"] };
 
 beforeEach(async () => {
-  t = createApiTestApp(new NullSandboxProvider());
+  t = await createApiTestApp(new NullSandboxProvider());
   a = await seedTenant(t.call, "a");
   b = await seedTenant(t.call, "b");
   for (const x of [a, b])

@@ -16,11 +16,11 @@ class EngineSandboxProvider extends NullSandboxProvider {
   }
 }
 
-let t: ReturnType<typeof createApiTestApp>;
+let t: Awaited<ReturnType<typeof createApiTestApp>>;
 afterEach(() => t?.close());
 
 async function setUp(engine = new EngineSandboxProvider()) {
-  t = createApiTestApp(engine);
+  t = await createApiTestApp(engine);
   const a = await seedTenant(t.call);
   await t.call("PUT", `/v1/tenants/${a.tenantId}/rules`, {
     key: a.adminKey,

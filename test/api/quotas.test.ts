@@ -3,9 +3,9 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { createApiTestApp, seedTenant } from "../support/harness.js";
 import { NullSandboxProvider } from "../support/null-sandbox.js";
 
-let t: ReturnType<typeof createApiTestApp>;
-beforeEach(() => {
-  t = createApiTestApp(new NullSandboxProvider(), { maxSessions: 2, callsPerMinute: 2 });
+let t: Awaited<ReturnType<typeof createApiTestApp>>;
+beforeEach(async () => {
+  t = await createApiTestApp(new NullSandboxProvider(), { maxSessions: 2, callsPerMinute: 2 });
 });
 afterEach(() => t.close());
 

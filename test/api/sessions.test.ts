@@ -3,11 +3,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ADMIN_KEY, createApiTestApp, seedTenant } from "../support/harness.js";
 import { NullSandboxProvider } from "../support/null-sandbox.js";
 
-let t: ReturnType<typeof createApiTestApp>;
+let t: Awaited<ReturnType<typeof createApiTestApp>>;
 let sandboxes: NullSandboxProvider;
-beforeEach(() => {
+beforeEach(async () => {
   sandboxes = new NullSandboxProvider();
-  t = createApiTestApp(sandboxes);
+  t = await createApiTestApp(sandboxes);
 });
 afterEach(() => t.close());
 

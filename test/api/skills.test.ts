@@ -10,10 +10,10 @@ import { ADMIN_KEY, createApiTestApp, seedTenant } from "../support/harness.js";
 import { NullSandboxProvider } from "../support/null-sandbox.js";
 import { makeTarGz } from "../toolkit/skills/make-tar.js";
 
-let t: ReturnType<typeof createApiTestApp>;
+let t: Awaited<ReturnType<typeof createApiTestApp>>;
 let a: Awaited<ReturnType<typeof seedTenant>>;
 beforeEach(async () => {
-  t = createApiTestApp(new NullSandboxProvider());
+  t = await createApiTestApp(new NullSandboxProvider());
   a = await seedTenant(t.call);
 });
 afterEach(() => t.close());

@@ -16,7 +16,7 @@ export const LOOKUP_TOOL = {
 
 const RULES = { allow: ["Read", "lookup"], deny: ["Bash(rm:*)"], ask: ["Bash(touch:*)"] };
 
-export type App = ReturnType<typeof createApiTestApp>;
+export type App = Awaited<ReturnType<typeof createApiTestApp>>;
 
 async function seedSide(t: App, name: string) {
   const s = await seedTenant(t.call, name);
@@ -36,7 +36,7 @@ async function seedSide(t: App, name: string) {
 }
 
 export async function twoTenants() {
-  const t = createApiTestApp(new NullSandboxProvider());
+  const t = await createApiTestApp(new NullSandboxProvider());
   const a = await seedSide(t, "a");
   const b = await seedSide(t, "b");
   // Revoked keys of every role, to show that revocation is a 401 everywhere.
@@ -85,7 +85,7 @@ export function scenarioHelpers(cur: () => TenantCase) {
 
 /** A fresh case: its own app, a seeded tenant (with `rules`, if given) and one session. */
 export async function newTenantCase(rules?: Partial<RuleStrings>): Promise<TenantCase> {
-  const t = createApiTestApp(new NullSandboxProvider());
+  const t = await createApiTestApp(new NullSandboxProvider());
   const a = await seedTenant(t.call);
   if (rules) {
     const body = { allow: [], deny: [], ask: [], ...rules };

@@ -3,9 +3,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ADMIN_KEY, createApiTestApp, seedTenant } from "../support/harness.js";
 import { NullSandboxProvider } from "../support/null-sandbox.js";
 
-let t: ReturnType<typeof createApiTestApp>;
-beforeEach(() => {
-  t = createApiTestApp(new NullSandboxProvider());
+let t: Awaited<ReturnType<typeof createApiTestApp>>;
+beforeEach(async () => {
+  t = await createApiTestApp(new NullSandboxProvider());
 });
 afterEach(() => t.close());
 

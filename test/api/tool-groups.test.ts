@@ -6,10 +6,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ADMIN_KEY, createApiTestApp, seedTenant } from "../support/harness.js";
 import { NullSandboxProvider } from "../support/null-sandbox.js";
 
-let t: ReturnType<typeof createApiTestApp>;
+let t: Awaited<ReturnType<typeof createApiTestApp>>;
 let a: Awaited<ReturnType<typeof seedTenant>>;
 beforeEach(async () => {
-  t = createApiTestApp(new NullSandboxProvider());
+  t = await createApiTestApp(new NullSandboxProvider());
   a = await seedTenant(t.call);
 });
 afterEach(() => t.close());

@@ -13,11 +13,11 @@ import { NullSandboxProvider } from "../support/null-sandbox.js";
 import { testQueue } from "../support/test-queue.js";
 
 const { adapter, drop } = testQueue("rec");
-let t: ReturnType<typeof createApiTestApp>;
+let t: Awaited<ReturnType<typeof createApiTestApp>>;
 let ids: string[];
 
 beforeAll(async () => {
-  t = createApiTestApp(new NullSandboxProvider());
+  t = await createApiTestApp(new NullSandboxProvider());
   const a = await seedTenant(t.call);
   await t.call("PUT", `/v1/tenants/${a.tenantId}/rules`, {
     key: a.adminKey,

@@ -9,9 +9,9 @@ import { followApprovals } from "../../src/service/calls/follow-approvals.js";
 import { createApiTestApp, seedTenant } from "../support/harness.js";
 import { NullSandboxProvider } from "../support/null-sandbox.js";
 
-let t: ReturnType<typeof createApiTestApp>;
-beforeEach(() => {
-  t = createApiTestApp(new NullSandboxProvider());
+let t: Awaited<ReturnType<typeof createApiTestApp>>;
+beforeEach(async () => {
+  t = await createApiTestApp(new NullSandboxProvider());
 });
 afterEach(() => t.close());
 

@@ -227,14 +227,14 @@ export async function seedBashTenant(call: Client, name?: string) {
 }
 
 /** The Hono app over real SQLite with in-memory queue/events and the given sandbox provider. */
-export function createApiTestApp(
+export async function createApiTestApp(
   sandboxes: SandboxProvider,
   quotas: Partial<Quotas> = {},
   opts: { mcp?: boolean } = {},
 ) {
   const dataDir = mkdtempSync(join(tmpdir(), "tsa-"));
   const { db, ping, close } = openTestDb(join(dataDir, "t.db"));
-  ensureAdminKey({ db }, ADMIN_KEY);
+  await ensureAdminKey({ db }, ADMIN_KEY);
   const bus = new MemoryBus();
   const deps: ServiceDeps = {
     db,

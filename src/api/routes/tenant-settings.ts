@@ -38,12 +38,12 @@ const putOne = createRoute({
 });
 
 export function tenantSettingsRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
-  app.openapi(getOne, (c) =>
-    c.json(deps.port.getTenantSettings(c.get("principal"), c.req.valid("param").tid), 200),
+  app.openapi(getOne, async (c) =>
+    c.json(await deps.port.getTenantSettings(c.get("principal"), c.req.valid("param").tid), 200),
   );
-  app.openapi(putOne, (c) =>
+  app.openapi(putOne, async (c) =>
     c.json(
-      deps.port.putTenantSettings(c.get("principal"), c.req.valid("param").tid, c.req.valid("json")),
+      await deps.port.putTenantSettings(c.get("principal"), c.req.valid("param").tid, c.req.valid("json")),
       200,
     ),
   );

@@ -108,25 +108,30 @@ const getRules = createRoute({
 });
 
 export function tenantRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
-  app.openapi(postTenant, (c) =>
-    c.json(deps.port.createTenant(c.get("principal"), c.req.valid("json")), 201),
+  app.openapi(postTenant, async (c) =>
+    c.json(await deps.port.createTenant(c.get("principal"), c.req.valid("json")), 201),
   );
-  app.openapi(list, (c) => c.json(deps.port.listTenants(c.get("principal"), c.req.valid("query")), 200));
-  app.openapi(postKey, (c) =>
-    c.json(deps.port.createKey(c.get("principal"), c.req.valid("param").tid, c.req.valid("json")), 201),
+  app.openapi(list, async (c) =>
+    c.json(await deps.port.listTenants(c.get("principal"), c.req.valid("query")), 200),
   );
-  app.openapi(getKeys, (c) =>
-    c.json({ keys: deps.port.listKeys(c.get("principal"), c.req.valid("param").tid) }, 200),
+  app.openapi(postKey, async (c) =>
+    c.json(await deps.port.createKey(c.get("principal"), c.req.valid("param").tid, c.req.valid("json")), 201),
   );
-  app.openapi(deleteKey, (c) => {
+  app.openapi(getKeys, async (c) =>
+    c.json({ keys: await deps.port.listKeys(c.get("principal"), c.req.valid("param").tid) }, 200),
+  );
+  app.openapi(deleteKey, async (c) => {
     const kid = c.req.valid("param").kid;
-    deps.port.revokeKey(c.get("principal"), kid);
+    await deps.port.revokeKey(c.get("principal"), kid);
     return c.body(null, 204);
   });
-  app.openapi(putRules, (c) =>
-    c.json(deps.port.putTenantRules(c.get("principal"), c.req.valid("param").tid, c.req.valid("json")), 200),
+  app.openapi(putRules, async (c) =>
+    c.json(
+      await deps.port.putTenantRules(c.get("principal"), c.req.valid("param").tid, c.req.valid("json")),
+      200,
+    ),
   );
-  app.openapi(getRules, (c) =>
-    c.json(deps.port.getTenantRules(c.get("principal"), c.req.valid("param").tid), 200),
+  app.openapi(getRules, async (c) =>
+    c.json(await deps.port.getTenantRules(c.get("principal"), c.req.valid("param").tid), 200),
   );
 }

@@ -122,15 +122,15 @@ const deliveries = createRoute({
 });
 
 export function webhookRoutes(app: OpenAPIHono<AppEnv>, hooks: WebhookVerbs): void {
-  app.openapi(put, (c) =>
-    c.json(hooks.put(c.get("principal"), c.req.valid("param").tid, c.req.valid("json")), 200),
+  app.openapi(put, async (c) =>
+    c.json(await hooks.put(c.get("principal"), c.req.valid("param").tid, c.req.valid("json")), 200),
   );
-  app.openapi(get, (c) => c.json(hooks.get(c.get("principal"), c.req.valid("param").tid), 200));
-  app.openapi(del, (c) => {
-    hooks.delete(c.get("principal"), c.req.valid("param").tid);
+  app.openapi(get, async (c) => c.json(await hooks.get(c.get("principal"), c.req.valid("param").tid), 200));
+  app.openapi(del, async (c) => {
+    await hooks.delete(c.get("principal"), c.req.valid("param").tid);
     return c.body(null, 204);
   });
-  app.openapi(deliveries, (c) =>
-    c.json(hooks.deliveries(c.get("principal"), c.req.valid("param").tid, c.req.valid("query")), 200),
+  app.openapi(deliveries, async (c) =>
+    c.json(await hooks.deliveries(c.get("principal"), c.req.valid("param").tid, c.req.valid("query")), 200),
   );
 }

@@ -2,9 +2,9 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, eq, isNull } from "drizzle-orm";
 import type { KeyView } from "../../contracts/tenant.js";
-import type { Db } from "../../db/open.js";
+import { type Db, dialectOf, first, tablesOf } from "../../db/db.js";
 import { preparedFor } from "../../db/prepared.js";
-import { apiKeys, type KeyRole } from "../../db/schema.js";
+import type { ApiKeyRow, KeyRole } from "../../db/rows.js";
 import { NotFoundError, UnauthenticatedError } from "../../errors.js";
 import { nowIso } from "../clock.js";
 import { newId } from "../ids.js";
@@ -28,95 +28,112 @@ export interface CreatedKey {
   name?: string;
 }
 
-export function createKey(
+export async function createKey(
   deps: { db: Db },
   p: Principal,
   tenantId: string,
   input: { role: "agent" | "tenant_admin"; name?: string },
-): CreatedKey {
+): Promise<CreatedKey> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
+  await loadTenant(deps, p, tenantId);
   const key = newKeySecret();
   const id = newId("key");
-  deps.db
-    .insert(apiKeys)
-    .values({
-      id,
-      tenantId,
-      role: input.role,
-      name: input.name ?? null,
-      hash: hashKey(key),
-      createdAt: nowIso(),
-    })
-    .run();
+  const { apiKeys } = tablesOf(deps.db);
+  await deps.db.insert(apiKeys).values({
+    id,
+    tenantId,
+    role: input.role,
+    name: input.name ?? null,
+    hash: hashKey(key),
+    createdAt: nowIso(),
+  });
   return { id, key, role: input.role, ...(input.name ? { name: input.name } : {}) };
 }
 
-export function revokeKey(deps: { db: Db }, p: Principal, keyId: string): void {
+export async function revokeKey(deps: { db: Db }, p: Principal, keyId: string): Promise<void> {
   requireRole(p, ["tenant_admin"]);
-  const row = deps.db.select().from(apiKeys).where(eq(apiKeys.id, keyId)).get();
+  const { apiKeys } = tablesOf(deps.db);
+  const row = await first(deps.db.select().from(apiKeys).where(eq(apiKeys.id, keyId)).limit(1));
   if (!row || row.revokedAt) throw new NotFoundError("key", keyId);
   // Tenant admins manage their own tenant's keys; platform keys belong to no tenant.
   requireTenant(p, row.tenantId ?? "", "key", keyId);
-  deps.db.update(apiKeys).set({ revokedAt: nowIso() }).where(eq(apiKeys.id, keyId)).run();
+  await deps.db.update(apiKeys).set({ revokedAt: nowIso() }).where(eq(apiKeys.id, keyId));
 }
 
 /** The caller behind a bearer secret; 401 when unknown or revoked. */
-export function authenticate(deps: { db: Db }, secret: string | undefined): Principal {
+export async function authenticate(deps: { db: Db }, secret: string | undefined): Promise<Principal> {
   if (!secret) throw new UnauthenticatedError("missing Authorization: Bearer <key>");
-  const row = preparedFor(deps.db).liveKeyByHash.get({ hash: hashKey(secret) });
+  const row = await liveKeyByHash(deps.db, hashKey(secret));
   if (!row) throw new UnauthenticatedError("invalid or revoked API key");
   return { keyId: row.id, role: row.role, tenantId: row.tenantId };
+}
+
+/**
+ * The live key with this hash, looked up on every request. On SQLite through the prepared
+ * statement (building the SQL per call costs more than the lookup); prepared.ts holds SQLite
+ * statements only, so Postgres runs the builder (one query either way).
+ */
+async function liveKeyByHash(db: Db, hash: string): Promise<ApiKeyRow | undefined> {
+  if (dialectOf(db) === "sqlite") return preparedFor(db).liveKeyByHash.get({ hash });
+  const { apiKeys } = tablesOf(db);
+  return first(
+    db
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.hash, hash), isNull(apiKeys.revokedAt)))
+      .limit(1),
+  );
 }
 
 /**
  * Makes sure a platform admin key exists: the configured one, else one generated now. Returns
  * the generated secret (to be printed once) or undefined.
  */
-export function ensureAdminKey(deps: { db: Db }, configured: string | undefined): string | undefined {
+export async function ensureAdminKey(
+  deps: { db: Db },
+  configured: string | undefined,
+): Promise<string | undefined> {
+  const { apiKeys } = tablesOf(deps.db);
   if (configured) {
-    const hash = hashKey(configured);
-    const found = deps.db.select().from(apiKeys).where(eq(apiKeys.hash, hash)).get();
-    if (!found) {
-      deps.db
-        .insert(apiKeys)
-        .values({
-          id: newId("key"),
-          tenantId: null,
-          role: "admin",
-          name: "configured",
-          hash,
-          createdAt: nowIso(),
-        })
-        .run();
-    }
+    // One statement, so that API processes starting together on one database do not race.
+    await deps.db
+      .insert(apiKeys)
+      .values({
+        id: newId("key"),
+        tenantId: null,
+        role: "admin",
+        name: "configured",
+        hash: hashKey(configured),
+        createdAt: nowIso(),
+      })
+      .onConflictDoNothing({ target: apiKeys.hash });
     return undefined;
   }
-  const existing = deps.db
-    .select()
-    .from(apiKeys)
-    .where(and(eq(apiKeys.role, "admin"), isNull(apiKeys.revokedAt)))
-    .get();
+  const existing = await first(
+    deps.db
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.role, "admin"), isNull(apiKeys.revokedAt)))
+      .limit(1),
+  );
   if (existing) return undefined;
   const key = newKeySecret();
-  deps.db
-    .insert(apiKeys)
-    .values({
-      id: newId("key"),
-      tenantId: null,
-      role: "admin",
-      name: "generated",
-      hash: hashKey(key),
-      createdAt: nowIso(),
-    })
-    .run();
+  await deps.db.insert(apiKeys).values({
+    id: newId("key"),
+    tenantId: null,
+    role: "admin",
+    name: "generated",
+    hash: hashKey(key),
+    createdAt: nowIso(),
+  });
   return key;
 }
 
 /** The tenant's keys without secrets or hashes (revoked ones included, marked). */
-export function listKeys(deps: { db: Db }, p: Principal, tenantId: string): KeyView[] {
+export async function listKeys(deps: { db: Db }, p: Principal, tenantId: string): Promise<KeyView[]> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
+  await loadTenant(deps, p, tenantId);
+  const { apiKeys } = tablesOf(deps.db);
   return deps.db
     .select({
       id: apiKeys.id,
@@ -127,6 +144,5 @@ export function listKeys(deps: { db: Db }, p: Principal, tenantId: string): KeyV
     })
     .from(apiKeys)
     .where(eq(apiKeys.tenantId, tenantId))
-    .orderBy(apiKeys.createdAt)
-    .all();
+    .orderBy(apiKeys.createdAt);
 }

@@ -7,8 +7,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { and, eq, isNull } from "drizzle-orm";
-import type { Db } from "../../db/open.js";
-import { apiKeys } from "../../db/schema.js";
+import { type Db, first, tablesOf } from "../../db/db.js";
 import { ForbiddenError, UnauthenticatedError } from "../../errors.js";
 import { authenticate } from "./api-keys.js";
 import type { Principal } from "./principal.js";
@@ -42,8 +41,8 @@ export class ConsoleSessions {
   ) {}
 
   /** Checks the key (401 unknown, 403 an agent key) and opens a session for it. */
-  signIn(key: string | undefined): ConsoleSession {
-    const principal = authenticate({ db: this.db }, key);
+  async signIn(key: string | undefined): Promise<ConsoleSession> {
+    const principal = await authenticate({ db: this.db }, key);
     if (principal.role === "agent") {
       throw new ForbiddenError("the console needs a tenant_admin or platform admin key, not an agent key");
     }
@@ -57,16 +56,19 @@ export class ConsoleSessions {
   }
 
   /** The session behind a cookie; 401 when absent, forged, expired or its key was revoked. */
-  resume(token: string | undefined): ConsoleSession {
+  async resume(token: string | undefined): Promise<ConsoleSession> {
     const body = token ? this.verify(token) : undefined;
     if (!token || !body)
       throw new UnauthenticatedError("not signed in to the console (or the session ended)");
     if (body.e <= this.now()) throw new UnauthenticatedError("the console session expired: sign in again");
-    const row = this.db
-      .select({ id: apiKeys.id, role: apiKeys.role, tenantId: apiKeys.tenantId })
-      .from(apiKeys)
-      .where(and(eq(apiKeys.id, body.k), isNull(apiKeys.revokedAt)))
-      .get();
+    const { apiKeys } = tablesOf(this.db);
+    const row = await first(
+      this.db
+        .select({ id: apiKeys.id, role: apiKeys.role, tenantId: apiKeys.tenantId })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.id, body.k), isNull(apiKeys.revokedAt)))
+        .limit(1),
+    );
     if (!row) throw new UnauthenticatedError("the key of this console session was revoked: sign in again");
     return this.session(token, body, { keyId: row.id, role: row.role, tenantId: row.tenantId });
   }

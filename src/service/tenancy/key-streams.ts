@@ -5,8 +5,7 @@
  * stream is open).
  */
 import { and, inArray, isNotNull } from "drizzle-orm";
-import type { Db } from "../../db/open.js";
-import { apiKeys } from "../../db/schema.js";
+import { type Db, tablesOf } from "../../db/db.js";
 
 export class KeyStreams {
   private readonly open = new Map<string, Set<() => void>>();
@@ -23,7 +22,7 @@ export class KeyStreams {
     this.open.set(keyId, set);
     set.add(onRevoke);
     if (!this.timer) {
-      this.timer = setInterval(() => this.check(), this.checkMs);
+      this.timer = setInterval(() => void this.check(), this.checkMs);
       this.timer.unref();
     }
     return () => this.untrack(keyId, onRevoke);
@@ -56,16 +55,16 @@ export class KeyStreams {
     this.timer = undefined;
   }
 
-  private check(): void {
+  private async check(): Promise<void> {
     const ids = [...this.open.keys()];
     if (ids.length === 0) return;
     let gone: { id: string }[];
     try {
-      gone = this.db
+      const { apiKeys } = tablesOf(this.db);
+      gone = await this.db
         .select({ id: apiKeys.id })
         .from(apiKeys)
-        .where(and(inArray(apiKeys.id, ids), isNotNull(apiKeys.revokedAt)))
-        .all();
+        .where(and(inArray(apiKeys.id, ids), isNotNull(apiKeys.revokedAt)));
     } catch {
       return; // busy or closing: the next pass looks again
     }

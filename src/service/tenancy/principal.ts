@@ -1,5 +1,5 @@
 /** The authenticated caller and the role / tenant checks every verb applies. */
-import type { KeyRole } from "../../db/schema.js";
+import type { KeyRole } from "../../db/rows.js";
 import { ForbiddenError, NotFoundError } from "../../errors.js";
 
 export interface Principal {

@@ -3,8 +3,8 @@
  * minute. A tenant's own settings override the platform defaults from the config.
  */
 import { and, count, eq, inArray } from "drizzle-orm";
-import type { Db } from "../../db/open.js";
-import { jobs, sessions, type TenantQuotas } from "../../db/schema.js";
+import { type Db, first, tablesOf } from "../../db/db.js";
+import type { TenantQuotas } from "../../db/rows.js";
 import { RateLimitedError } from "../../errors.js";
 import type { ServiceDeps } from "../ports.js";
 import { readTenantSettings } from "./tenant-settings.js";
@@ -16,8 +16,11 @@ const ACTIVE_CALLS_RETRY_S = 2;
 
 export type EffectiveQuotas = Required<TenantQuotas>;
 
-export function effectiveQuotas(deps: Pick<ServiceDeps, "db" | "quotas">, tenantId: string): EffectiveQuotas {
-  const own = readTenantSettings(deps.db, tenantId).quotas;
+export async function effectiveQuotas(
+  deps: Pick<ServiceDeps, "db" | "quotas">,
+  tenantId: string,
+): Promise<EffectiveQuotas> {
+  const own = (await readTenantSettings(deps.db, tenantId)).quotas;
   return {
     maxSessions: own.maxSessions ?? deps.quotas.maxSessions,
     maxActiveCalls: own.maxActiveCalls ?? deps.quotas.maxActiveCalls ?? DEFAULT_MAX_ACTIVE_CALLS,
@@ -25,25 +28,32 @@ export function effectiveQuotas(deps: Pick<ServiceDeps, "db" | "quotas">, tenant
   };
 }
 
-export function checkSessionQuota(deps: Pick<ServiceDeps, "db" | "quotas">, tenantId: string): void {
-  const { maxSessions } = effectiveQuotas(deps, tenantId);
-  const row = deps.db
-    .select({ n: count() })
-    .from(sessions)
-    .where(and(eq(sessions.tenantId, tenantId), eq(sessions.status, "active")))
-    .get();
+export async function checkSessionQuota(
+  deps: Pick<ServiceDeps, "db" | "quotas">,
+  tenantId: string,
+): Promise<void> {
+  const { maxSessions } = await effectiveQuotas(deps, tenantId);
+  const { sessions } = tablesOf(deps.db);
+  const row = await first(
+    deps.db
+      .select({ n: count() })
+      .from(sessions)
+      .where(and(eq(sessions.tenantId, tenantId), eq(sessions.status, "active"))),
+  );
   if ((row?.n ?? 0) >= maxSessions) {
     throw new RateLimitedError(`the tenant already has ${maxSessions} active sessions`, 60);
   }
 }
 
 /** The tenant's calls that are queued or running now. */
-export function activeCallCount(db: Db, tenantId: string): number {
-  const row = db
-    .select({ n: count() })
-    .from(jobs)
-    .where(and(eq(jobs.tenantId, tenantId), inArray(jobs.status, ["queued", "running"])))
-    .get();
+export async function activeCallCount(db: Db, tenantId: string): Promise<number> {
+  const { jobs } = tablesOf(db);
+  const row = await first(
+    db
+      .select({ n: count() })
+      .from(jobs)
+      .where(and(eq(jobs.tenantId, tenantId), inArray(jobs.status, ["queued", "running"]))),
+  );
   return row?.n ?? 0;
 }
 
@@ -52,12 +62,12 @@ export async function checkCallQuotas(
   deps: Pick<ServiceDeps, "db" | "limiter" | "quotas">,
   tenantId: string,
 ): Promise<void> {
-  const q = effectiveQuotas(deps, tenantId);
+  const q = await effectiveQuotas(deps, tenantId);
   const wait = await deps.limiter.hit(`calls:${tenantId}`, q.callsPerMinute, 60);
   if (wait !== null) {
     throw new RateLimitedError(`more than ${q.callsPerMinute} calls per minute for this tenant`, wait);
   }
-  if (activeCallCount(deps.db, tenantId) >= q.maxActiveCalls) {
+  if ((await activeCallCount(deps.db, tenantId)) >= q.maxActiveCalls) {
     throw new RateLimitedError(
       `the tenant already has ${q.maxActiveCalls} calls queued or running`,
       ACTIVE_CALLS_RETRY_S,

@@ -4,7 +4,7 @@
  * sealed with the SecretBox at rest and never returned (only their names are). Checked when
  * stored (400 naming the field); turned into the sandbox spec when a session's container starts.
  */
-import type { StoredSandboxSettings } from "../../db/schema.js";
+import type { StoredSandboxSettings } from "../../db/rows.js";
 import { type ErrorDetail, ValidationError } from "../../errors.js";
 import type { SessionSandboxSettings } from "../../sandbox/sandbox.js";
 import type { SecretBox } from "../secret-box.js";

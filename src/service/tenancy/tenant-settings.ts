@@ -5,8 +5,8 @@
  */
 import { eq } from "drizzle-orm";
 import type { TenantSettingsPatch, TenantSettingsView } from "../../contracts/tenant.js";
-import type { Db } from "../../db/open.js";
-import { type StoredSandboxSettings, tenantSettings } from "../../db/schema.js";
+import { type Db, first, type Tables, tablesOf } from "../../db/db.js";
+import type { StoredSandboxSettings } from "../../db/rows.js";
 import { ForbiddenError } from "../../errors.js";
 import type { PermissionMode } from "../../permission/types.js";
 import { nowIso } from "../clock.js";
@@ -25,63 +25,77 @@ export const DEFAULT_SETTINGS: CoreSettings = {
   quotas: {},
 };
 
-function storedRow(db: Db, tenantId: string) {
-  return db.select().from(tenantSettings).where(eq(tenantSettings.tenantId, tenantId)).get();
+type SettingsRow = Tables["tenantSettings"]["$inferSelect"];
+
+async function storedRow(db: Db, tenantId: string): Promise<SettingsRow | undefined> {
+  const { tenantSettings } = tablesOf(db);
+  return first(db.select().from(tenantSettings).where(eq(tenantSettings.tenantId, tenantId)).limit(1));
 }
 
-/** The stored settings or the defaults; no role check (used by other verbs). */
-export function readTenantSettings(db: Db, tenantId: string): CoreSettings {
-  const row = storedRow(db, tenantId);
+function coreSettings(row: SettingsRow | undefined): CoreSettings {
   if (!row) return { ...DEFAULT_SETTINGS };
   const { allowBypass, agentsMayApprove, approvalTtlSeconds, quotas } = row;
   return { allowBypass, agentsMayApprove, approvalTtlSeconds, quotas };
 }
 
+/** The stored settings or the defaults; no role check (used by other verbs). */
+export async function readTenantSettings(db: Db, tenantId: string): Promise<CoreSettings> {
+  return coreSettings(await storedRow(db, tenantId));
+}
+
 /** The tenant's stored sandbox settings (empty when none); no role check. */
-export function readSandboxSettings(db: Db, tenantId: string): StoredSandboxSettings {
-  return storedRow(db, tenantId)?.sandbox ?? {};
+export async function readSandboxSettings(db: Db, tenantId: string): Promise<StoredSandboxSettings> {
+  return (await storedRow(db, tenantId))?.sandbox ?? {};
 }
 
-function response(db: Db, tenantId: string): TenantSettingsView {
-  return {
-    ...readTenantSettings(db, tenantId),
-    sandbox: sandboxSettingsView(readSandboxSettings(db, tenantId)),
-  };
+/** The view of a stored row (one read serves both parts). */
+function response(row: SettingsRow | undefined): TenantSettingsView {
+  return { ...coreSettings(row), sandbox: sandboxSettingsView(row?.sandbox ?? {}) };
 }
 
-export function getTenantSettings(deps: { db: Db }, p: Principal, tenantId: string): TenantSettingsView {
+export async function getTenantSettings(
+  deps: { db: Db },
+  p: Principal,
+  tenantId: string,
+): Promise<TenantSettingsView> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
-  return response(deps.db, tenantId);
+  await loadTenant(deps, p, tenantId);
+  return response(await storedRow(deps.db, tenantId));
 }
 
 /** Merges the given fields into the stored settings (fields left out keep their value). */
-export function putTenantSettings(
+export async function putTenantSettings(
   deps: { db: Db; sandboxPolicy: SandboxPolicy; secrets: SecretBox },
   p: Principal,
   tenantId: string,
   patch: TenantSettingsPatch,
-): TenantSettingsView {
+): Promise<TenantSettingsView> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
+  await loadTenant(deps, p, tenantId);
   if (patch.quotas !== undefined && p.role !== "admin") {
     throw new ForbiddenError("quotas are set by the platform admin; a tenant_admin may only read them");
   }
   const { sandbox: sandboxPatch, ...rest } = patch;
-  const current = readSandboxSettings(deps.db, tenantId);
+  const stored = await storedRow(deps.db, tenantId);
+  const current = stored?.sandbox ?? {};
   const sandbox = sandboxPatch ? applySandboxPatch(deps, tenantId, current, sandboxPatch) : current;
-  const next = { ...readTenantSettings(deps.db, tenantId), ...rest, sandbox, updatedAt: nowIso() };
-  deps.db
+  const next = { ...coreSettings(stored), ...rest, sandbox, updatedAt: nowIso() };
+  const { tenantSettings } = tablesOf(deps.db);
+  const [written] = await deps.db
     .insert(tenantSettings)
     .values({ tenantId, ...next })
     .onConflictDoUpdate({ target: tenantSettings.tenantId, set: next })
-    .run();
-  return response(deps.db, tenantId);
+    .returning();
+  return response(written);
 }
 
 /** `bypass` is off unless the tenant allows it: asking for it otherwise is a 403. */
-export function assertModeAllowed(db: Db, tenantId: string, mode: PermissionMode | undefined): void {
-  if (mode !== "bypass" || readTenantSettings(db, tenantId).allowBypass) return;
+export async function assertModeAllowed(
+  db: Db,
+  tenantId: string,
+  mode: PermissionMode | undefined,
+): Promise<void> {
+  if (mode !== "bypass" || (await readTenantSettings(db, tenantId)).allowBypass) return;
   throw new ForbiddenError(
     "mode 'bypass' is not allowed for this tenant (a tenant_admin can enable it with allowBypass in the tenant settings)",
   );
@@ -92,8 +106,11 @@ export function assertModeAllowed(db: Db, tenantId: string, mode: PermissionMode
  * turned `allowBypass` off decides as `default` (from its next call; turning it on again restores
  * bypass). The stored mode is left as it was.
  */
-export function effectiveMode(db: Db, session: { tenantId: string; mode: PermissionMode }): PermissionMode {
+export async function effectiveMode(
+  db: Db,
+  session: { tenantId: string; mode: PermissionMode },
+): Promise<PermissionMode> {
   const { mode } = session;
-  if (mode !== "bypass" || readTenantSettings(db, session.tenantId).allowBypass) return mode;
+  if (mode !== "bypass" || (await readTenantSettings(db, session.tenantId)).allowBypass) return mode;
   return "default";
 }

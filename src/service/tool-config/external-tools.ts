@@ -23,14 +23,14 @@ export function getExternalTools(db: Db, tenantId: string): ExternalToolDef[] {
 }
 
 /** Replaces the tenant's external tools after checking names, schemas and duplicates. */
-export function putExternalTools(
+export async function putExternalTools(
   deps: { db: Db; builtinNames?: readonly string[] },
   p: Principal,
   tenantId: string,
   input: ExternalToolDef[],
-): ExternalToolDef[] {
+): Promise<ExternalToolDef[]> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
+  await loadTenant(deps, p, tenantId);
   const tools = input.map((t) => ({ ...t, readOnly: t.readOnly ?? false }));
   assertValidDefs(tools, deps.builtinNames ?? []);
   const updatedAt = nowIso();
@@ -44,9 +44,13 @@ export function putExternalTools(
 }
 
 /** Reads the stored list (tenant admins). */
-export function listExternalTools(deps: { db: Db }, p: Principal, tenantId: string): ExternalToolDef[] {
+export async function listExternalTools(
+  deps: { db: Db },
+  p: Principal,
+  tenantId: string,
+): Promise<ExternalToolDef[]> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
+  await loadTenant(deps, p, tenantId);
   return getExternalTools(deps.db, tenantId);
 }
 

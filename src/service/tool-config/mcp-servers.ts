@@ -42,14 +42,14 @@ type Deps = {
 /** Binds a ciphertext to its row, so it cannot be replayed into another tenant's server. */
 const secretContext = (tenantId: string, name: string) => `mcp:${tenantId}:${name}`;
 
-export function createMcpServer(
+export async function createMcpServer(
   deps: Deps,
   p: Principal,
   tenantId: string,
   input: McpServerInput,
-): McpServerView {
+): Promise<McpServerView> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
+  await loadTenant(deps, p, tenantId);
   const config = toConfig(input);
   try {
     assertMcpServerConfig(config);
@@ -103,21 +103,35 @@ function assertEgressAllowed(egress: EgressPolicy, url: string): void {
   throw new AppError("EGRESS_REFUSED", message, [{ path: "url", message }]);
 }
 
-export function listMcpServers(deps: { db: Db }, p: Principal, tenantId: string): McpServerView[] {
+export async function listMcpServers(
+  deps: { db: Db },
+  p: Principal,
+  tenantId: string,
+): Promise<McpServerView[]> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
+  await loadTenant(deps, p, tenantId);
   return rows(deps.db, tenantId).map(toView);
 }
 
-export function getMcpServer(deps: { db: Db }, p: Principal, tenantId: string, name: string): McpServerView {
+export async function getMcpServer(
+  deps: { db: Db },
+  p: Principal,
+  tenantId: string,
+  name: string,
+): Promise<McpServerView> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
+  await loadTenant(deps, p, tenantId);
   return toView(loadRow(deps.db, tenantId, name));
 }
 
-export function deleteMcpServer(deps: Deps, p: Principal, tenantId: string, name: string): void {
+export async function deleteMcpServer(
+  deps: Deps,
+  p: Principal,
+  tenantId: string,
+  name: string,
+): Promise<void> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
+  await loadTenant(deps, p, tenantId);
   loadRow(deps.db, tenantId, name);
   deps.db
     .delete(mcpServers)

@@ -45,20 +45,20 @@ export function readTenantRules(db: Db, tenantId: string): RuleStrings {
   return row?.rules ?? EMPTY_RULES;
 }
 
-export function getTenantRules(deps: { db: Db }, p: Principal, tenantId: string): RuleStrings {
+export async function getTenantRules(deps: { db: Db }, p: Principal, tenantId: string): Promise<RuleStrings> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
+  await loadTenant(deps, p, tenantId);
   return readTenantRules(deps.db, tenantId);
 }
 
-export function putTenantRules(
+export async function putTenantRules(
   deps: { db: Db },
   p: Principal,
   tenantId: string,
   input: RuleStrings,
-): RuleStrings {
+): Promise<RuleStrings> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
+  await loadTenant(deps, p, tenantId);
   parseRulesOrThrow(input, "tenant");
   const rules = { allow: [...input.allow], deny: [...input.deny], ask: [...input.ask] };
   deps.db

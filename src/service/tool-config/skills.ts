@@ -37,7 +37,7 @@ export async function uploadSkill(
   upload: Record<string, unknown> | Buffer,
 ): Promise<{ name: string; description: string }> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
+  await loadTenant(deps, p, tenantId);
   const checked = validateSkillUpload(upload);
   if (!checked.ok) {
     const tooBig = checked.errors.find((e) => e.path === "" && TOO_BIG.test(e.message));
@@ -66,9 +66,9 @@ export async function uploadSkill(
   return { name, description };
 }
 
-export function listSkills(deps: { db: Db }, p: Principal, tenantId: string): SkillView[] {
+export async function listSkills(deps: { db: Db }, p: Principal, tenantId: string): Promise<SkillView[]> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
+  await loadTenant(deps, p, tenantId);
   return deps.db
     .select({
       name: skills.name,
@@ -86,7 +86,7 @@ export function listSkills(deps: { db: Db }, p: Principal, tenantId: string): Sk
 /** Removes the row, then the files; a skill a tool group names is a 409 (edit the group first). */
 export async function deleteSkill(deps: Deps, p: Principal, tenantId: string, name: string): Promise<void> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
+  await loadTenant(deps, p, tenantId);
   const where = and(eq(skills.tenantId, tenantId), eq(skills.name, name));
   if (!deps.db.select({ name: skills.name }).from(skills).where(where).get())
     throw new NotFoundError("skill", name);

@@ -38,7 +38,7 @@ export async function putToolGroups(
   input: ToolGroupDef[],
 ): Promise<ToolGroupDef[]> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
+  await loadTenant(deps, p, tenantId);
   const groups = input.map(normalize);
   const config = { ...(await loadTenantToolConfig(deps, tenantId)), groups };
   const known: Record<Member, Set<string>> = {

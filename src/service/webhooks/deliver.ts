@@ -5,8 +5,7 @@
  * not retried: the policy will refuse it again.
  */
 import { eq } from "drizzle-orm";
-import type { Db } from "../../db/open.js";
-import { webhookDeliveries } from "../../db/schema.js";
+import { type Db, first, tablesOf } from "../../db/db.js";
 import type { Logger } from "../../log.js";
 import { EgressRefusedError } from "../../net/egress-policy.js";
 import { nowIso } from "../clock.js";
@@ -25,18 +24,21 @@ export async function deliverWebhook(
   deliveryId: string,
   attempt: { last: boolean },
 ): Promise<DeliveryOutcome> {
-  const row = deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
+  const { webhookDeliveries } = tablesOf(deps.db);
+  const row = await first(
+    deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).limit(1),
+  );
   if (row?.status !== "pending") return "skipped";
-  const hook = findWebhook(deps.db, row.tenantId);
+  const hook = await findWebhook(deps.db, row.tenantId);
   const now = nowIso();
-  const record = (set: Partial<typeof row>) =>
-    deps.db
+  const record = async (set: Partial<typeof row>) => {
+    await deps.db
       .update(webhookDeliveries)
       .set({ attempts: row.attempts + 1, lastAttemptAt: now, ...set })
-      .where(eq(webhookDeliveries.id, deliveryId))
-      .run();
+      .where(eq(webhookDeliveries.id, deliveryId));
+  };
   if (!hook) {
-    record({ status: "failed", lastError: "the tenant's webhook was removed" });
+    await record({ status: "failed", lastError: "the tenant's webhook was removed" });
     return "failed";
   }
   const secret = deps.webhooks.secrets.open<string>(hook.secretEnc, webhookSecretContext(row.tenantId));
@@ -65,7 +67,7 @@ export async function deliverWebhook(
     error = err instanceof Error ? describe(err) : String(err);
   }
   if (error === null) {
-    record({
+    await record({
       status: "delivered",
       responseCode: code,
       lastError: null,
@@ -75,7 +77,7 @@ export async function deliverWebhook(
     return "delivered";
   }
   const final = attempt.last || refused;
-  record({ status: final ? "failed" : "pending", responseCode: code, lastError: error, url: hook.url });
+  await record({ status: final ? "failed" : "pending", responseCode: code, lastError: error, url: hook.url });
   deps.logger.info({ deliveryId, tenantId: row.tenantId, error, final }, "webhook delivery attempt failed");
   return final ? "failed" : "retry";
 }

@@ -1,7 +1,7 @@
 /** `GET /v1/tenants/{tid}/webhooks/deliveries`: every delivery of the tenant, newest first. */
 import { eq, type SQL } from "drizzle-orm";
-import type { Db } from "../../db/open.js";
-import { type WebhookDeliveryRow, type WebhookDeliveryStatus, webhookDeliveries } from "../../db/schema.js";
+import { type Db, tablesOf } from "../../db/db.js";
+import type { WebhookDeliveryRow, WebhookDeliveryStatus } from "../../db/rows.js";
 import { ValidationError } from "../../errors.js";
 import { type Page, type PageQuery, selectPage } from "../page.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
@@ -24,14 +24,15 @@ export interface DeliveryView {
   deliveredAt: string | null;
 }
 
-export function listDeliveries(
+export async function listDeliveries(
   deps: { db: Db },
   p: Principal,
   tenantId: string,
   q: PageQuery & { status?: string; jobId?: string },
-): Page<DeliveryView> {
+): Promise<Page<DeliveryView>> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
+  await loadTenant(deps, p, tenantId);
+  const { webhookDeliveries } = tablesOf(deps.db);
   const where: (SQL | undefined)[] = [eq(webhookDeliveries.tenantId, tenantId)];
   if (q.status !== undefined) {
     const status = STATUSES.find((s) => s === q.status);

@@ -6,8 +6,8 @@
 import { eq } from "drizzle-orm";
 import { isTerminal } from "../../contracts/job.js";
 import type { WebhookEvent } from "../../contracts/webhook.js";
-import type { Db } from "../../db/open.js";
-import { type JobRow, webhookDeliveries } from "../../db/schema.js";
+import { type Db, tablesOf } from "../../db/db.js";
+import type { JobRow } from "../../db/rows.js";
 import type { Logger } from "../../log.js";
 import { toApprovalItem } from "../calls/approvals-inbox.js";
 import { toJobView } from "../calls/job-view.js";
@@ -37,7 +37,8 @@ export async function recordWebhookEvents(
   if (!deps.webhooks) return;
   const events = eventsFor(row);
   if (events.length === 0) return;
-  const hook = findWebhook(deps.db, row.tenantId);
+  const hook = await findWebhook(deps.db, row.tenantId);
+  const { webhookDeliveries } = tablesOf(deps.db);
   if (!hook) return;
   const created: string[] = [];
   for (const [event, data] of events) {
@@ -45,7 +46,7 @@ export async function recordWebhookEvents(
     const id = newId("whd");
     const createdAt = nowIso();
     const body = JSON.stringify({ id, event, createdAt, tenantId: row.tenantId, data });
-    const inserted = deps.db
+    const inserted = await deps.db
       .insert(webhookDeliveries)
       .values({
         id,
@@ -58,8 +59,8 @@ export async function recordWebhookEvents(
         createdAt,
       })
       .onConflictDoNothing()
-      .run();
-    if (inserted.changes > 0) created.push(id);
+      .returning({ id: webhookDeliveries.id });
+    if (inserted.length > 0) created.push(id);
   }
   for (const id of created) {
     await deps.webhooks.queue.enqueue(id).catch((err: unknown) => {
@@ -76,11 +77,11 @@ export async function requeuePendingDeliveries(deps: {
   db: Db;
   webhooks: { queue: WebhookQueue };
 }): Promise<number> {
-  const rows = deps.db
+  const { webhookDeliveries } = tablesOf(deps.db);
+  const rows = await deps.db
     .select({ id: webhookDeliveries.id })
     .from(webhookDeliveries)
-    .where(eq(webhookDeliveries.status, "pending"))
-    .all();
+    .where(eq(webhookDeliveries.status, "pending"));
   for (const { id } of rows) await deps.webhooks.queue.enqueue(id);
   return rows.length;
 }

@@ -5,8 +5,8 @@
  */
 import { eq } from "drizzle-orm";
 import { WEBHOOK_EVENTS, type WebhookEvent } from "../../contracts/webhook.js";
-import type { Db } from "../../db/open.js";
-import { type WebhookRow, webhooks } from "../../db/schema.js";
+import { type Db, first, tablesOf } from "../../db/db.js";
+import type { WebhookRow } from "../../db/rows.js";
 import { AppError, NotFoundError } from "../../errors.js";
 import { refusalMessage } from "../../net/egress-policy.js";
 import { nowIso } from "../clock.js";
@@ -36,15 +36,20 @@ export interface WebhookView {
 
 type Deps = { db: Db; webhooks: Pick<WebhookRuntime, "secrets" | "egress"> };
 
-export function putWebhook(deps: Deps, p: Principal, tenantId: string, input: WebhookInput): WebhookView {
+export async function putWebhook(
+  deps: Deps,
+  p: Principal,
+  tenantId: string,
+  input: WebhookInput,
+): Promise<WebhookView> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
+  await loadTenant(deps, p, tenantId);
   const refusal = deps.webhooks.egress.checkHost(new URL(input.url).hostname);
   if (refusal) {
     const message = refusalMessage(refusal);
     throw new AppError("EGRESS_REFUSED", message, [{ path: "url", message }]);
   }
-  const existing = findWebhook(deps.db, tenantId);
+  const existing = await findWebhook(deps.db, tenantId);
   const generated =
     input.secret === undefined && (!existing || input.rotateSecret) ? newWebhookSecret() : undefined;
   const secret = input.secret ?? generated;
@@ -60,31 +65,36 @@ export function putWebhook(deps: Deps, p: Principal, tenantId: string, input: We
     createdAt: existing?.createdAt ?? now,
     updatedAt: now,
   };
-  deps.db
+  const { webhooks } = tablesOf(deps.db);
+  await deps.db
     .insert(webhooks)
     .values(row)
-    .onConflictDoUpdate({ target: webhooks.tenantId, set: { ...row, createdAt: row.createdAt } })
-    .run();
+    .onConflictDoUpdate({ target: webhooks.tenantId, set: { ...row, createdAt: row.createdAt } });
   return { ...toView(row), ...(generated ? { secret: generated } : {}) };
 }
 
-export function getWebhook(deps: { db: Db }, p: Principal, tenantId: string): WebhookView {
+export async function getWebhook(deps: { db: Db }, p: Principal, tenantId: string): Promise<WebhookView> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
-  const row = findWebhook(deps.db, tenantId);
+  await loadTenant(deps, p, tenantId);
+  const row = await findWebhook(deps.db, tenantId);
   if (!row) throw new NotFoundError("webhook of tenant", tenantId);
   return toView(row);
 }
 
-export function deleteWebhook(deps: { db: Db }, p: Principal, tenantId: string): void {
+export async function deleteWebhook(deps: { db: Db }, p: Principal, tenantId: string): Promise<void> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
-  const gone = deps.db.delete(webhooks).where(eq(webhooks.tenantId, tenantId)).run();
-  if (gone.changes === 0) throw new NotFoundError("webhook of tenant", tenantId);
+  await loadTenant(deps, p, tenantId);
+  const { webhooks } = tablesOf(deps.db);
+  const gone = await deps.db
+    .delete(webhooks)
+    .where(eq(webhooks.tenantId, tenantId))
+    .returning({ tenantId: webhooks.tenantId });
+  if (gone.length === 0) throw new NotFoundError("webhook of tenant", tenantId);
 }
 
-export function findWebhook(db: Db, tenantId: string): WebhookRow | undefined {
-  return db.select().from(webhooks).where(eq(webhooks.tenantId, tenantId)).get();
+export async function findWebhook(db: Db, tenantId: string): Promise<WebhookRow | undefined> {
+  const { webhooks } = tablesOf(db);
+  return first(db.select().from(webhooks).where(eq(webhooks.tenantId, tenantId)).limit(1));
 }
 
 function toView(row: WebhookRow): WebhookView {

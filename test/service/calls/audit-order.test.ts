@@ -8,9 +8,9 @@ import { newId } from "../../../src/service/ids.js";
 import { createApiTestApp, seedTenant } from "../../support/harness.js";
 import { NullSandboxProvider } from "../../support/null-sandbox.js";
 
-let t: ReturnType<typeof createApiTestApp>;
-beforeEach(() => {
-  t = createApiTestApp(new NullSandboxProvider());
+let t: Awaited<ReturnType<typeof createApiTestApp>>;
+beforeEach(async () => {
+  t = await createApiTestApp(new NullSandboxProvider());
 });
 afterEach(() => {
   vi.useRealTimers();

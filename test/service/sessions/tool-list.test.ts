@@ -17,7 +17,7 @@ import { invalidateTenantConfig } from "../../../src/service/tool-config/tenant-
 import { createApiTestApp, seedTenant } from "../../support/harness.js";
 import { NullSandboxProvider } from "../../support/null-sandbox.js";
 
-let t: ReturnType<typeof createApiTestApp>;
+let t: Awaited<ReturnType<typeof createApiTestApp>>;
 let a: Awaited<ReturnType<typeof seedTenant>>;
 let sid: string;
 const agent = () => ({ keyId: "k", role: "agent" as const, tenantId: a.tenantId });
@@ -30,7 +30,7 @@ const lookup = {
 };
 
 beforeEach(async () => {
-  t = createApiTestApp(new NullSandboxProvider());
+  t = await createApiTestApp(new NullSandboxProvider());
   a = await seedTenant(t.call);
   t.deps.db
     .insert(externalTools)

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
+import { tablesOf } from "../../../src/db/db.js";
 import type { OpenedDb } from "../../../src/db/open.js";
-import { apiKeys } from "../../../src/db/schema.js";
 import { UnauthenticatedError } from "../../../src/errors.js";
 import { authenticate, ensureAdminKey } from "../../../src/service/tenancy/api-keys.js";
 import { openTestDb } from "../../support/test-db.js";
@@ -20,19 +20,20 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-it("generates the admin key once when none is configured, and stores only its hash", () => {
-  const key = ensureAdminKey({ db: store.db }, undefined);
+it("generates the admin key once when none is configured, and stores only its hash", async () => {
+  const key = await ensureAdminKey({ db: store.db }, undefined);
   expect(key).toMatch(/^tsk_/);
-  expect(ensureAdminKey({ db: store.db }, undefined)).toBeUndefined();
-  const rows = store.db.select().from(apiKeys).all();
+  expect(await ensureAdminKey({ db: store.db }, undefined)).toBeUndefined();
+  const { apiKeys } = tablesOf(store.db);
+  const rows = await store.db.select().from(apiKeys);
   expect(rows).toHaveLength(1);
   expect(rows[0]!.hash).not.toContain(key!);
-  expect(authenticate({ db: store.db }, key)).toMatchObject({ role: "admin", tenantId: null });
+  expect(await authenticate({ db: store.db }, key)).toMatchObject({ role: "admin", tenantId: null });
 });
 
-it("a configured admin key is accepted; unknown keys are 401", () => {
-  ensureAdminKey({ db: store.db }, "configured-admin-key-123456");
-  expect(authenticate({ db: store.db }, "configured-admin-key-123456").role).toBe("admin");
-  expect(() => authenticate({ db: store.db }, "other")).toThrow(UnauthenticatedError);
-  expect(() => authenticate({ db: store.db }, undefined)).toThrow(UnauthenticatedError);
+it("a configured admin key is accepted; unknown keys are 401", async () => {
+  await ensureAdminKey({ db: store.db }, "configured-admin-key-123456");
+  expect((await authenticate({ db: store.db }, "configured-admin-key-123456")).role).toBe("admin");
+  await expect(authenticate({ db: store.db }, "other")).rejects.toThrow(UnauthenticatedError);
+  await expect(authenticate({ db: store.db }, undefined)).rejects.toThrow(UnauthenticatedError);
 });

@@ -16,10 +16,10 @@ import { createApiTestApp, seedTenant } from "../../support/harness.js";
 import { NullSandboxProvider } from "../../support/null-sandbox.js";
 import { cleanup, skillFolder, skillMd, textOf } from "../../toolkit/skills/skill-folders.js";
 
-let t: ReturnType<typeof createApiTestApp>;
+let t: Awaited<ReturnType<typeof createApiTestApp>>;
 let a: Awaited<ReturnType<typeof seedTenant>>;
 beforeEach(async () => {
-  t = createApiTestApp(new NullSandboxProvider());
+  t = await createApiTestApp(new NullSandboxProvider());
   a = await seedTenant(t.call);
   for (const [name, body] of [
     ["greet", "# Greet\n\nSay hello."],

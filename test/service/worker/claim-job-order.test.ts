@@ -8,11 +8,11 @@ import { claimJob } from "../../../src/service/worker/claim-job.js";
 import { createApiTestApp, seedTenant } from "../../support/harness.js";
 import { NullSandboxProvider } from "../../support/null-sandbox.js";
 
-let t: ReturnType<typeof createApiTestApp>;
+let t: Awaited<ReturnType<typeof createApiTestApp>>;
 let agentKey: string;
 
 beforeEach(async () => {
-  t = createApiTestApp(new NullSandboxProvider());
+  t = await createApiTestApp(new NullSandboxProvider());
   const a = await seedTenant(t.call);
   agentKey = a.agentKey;
   await t.call("PUT", `/v1/tenants/${a.tenantId}/rules`, {
