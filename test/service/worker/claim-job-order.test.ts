@@ -40,10 +40,10 @@ it("unsafe calls of one session run alone and in submission order", async () => 
   expect(await kind(u2!)).toBe("wait");
   expect(await kind(u1!)).toBe("run");
   expect(await kind(u2!)).toBe("wait");
-  done(u1!);
+  await done(u1!);
   expect(await kind(u3!)).toBe("wait");
   expect(await kind(u2!)).toBe("run");
-  done(u2!);
+  await done(u2!);
   expect(await kind(u3!)).toBe("run");
 });
 
@@ -55,12 +55,12 @@ it("safe calls overlap each other but not an unsafe call", async () => {
   const u2 = await submit(sid, "Bash");
   expect(await kind(s1)).toBe("wait");
   expect(await kind(u1)).toBe("run");
-  done(u1);
+  await done(u1);
   expect(await kind(s2)).toBe("run");
   expect(await kind(s1)).toBe("run");
   expect(await kind(u2)).toBe("wait");
-  done(s1);
-  done(s2);
+  await done(s1);
+  await done(s2);
   expect(await kind(u2)).toBe("run");
 });
 
@@ -71,7 +71,7 @@ it("sessions do not wait for each other; a finished or cancelled job is skipped"
   const b1 = await submit(b, "Bash");
   expect(await kind(a1)).toBe("run");
   expect(await kind(b1)).toBe("run");
-  done(a1);
+  await done(a1);
   expect(await kind(a1)).toBe("skip");
   const a2 = await submit(a, "Bash");
   await t.call("POST", `/v1/jobs/${a2}/cancel`, { key: agentKey });
