@@ -45,7 +45,6 @@ import { ensureAdminKey } from "../service/tenancy/api-keys.js";
 import { KeyStreams } from "../service/tenancy/key-streams.js";
 import { SkillFiles } from "../service/tool-config/skill-files.js";
 import { announceAdminKey } from "./admin-key.js";
-import { requireSupportedDatabase } from "./database.js";
 import { Lifecycle } from "./lifecycle.js";
 import { loadBuiltinTools } from "./tools.js";
 import { createWebhookRuntime, startWebhookDelivery } from "./webhook-wiring.js";
@@ -81,7 +80,6 @@ export async function startService(
   mode: ServeMode,
   opts: StartOptions = {},
 ): Promise<RunningService> {
-  requireSupportedDatabase(config);
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
   const life = new Lifecycle(logger);
   let forceStop = false;

@@ -1,16 +1,6 @@
 /** DATABASE_URL and TOOLSHED_SECRET_KEY: parsed with errors that name the field and the fix, never the secret. */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, expect, it } from "vitest";
-import { startService } from "../../src/cli/compose.js";
-import { POSTGRES_NOT_YET } from "../../src/cli/database.js";
+import { expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
 
 const errorOf = (env: Record<string, string>) => {
   try {
@@ -46,12 +36,4 @@ it("takes the secret key from configuration as 32 bytes of base64", () => {
   const short = errorOf({ TOOLSHED_SECRET_KEY: Buffer.alloc(16, 7).toString("base64") });
   expect(short).toMatch(/TOOLSHED_SECRET_KEY: must be 32 random bytes in base64/);
   expect(short).not.toContain(Buffer.alloc(16, 7).toString("base64"));
-});
-
-it("does not start half on Postgres: the server refuses before opening anything", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "tsdbc-"));
-  dirs.push(dir);
-  const config = loadConfig({ DATABASE_URL: "postgres://u:p@127.0.0.1:1/none", DATA_DIR: dir });
-  await expect(startService(config, "serve")).rejects.toThrow(POSTGRES_NOT_YET);
-  expect(existsSync(join(dir, "toolshed.db"))).toBe(false);
 });
