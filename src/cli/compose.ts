@@ -173,7 +173,7 @@ export async function startService(
       cancels: bus,
       sandboxes,
       readCache: new SqliteReadCache(db),
-      skillFiles: new SkillFiles(join(config.DATA_DIR, "skills")),
+      skillFiles: new SkillFiles(join(config.DATA_DIR, "skill-cache"), db),
       transfers: new TransferDir(
         join(config.DATA_DIR, "transfers"),
         config.FILE_TRANSFER_MAX_BYTES,

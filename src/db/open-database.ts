@@ -20,7 +20,10 @@ export interface OpenedDatabase {
   close(): Promise<void>;
 }
 
-export async function openDatabase(config: { DATABASE_URL?: string; DATA_DIR: string }): Promise<OpenedDatabase> {
+export async function openDatabase(config: {
+  DATABASE_URL?: string;
+  DATA_DIR: string;
+}): Promise<OpenedDatabase> {
   if (config.DATABASE_URL) {
     const pg = await openPg(config.DATABASE_URL);
     return {

@@ -8,9 +8,8 @@ import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
-import * as schema from "./schema.js";
-
 import type { Db } from "./db.js";
+import * as schema from "./schema.js";
 
 /** Kept while the verbs move to db.ts (the handle of both dialects). */
 export type { Db };

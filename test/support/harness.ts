@@ -233,7 +233,7 @@ export function createApiTestApp(
     cancels: bus,
     sandboxes,
     readCache: new SqliteReadCache(db),
-    skillFiles: new SkillFiles(join(dataDir, "skills")),
+    skillFiles: new SkillFiles(join(dataDir, "skill-cache"), db),
     // No worker runs here: a transfer answers 503 naming its job after a short wait.
     transfers: new TransferDir(join(dataDir, "transfers"), 1024 * 1024, 200),
     metrics: new Metrics(),

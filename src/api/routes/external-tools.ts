@@ -33,11 +33,11 @@ const getTools = createRoute({
 });
 
 export function externalToolRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
-  app.openapi(putTools, (c) => {
+  app.openapi(putTools, async (c) => {
     const { tid } = c.req.valid("param");
-    return c.json(deps.port.putExternalTools(c.get("principal"), tid, c.req.valid("json")), 200);
+    return c.json(await deps.port.putExternalTools(c.get("principal"), tid, c.req.valid("json")), 200);
   });
-  app.openapi(getTools, (c) =>
-    c.json(deps.port.listExternalTools(c.get("principal"), c.req.valid("param").tid), 200),
+  app.openapi(getTools, async (c) =>
+    c.json(await deps.port.listExternalTools(c.get("principal"), c.req.valid("param").tid), 200),
   );
 }

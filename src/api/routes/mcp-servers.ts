@@ -89,19 +89,19 @@ const tools = createRoute({
 });
 
 export function mcpServerRoutes(app: OpenAPIHono<AppEnv>, mcp: McpServerVerbs): void {
-  app.openapi(post, (c) =>
-    c.json(mcp.create(c.get("principal"), c.req.valid("param").tid, c.req.valid("json")), 201),
+  app.openapi(post, async (c) =>
+    c.json(await mcp.create(c.get("principal"), c.req.valid("param").tid, c.req.valid("json")), 201),
   );
   app.openapi(list, async (c) =>
     c.json({ servers: await mcp.list(c.get("principal"), c.req.valid("param").tid) }, 200),
   );
-  app.openapi(get, (c) => {
+  app.openapi(get, async (c) => {
     const { tid, name } = c.req.valid("param");
-    return c.json(mcp.get(c.get("principal"), tid, name), 200);
+    return c.json(await mcp.get(c.get("principal"), tid, name), 200);
   });
-  app.openapi(del, (c) => {
+  app.openapi(del, async (c) => {
     const { tid, name } = c.req.valid("param");
-    mcp.delete(c.get("principal"), tid, name);
+    await mcp.delete(c.get("principal"), tid, name);
     return c.body(null, 204);
   });
   app.openapi(tools, async (c) => {

@@ -105,8 +105,8 @@ const getTools = createRoute({
 });
 
 export function sessionRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
-  app.openapi(postSession, (c) =>
-    c.json(deps.port.createSession(c.get("principal"), c.req.valid("json")), 201),
+  app.openapi(postSession, async (c) =>
+    c.json(await deps.port.createSession(c.get("principal"), c.req.valid("json")), 201),
   );
   app.openapi(list, (c) => c.json(deps.port.listSessions(c.get("principal"), c.req.valid("query")), 200));
   app.openapi(getOne, (c) => c.json(deps.port.getSession(c.get("principal"), c.req.valid("param").sid), 200));

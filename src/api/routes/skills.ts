@@ -96,8 +96,8 @@ export function skillRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
       type === "application/json" ? c.req.valid("json").files : Buffer.from(await c.req.arrayBuffer());
     return c.json(await deps.port.uploadSkill(c.get("principal"), tid, upload), 201);
   });
-  app.openapi(getSkills, (c) =>
-    c.json({ skills: deps.port.listSkills(c.get("principal"), c.req.valid("param").tid) }, 200),
+  app.openapi(getSkills, async (c) =>
+    c.json({ skills: await deps.port.listSkills(c.get("principal"), c.req.valid("param").tid) }, 200),
   );
   app.openapi(deleteOne, async (c) => {
     const { tid, name } = c.req.valid("param");

@@ -123,10 +123,13 @@ export function tenantRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
     deps.port.revokeKey(c.get("principal"), kid);
     return c.body(null, 204);
   });
-  app.openapi(putRules, (c) =>
-    c.json(deps.port.putTenantRules(c.get("principal"), c.req.valid("param").tid, c.req.valid("json")), 200),
+  app.openapi(putRules, async (c) =>
+    c.json(
+      await deps.port.putTenantRules(c.get("principal"), c.req.valid("param").tid, c.req.valid("json")),
+      200,
+    ),
   );
-  app.openapi(getRules, (c) =>
-    c.json(deps.port.getTenantRules(c.get("principal"), c.req.valid("param").tid), 200),
+  app.openapi(getRules, async (c) =>
+    c.json(await deps.port.getTenantRules(c.get("principal"), c.req.valid("param").tid), 200),
   );
 }

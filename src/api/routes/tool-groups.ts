@@ -35,7 +35,7 @@ export function toolGroupRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
       200,
     ),
   );
-  app.openapi(getGroups, (c) =>
-    c.json(deps.port.listToolGroups(c.get("principal"), c.req.valid("param").tid), 200),
+  app.openapi(getGroups, async (c) =>
+    c.json(await deps.port.listToolGroups(c.get("principal"), c.req.valid("param").tid), 200),
   );
 }

@@ -35,7 +35,7 @@ export async function answerApproval(
   const job = loadJob(deps.db, p, jobId);
   checkApprover(deps, p, job, body.remember ?? []);
   await expireIfDue(deps, jobId);
-  const external = getExternalTools(deps.db, job.tenantId).some((t) => t.name === job.tool);
+  const external = (await getExternalTools(deps.db, job.tenantId)).some((t) => t.name === job.tool);
   const remember = body.approve ? (body.remember ?? []) : [];
   const answered = await deps.store.settleApproval(jobId, (current) => ({
     set: answerSet(current, p, body.approve, external),

@@ -21,15 +21,15 @@ import { validateToolInput } from "./tool-input.js";
  * The permission context of a call in this session: tenant rules first, then session rules; the
  * mode as the tenant's settings allow it now.
  */
-export function permissionContext(
+export async function permissionContext(
   db: Db,
   session: SessionRow,
-  tenantRules: RuleStrings = readTenantRules(db, session.tenantId),
-): PermissionContext {
-  const tenant = parseRulesOrThrow(tenantRules, "tenant");
+  tenantRules?: RuleStrings,
+): Promise<PermissionContext> {
+  const tenant = parseRulesOrThrow(tenantRules ?? (await readTenantRules(db, session.tenantId)), "tenant");
   const own = parseRulesOrThrow(session.rules, "session");
   return {
-    mode: effectiveMode(db, session),
+    mode: await effectiveMode(db, session),
     cwd: session.cwd,
     home: session.home,
     workingDirectories: session.workingDirectories,
@@ -45,14 +45,14 @@ export function permissionContext(
  * Decides one call; pure apart from reading the rules. `tenantRules` replaces the stored set (a
  * rules dry run decides with the proposed one).
  */
-export function decideCall(
+export async function decideCall(
   db: Db,
   session: SessionRow,
   tool: ToolBase,
   input: ToolInput,
   tenantRules?: RuleStrings,
-): StoredDecision {
-  const ctx = permissionContext(db, session, tenantRules);
+): Promise<StoredDecision> {
+  const ctx = await permissionContext(db, session, tenantRules);
   const d = checkPermission(tool, input, ctx);
   return {
     behavior: d.behavior,

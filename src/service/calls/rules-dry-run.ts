@@ -50,7 +50,7 @@ export async function dryRunRules(
   loadTenant(deps, p, tenantId);
   // A bad proposal is a 400 naming `allow[2]`, exactly as saving it would be.
   parseRulesOrThrow(proposed, "tenant");
-  const current = readTenantRules(deps.db, tenantId);
+  const current = await readTenantRules(deps.db, tenantId);
   const recent = deps.db
     .select()
     .from(jobs)

@@ -131,7 +131,7 @@ async function planCall(
   }
   const tool = resolved.tool;
   const input = validateToolInput(tool, body.input);
-  const decision = decideCall(deps.db, session, tool, input);
+  const decision = await decideCall(deps.db, session, tool, input);
   const status = statusOf(decision, tool);
   const result = status === "denied" ? textResult(decision.message, "denied") : null;
   return { tool, input, decision, status, result };

@@ -51,7 +51,7 @@ export async function uploadFile(
   const session = openSession(deps, p, sessionId);
   const path = workspaceFilePath(rawPath);
   checkSize(deps, data.length);
-  const decision = decideAll(deps, session, "Write", [{ path, field: "path" }]);
+  const decision = await decideAll(deps, session, "Write", [{ path, field: "path" }]);
   const sha256 = sha256Hex(data);
   await runTransfer(deps, p, session, "upload", { path, bytes: data.length, sha256 }, decision, data);
   return { path, bytes: data.length, sha256 };
@@ -66,14 +66,14 @@ export async function downloadFile(
 ): Promise<{ path: string; data: Buffer }> {
   const session = openSession(deps, p, sessionId);
   const path = workspaceFilePath(rawPath);
-  const decision = decideAll(deps, session, "Read", [{ path, field: "path" }]);
+  const decision = await decideAll(deps, session, "Read", [{ path, field: "path" }]);
   return { path, data: await runTransfer(deps, p, session, "download", { path }, decision) };
 }
 
 /** A tar of /workspace; members the session's Read rules refuse are left out by the worker. */
 export async function exportWorkspace(deps: ServiceDeps, p: Principal, sessionId: string): Promise<Buffer> {
   const session = openSession(deps, p, sessionId);
-  const decision = decideAll(deps, session, "Read", [{ path: SANDBOX_WORKSPACE, field: "path" }]);
+  const decision = await decideAll(deps, session, "Read", [{ path: SANDBOX_WORKSPACE, field: "path" }]);
   return runTransfer(deps, p, session, "export", { path: SANDBOX_WORKSPACE }, decision);
 }
 
@@ -87,7 +87,7 @@ export async function importWorkspace(
   const session = openSession(deps, p, sessionId);
   checkSize(deps, archive.length);
   const entries = importEntries(archive);
-  const decision = decideAll(
+  const decision = await decideAll(
     deps,
     session,
     "Write",
@@ -116,19 +116,19 @@ function checkSize(deps: Pick<ServiceDeps, "transfers">, bytes: number): void {
  * The engine's decision for each path as a Read or Write call of it; the first path's decision
  * is the job's. Anything but allow is refused with every refused path named.
  */
-function decideAll(
+async function decideAll(
   deps: ServiceDeps,
   session: SessionRow,
   toolName: "Read" | "Write",
   targets: { path: string; field: string }[],
-): StoredDecision {
+): Promise<StoredDecision> {
   const tool = deps.tools.get(toolName);
   if (!tool) throw new Error(`the ${toolName} tool is not registered`);
   let first: StoredDecision | undefined;
   const refused: { path: string; message: string }[] = [];
   for (const t of targets) {
     const input = toolName === "Write" ? { file_path: t.path, content: "" } : { file_path: t.path };
-    const d = decideCall(deps.db, session, tool, input);
+    const d = await decideCall(deps.db, session, tool, input);
     first ??= d;
     if (d.behavior === "allow") continue;
     const why =

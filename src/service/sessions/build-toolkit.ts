@@ -55,7 +55,7 @@ export async function loadTenantToolConfig(store: SkillStore, tenantId: string):
   return {
     groups: getToolGroups(db, tenantId),
     skills: await loadSkillSources([new TenantSkillLoader(store, tenantId)]),
-    externalTools: getExternalTools(db, tenantId),
+    externalTools: await getExternalTools(db, tenantId),
     mcpServers: mcps.all().map((m) => m.name),
   };
 }

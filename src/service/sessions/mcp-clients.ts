@@ -95,7 +95,7 @@ export class McpClients {
 
   /** The tenant's servers as toolkit MCP sets (filters applied), in name order. */
   async toolSets(tenantId: string, opts: ToolSetOptions = {}): Promise<McpToolSet[]> {
-    const stored = loadMcpServerConfigs(this.deps, tenantId);
+    const stored = await loadMcpServerConfigs(this.deps, tenantId);
     this.dropRemoved(tenantId, new Set(stored.map((s) => s.config.name)));
     const wanted = opts.only === undefined ? stored : stored.filter((s) => s.config.name === opts.only);
     return Promise.all(
@@ -114,7 +114,7 @@ export class McpClients {
 
   /** One server's raw listing (cached like the sets'); a worker answering an API's `remote` listing. */
   async rawTools(tenantId: string, name: string, opts: ToolSetOptions): Promise<McpRawTool[]> {
-    const stored = loadMcpServerConfigs(this.deps, tenantId).find((s) => s.config.name === name);
+    const stored = (await loadMcpServerConfigs(this.deps, tenantId)).find((s) => s.config.name === name);
     if (!stored) return [];
     const { config, version } = stored;
     const entry = this.entry(
@@ -243,7 +243,7 @@ export async function listMcpServersWithHealth(
   p: Principal,
   tenantId: string,
 ): Promise<(McpServerView & { health: McpHealth })[]> {
-  const servers = listMcpServers(deps, p, tenantId);
+  const servers = await listMcpServers(deps, p, tenantId);
   await deps.mcp.clients.toolSets(tenantId);
   return servers.map((s) => ({ ...s, health: deps.mcp.clients.health(tenantId, s.name) }));
 }
@@ -255,7 +255,7 @@ export async function listMcpServerTools(
   tenantId: string,
   name: string,
 ): Promise<{ tools: McpTool[]; health: McpHealth }> {
-  const server = getMcpServer(deps, p, tenantId, name);
+  const server = await getMcpServer(deps, p, tenantId, name);
   if (server.transport === "stdio") {
     throw new ValidationError("stdio MCP servers run inside a session's sandbox: see the session's tools", [
       { path: "name", message: "a stdio server is listed per session" },

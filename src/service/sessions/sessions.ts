@@ -77,7 +77,7 @@ function checkTenantNames(
   if (details.length > 0) throw new ValidationError(`unknown ${kind}s`, details);
 }
 
-export function createSession(
+export async function createSession(
   deps: Pick<ServiceDeps, "db" | "tools" | "quotas">,
   p: Principal,
   input: {
@@ -87,7 +87,7 @@ export function createSession(
     toolGroups?: string[];
     skills?: string[];
   },
-): SessionView {
+): Promise<SessionView> {
   requireRole(p, ["agent", "tenant_admin"]);
   const tenantId = callerTenant(p);
   assertModeAllowed(deps.db, tenantId, input.mode);
@@ -96,7 +96,7 @@ export function createSession(
   const groups = getToolGroups(deps.db, tenantId).map((g) => g.name);
   if (input.toolGroups) checkTenantNames("toolGroups", input.toolGroups, groups, "tool group");
   if (input.skills) {
-    const known = getSkillRecords(deps.db, tenantId).map((s) => s.name);
+    const known = (await getSkillRecords(deps.db, tenantId)).map((s) => s.name);
     checkTenantNames("skills", input.skills, known, "skill");
   }
   checkSessionQuota(deps, tenantId);

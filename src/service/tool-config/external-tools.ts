@@ -4,8 +4,8 @@
  */
 
 import { eq } from "drizzle-orm";
-import type { Db } from "../../db/open.js";
-import { type ExternalToolDef, externalTools } from "../../db/schema.js";
+import { type Db, first, tablesOf } from "../../db/db.js";
+import type { ExternalToolDef } from "../../db/rows.js";
 import { type ErrorDetail, ValidationError } from "../../errors.js";
 import { externalTool } from "../../toolkit/external-tool.js";
 import { nowIso } from "../clock.js";
@@ -14,39 +14,46 @@ import { loadTenant } from "../tenancy/tenants.js";
 import { schemaProblem } from "./json-schema.js";
 import { invalidateTenantConfig } from "./tenant-config-cache.js";
 
-export type { ExternalToolDef } from "../../db/schema.js";
+export type { ExternalToolDef } from "../../db/rows.js";
 
 /** The tenant's external tools (empty when none were declared); no role check, for the toolkit. */
-export function getExternalTools(db: Db, tenantId: string): ExternalToolDef[] {
-  const row = db.select().from(externalTools).where(eq(externalTools.tenantId, tenantId)).get();
+export async function getExternalTools(db: Db, tenantId: string): Promise<ExternalToolDef[]> {
+  const { externalTools } = tablesOf(db);
+  const row = await first(
+    db.select().from(externalTools).where(eq(externalTools.tenantId, tenantId)).limit(1),
+  );
   return row?.tools ?? [];
 }
 
 /** Replaces the tenant's external tools after checking names, schemas and duplicates. */
-export function putExternalTools(
+export async function putExternalTools(
   deps: { db: Db; builtinNames?: readonly string[] },
   p: Principal,
   tenantId: string,
   input: ExternalToolDef[],
-): ExternalToolDef[] {
+): Promise<ExternalToolDef[]> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
+  await loadTenant(deps, p, tenantId);
   const tools = input.map((t) => ({ ...t, readOnly: t.readOnly ?? false }));
   assertValidDefs(tools, deps.builtinNames ?? []);
   const updatedAt = nowIso();
-  deps.db
+  const { externalTools } = tablesOf(deps.db);
+  await deps.db
     .insert(externalTools)
     .values({ tenantId, tools, updatedAt })
-    .onConflictDoUpdate({ target: externalTools.tenantId, set: { tools, updatedAt } })
-    .run();
+    .onConflictDoUpdate({ target: externalTools.tenantId, set: { tools, updatedAt } });
   invalidateTenantConfig(deps.db, tenantId);
   return tools;
 }
 
 /** Reads the stored list (tenant admins). */
-export function listExternalTools(deps: { db: Db }, p: Principal, tenantId: string): ExternalToolDef[] {
+export async function listExternalTools(
+  deps: { db: Db },
+  p: Principal,
+  tenantId: string,
+): Promise<ExternalToolDef[]> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
+  await loadTenant(deps, p, tenantId);
   return getExternalTools(deps.db, tenantId);
 }
 

@@ -4,8 +4,8 @@
  * then the whole configuration is built once with `buildSessionToolkit` as the final check.
  */
 
-import type { Db } from "../../db/open.js";
-import { type ToolGroupDef, toolGroups } from "../../db/schema.js";
+import { type Db, tablesOf } from "../../db/db.js";
+import type { ToolGroupDef } from "../../db/rows.js";
 import { type ErrorDetail, ValidationError } from "../../errors.js";
 import { BASIC_GROUP } from "../../toolkit/tool-group.js";
 import { ToolkitConfigError } from "../../toolkit/toolkit-errors.js";
@@ -21,10 +21,14 @@ type Deps = { db: Db; tools: ToolRegistry; skillFiles: SkillFiles };
 type Member = "tools" | "skills" | "mcpServers";
 const MEMBER_KIND: Record<Member, string> = { tools: "tool", skills: "skill", mcpServers: "MCP server" };
 
-export function listToolGroups(deps: { db: Db }, p: Principal, tenantId: string): ToolGroupDef[] {
+export async function listToolGroups(
+  deps: { db: Db },
+  p: Principal,
+  tenantId: string,
+): Promise<ToolGroupDef[]> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
-  return getToolGroups(deps.db, tenantId);
+  await loadTenant(deps, p, tenantId);
+  return await getToolGroups(deps.db, tenantId);
 }
 
 export async function putToolGroups(
@@ -34,7 +38,7 @@ export async function putToolGroups(
   input: ToolGroupDef[],
 ): Promise<ToolGroupDef[]> {
   requireRole(p, ["tenant_admin"]);
-  loadTenant(deps, p, tenantId);
+  await loadTenant(deps, p, tenantId);
   const groups = input.map(normalize);
   const config = { ...(await loadTenantToolConfig(deps, tenantId)), groups };
   const known: Record<Member, Set<string>> = {
@@ -54,11 +58,11 @@ export async function putToolGroups(
     ]);
   }
   const updatedAt = nowIso();
-  deps.db
+  const { toolGroups } = tablesOf(deps.db);
+  await deps.db
     .insert(toolGroups)
     .values({ tenantId, groups, updatedAt })
-    .onConflictDoUpdate({ target: toolGroups.tenantId, set: { groups, updatedAt } })
-    .run();
+    .onConflictDoUpdate({ target: toolGroups.tenantId, set: { groups, updatedAt } });
   invalidateTenantConfig(deps.db, tenantId);
   return groups;
 }

@@ -95,12 +95,12 @@ const OPS: Record<TransferKind, Op> = {
     const members = await listWorkspace(sb);
     // Each member as the Read call of it: what the session's rules refuse stays out.
     const read = deps.tools.get("Read");
-    const allowed = members.filter(
-      (rel) =>
-        read !== undefined &&
-        decideCall(deps.db, session, read, { file_path: `/workspace/${rel}` } as ToolInput).behavior ===
-          "allow",
-    );
+    const allowed: string[] = [];
+    for (const rel of members) {
+      const input = { file_path: `/workspace/${rel}` } as ToolInput;
+      if (read !== undefined && (await decideCall(deps.db, session, read, input)).behavior === "allow")
+        allowed.push(rel);
+    }
     const max = deps.transfers.maxBytes;
     const r = await sb.exec({
       argv: [
