@@ -57,7 +57,7 @@ const svc = () => ({
 
 describe("McpClients listing cache", () => {
   it("lists once per TTL, again after it expires", async () => {
-    createMcpServer(svc(), admin, "ten_a", { name: "tiny", transport: "http", url: tiny.url });
+    await createMcpServer(svc(), admin, "ten_a", { name: "tiny", transport: "http", url: tiny.url });
     const first = await clients.toolSets("ten_a");
     expect(first.map((s) => [s.name, s.tools.map((t) => t.name)])).toEqual([["tiny", ["mcp__tiny__wait"]]]);
     expect(tiny.listings).toBe(1);
@@ -70,9 +70,9 @@ describe("McpClients listing cache", () => {
   });
 
   it("is invalidated when the server is removed and added again", async () => {
-    deleteMcpServer(svc(), admin, "ten_a", "tiny");
+    await deleteMcpServer(svc(), admin, "ten_a", "tiny");
     expect(await clients.toolSets("ten_a")).toEqual([]);
-    createMcpServer(svc(), admin, "ten_a", {
+    await createMcpServer(svc(), admin, "ten_a", {
       name: "tiny",
       transport: "http",
       url: tiny.url,
@@ -83,7 +83,7 @@ describe("McpClients listing cache", () => {
   });
 
   it("a dead server yields an empty set, is remembered for the failure TTL, and hides nothing else", async () => {
-    createMcpServer(svc(), admin, "ten_a", { name: "dead", transport: "http", url: dead.url });
+    await createMcpServer(svc(), admin, "ten_a", { name: "dead", transport: "http", url: dead.url });
     // The listing resolves although the server never answers: the list timeout gave up on it.
     const sets = await clients.toolSets("ten_a");
     expect(sets.map((s) => [s.name, s.tools.length])).toEqual([

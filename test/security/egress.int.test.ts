@@ -71,7 +71,7 @@ describe("without EGRESS_ALLOW", () => {
     // Stored under a policy that allowed loopback (an older config, another process): the runtime still refuses.
     const permissive = { db: h.service.deps.db, secrets: mcp.secrets, egress: allowLoopback };
     const admin = { keyId: "key_test", role: "admin" as const, tenantId: null };
-    createMcpServer(permissive, admin, t.tenantId, { name: "stale", transport: "http", url: tiny.url });
+    await createMcpServer(permissive, admin, t.tenantId, { name: "stale", transport: "http", url: tiny.url });
     const res = await t.tools("stale");
     expect(res.status, JSON.stringify(res.body)).toBe(422);
     expect(res.body.error).toMatchObject({ code: "EGRESS_REFUSED", details: [{ path: "url" }] });
