@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { skills } from "../../src/db/schema.js";
 import { ADMIN_KEY, createApiTestApp, seedTenant } from "../support/harness.js";
 import { NullSandboxProvider } from "../support/null-sandbox.js";
 import { makeTarGz } from "../toolkit/skills/make-tar.js";
@@ -151,5 +152,37 @@ describe("skills in a session's listing", () => {
     expect(inactive.body.systemPrompt).toBe("");
     const none = await t.call("POST", "/v1/sessions", { key: a.agentKey, body: { skills: [] } });
     expect(none.status).toBe(201);
+  });
+});
+
+describe("a skill stored before files moved into the database", () => {
+  it("is listed, stays out of sessions without breaking them, and can be re-uploaded or deleted", async () => {
+    // What an old DATA_DIR holds: the row, and files under DATA_DIR/skills that nothing reads now.
+    t.deps.db
+      .insert(skills)
+      .values({
+        tenantId: a.tenantId,
+        name: "greet",
+        description: "Greets people.",
+        markdown: "# Greet",
+        fileCount: 1,
+        sizeBytes: 7,
+        createdAt: "2026-01-01T00:00:00.000Z",
+      })
+      .run();
+    const list = await t.call("GET", `/v1/tenants/${a.tenantId}/skills`, { key: a.adminKey });
+    expect(list.body.skills.map((s: { name: string }) => s.name)).toEqual(["greet"]);
+    const s = await t.call("POST", "/v1/sessions", { key: a.agentKey, body: {} });
+    expect(s.status, JSON.stringify(s.body)).toBe(201);
+    const tools = await t.call("GET", `/v1/sessions/${s.body.id}/tools`, { key: a.agentKey });
+    expect(tools.status, JSON.stringify(tools.body)).toBe(200);
+    expect(tools.body.tools.map((x: { name: string }) => x.name)).not.toContain("Skill");
+    expect(await t.deps.skillFiles.tenantDir(a.tenantId)).toBe(join(t.deps.skillFiles.root, a.tenantId));
+
+    expect((await upload({ "SKILL.md": SKILL_MD })).status).toBe(201);
+    const after = await t.call("GET", `/v1/sessions/${s.body.id}/tools`, { key: a.agentKey });
+    expect(after.body.tools[0].name).toBe("Skill");
+    const del = await t.call("DELETE", `/v1/tenants/${a.tenantId}/skills/greet`, { key: a.adminKey });
+    expect(del.status).toBe(204);
   });
 });
