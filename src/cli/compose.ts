@@ -171,7 +171,7 @@ export async function startService(
       cancels: bus,
       sandboxes,
       readCache: new DbReadCache(db),
-      skillFiles: new SkillFiles(join(config.DATA_DIR, "skills")),
+      skillFiles: new SkillFiles(join(config.DATA_DIR, "skill-cache"), db),
       transfers: new RedisTransferStore(redis.commands, {
         prefix: config.QUEUE_PREFIX,
         maxBytes: config.FILE_TRANSFER_MAX_BYTES,

@@ -2,7 +2,7 @@
  * Tenant configuration beyond rules (settings, external tools, tool groups, skills, MCP
  * servers) and per-session tool state (tasks). Split from schema.ts to keep files small.
  */
-import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { blob, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import type { TenantQuotas } from "../contracts/tenant.js";
 import type { ExternalToolDef, ToolGroupDef } from "../contracts/tool-config.js";
 import { sessions, tenants } from "./schema-core.js";
@@ -57,7 +57,7 @@ export const toolGroups = sqliteTable("tool_groups", {
   updatedAt: text("updated_at").notNull(),
 });
 
-/** A tenant's skill; its files live on disk under the data directory. */
+/** A tenant's skill; its files are in `skill_archives` (every host's worker reads them there). */
 export const skills = sqliteTable(
   "skills",
   {
@@ -70,6 +70,25 @@ export const skills = sqliteTable(
     fileCount: integer("file_count").notNull(),
     sizeBytes: integer("size_bytes").notNull(),
     createdAt: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.name] })],
+);
+
+/**
+ * A skill's files as one archive (service/tool-config/skill-archive.ts), apart from `skills` so
+ * that listing skills never reads them. `sha256` (of the archive) names the skill's directory in
+ * each worker's host-local cache. Rows without one (skills uploaded before files moved into the
+ * database) are left out of the tenant's toolkit until re-uploaded.
+ */
+export const skillArchives = sqliteTable(
+  "skill_archives",
+  {
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
+    name: text("name").notNull(),
+    sha256: text("sha256").notNull(),
+    archive: blob("archive", { mode: "buffer" }).$type<Buffer>().notNull(),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.name] })],
 );

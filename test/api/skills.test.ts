@@ -1,11 +1,12 @@
 /**
- * Skills through the API: JSON and `.tar.gz` uploads stored on disk and in the row, 400 with
- * paths, 413 for size, list, delete (409 while a group uses it), roles and cross-tenant 404;
+ * Skills through the API: JSON and `.tar.gz` uploads stored in the database (the API writes no
+ * file; a worker's skill cache unpacks them), 400 with paths, 413 for size, list, delete (409 while a group uses it), roles and cross-tenant 404;
  * the listing's `Skill` tool and system-prompt fragment.
  */
-import { readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { skills } from "../../src/db/schema.js";
 import { ADMIN_KEY, createApiTestApp, seedTenant } from "../support/harness.js";
 import { NullSandboxProvider } from "../support/null-sandbox.js";
 import { makeTarGz } from "../toolkit/skills/make-tar.js";
@@ -30,11 +31,12 @@ const uploadRaw = (body: Buffer, type: string) =>
   });
 
 describe("POST /v1/tenants/{tid}/skills", () => {
-  it("stores a JSON upload on disk and lists it", async () => {
+  it("stores a JSON upload in the database, writes no file, and lists it; the skill cache unpacks it", async () => {
     const res = await upload({ "SKILL.md": SKILL_MD, "run.sh": "echo hi\n" });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body).toEqual({ name: "greet", description: "Greets people." });
-    const dir = join(t.deps.skillFiles.root, a.tenantId, "greet");
+    expect(existsSync(t.deps.skillFiles.root)).toBe(false);
+    const dir = join(await t.deps.skillFiles.tenantDir(a.tenantId), "greet");
     expect(readFileSync(join(dir, "run.sh"), "utf8")).toBe("echo hi\n");
     expect(statSync(join(dir, "SKILL.md")).mode & 0o777).toBe(0o644);
     const list = await t.call("GET", `/v1/tenants/${a.tenantId}/skills`, { key: a.adminKey });
@@ -58,7 +60,7 @@ describe("POST /v1/tenants/{tid}/skills", () => {
     ]);
     const res = await uploadRaw(tar, "application/gzip");
     expect(res.status, await res.clone().text()).toBe(201);
-    const dir = join(t.deps.skillFiles.root, a.tenantId, "greet");
+    const dir = join(await t.deps.skillFiles.tenantDir(a.tenantId), "greet");
     expect(statSync(join(dir, "run.sh")).mode & 0o777).toBe(0o755);
     expect(() => statSync(join(dir, "old.txt"))).toThrow();
     const list = await t.call("GET", `/v1/tenants/${a.tenantId}/skills`, { key: a.adminKey });
@@ -116,6 +118,7 @@ it("the OpenAPI document describes the skill and tool-group routes", async () =>
 describe("DELETE /v1/tenants/{tid}/skills/{name}", () => {
   it("removes the skill, 404 when missing, 409 while a group uses it", async () => {
     await upload({ "SKILL.md": SKILL_MD });
+    expect(existsSync(join(await t.deps.skillFiles.tenantDir(a.tenantId), "greet", "SKILL.md"))).toBe(true);
     const group = { name: "greeting", description: "Greets.", tools: [], skills: ["greet"] };
     const put = await t.call("PUT", `/v1/tenants/${a.tenantId}/tool-groups`, {
       key: a.adminKey,
@@ -127,7 +130,7 @@ describe("DELETE /v1/tenants/{tid}/skills/{name}", () => {
     await t.call("PUT", `/v1/tenants/${a.tenantId}/tool-groups`, { key: a.adminKey, body: [] });
     const del = await t.call("DELETE", `/v1/tenants/${a.tenantId}/skills/greet`, { key: a.adminKey });
     expect(del.status).toBe(204);
-    expect(() => statSync(join(t.deps.skillFiles.root, a.tenantId, "greet"))).toThrow();
+    expect(existsSync(join(await t.deps.skillFiles.tenantDir(a.tenantId), "greet"))).toBe(false);
     const again = await t.call("DELETE", `/v1/tenants/${a.tenantId}/skills/greet`, { key: a.adminKey });
     expect(again.status).toBe(404);
   });
@@ -149,5 +152,37 @@ describe("skills in a session's listing", () => {
     expect(inactive.body.systemPrompt).toBe("");
     const none = await t.call("POST", "/v1/sessions", { key: a.agentKey, body: { skills: [] } });
     expect(none.status).toBe(201);
+  });
+});
+
+describe("a skill stored before files moved into the database", () => {
+  it("is listed, stays out of sessions without breaking them, and can be re-uploaded or deleted", async () => {
+    // What an old DATA_DIR holds: the row, and files under DATA_DIR/skills that nothing reads now.
+    t.deps.db
+      .insert(skills)
+      .values({
+        tenantId: a.tenantId,
+        name: "greet",
+        description: "Greets people.",
+        markdown: "# Greet",
+        fileCount: 1,
+        sizeBytes: 7,
+        createdAt: "2026-01-01T00:00:00.000Z",
+      })
+      .run();
+    const list = await t.call("GET", `/v1/tenants/${a.tenantId}/skills`, { key: a.adminKey });
+    expect(list.body.skills.map((s: { name: string }) => s.name)).toEqual(["greet"]);
+    const s = await t.call("POST", "/v1/sessions", { key: a.agentKey, body: {} });
+    expect(s.status, JSON.stringify(s.body)).toBe(201);
+    const tools = await t.call("GET", `/v1/sessions/${s.body.id}/tools`, { key: a.agentKey });
+    expect(tools.status, JSON.stringify(tools.body)).toBe(200);
+    expect(tools.body.tools.map((x: { name: string }) => x.name)).not.toContain("Skill");
+    expect(await t.deps.skillFiles.tenantDir(a.tenantId)).toBe(join(t.deps.skillFiles.root, a.tenantId));
+
+    expect((await upload({ "SKILL.md": SKILL_MD })).status).toBe(201);
+    const after = await t.call("GET", `/v1/sessions/${s.body.id}/tools`, { key: a.agentKey });
+    expect(after.body.tools[0].name).toBe("Skill");
+    const del = await t.call("DELETE", `/v1/tenants/${a.tenantId}/skills/greet`, { key: a.adminKey });
+    expect(del.status).toBe(204);
   });
 });

@@ -1,7 +1,10 @@
 /** The Postgres twin of ../schema-tools.ts (tenant configuration and session tasks). */
-import { boolean, integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { boolean, customType, integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import type { ExternalToolDef, StoredSandboxSettings, TenantQuotas, ToolGroupDef } from "../schema-tools.js";
 import { sessions, tenants } from "./schema-core.js";
+
+/** Binary content; node-postgres reads `bytea` as a Buffer. */
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => "bytea" });
 
 export const tenantSettings = pgTable("tenant_settings", {
   tenantId: text("tenant_id")
@@ -44,6 +47,19 @@ export const skills = pgTable(
     fileCount: integer("file_count").notNull(),
     sizeBytes: integer("size_bytes").notNull(),
     createdAt: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.name] })],
+);
+
+export const skillArchives = pgTable(
+  "skill_archives",
+  {
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
+    name: text("name").notNull(),
+    sha256: text("sha256").notNull(),
+    archive: bytea("archive").notNull(),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.name] })],
 );

@@ -4,8 +4,8 @@
  */
 
 import { eq } from "drizzle-orm";
-import type { Db } from "../../db/open.js";
-import { type ExternalToolDef, externalTools } from "../../db/schema.js";
+import { type Db, first, tablesOf } from "../../db/db.js";
+import type { ExternalToolDef } from "../../db/rows.js";
 import { type ErrorDetail, ValidationError } from "../../errors.js";
 import { externalTool } from "../../toolkit/external-tool.js";
 import { nowIso } from "../clock.js";
@@ -14,11 +14,14 @@ import { loadTenant } from "../tenancy/tenants.js";
 import { schemaProblem } from "./json-schema.js";
 import { invalidateTenantConfig } from "./tenant-config-cache.js";
 
-export type { ExternalToolDef } from "../../db/schema.js";
+export type { ExternalToolDef } from "../../db/rows.js";
 
 /** The tenant's external tools (empty when none were declared); no role check, for the toolkit. */
-export function getExternalTools(db: Db, tenantId: string): ExternalToolDef[] {
-  const row = db.select().from(externalTools).where(eq(externalTools.tenantId, tenantId)).get();
+export async function getExternalTools(db: Db, tenantId: string): Promise<ExternalToolDef[]> {
+  const { externalTools } = tablesOf(db);
+  const row = await first(
+    db.select().from(externalTools).where(eq(externalTools.tenantId, tenantId)).limit(1),
+  );
   return row?.tools ?? [];
 }
 
@@ -34,11 +37,11 @@ export async function putExternalTools(
   const tools = input.map((t) => ({ ...t, readOnly: t.readOnly ?? false }));
   assertValidDefs(tools, deps.builtinNames ?? []);
   const updatedAt = nowIso();
-  deps.db
+  const { externalTools } = tablesOf(deps.db);
+  await deps.db
     .insert(externalTools)
     .values({ tenantId, tools, updatedAt })
-    .onConflictDoUpdate({ target: externalTools.tenantId, set: { tools, updatedAt } })
-    .run();
+    .onConflictDoUpdate({ target: externalTools.tenantId, set: { tools, updatedAt } });
   invalidateTenantConfig(deps.db, tenantId);
   return tools;
 }

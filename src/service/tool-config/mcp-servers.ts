@@ -3,10 +3,9 @@
  * headers, stdio env) sealed by the SecretBox; views say `hasHeaders` / `hasEnv`, never the values.
  */
 
-import { and, eq } from "drizzle-orm";
+import { and, count, eq } from "drizzle-orm";
 import type { McpServerInput, McpServerView } from "../../contracts/tool-config.js";
-import type { Db } from "../../db/open.js";
-import { mcpServers } from "../../db/schema.js";
+import { type Db, first, type Tables, tablesOf } from "../../db/db.js";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors.js";
 import { EgressPolicy, refusalMessage } from "../../net/egress-policy.js";
 import { assertMcpServerConfig, type McpServerConfig } from "../../toolkit/mcp/config.js";
@@ -30,7 +29,7 @@ interface Secrets {
   env?: Record<string, string>;
 }
 
-type Row = typeof mcpServers.$inferSelect;
+type Row = Tables["mcpServers"]["$inferSelect"];
 type Deps = {
   db: Db;
   secrets: SecretBox;
@@ -73,20 +72,7 @@ export async function createMcpServer(
     disableTools: input.disableTools ?? null,
     createdAt: nowIso(),
   };
-  deps.db.transaction((tx) => {
-    const existing = tx
-      .select({ name: mcpServers.name })
-      .from(mcpServers)
-      .where(eq(mcpServers.tenantId, tenantId))
-      .all();
-    if (existing.some((r) => r.name === input.name)) {
-      throw new ConflictError(`an MCP server named ${input.name} already exists`);
-    }
-    if (existing.length >= MAX_MCP_SERVERS) {
-      throw new ConflictError(`a tenant may have at most ${MAX_MCP_SERVERS} MCP servers`);
-    }
-    tx.insert(mcpServers).values(row).run();
-  });
+  await insertWithinBound(deps.db, row);
   invalidateTenantConfig(deps.db, tenantId);
   deps.onChange?.(tenantId, input.name);
   return toView(row);
@@ -103,6 +89,36 @@ function assertEgressAllowed(egress: EgressPolicy, url: string): void {
   throw new AppError("EGRESS_REFUSED", message, [{ path: "url", message }]);
 }
 
+/**
+ * Inserts the row unless its name is taken or the tenant is at the bound, race-safe across
+ * processes without a read-then-write transaction: the primary key refuses a second name, and
+ * an insert that finds the tenant over the bound afterwards takes itself back (two racing at the
+ * bound may both be refused, never both kept).
+ */
+async function insertWithinBound(db: Db, row: Row): Promise<void> {
+  const { mcpServers } = tablesOf(db);
+  const inserted = await db
+    .insert(mcpServers)
+    .values(row)
+    .onConflictDoNothing()
+    .returning({ name: mcpServers.name });
+  if (inserted.length === 0) throw new ConflictError(`an MCP server named ${row.name} already exists`);
+  const total = await first(
+    db.select({ n: count() }).from(mcpServers).where(eq(mcpServers.tenantId, row.tenantId)),
+  );
+  if ((total?.n ?? 0) <= MAX_MCP_SERVERS) return;
+  await db
+    .delete(mcpServers)
+    .where(
+      and(
+        eq(mcpServers.tenantId, row.tenantId),
+        eq(mcpServers.name, row.name),
+        eq(mcpServers.createdAt, row.createdAt),
+      ),
+    );
+  throw new ConflictError(`a tenant may have at most ${MAX_MCP_SERVERS} MCP servers`);
+}
+
 export async function listMcpServers(
   deps: { db: Db },
   p: Principal,
@@ -110,7 +126,7 @@ export async function listMcpServers(
 ): Promise<McpServerView[]> {
   requireRole(p, ["tenant_admin"]);
   await loadTenant(deps, p, tenantId);
-  return rows(deps.db, tenantId).map(toView);
+  return (await rows(deps.db, tenantId)).map(toView);
 }
 
 export async function getMcpServer(
@@ -121,7 +137,7 @@ export async function getMcpServer(
 ): Promise<McpServerView> {
   requireRole(p, ["tenant_admin"]);
   await loadTenant(deps, p, tenantId);
-  return toView(loadRow(deps.db, tenantId, name));
+  return toView(await loadRow(deps.db, tenantId, name));
 }
 
 export async function deleteMcpServer(
@@ -132,21 +148,19 @@ export async function deleteMcpServer(
 ): Promise<void> {
   requireRole(p, ["tenant_admin"]);
   await loadTenant(deps, p, tenantId);
-  loadRow(deps.db, tenantId, name);
-  deps.db
-    .delete(mcpServers)
-    .where(and(eq(mcpServers.tenantId, tenantId), eq(mcpServers.name, name)))
-    .run();
+  await loadRow(deps.db, tenantId, name);
+  const { mcpServers } = tablesOf(deps.db);
+  await deps.db.delete(mcpServers).where(and(eq(mcpServers.tenantId, tenantId), eq(mcpServers.name, name)));
   invalidateTenantConfig(deps.db, tenantId);
   deps.onChange?.(tenantId, name);
 }
 
 /** The tenant's servers with their secrets opened; no role check (the runtime's read). */
-export function loadMcpServerConfigs(
+export async function loadMcpServerConfigs(
   deps: { db: Db; secrets: SecretBox },
   tenantId: string,
-): StoredMcpServer[] {
-  return rows(deps.db, tenantId).map((row) => {
+): Promise<StoredMcpServer[]> {
+  return (await rows(deps.db, tenantId)).map((row) => {
     const secrets = row.secretsEnc
       ? deps.secrets.open<Secrets>(row.secretsEnc, secretContext(tenantId, row.name))
       : {};
@@ -175,16 +189,20 @@ export function loadMcpServerConfigs(
   });
 }
 
-function rows(db: Db, tenantId: string): Row[] {
-  return db.select().from(mcpServers).where(eq(mcpServers.tenantId, tenantId)).orderBy(mcpServers.name).all();
+async function rows(db: Db, tenantId: string): Promise<Row[]> {
+  const { mcpServers } = tablesOf(db);
+  return db.select().from(mcpServers).where(eq(mcpServers.tenantId, tenantId)).orderBy(mcpServers.name);
 }
 
-function loadRow(db: Db, tenantId: string, name: string): Row {
-  const row = db
-    .select()
-    .from(mcpServers)
-    .where(and(eq(mcpServers.tenantId, tenantId), eq(mcpServers.name, name)))
-    .get();
+async function loadRow(db: Db, tenantId: string, name: string): Promise<Row> {
+  const { mcpServers } = tablesOf(db);
+  const row = await first(
+    db
+      .select()
+      .from(mcpServers)
+      .where(and(eq(mcpServers.tenantId, tenantId), eq(mcpServers.name, name)))
+      .limit(1),
+  );
   if (!row) throw new NotFoundError("MCP server", name);
   return row;
 }

@@ -1,7 +1,7 @@
 /** Tenant rule sets: validated rule strings (400 naming `allow[2]`), stored as strings. */
 import { eq } from "drizzle-orm";
-import type { Db } from "../../db/open.js";
-import { type RuleStrings, tenantRules } from "../../db/schema.js";
+import { type Db, first, tablesOf } from "../../db/db.js";
+import type { RuleStrings } from "../../db/rows.js";
 import { ValidationError } from "../../errors.js";
 import { parseRule, parseRuleSet, RuleSetError, RuleSyntaxError } from "../../permission/rules.js";
 import type { RuleSet } from "../../permission/types.js";
@@ -40,8 +40,9 @@ export function parseRuleListOrThrow(
   if (details.length > 0) throw new ValidationError("invalid rule", details);
 }
 
-export function readTenantRules(db: Db, tenantId: string): RuleStrings {
-  const row = db.select().from(tenantRules).where(eq(tenantRules.tenantId, tenantId)).get();
+export async function readTenantRules(db: Db, tenantId: string): Promise<RuleStrings> {
+  const { tenantRules } = tablesOf(db);
+  const row = await first(db.select().from(tenantRules).where(eq(tenantRules.tenantId, tenantId)).limit(1));
   return row?.rules ?? EMPTY_RULES;
 }
 
@@ -61,10 +62,10 @@ export async function putTenantRules(
   await loadTenant(deps, p, tenantId);
   parseRulesOrThrow(input, "tenant");
   const rules = { allow: [...input.allow], deny: [...input.deny], ask: [...input.ask] };
-  deps.db
+  const { tenantRules } = tablesOf(deps.db);
+  await deps.db
     .insert(tenantRules)
     .values({ tenantId, rules, updatedAt: nowIso() })
-    .onConflictDoUpdate({ target: tenantRules.tenantId, set: { rules, updatedAt: nowIso() } })
-    .run();
+    .onConflictDoUpdate({ target: tenantRules.tenantId, set: { rules, updatedAt: nowIso() } });
   return rules;
 }

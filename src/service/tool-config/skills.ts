@@ -1,13 +1,13 @@
 /**
  * A tenant's skills: upload (a JSON file map or a `.tar.gz`, validated by `validateSkillUpload`),
- * list and delete. Files go to disk first (SkillFiles), then the row: a row always has its files.
+ * list and delete. The row and the files (one archive, skill-archive.ts) land in one transaction
+ * in the database; workers unpack them where sessions run (skill-files.ts), the API writes no file.
  * Uploading a skill whose name exists replaces it.
  */
 
 import { and, eq } from "drizzle-orm";
 import type { SkillView } from "../../contracts/tool-config.js";
-import type { Db } from "../../db/open.js";
-import { skills } from "../../db/schema.js";
+import { atomically, type Db, first, tablesOf } from "../../db/db.js";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors.js";
 import { skillDir } from "../../toolkit/skills/skill.js";
 import { validateSkillUpload } from "../../toolkit/skills/skill-upload.js";
@@ -22,6 +22,7 @@ import {
 } from "../sessions/build-toolkit.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
 import { loadTenant } from "../tenancy/tenants.js";
+import { packSkill } from "./skill-archive.js";
 import type { SkillFiles } from "./skill-files.js";
 import { invalidateTenantConfig } from "./tenant-config-cache.js";
 
@@ -46,7 +47,7 @@ export async function uploadSkill(
   }
   const { name, description, markdown, files } = checked.skill;
   await checkNameClash(deps, tenantId, name, description);
-  await deps.skillFiles.write(tenantId, name, files);
+  const { archive, sha256 } = packSkill(files);
   const row = {
     tenantId,
     name,
@@ -57,18 +58,30 @@ export async function uploadSkill(
     createdAt: nowIso(),
   };
   const { tenantId: _t, name: _n, ...set } = row;
-  deps.db
-    .insert(skills)
-    .values(row)
-    .onConflictDoUpdate({ target: [skills.tenantId, skills.name], set })
-    .run();
-  invalidateTenantConfig(deps.db, tenantId);
+  await atomically(deps.db, (tx) => {
+    const { skills, skillArchives } = tablesOf(tx);
+    return [
+      tx
+        .insert(skills)
+        .values(row)
+        .onConflictDoUpdate({ target: [skills.tenantId, skills.name], set }),
+      tx
+        .insert(skillArchives)
+        .values({ tenantId, name, sha256, archive })
+        .onConflictDoUpdate({
+          target: [skillArchives.tenantId, skillArchives.name],
+          set: { sha256, archive },
+        }),
+    ];
+  });
+  invalidateSkills(deps, tenantId);
   return { name, description };
 }
 
 export async function listSkills(deps: { db: Db }, p: Principal, tenantId: string): Promise<SkillView[]> {
   requireRole(p, ["tenant_admin"]);
   await loadTenant(deps, p, tenantId);
+  const { skills } = tablesOf(deps.db);
   return deps.db
     .select({
       name: skills.name,
@@ -79,25 +92,38 @@ export async function listSkills(deps: { db: Db }, p: Principal, tenantId: strin
     })
     .from(skills)
     .where(eq(skills.tenantId, tenantId))
-    .orderBy(skills.name)
-    .all();
+    .orderBy(skills.name);
 }
 
-/** Removes the row, then the files; a skill a tool group names is a 409 (edit the group first). */
+/** Removes the row and its files; a skill a tool group names is a 409 (edit the group first). */
 export async function deleteSkill(deps: Deps, p: Principal, tenantId: string, name: string): Promise<void> {
   requireRole(p, ["tenant_admin"]);
   await loadTenant(deps, p, tenantId);
+  const { skills } = tablesOf(deps.db);
   const where = and(eq(skills.tenantId, tenantId), eq(skills.name, name));
-  if (!deps.db.select({ name: skills.name }).from(skills).where(where).get())
+  if (!(await first(deps.db.select({ name: skills.name }).from(skills).where(where).limit(1))))
     throw new NotFoundError("skill", name);
   const group = (await getToolGroups(deps.db, tenantId)).find((g) => g.skills?.includes(name));
   if (group)
     throw new ConflictError(
       `the skill ${name} is used by the tool group ${group.name}; remove it there first`,
     );
-  deps.db.delete(skills).where(where).run();
+  await atomically(deps.db, (tx) => {
+    const t = tablesOf(tx);
+    return [
+      tx
+        .delete(t.skillArchives)
+        .where(and(eq(t.skillArchives.tenantId, tenantId), eq(t.skillArchives.name, name))),
+      tx.delete(t.skills).where(and(eq(t.skills.tenantId, tenantId), eq(t.skills.name, name))),
+    ];
+  });
+  invalidateSkills(deps, tenantId);
+}
+
+/** This process's caches see the change at once (other processes' within their TTL). */
+function invalidateSkills(deps: Deps, tenantId: string): void {
   invalidateTenantConfig(deps.db, tenantId);
-  await deps.skillFiles.remove(tenantId, name);
+  deps.skillFiles.invalidate(tenantId);
 }
 
 /** A skill shares the namespace of the tenant's tools: a clash is a 400 on SKILL.md. */

@@ -3,7 +3,7 @@
  * external tools, MCP server names): every call reads it twice (submit and run), six queries each.
  * Writers in this process invalidate it at once; another process sees a change within TTL_MS.
  */
-import type { Db } from "../../db/open.js";
+import type { Db } from "../../db/db.js";
 
 const TTL_MS = 1000;
 

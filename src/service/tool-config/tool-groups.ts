@@ -4,8 +4,8 @@
  * then the whole configuration is built once with `buildSessionToolkit` as the final check.
  */
 
-import type { Db } from "../../db/open.js";
-import { type ToolGroupDef, toolGroups } from "../../db/schema.js";
+import { type Db, tablesOf } from "../../db/db.js";
+import type { ToolGroupDef } from "../../db/rows.js";
 import { type ErrorDetail, ValidationError } from "../../errors.js";
 import { BASIC_GROUP } from "../../toolkit/tool-group.js";
 import { ToolkitConfigError } from "../../toolkit/toolkit-errors.js";
@@ -58,11 +58,11 @@ export async function putToolGroups(
     ]);
   }
   const updatedAt = nowIso();
-  deps.db
+  const { toolGroups } = tablesOf(deps.db);
+  await deps.db
     .insert(toolGroups)
     .values({ tenantId, groups, updatedAt })
-    .onConflictDoUpdate({ target: toolGroups.tenantId, set: { groups, updatedAt } })
-    .run();
+    .onConflictDoUpdate({ target: toolGroups.tenantId, set: { groups, updatedAt } });
   invalidateTenantConfig(deps.db, tenantId);
   return groups;
 }

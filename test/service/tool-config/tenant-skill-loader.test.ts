@@ -1,12 +1,10 @@
 /**
- * A tenant's stored skills as a skill loader on real SQLite and a real skill store: the service's
- * session toolkit and a library host's `Toolkit.create` take the same path from the store to the
- * `Skill` viewer, which reads SKILL.md from the host's store without a sandbox.
+ * A tenant's stored skills as a skill loader on real SQLite: the service's session toolkit and a
+ * library host's `Toolkit.create` take the same path from the store to the `Skill` viewer, which
+ * reads SKILL.md from the skill's archive in the database without a sandbox.
  */
-import { rmSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { sessions } from "../../../src/db/schema.js";
+import { sessions, skillArchives } from "../../../src/db/schema.js";
 import { sessionToolkit } from "../../../src/service/sessions/build-toolkit.js";
 import { TenantSkillLoader } from "../../../src/service/tool-config/tenant-skill-loader.js";
 import { createHostContext } from "../../../src/toolkit/host-context.js";
@@ -73,7 +71,7 @@ describe("TenantSkillLoader", () => {
     );
   });
 
-  it("feeds the session toolkit: the viewer reads the store without a sandbox, and says so when files vanish", async () => {
+  it("feeds the session toolkit: the viewer reads the database without a sandbox, and says so when the files vanish", async () => {
     const s = await t.call("POST", "/v1/sessions", { key: a.agentKey, body: {} });
     expect(s.status, JSON.stringify(s.body)).toBe(201);
     const row = t.deps.db.select().from(sessions).all()[0]!;
@@ -82,7 +80,7 @@ describe("TenantSkillLoader", () => {
     const ctx = createHostContext();
     expect(textOf(await toolkit.callTool("Skill", { skill: "greet" }, ctx))).toBe("# Greet\n\nSay hello.");
 
-    rmSync(join(t.deps.skillFiles.root, a.tenantId, "greet"), { recursive: true });
+    t.deps.db.delete(skillArchives).run();
     const gone = await toolkit.callTool("Skill", { skill: "greet" }, ctx);
     expect([gone.state, textOf(gone)]).toEqual([
       "error",
