@@ -18,38 +18,7 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SCANNED = ["src/service", "src/jobs"];
 
 /** Files that still use SQLite-only calls while the conversion is in flight (see the header). */
-const NOT_YET_CONVERTED: readonly string[] = [
-  "src/service/calls/approvals-inbox.ts",
-  "src/service/calls/audit.ts",
-  "src/service/calls/fair-priority.ts",
-  "src/service/calls/follow-approvals.ts",
-  "src/service/calls/list-jobs.ts",
-  "src/service/calls/rules-dry-run.ts",
-  "src/service/page.ts",
-  "src/service/sessions/build-toolkit.ts",
-  "src/service/sessions/list-sessions.ts",
-  "src/service/sessions/session-hosts.ts",
-  "src/service/sessions/sessions.ts",
-  "src/service/sessions/tool-list.ts",
-  "src/service/tenancy/api-keys.ts",
-  "src/service/tenancy/console-sessions.ts",
-  "src/service/tenancy/key-streams.ts",
-  "src/service/tenancy/list-tenants.ts",
-  "src/service/tenancy/quotas.ts",
-  "src/service/tenancy/tenant-settings.ts",
-  "src/service/tenancy/tenants.ts",
-  "src/service/tool-config/external-tools.ts",
-  "src/service/tool-config/mcp-servers.ts",
-  "src/service/tool-config/rules.ts",
-  "src/service/tool-config/skills.ts",
-  "src/service/tool-config/tenant-skill-loader.ts",
-  "src/service/tool-config/tool-groups.ts",
-  "src/service/webhooks/deliver.ts",
-  "src/service/webhooks/delivery-log.ts",
-  "src/service/webhooks/record-events.ts",
-  "src/service/webhooks/webhook-config.ts",
-  "src/service/worker/recovery.ts",
-];
+const NOT_YET_CONVERTED: readonly string[] = [];
 
 interface Finding {
   line: number;
