@@ -11,8 +11,6 @@ import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import type { Db } from "./db.js";
 import * as schema from "./schema.js";
 
-/** Kept while the verbs move to db.ts (the handle of both dialects). */
-export type { Db };
 
 export interface OpenedDb {
   db: Db;

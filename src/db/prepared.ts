@@ -3,7 +3,7 @@
  * the SQL and asks SQLite to prepare it on every call, which was the largest CPU cost of a call.
  */
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Db } from "./open.js";
+import type { Db } from "./db.js";
 import { apiKeys, jobs, sessions } from "./schema.js";
 
 function build(db: Db) {

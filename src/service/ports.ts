@@ -2,8 +2,8 @@
  * What the service verbs need, as narrow ports: the API and the worker build one `ServiceDeps`
  * in the composition root. Redis/BullMQ adapters live in `src/jobs`, Docker in `src/sandbox`.
  */
-import type { Db } from "../db/open.js";
-import type { JobStatus } from "../db/schema.js";
+import type { Db } from "../db/db.js";
+import type { JobStatus } from "../db/rows.js";
 import type { JobStore } from "../db/store.js";
 import type { Logger } from "../log.js";
 import type { EgressClient } from "../net/egress-fetch.js";

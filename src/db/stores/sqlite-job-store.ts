@@ -5,7 +5,7 @@
 import { and, eq, gt, inArray, lt, lte, sql } from "drizzle-orm";
 import { nowIso } from "../../service/clock.js";
 import { newId } from "../../service/ids.js";
-import type { Db } from "../open.js";
+import type { Db } from "../db.js";
 import { preparedFor } from "../prepared.js";
 import { audit, type JobRow, type JobStatus, jobs, type StoredResult, sessions } from "../schema.js";
 import {
