@@ -11,7 +11,6 @@ import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import type { Db } from "./db.js";
 import * as schema from "./schema.js";
 
-
 export interface OpenedDb {
   db: Db;
   /** Throws when the file cannot be read (readiness). */
