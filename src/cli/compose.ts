@@ -34,7 +34,7 @@ import { DockerSandboxProvider } from "../sandbox/docker-provider.js";
 import { identitiesFrom, type SandboxProvider } from "../sandbox/sandbox.js";
 import { createApiPort } from "../service/api-port.js";
 import { startApprovalSweeper } from "../service/calls/approval-expiry.js";
-import { readOrCreateKeyFile } from "../service/key-file.js";
+import { serverKey } from "../service/key-file.js";
 import { Metrics } from "../service/metrics.js";
 import type { ServiceDeps, ToolRegistry } from "../service/ports.js";
 import { Readiness } from "../service/readiness.js";
@@ -247,7 +247,7 @@ export async function startService(
     let workerUrl: string | undefined;
     if (mode !== "worker") {
       const apiPort = createApiPort(deps, keyStreams, {
-        consoleKey: readOrCreateKeyFile(config.DATA_DIR, "console.key"),
+        consoleKey: serverKey(config.DATA_DIR, "console.key", config.TOOLSHED_SECRET_KEY),
       });
       // This process's stateful MCP sessions; stopped after the HTTP server so none is opened anew.
       const sessionMcp = new SessionMcpEndpoint(apiPort.sessionMcp, logger, { keyStreams });
