@@ -45,6 +45,7 @@ import { ensureAdminKey } from "../service/tenancy/api-keys.js";
 import { KeyStreams } from "../service/tenancy/key-streams.js";
 import { SkillFiles } from "../service/tool-config/skill-files.js";
 import { announceAdminKey } from "./admin-key.js";
+import { requireSharedKey } from "./database.js";
 import { Lifecycle } from "./lifecycle.js";
 import { loadBuiltinTools } from "./tools.js";
 import { createWebhookRuntime, startWebhookDelivery } from "./webhook-wiring.js";
@@ -84,6 +85,7 @@ export async function startService(
   const life = new Lifecycle(logger);
   let forceStop = false;
   try {
+    requireSharedKey(config);
     const { db, store, ping: pingDb, close } = await openDatabase(config);
     life.started("database", close);
     const generated = await ensureAdminKey({ db }, config.TOOLSHED_ADMIN_KEY);

@@ -17,3 +17,13 @@ export async function runDbMigrate(config: Pick<Config, "DATABASE_URL">, out: No
   out.write("postgres migrations applied\n");
   return 0;
 }
+
+export const SHARED_KEY_REQUIRED =
+  "TOOLSHED_SECRET_KEY is required with DATABASE_URL: hosts sharing a database open each other's " +
+  "sealed secrets and console cookies, so every process needs the same key " +
+  "(openssl rand -base64 32), not a key file in its own DATA_DIR.";
+
+/** Throws before anything starts when processes sharing a database would each make their own key. */
+export function requireSharedKey(config: Pick<Config, "DATABASE_URL" | "TOOLSHED_SECRET_KEY">): void {
+  if (config.DATABASE_URL && !config.TOOLSHED_SECRET_KEY) throw new Error(SHARED_KEY_REQUIRED);
+}

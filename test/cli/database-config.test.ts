@@ -1,5 +1,7 @@
 /** DATABASE_URL and TOOLSHED_SECRET_KEY: parsed with errors that name the field and the fix, never the secret. */
 import { expect, it } from "vitest";
+import { startService } from "../../src/cli/compose.js";
+import { requireSharedKey, SHARED_KEY_REQUIRED } from "../../src/cli/database.js";
 import { loadConfig } from "../../src/config.js";
 
 const errorOf = (env: Record<string, string>) => {
@@ -36,4 +38,21 @@ it("takes the secret key from configuration as 32 bytes of base64", () => {
   const short = errorOf({ TOOLSHED_SECRET_KEY: Buffer.alloc(16, 7).toString("base64") });
   expect(short).toMatch(/TOOLSHED_SECRET_KEY: must be 32 random bytes in base64/);
   expect(short).not.toContain(Buffer.alloc(16, 7).toString("base64"));
+});
+
+it("a server on a shared database refuses to start without the shared secret key, before opening anything", async () => {
+  const config = loadConfig({
+    DATABASE_URL: "postgres://u:hunter2secret@127.0.0.1:1/none",
+    DATA_DIR: "/nonexistent",
+  });
+  const err = await startService(config, "api").then(
+    () => undefined,
+    (e: Error) => e,
+  );
+  expect(err?.message).toBe(SHARED_KEY_REQUIRED);
+  expect(err?.message).not.toContain("hunter2secret");
+  expect(() =>
+    requireSharedKey({ DATABASE_URL: "postgres://h/db", TOOLSHED_SECRET_KEY: Buffer.alloc(32, 1) }),
+  ).not.toThrow();
+  expect(() => requireSharedKey({ DATABASE_URL: undefined, TOOLSHED_SECRET_KEY: undefined })).not.toThrow();
 });
