@@ -111,6 +111,11 @@ drop_database() {
 }
 
 # A key made once and kept in $dir (mode 0600): $1 file name, $2 command that prints a new one.
+# N random bytes in ENCODING (hex, base64), without openssl (not on a fresh Debian).
+random_key() {
+  node -e 'process.stdout.write(require("node:crypto").randomBytes(+process.argv[1]).toString(process.argv[2]) + "\n")' "$1" "$2"
+}
+
 kept_key() {
   [[ -s $dir/$1 ]] || (umask 077 && eval "$2" >"$dir/$1")
   cat "$dir/$1"
@@ -145,8 +150,8 @@ up() {
   bash scripts/services.sh
   engine_up
   mkdir -p "$pids"
-  key=${TOOLSHED_ADMIN_KEY:-$(kept_key admin.key "openssl rand -hex 24")}
-  secret=${TOOLSHED_SECRET_KEY:-$(kept_key secret.key "openssl rand -base64 32")}
+  key=${TOOLSHED_ADMIN_KEY:-$(kept_key admin.key "random_key 24 hex")}
+  secret=${TOOLSHED_SECRET_KEY:-$(kept_key secret.key "random_key 32 base64")}
   db_url=${DATABASE_URL:-$(database toolshed_cluster)}
   [[ -n $db_url ]] || { log "no database: set DATABASE_URL or let scripts/postgres.sh start one"; exit 1; }
   mkdir -p "$dir/api1" "$dir/api2" "$dir/worker1" "$dir/worker2"
