@@ -16,7 +16,8 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { ChildService } from "../support/child-service.js";
 import { apiWithChildWorkers } from "../support/child-workers.js";
 import { type Client, httpClient, seedBashTenant } from "../support/harness.js";
-import { pollUntil, waitForJob, waitForJobs } from "../support/wait-for-job.js";
+import { SseReader } from "../support/sse-reader.js";
+import { waitForJob, waitForJobs } from "../support/wait-for-job.js";
 
 const SESSIONS = 20;
 const CALLS_PER_SESSION = 15;
@@ -147,11 +148,17 @@ it("a killed worker: its running call ends interrupted, later calls are answered
     });
   const long = (await submit(apis[0]!, first!, "echo started; sleep 60; echo never")).body.job.id;
   const behind = (await submit(apis[1]!, first!, "echo after")).body.job.id;
-  await pollUntil(
-    async () => (await apis[1]!("GET", `/v1/jobs/${long}`, { key: tenant.agentKey })).body.job?.status,
-    (s) => s === "running",
-    { timeoutMs: 30_000, intervalMs: 50, what: "the long call to start" },
-  );
+  // Killed once the command demonstrably runs in the sandbox (its first output streamed), not
+  // merely once claimed: a call killed before it reached the sandbox is rightly run again.
+  const res = await fetch(`${f.h.url}/v1/jobs/${long}/events`, {
+    headers: { authorization: `Bearer ${tenant.agentKey}` },
+  });
+  const events = new SseReader(res);
+  for (;;) {
+    const block = await events.next(30_000);
+    if (block.event === "chunk" && block.data?.includes("started")) break;
+  }
+  await events.close();
   await workers[1]!.stop("SIGKILL");
 
   const interrupted = await waitForJob(f.h.call, tenant.agentKey, long, { timeoutMs: 60_000 });
