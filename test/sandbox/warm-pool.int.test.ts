@@ -44,10 +44,19 @@ afterAll(async () => {
 it("a new session claims a warm container with its own workspace, quota, skills and identity", async () => {
   const sb = await t.provider.acquire(spec());
   const paths = sessionPaths(t.dataDir, t.serviceId, "ses_warm1");
-  const info = await docker.getContainer(paths.containerName).inspect();
-  expect(info.Config.Labels[LABEL_WARM]).toBe("1");
   const run = async (cmd: string) => (await sb.exec(sh(cmd))).stdout;
   expect(await run("id -u; cat /skills/hello.md")).toBe("100000\nskill text\n");
+  // Renamed to the session's after its first result (off the first call's path).
+  const info = await pollUntil(
+    () =>
+      docker
+        .getContainer(paths.containerName)
+        .inspect()
+        .catch(() => null),
+    (i) => i !== null,
+    { timeoutMs: 10_000, what: "the claimed container renamed" },
+  );
+  expect(info?.Config.Labels[LABEL_WARM]).toBe("1");
   expect(await run("touch /skills/x 2>&1 || echo refused")).toContain("refused");
   expect(await run("echo kept > /workspace/f && cat /workspace/f")).toBe("kept\n");
   // The file is in the session's own workspace on the host (the quota volume).
