@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { chmod, chown, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { chmod, chown, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import type { Socket } from "node:net";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -443,6 +443,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     const slot = this.pool.take();
     if (!slot) return undefined;
     let adopted = false;
+    let later: typeof mounts = [];
     try {
       await mkdir(paths.workspaceDir, { recursive: true });
       if (fresh && slot.image && this.volumes) adopted = await this.volumes.adopt(slot.image, spec.sessionId);
@@ -451,7 +452,14 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
         await this.prepareWorkspace(paths, spec.sessionId);
         await this.pool.bindWorkspace(slot, paths.workspaceDir);
       }
-      await this.pool.mountReadOnly(slot, mounts);
+      // An empty directory (a tenant without skills) looks the same as the slot's empty one
+      // until something is added, so its mount waits until after the first result too.
+      const empty = await Promise.all(mounts.map((m) => isEmptyDir(m.hostPath)));
+      later = mounts.filter((_, i) => empty[i]);
+      await this.pool.mountReadOnly(
+        slot,
+        mounts.filter((_, i) => !empty[i]),
+      );
     } catch (err) {
       this.logger.warn({ err, sessionId: spec.sessionId }, "claiming a warm sandbox failed; starting one");
       await removeContainer(this.docker, slot.id).catch(() => undefined);
@@ -471,6 +479,17 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       lastUsed: Date.now(),
       acks: [],
       pending: async () => {
+        try {
+          await this.pool?.mountReadOnly(slot, later);
+        } catch (err) {
+          // Without them the session would miss what its tenant adds: its next call starts anew.
+          this.logger.warn(
+            { err, sessionId: spec.sessionId },
+            "mounting a claimed warm sandbox's directories failed",
+          );
+          this.forget(spec.sessionId, session);
+          return;
+        }
         if (adopted) await this.pool?.showWorkspace(slot, paths.workspaceDir);
         await this.docker.getContainer(slot.id).rename({ name: paths.containerName });
       },
@@ -573,12 +592,17 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
   }
 }
 
-/** The platform's limits with the tenant's own where it set them (checked against caps upstream). */
+/** Whether `dir` holds nothing (a missing one counts as not empty: its mount then fails loudly). */
+async function isEmptyDir(dir: string): Promise<boolean> {
+  return (await readdir(dir).catch(() => [""])).length === 0;
+}
+
 /** Settings that shape the container or its volume (not only the commands' environment). */
 function hasOwnContainerSettings(own: SessionSandboxSettings | undefined): boolean {
   return Boolean(own?.image || own?.memoryBytes || own?.nanoCpus || own?.pids || own?.diskBytes);
 }
 
+/** The platform's limits with the tenant's own where it set them (checked against caps upstream). */
 function tenantLimits(base: SandboxLimits, own: SessionSandboxSettings | undefined): SandboxLimits {
   return {
     ...base,
