@@ -36,6 +36,7 @@ import {
   LABEL_TENANT,
 } from "./container-spec.js";
 import { ExecutorChannel } from "./executor-channel.js";
+import { execOverSocket } from "./executor-client.js";
 import { SANDBOX_WORKSPACE } from "./sandbox.js";
 import type { SandboxLogger } from "./sandbox-logger.js";
 
@@ -278,6 +279,13 @@ export class WarmPool {
       containerId = container.id;
       await container.start();
       await channel.ready(this.opts.startTimeoutMs);
+      // One command through the executor and its fork server: a session's first one is then as
+      // quick as its later ones (code paths warmed in the container, not on the session's time).
+      await execOverSocket(await channel.take(this.opts.startTimeoutMs), {
+        argv: ["true"],
+        timeoutMs: this.opts.startTimeoutMs,
+        maxOutputBytes: 1024,
+      });
     } catch (err) {
       this.names.delete(name);
       await removeContainer(this.opts.docker, name).catch(() => undefined);
