@@ -13,6 +13,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   flood: () => import("./flood.js"),
   cluster: () => import("./cluster.js"),
   lists: () => import("./lists.js"),
+  warm: () => import("./warm.js"),
 };
 
 async function main(): Promise<void> {

@@ -129,6 +129,9 @@ export function startCallWorker(
     else if (seen !== me) deps.logger.info({ sessionId, from: seen }, "session placed on this host");
     if ("jobId" in payload) {
       const { jobId } = payload;
+      // Just pinned here: run it now rather than through this host's queue (one queue hop less
+      // on a new session's first call; the row's per-session order decides as on the host queue).
+      if (host === me && seen !== me) return runCall(bjob, jobId, token);
       return opts.queue.addCall(opts.queue.hostQueue(host), jobId, await fairPriority(deps.db, jobId));
     }
     return forward(opts.queue.hostQueue(host), bjob);
@@ -145,9 +148,10 @@ export function startCallWorker(
     ...common,
     concurrency: opts.concurrency,
   });
+  // As wide as the host's: a new session's first call runs here (`running` bounds the total).
   const placementWorker = new Worker<AnyPayload>(PLACEMENT_QUEUE, processPlacement, {
     ...common,
-    concurrency: Math.min(4, opts.concurrency),
+    concurrency: opts.concurrency,
   });
   const workers = [hostWorker, placementWorker];
   const handlers = new Set<Promise<void>>();

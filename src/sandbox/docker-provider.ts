@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { chmod, chown, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { chmod, chown, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import type { Socket } from "node:net";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -76,6 +77,8 @@ interface LiveSession extends SessionPaths {
   lastUsed: number;
   /** Jobs whose results are stored, told to the executor with the next request. */
   acks: Acks;
+  /** A claimed warm container's book-keeping, run once after its first request (`settle`). */
+  pending?: () => Promise<void>;
 }
 
 // More than this many unsent acknowledgements: the oldest are dropped (the executor ages them out).
@@ -136,7 +139,6 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     this.runtimeCheck = new RuntimeCheck(this.docker, opts.runtime);
     this.pool = this.createPool();
     this.pool?.start();
-    if (this.pool) this.volumes?.keepSpares(this.opts.warmPool ?? 0);
     this.stopReaper = startIdleReaper({
       idleStopMs: opts.idleStopMs,
       sessions: () => [...this.live.entries(), ...this.inherited.entries()],
@@ -165,6 +167,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       startTimeoutMs: this.startTimeoutMs,
       logger: this.logger,
       writeConfig: (configPath) => this.writeExecutorConfig(configPath),
+      ...(this.volumes ? { volumes: this.volumes } : {}),
       spec: (slot) => ({
         name: `toolshed-${this.opts.serviceId}`,
         image: this.opts.image,
@@ -207,6 +210,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       } finally {
         session.inflight--;
         session.lastUsed = Date.now();
+        if (session.pending) this.settle(spec.sessionId, session);
       }
     }
     throw new SandboxUnavailableError("sandbox executor keeps dropping requests");
@@ -244,14 +248,16 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     this.live.delete(sessionId);
     const slot = this.warm.get(sessionId);
     this.warm.delete(sessionId);
+    if (session) session.pending = undefined;
     const stopped = (async () => {
       await session?.channel.close();
-      await stopContainer(this.docker, paths.containerName, 2);
-      // A claimed warm container mounts the slot's directories: it goes, and so do its mounts.
+      // A claimed warm container mounts the slot's directories: it goes (by id: it may not be
+      // renamed yet), and so do its mounts.
       if (slot) {
-        await removeContainer(this.docker, paths.containerName);
+        await slot.settled;
+        await removeContainer(this.docker, slot.id);
         await this.pool?.release(slot);
-      }
+      } else await stopContainer(this.docker, paths.containerName, 2);
       // A volume is mounted exactly while its container may run.
       await this.volumes?.unmount(paths.workspaceDir);
     })().finally(() => this.stopping.delete(sessionId));
@@ -275,15 +281,13 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     for (const info of containers) {
       const sessionId = info.Labels?.[LABEL_SESSION];
       if (sessionId !== undefined && liveSessionIds.has(sessionId)) continue;
-      // This process's own warm containers, unclaimed or claimed by a live session.
+      // This process's own warm containers, unclaimed or claimed by a live session (by id: a
+      // claimed one keeps its warm name until its first result). Another process's (one that
+      // died, maybe between a claim and the rename) are removed: their sessions start again.
       const name = info.Names?.[0]?.replace(/^\//, "") ?? "";
       if (
         this.pool?.names.has(name) ||
-        [...this.warm.keys()].some(
-          (s) =>
-            liveSessionIds.has(s) &&
-            name === sessionPaths(this.dataDir, this.opts.serviceId, s).containerName,
-        )
+        [...this.warm.entries()].some(([s, slot]) => liveSessionIds.has(s) && slot.id === info.Id)
       )
         continue;
       const session = sessionId === undefined ? undefined : this.live.get(sessionId);
@@ -328,7 +332,6 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     await Promise.allSettled([...this.live.keys()].map((id) => this.stop(id)));
     await Promise.allSettled([...this.stopping.values()]);
     await this.pool?.close();
-    await this.volumes?.dropSpares();
   }
 
   private ensure(spec: SessionSandboxSpec): Promise<LiveSession> {
@@ -355,6 +358,8 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     await this.stopping.get(spec.sessionId)?.catch(() => {});
     const paths = sessionPaths(this.dataDir, this.opts.serviceId, spec.sessionId);
     this.inherited.delete(spec.sessionId);
+    // A dead process's warm slots may still mount this session's volume: unmounted first.
+    await this.pool?.settledLeftovers();
     const claimed = await this.claimWarm(spec, paths);
     if (claimed) return claimed;
     const token = await this.prepareDirs(paths, spec.sessionId, spec.settings?.diskBytes);
@@ -407,17 +412,22 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
   }
 
   /**
-   * A new session (no container of its own yet) takes a warm container: its workspace (volume
-   * mounted, owned by the agent) and read-only mounts are bound onto the slot, the container is
-   * renamed to the session's. Undefined when none is ready or this session cannot use one; a
-   * failed claim gives the slot up and the session starts the ordinary way.
+   * A session takes a warm container. Undefined when none is ready or this session cannot use one
+   * (then it starts the ordinary way, as after a failed claim).
+   *
+   * A new session (no workspace on this host yet) adopts the slot's blank volume (a rename) and
+   * gets its read-only mounts bound (one `mount` each): no Docker request, no mkfs or loop mount.
+   * A returning one (its container stopped) has its workspace mounted over the slot's, after a
+   * check that no container of its own is left. Renaming the container and showing the workspace
+   * at the session's host path wait until after the first result (`settle`).
    */
   private async claimWarm(spec: SessionSandboxSpec, paths: SessionPaths): Promise<LiveSession | undefined> {
     const leftover = this.warm.get(spec.sessionId);
     if (leftover) {
       // Its executor vanished (unreachable): the warm container goes; an ordinary start follows.
       this.warm.delete(spec.sessionId);
-      await removeContainer(this.docker, paths.containerName);
+      await leftover.settled;
+      await removeContainer(this.docker, leftover.id);
       await this.pool?.release(leftover);
       return undefined;
     }
@@ -427,18 +437,32 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     if (hasOwnContainerSettings(spec.settings)) return undefined;
     const mounts = spec.readOnlyMounts ?? [];
     if (mounts.some((m) => !(WARM_MOUNTS as readonly string[]).includes(m.containerPath))) return undefined;
-    if (await containerExists(this.docker, paths.containerName)) return undefined;
+    // Every start makes the workspace directory before its container: none means no container.
+    const fresh = !existsSync(paths.workspaceDir);
+    if (!fresh && (await containerExists(this.docker, paths.containerName))) return undefined;
     const slot = this.pool.take();
     if (!slot) return undefined;
+    let adopted = false;
+    let later: typeof mounts = [];
     try {
       await mkdir(paths.workspaceDir, { recursive: true });
-      await this.volumes?.useSpare(spec.sessionId);
-      await this.prepareWorkspace(paths, spec.sessionId);
-      await this.pool.fill(slot, paths.workspaceDir, mounts);
-      await this.docker.getContainer(slot.name).rename({ name: paths.containerName });
+      if (fresh && slot.image && this.volumes) adopted = await this.volumes.adopt(slot.image, spec.sessionId);
+      if (adopted) delete slot.image;
+      else {
+        await this.prepareWorkspace(paths, spec.sessionId);
+        await this.pool.bindWorkspace(slot, paths.workspaceDir);
+      }
+      // An empty directory (a tenant without skills) looks the same as the slot's empty one
+      // until something is added, so its mount waits until after the first result too.
+      const empty = await Promise.all(mounts.map((m) => isEmptyDir(m.hostPath)));
+      later = mounts.filter((_, i) => empty[i]);
+      await this.pool.mountReadOnly(
+        slot,
+        mounts.filter((_, i) => !empty[i]),
+      );
     } catch (err) {
       this.logger.warn({ err, sessionId: spec.sessionId }, "claiming a warm sandbox failed; starting one");
-      await removeContainer(this.docker, slot.name).catch(() => undefined);
+      await removeContainer(this.docker, slot.id).catch(() => undefined);
       await this.pool.release(slot);
       return undefined;
     }
@@ -454,9 +478,40 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       inflight: 0,
       lastUsed: Date.now(),
       acks: [],
+      pending: async () => {
+        try {
+          await this.pool?.mountReadOnly(slot, later);
+        } catch (err) {
+          // Without them the session would miss what its tenant adds: its next call starts anew.
+          this.logger.warn(
+            { err, sessionId: spec.sessionId },
+            "mounting a claimed warm sandbox's directories failed",
+          );
+          this.forget(spec.sessionId, session);
+          return;
+        }
+        if (adopted) await this.pool?.showWorkspace(slot, paths.workspaceDir);
+        await this.docker.getContainer(slot.id).rename({ name: paths.containerName });
+      },
     };
     this.live.set(spec.sessionId, session);
     return session;
+  }
+
+  /**
+   * A claimed warm container's book-keeping, off the first call's path: the session's name (for
+   * operators; this process knows it by id) and its workspace at the host path. A worker that dies
+   * before this leaves a warm-named container with no session label: the next worker's
+   * `reapOrphans` removes it, and the session starts again on the same volume (adopted at claim).
+   */
+  private settle(sessionId: string, session: LiveSession): void {
+    const pending = session.pending;
+    session.pending = undefined;
+    const slot = this.warm.get(sessionId);
+    if (!pending || !slot) return;
+    slot.settled = pending().catch((err: unknown) =>
+      this.logger.warn({ err, sessionId }, "renaming a claimed warm sandbox failed"),
+    );
   }
 
   /** Drops a live session whose executor vanished, so the next call starts it again. */
@@ -537,12 +592,17 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
   }
 }
 
-/** The platform's limits with the tenant's own where it set them (checked against caps upstream). */
+/** Whether `dir` holds nothing (a missing one counts as not empty: its mount then fails loudly). */
+async function isEmptyDir(dir: string): Promise<boolean> {
+  return (await readdir(dir).catch(() => [""])).length === 0;
+}
+
 /** Settings that shape the container or its volume (not only the commands' environment). */
 function hasOwnContainerSettings(own: SessionSandboxSettings | undefined): boolean {
   return Boolean(own?.image || own?.memoryBytes || own?.nanoCpus || own?.pids || own?.diskBytes);
 }
 
+/** The platform's limits with the tenant's own where it set them (checked against caps upstream). */
 function tenantLimits(base: SandboxLimits, own: SessionSandboxSettings | undefined): SandboxLimits {
   return {
     ...base,

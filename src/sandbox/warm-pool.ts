@@ -2,24 +2,28 @@
  * Warm sandboxes: hardened containers started ahead of need, their executor already dialled in
  * and proven, so a new session's first call skips `docker create` + `start` + executor start-up.
  *
- * A container's mounts are fixed when it is created, but a session's workspace (a loop-mounted
- * volume with quotas on) and its tenant's skills are known only when the session claims it. So a
- * warm container mounts two empty slot directories at /workspace and /skills with `rslave`
- * propagation, under a pool directory that is a shared mount: claiming bind-mounts the session's
- * workspace and the tenant's skills (read-only) onto the slot directories on the host, and the
- * mounts propagate into the running container. The executor's run directory (socket, secret,
- * identity table) is the slot's own: identities are the same for every session, and the hello
- * (the per-container secret) happened when the container started. The claimed container is
- * renamed to the session's name; when the session stops, it is removed (its mounts are the
- * slot's) and the session's next start is on the same workspace (another warm container, or an
- * ordinary start).
+ * A container's mounts are fixed when it is created, but the tenant's skills are known only when
+ * a session claims it. So a warm container mounts slot directories at /workspace and /skills with
+ * `rslave` propagation, under a pool directory that is a shared mount: claiming bind-mounts onto
+ * the slot directories on the host, and the mounts propagate into the running container.
+ * With quotas on, the slot's /workspace is already a blank volume (mounted before the container
+ * was created): a new session adopts it by renaming its image file, so the claim makes no mount
+ * for it; a returning session's own workspace is bind-mounted over it. The tenant's skills are a
+ * read-only bind staged once per directory, so a claim binds them with one `mount`. The
+ * executor's run directory (socket, secret, identity table) is the slot's own: identities are the
+ * same for every session, and the hello (the per-container secret) happened when the container
+ * started. Renaming the container to the session's name (and showing the workspace at the
+ * session's host path) waits until after the first result (the provider's `settle`); the
+ * provider knows a claimed container by its id meanwhile. When the session stops, its container is
+ * removed (its mounts are the slot's) and the session's next start is on the same workspace
+ * (another warm container, or an ordinary start).
  *
  * Needs root (bind mounts) and runc: gVisor does not propagate host mounts into a running sandbox.
  */
 import { execFile } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdir, readdir, rm } from "node:fs/promises";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import type Dockerode from "dockerode";
 import { removeContainer } from "./container-ops.js";
@@ -32,6 +36,7 @@ import {
   LABEL_TENANT,
 } from "./container-spec.js";
 import { ExecutorChannel } from "./executor-channel.js";
+import { execOverSocket } from "./executor-client.js";
 import { SANDBOX_WORKSPACE } from "./sandbox.js";
 import type { SandboxLogger } from "./sandbox-logger.js";
 
@@ -45,9 +50,15 @@ export const LABEL_WARM = "toolshed.warm";
 export const WARM_MOUNTS = ["/skills"] as const;
 
 export interface WarmSlot {
-  /** The container's name until claimed. */
+  /** The container's name until claimed (and renamed). */
   name: string;
+  /** The container's id: what a claimed container is known by until it is renamed. */
+  id: string;
   dir: string;
+  /** The blank volume mounted at `workspace` until a session adopts it (quotas on). */
+  image?: string;
+  /** The claim's book-keeping after the first result (rename, host view); awaited before removal. */
+  settled?: Promise<void>;
   workspace: string;
   mounts: Record<string, string>;
   runDir: string;
@@ -68,6 +79,11 @@ export interface WarmPoolOptions {
     runDir: string;
     mounts: Record<string, string>;
   }) => Omit<ContainerSpecInput, "sessionId" | "tenantId">;
+  /** Blank workspace volumes (quotas on); without, a slot's /workspace is a plain directory. */
+  volumes?: {
+    mountBlank(dir: string): Promise<string>;
+    dropBlank(image?: string): Promise<void>;
+  };
   /** The executor's config file for a new slot (secret and identities); returns the secret. */
   writeConfig: (configPath: string) => Promise<string>;
   startTimeoutMs: number;
@@ -80,6 +96,8 @@ export class WarmPool {
   private readonly filling = new Set<Promise<void>>();
   private closed = false;
   private prepared?: Promise<void>;
+  /** Read-only binds of host directories (tenants' skills), made once, bound into slots at claim. */
+  private readonly staged = new Map<string, Promise<string>>();
   /** Names of this pool's unclaimed containers (the orphan reaper leaves them alone). */
   readonly names = new Set<string>();
 
@@ -102,29 +120,63 @@ export class WarmPool {
     return this.ready.length;
   }
 
-  /** Bind-mounts the session's workspace and read-only mounts onto a taken slot's directories. */
-  async fill(slot: WarmSlot, workspaceDir: string, readOnly: { hostPath: string; containerPath: string }[]) {
+  /** Resolves once leftovers of a dead process are cleaned (before a session mounts a volume). */
+  async settledLeftovers(): Promise<void> {
+    await this.prepare().catch(() => undefined);
+  }
+
+  /** Bind-mounts a session's own workspace (over the slot's blank volume, if any). */
+  async bindWorkspace(slot: WarmSlot, workspaceDir: string): Promise<void> {
     await mount(["--bind", workspaceDir, slot.workspace]);
-    for (const [i, m] of readOnly.entries()) {
+  }
+
+  /** Shows the slot's /workspace at the session's host path (after the first result). */
+  async showWorkspace(slot: WarmSlot, workspaceDir: string): Promise<void> {
+    await mount(["--bind", slot.workspace, workspaceDir]);
+  }
+
+  /** Binds the read-only mounts onto a taken slot's directories: one `mount` each once staged. */
+  async mountReadOnly(slot: WarmSlot, readOnly: { hostPath: string; containerPath: string }[]) {
+    for (const m of readOnly) {
       const target = slot.mounts[m.containerPath];
       if (!target) throw new Error(`a warm sandbox cannot mount ${m.containerPath}`);
-      // Read-only before it enters the shared tree: a remount does not propagate, a new mount
-      // carries its flags. Made on a staging directory outside the shared tree, then moved in.
-      const stage = join(`${this.opts.dir}-stage`, `${basename(slot.dir)}-${i}`);
-      await mkdir(stage, { recursive: true });
-      await mount(["--bind", m.hostPath, stage]);
-      await mount(["-o", "remount,bind,ro,nosuid,nodev", stage]);
-      await mount(["--move", stage, target]);
-      await rm(stage, { recursive: true, force: true });
+      // A bind of a read-only mount carries its flags into the shared tree and the container.
+      await mount(["--bind", await this.stage(m.hostPath), target]);
     }
   }
 
-  /** A claimed slot's container is gone: its mounts and directory go too. */
+  /**
+   * A read-only bind of `hostPath` outside the shared tree. Read-only before it enters the tree:
+   * a remount does not propagate, a new mount carries its flags. Kept: the directory's later
+   * changes show through it (skills added later appear in running sandboxes).
+   */
+  private stage(hostPath: string): Promise<string> {
+    let staged = this.staged.get(hostPath);
+    if (!staged) {
+      const stage = join(
+        `${this.opts.dir}-stage`,
+        createHash("sha256").update(hostPath).digest("hex").slice(0, 16),
+      );
+      staged = (async () => {
+        await mkdir(stage, { recursive: true });
+        await umountAll(stage);
+        await mount(["--bind", hostPath, stage]);
+        await mount(["-o", "remount,bind,ro,nosuid,nodev", stage]);
+        return stage;
+      })();
+      staged.catch(() => this.staged.delete(hostPath));
+      this.staged.set(hostPath, staged);
+    }
+    return staged;
+  }
+
+  /** A claimed slot's container is gone: its mounts, directory and unadopted volume go too. */
   async release(slot: WarmSlot): Promise<void> {
     await slot.channel.close().catch(() => undefined);
     for (const target of [slot.workspace, ...Object.values(slot.mounts)])
       await umountAll(target).catch(() => undefined);
     await rm(slot.dir, { recursive: true, force: true }).catch(() => undefined);
+    if (slot.image) await this.opts.volumes?.dropBlank(slot.image).catch(() => undefined);
   }
 
   /** Removes the unclaimed containers and their slots. */
@@ -139,7 +191,12 @@ export class WarmPool {
       }),
     );
     this.names.clear();
-    if (this.prepared && !opts.keepMounts) await umountAll(this.opts.dir).catch(() => undefined);
+    if (opts.keepMounts) return;
+    const stages = [...this.staged.values()];
+    this.staged.clear();
+    for (const s of await Promise.allSettled(stages))
+      if (s.status === "fulfilled") await umountAll(s.value).catch(() => undefined);
+    if (this.prepared) await umountAll(this.opts.dir).catch(() => undefined);
   }
 
   private refill(): void {
@@ -177,6 +234,13 @@ export class WarmPool {
           await umountAll(join(dir, sub)).catch(() => undefined);
         await rm(dir, { recursive: true, force: true }).catch(() => undefined);
       }
+      const stages = `${this.opts.dir}-stage`;
+      for (const entry of await readdir(stages).catch(() => [] as string[])) {
+        await umountAll(join(stages, entry)).catch(() => undefined);
+        await rm(join(stages, entry), { recursive: true, force: true }).catch(() => undefined);
+      }
+      // A dead process's blank volumes (their slots just unmounted); a session's adopted one is named for it.
+      await this.opts.volumes?.dropBlank();
       if (!(await isMountPoint(this.opts.dir))) await mount(["--bind", this.opts.dir, this.opts.dir]);
       await mount(["--make-rshared", this.opts.dir]);
     })().catch((err: unknown) => {
@@ -196,6 +260,11 @@ export class WarmPool {
     await mkdir(runDir, { recursive: true, mode: 0o755 });
     await mkdir(workspace, { mode: 0o755 });
     for (const m of Object.values(mounts)) await mkdir(m, { mode: 0o755 });
+    // Before the container exists: its /workspace is then the volume itself, no propagation needed.
+    const image = await this.opts.volumes?.mountBlank(workspace).catch(async (err: unknown) => {
+      await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+      throw err;
+    });
     const configPath = join(runDir, EXECUTOR_CONFIG_NAME);
     const socketPath = join(runDir, EXECUTOR_SOCKET_NAME);
     const token = await this.opts.writeConfig(configPath);
@@ -203,19 +272,41 @@ export class WarmPool {
     const base = this.opts.spec({ name: "", workspace, runDir, mounts });
     const name = `${base.name}-warm-${id}`;
     this.names.add(name);
+    let containerId: string;
     try {
       const spec = warmSpec({ ...base, name, sessionId: "warm", tenantId: "warm" }, workspace, mounts);
       const container = await this.opts.docker.createContainer(spec);
+      containerId = container.id;
       await container.start();
       await channel.ready(this.opts.startTimeoutMs);
+      // One command through the executor and its fork server: a session's first one is then as
+      // quick as its later ones (code paths warmed in the container, not on the session's time).
+      await execOverSocket(await channel.take(this.opts.startTimeoutMs), {
+        argv: ["true"],
+        timeoutMs: this.opts.startTimeoutMs,
+        maxOutputBytes: 1024,
+      });
     } catch (err) {
       this.names.delete(name);
       await removeContainer(this.opts.docker, name).catch(() => undefined);
       await channel.close().catch(() => undefined);
+      await umountAll(workspace).catch(() => undefined);
       await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+      if (image) await this.opts.volumes?.dropBlank(image).catch(() => undefined);
       throw err;
     }
-    return { name, dir, workspace, mounts, runDir, socketPath, configPath, channel };
+    return {
+      name,
+      id: containerId,
+      dir,
+      ...(image ? { image } : {}),
+      workspace,
+      mounts,
+      runDir,
+      socketPath,
+      configPath,
+      channel,
+    };
   }
 }
 

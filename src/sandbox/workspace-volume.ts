@@ -1,7 +1,19 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { chmod, chown, link, mkdir, open, readdir, realpath, rm, rmdir, stat } from "node:fs/promises";
+import {
+  chmod,
+  chown,
+  link,
+  mkdir,
+  open,
+  readdir,
+  realpath,
+  rename,
+  rm,
+  rmdir,
+  stat,
+} from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { loopBackingFile, readMounts } from "./mount-table.js";
@@ -84,10 +96,6 @@ export function createWorkspaceVolumes(
 export class WorkspaceVolumes {
   private readonly volumesDir: string;
   private resolvedDir?: Promise<string>;
-  /** Blank images made ahead (`spare-*.spare`): a warm sandbox's session skips mkfs. */
-  private readonly spares: string[] = [];
-  private spareTarget = 0;
-  private sparesMaking = 0;
 
   constructor(private readonly opts: VolumeOptions) {
     this.volumesDir = join(opts.dataDir, "volumes");
@@ -120,35 +128,43 @@ export class WorkspaceVolumes {
     }
   }
 
-  /** Keeps `n` blank images ready (warm sandboxes hand them to new sessions); 0 stops refilling. */
-  keepSpares(n: number): void {
-    this.spareTarget = n;
-    while (this.spares.length + this.sparesMaking < this.spareTarget) {
-      this.sparesMaking++;
-      this.resolvedVolumesDir()
-        .then(async (dir) => {
-          const spare = join(dir, `spare-${randomBytes(6).toString("hex")}.spare`);
-          if (await this.createImage(spare)) this.spares.push(spare);
-        })
-        .catch((err: unknown) => this.opts.logger.warn({ err }, "could not make a spare workspace volume"))
-        .finally(() => this.sparesMaking--);
+  /**
+   * A blank volume mounted at `dir`, owned by the agent (a warm sandbox's /workspace before a
+   * session owns it); returns its image, `<volumes>/warm-*.spare` until `adopt` names it.
+   */
+  async mountBlank(dir: string): Promise<string> {
+    const image = join(await this.resolvedVolumesDir(), `warm-${randomBytes(6).toString("hex")}.spare`);
+    await this.createImage(image);
+    try {
+      await execFileP("mount", ["-t", "ext4", "-o", MOUNT_OPTIONS, image, dir], { env: TOOL_ENV });
+      await rmdir(join(dir, "lost+found")).catch(() => {});
+      // mkfs made the agent its root's owner; setgid and group-writable as prepared workspaces are.
+      await chmod(dir, 0o2775);
+    } catch (err) {
+      await execFileP("umount", ["-l", dir], { env: TOOL_ENV }).catch(() => {});
+      await rm(image, { force: true });
+      throw err;
     }
+    return image;
   }
 
-  /** Gives a session without a volume yet a spare blank image (no-op when none is ready). */
-  async useSpare(sessionId: string): Promise<void> {
-    const spare = this.spares.shift();
-    if (!spare) return;
-    this.keepSpares(this.spareTarget);
-    // A session that already has an image keeps it (link refuses); the spare goes either way.
-    await link(spare, await this.imageOf(sessionId)).catch(() => undefined);
-    await rm(spare, { force: true });
+  /**
+   * Makes a mounted blank image the session's volume: a rename, so the loop device (which follows
+   * the file) needs no remount. False (nothing changed) when the session already has an image.
+   */
+  async adopt(image: string, sessionId: string): Promise<boolean> {
+    const own = await this.imageOf(sessionId);
+    if (existsSync(own)) return false;
+    await rename(image, own);
+    return true;
   }
 
-  /** Deletes the spares not handed out (shutdown). */
-  async dropSpares(): Promise<void> {
-    this.spareTarget = 0;
-    await Promise.all(this.spares.splice(0).map((s) => rm(s, { force: true })));
+  /** Deletes blank images: `image`, or every one (a dead process's, before this one makes any). */
+  async dropBlank(image?: string): Promise<void> {
+    if (image !== undefined) return rm(image, { force: true });
+    const dir = await this.resolvedVolumesDir();
+    for (const name of await readdir(dir).catch(() => [] as string[]))
+      if (name.endsWith(".spare")) await rm(join(dir, name), { force: true });
   }
 
   /** Unmounts the session's volume from `dir` (its data stays in the image); logs instead of throwing. */

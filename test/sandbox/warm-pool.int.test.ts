@@ -12,9 +12,11 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { sessionPaths } from "../../src/sandbox/session-paths.js";
 import { LABEL_WARM } from "../../src/sandbox/warm-pool.js";
 import { pollUntil } from "../support/wait-for-job.js";
-import { createTestProvider, docker, sh, type TestProvider } from "./harness.js";
+import { createTestProvider, docker, sh, TEST_IMAGE, type TestProvider } from "./harness.js";
 
 let t: TestProvider;
+// The same image under another name: still a tenant's own choice (the pool's is TEST_IMAGE).
+let TEST_IMAGE_BY_ID = "";
 let skills: string;
 const spec = () => ({
   sessionId: "ses_warm1",
@@ -26,6 +28,7 @@ beforeAll(async () => {
   skills = await mkdtemp(join(tmpdir(), "tsk-"));
   await writeFile(join(skills, "hello.md"), "skill text\n");
   await chmod(skills, 0o755);
+  TEST_IMAGE_BY_ID = (await docker.getImage(TEST_IMAGE).inspect()).Id;
   t = await createTestProvider({
     warmPool: 2,
     workspaceQuota: { diskBytes: 16 * 1024 * 1024, inodes: 1000 },
@@ -44,10 +47,19 @@ afterAll(async () => {
 it("a new session claims a warm container with its own workspace, quota, skills and identity", async () => {
   const sb = await t.provider.acquire(spec());
   const paths = sessionPaths(t.dataDir, t.serviceId, "ses_warm1");
-  const info = await docker.getContainer(paths.containerName).inspect();
-  expect(info.Config.Labels[LABEL_WARM]).toBe("1");
   const run = async (cmd: string) => (await sb.exec(sh(cmd))).stdout;
   expect(await run("id -u; cat /skills/hello.md")).toBe("100000\nskill text\n");
+  // Renamed to the session's after its first result (off the first call's path).
+  const info = await pollUntil(
+    () =>
+      docker
+        .getContainer(paths.containerName)
+        .inspect()
+        .catch(() => null),
+    (i) => i !== null,
+    { timeoutMs: 10_000, what: "the claimed container renamed" },
+  );
+  expect(info?.Config.Labels[LABEL_WARM]).toBe("1");
   expect(await run("touch /skills/x 2>&1 || echo refused")).toContain("refused");
   expect(await run("echo kept > /workspace/f && cat /workspace/f")).toBe("kept\n");
   // The file is in the session's own workspace on the host (the quota volume).
@@ -82,6 +94,119 @@ it("a session with its tenant's own container settings starts cold; the warm one
   expect(info.HostConfig.PidsLimit).toBe(77);
   expect((await sb.exec(sh("echo cold"))).stdout).toBe("cold\n");
   expect(t.provider.warmReady).toBe(2);
+}, 60_000);
+
+it("concurrent new sessions never share a warm container; more sessions than warm ones start cold", async () => {
+  await pollUntil(
+    () => t.provider.warmReady,
+    (n) => n === 2,
+    { timeoutMs: 60_000, what: "the pool to refill" },
+  );
+  const ids = ["ses_conc1", "ses_conc2", "ses_conc3"];
+  const boxes = await Promise.all(
+    ids.map((sessionId) => t.provider.acquire({ sessionId, tenantId: "ten_c" })),
+  );
+  // Each writes its own name, then reads it back: a shared container or workspace would mix them.
+  await Promise.all(boxes.map((sb, i) => sb.exec(sh(`echo ${ids[i]} > /workspace/me`))));
+  for (const [i, sb] of boxes.entries())
+    expect((await sb.exec(sh("cat /workspace/me"))).stdout).toBe(`${ids[i]}\n`);
+  const containers = await Promise.all(
+    ids.map((s) =>
+      pollUntil(
+        () =>
+          docker
+            .getContainer(sessionPaths(t.dataDir, t.serviceId, s).containerName)
+            .inspect()
+            .catch(() => null),
+        (i) => i !== null,
+        { timeoutMs: 10_000, what: `the container of ${s}` },
+      ),
+    ),
+  );
+  expect(new Set(containers.map((c) => c?.Id)).size).toBe(3);
+  // Two of them warm (claimed), one cold: the pool had two.
+  expect(containers.filter((c) => c?.Config.Labels[LABEL_WARM] === "1")).toHaveLength(2);
+  await Promise.all(ids.map((s) => t.provider.remove(s)));
+}, 90_000);
+
+it.each([
+  ["its own image", () => ({ image: TEST_IMAGE_BY_ID })],
+  ["its own memory limit", () => ({ memoryBytes: 300 * 1024 * 1024 })],
+  ["its own CPU limit", () => ({ nanoCpus: 500_000_000 })],
+  ["its own workspace size", () => ({ diskBytes: 12 * 1024 * 1024 })],
+])(
+  "a tenant with %s never gets a warm container",
+  async (_what, own) => {
+    const settings = own();
+    await pollUntil(
+      () => t.provider.warmReady,
+      (n) => n === 2,
+      { timeoutMs: 60_000, what: "the pool to refill" },
+    );
+    const sessionId = `ses_own${Object.keys(settings)[0]}`;
+    const sb = await t.provider.acquire({ sessionId, tenantId: "ten_d", settings });
+    expect((await sb.exec(sh("echo cold"))).stdout).toBe("cold\n");
+    const info = await docker
+      .getContainer(sessionPaths(t.dataDir, t.serviceId, sessionId).containerName)
+      .inspect();
+    expect(info.Config.Labels[LABEL_WARM]).toBeUndefined();
+    expect(t.provider.warmReady).toBe(2);
+    await t.provider.remove(sessionId);
+  },
+  60_000,
+);
+
+it("a tenant's environment is given to commands in a warm container (it is not part of the container)", async () => {
+  const sb = await t.provider.acquire({
+    sessionId: "ses_env1",
+    tenantId: "ten_e",
+    settings: { env: { GREETING: "hi" } },
+  });
+  expect((await sb.exec(sh("echo $GREETING"))).stdout).toBe("hi\n");
+  const name = sessionPaths(t.dataDir, t.serviceId, "ses_env1").containerName;
+  const info = await pollUntil(
+    () =>
+      docker
+        .getContainer(name)
+        .inspect()
+        .catch(() => null),
+    (i) => i !== null,
+    { timeoutMs: 10_000, what: "the claimed container renamed" },
+  );
+  expect(info?.Config.Labels[LABEL_WARM]).toBe("1");
+  expect(info?.Config.Env.some((e) => e.startsWith("GREETING"))).toBe(false);
+  await t.provider.remove("ses_env1");
+}, 60_000);
+
+it("a tenant without skills yet sees the ones added after its first call (the mount follows that call)", async () => {
+  await pollUntil(
+    () => t.provider.warmReady,
+    (n) => n >= 1,
+    { timeoutMs: 60_000, what: "a warm sandbox" },
+  );
+  const empty = await mkdtemp(join(tmpdir(), "tsk-"));
+  await chmod(empty, 0o755);
+  try {
+    const sb = await t.provider.acquire({
+      sessionId: "ses_noskills1",
+      tenantId: "ten_f",
+      readOnlyMounts: [{ hostPath: empty, containerPath: "/skills" }],
+    });
+    expect((await sb.exec(sh("ls -A /skills | wc -l"))).stdout).toBe("0\n");
+    await writeFile(join(empty, "later.md"), "added later\n");
+    const seen = await pollUntil(
+      async () => (await sb.exec(sh("cat /skills/later.md 2>/dev/null"))).stdout,
+      (out) => out !== "",
+      { timeoutMs: 10_000, what: "the skill added after the first call" },
+    );
+    expect(seen).toBe("added later\n");
+    expect((await sb.exec(sh("touch /skills/x 2>&1 || echo refused"))).stdout).toContain("refused");
+    const name = sessionPaths(t.dataDir, t.serviceId, "ses_noskills1").containerName;
+    expect((await docker.getContainer(name).inspect()).Config.Labels[LABEL_WARM]).toBe("1");
+    await t.provider.remove("ses_noskills1");
+  } finally {
+    await rm(empty, { recursive: true, force: true });
+  }
 }, 60_000);
 
 it("closing the provider removes the warm containers", async () => {
