@@ -131,7 +131,9 @@ export function startCallWorker(
       const { jobId } = payload;
       // Just pinned here: run it now rather than through this host's queue (one queue hop less
       // on a new session's first call; the row's per-session order decides as on the host queue).
-      if (host === me && seen !== me) return runCall(bjob, jobId, token);
+      // A retry of such a run (its sandbox was unavailable) stays on this queue entry, so that the
+      // call gets SANDBOX_RETRY_ATTEMPTS in all, not those plus a fresh host-queue entry's.
+      if (host === me && (seen !== me || bjob.attemptsMade > 0)) return runCall(bjob, jobId, token);
       return opts.queue.addCall(opts.queue.hostQueue(host), jobId, await fairPriority(deps.db, jobId));
     }
     return forward(opts.queue.hostQueue(host), bjob);
