@@ -21,7 +21,9 @@ export function JobPage({ jobId }) {
   const state = useLoad(() => api("GET", `/v1/jobs/${jobId}`).then((r) => r.job), [jobId]);
   const [stream, setStream] = useState({ status: undefined, output: "", result: undefined });
   const job = state.data;
-  const status = stream.status ?? job?.status;
+  // A final status loaded (after a cancel, the reload can answer before the stream's last event,
+  // and then closes the stream) wins over the last one the stream sent.
+  const status = job && FINAL.has(job.status) ? job.status : (stream.status ?? job?.status);
   const done = status && FINAL.has(status) && (stream.result !== undefined || job?.result);
   const live = useEvents(job && !FINAL.has(job.status) ? `/v1/jobs/${jobId}/events` : null, {
     status: (d) => d?.status && setStream((s) => ({ ...s, status: d.status })),
