@@ -69,17 +69,20 @@ export function startCallWorker(
     withLogContext({ jobId }, () => run(bjob as Job<RunCall>, jobId, token));
 
   const run = async (bjob: Job<RunCall>, jobId: string, token?: string): Promise<void> => {
-    const claim = await claimJob(deps, jobId);
-    if (claim.kind === "skip") return;
-    if (claim.kind === "wait") {
-      await bjob.moveToDelayed(Date.now() + opts.orderRecheckMs, token);
-      throw new DelayedError();
-    }
+    // Listening for cancels before the claim: a cancel sent while the claim is in flight (the
+    // row is `running` already, but nothing here listened yet) would otherwise be lost and the
+    // command run to its end. One sent before the claim is seen by the claim itself.
     const ac = new AbortController();
     running.set(jobId, ac);
-    // The job's lines carry the trace of the request that submitted it.
-    const traceId = claim.job.traceId ?? undefined;
     try {
+      const claim = await claimJob(deps, jobId);
+      if (claim.kind === "skip") return;
+      if (claim.kind === "wait") {
+        await bjob.moveToDelayed(Date.now() + opts.orderRecheckMs, token);
+        throw new DelayedError();
+      }
+      // The job's lines carry the trace of the request that submitted it.
+      const traceId = claim.job.traceId ?? undefined;
       await withLogContext({ traceId }, async () => {
         try {
           await executeJob(deps, claim, ac.signal);
@@ -88,7 +91,8 @@ export function startCallWorker(
         }
       });
     } finally {
-      running.delete(jobId);
+      // Another delivery of the same job may have registered meanwhile (it lost the claim).
+      if (running.get(jobId) === ac) running.delete(jobId);
     }
   };
 
