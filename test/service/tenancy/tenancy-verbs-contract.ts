@@ -116,6 +116,24 @@ export function tenancyVerbsContract(dialect: string, open: () => Promise<Tenanc
       expect((await readTenantSettings(f.db, t.id)).quotas).toEqual({ maxSessions: 1 });
     });
 
+    it("two settings saves at once each keep the field they set (no lost update)", async () => {
+      const t = await createTenant(deps, admin, { name: "r" });
+      const d = { db: f.db, sandboxPolicy, secrets: SecretBox.fromKey(randomBytes(32)) };
+      await putTenantSettings(d, admin, t.id, { approvalTtlSeconds: 60 });
+      // Both read the stored row before either writes: a save of the whole row would undo the other.
+      await Promise.all([
+        putTenantSettings(d, admin, t.id, { allowBypass: true }),
+        putTenantSettings(d, admin, t.id, { quotas: { maxSessions: 3 } }),
+        putTenantSettings(d, admin, t.id, { sandbox: { memoryMb: 256 } }),
+      ]);
+      expect(await readTenantSettings(f.db, t.id)).toMatchObject({
+        allowBypass: true,
+        approvalTtlSeconds: 60,
+        quotas: { maxSessions: 3 },
+      });
+      expect((await readSandboxSettings(f.db, t.id)).memoryMb).toBe(256);
+    });
+
     it("quotas count active sessions and queued + running calls as numbers", async () => {
       const t = await createTenant(deps, admin, { name: "q" });
       const { sessions, jobs } = tablesOf(f.db);
