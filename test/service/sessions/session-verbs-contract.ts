@@ -152,11 +152,11 @@ export function sessionVerbsContract(dialect: string, open: () => Promise<VerbsF
       const deps = { db: f.db, tools: toolRegistry([]) };
       // Both read the row before either writes: writing back the whole row would undo the other.
       await Promise.all([
-        updateSession(deps, agent(), id, { mode: "plan" }),
+        updateSession(deps, agent(), id, { mode: "explore" }),
         updateSession(deps, agent(), id, { workingDirectories: ["/srv"] }),
       ]);
       expect(await loadSession(f.db, agent(), id)).toMatchObject({
-        mode: "plan",
+        mode: "explore",
         workingDirectories: ["/srv"],
       });
     });
