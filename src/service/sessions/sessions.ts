@@ -123,6 +123,15 @@ export async function createSession(
   };
   const { sessions } = tablesOf(deps.db);
   await deps.db.insert(sessions).values(row);
+  // Counted again with the row written: creates running at once (in this process or another)
+  // all passed the check above before any wrote. Over the quota, this one is withdrawn (when
+  // several are, all of them may be: a refusal too many, never a session too many).
+  try {
+    await checkSessionQuota(deps, tenantId, true);
+  } catch (err) {
+    await deps.db.delete(sessions).where(eq(sessions.id, row.id));
+    throw err;
+  }
   return toSessionView(row, deps.tools);
 }
 
