@@ -79,10 +79,17 @@ interface LiveSession extends SessionPaths {
   acks: Acks;
   /** A claimed warm container's book-keeping, run once after its first request (`settle`). */
   pending?: () => Promise<void>;
+  /** `pending`'s latest start, armed by the first request; the first result's ack runs it sooner. */
+  settleTimer?: NodeJS.Timeout;
 }
 
 // More than this many unsent acknowledgements: the oldest are dropped (the executor ages them out).
 const MAX_PENDING_ACKS = 256;
+
+// The claimed warm container's book-keeping (mount and rename processes) waits for the first
+// result to be stored (its ack) so it does not compete with it for the CPU; this long at most
+// when no ack comes (a failed call, a request outside a job).
+const SETTLE_LATEST_MS = 250;
 
 // A warm session's executor always keeps a spare dialled; waiting longer means it is gone.
 const WARM_TAKE_MS = 2_000;
@@ -210,7 +217,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       } finally {
         session.inflight--;
         session.lastUsed = Date.now();
-        if (session.pending) this.settle(spec.sessionId, session);
+        if (session.pending) this.settleLater(spec.sessionId, session);
       }
     }
     throw new SandboxUnavailableError("sandbox executor keeps dropping requests");
@@ -234,8 +241,10 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
   }
 
   acknowledge(sessionId: string, jobId: string): void {
-    const acks = this.live.get(sessionId)?.acks;
-    if (!acks) return;
+    const session = this.live.get(sessionId);
+    if (!session) return;
+    if (session.settleTimer) this.settle(sessionId, session);
+    const acks = session.acks;
     acks.push(jobId);
     if (acks.length > MAX_PENDING_ACKS) acks.splice(0, acks.length - MAX_PENDING_ACKS);
   }
@@ -248,7 +257,10 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     this.live.delete(sessionId);
     const slot = this.warm.get(sessionId);
     this.warm.delete(sessionId);
-    if (session) session.pending = undefined;
+    if (session) {
+      session.pending = undefined;
+      clearTimeout(session.settleTimer);
+    }
     const stopped = (async () => {
       await session?.channel.close();
       // A claimed warm container mounts the slot's directories: it goes (by id: it may not be
@@ -498,6 +510,11 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     return session;
   }
 
+  /** After the first request: at the first result's ack, or `SETTLE_LATEST_MS` later at most. */
+  private settleLater(sessionId: string, session: LiveSession): void {
+    session.settleTimer ??= setTimeout(() => this.settle(sessionId, session), SETTLE_LATEST_MS).unref();
+  }
+
   /**
    * A claimed warm container's book-keeping, off the first call's path: the session's name (for
    * operators; this process knows it by id) and its workspace at the host path. A worker that dies
@@ -505,6 +522,8 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
    * `reapOrphans` removes it, and the session starts again on the same volume (adopted at claim).
    */
   private settle(sessionId: string, session: LiveSession): void {
+    clearTimeout(session.settleTimer);
+    session.settleTimer = undefined;
     const pending = session.pending;
     session.pending = undefined;
     const slot = this.warm.get(sessionId);
@@ -592,9 +611,13 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
   }
 }
 
-/** Whether `dir` holds nothing (a missing one counts as not empty: its mount then fails loudly). */
+/**
+ * Whether `dir` shows nothing (a missing one counts as not empty: its mount then fails loudly).
+ * Hidden entries (a skills directory's version store, always there) name nothing a command looks
+ * for, so such a directory looks like the slot's empty one until its mount after the first result.
+ */
 async function isEmptyDir(dir: string): Promise<boolean> {
-  return (await readdir(dir).catch(() => [""])).length === 0;
+  return (await readdir(dir).catch(() => [""])).every((name) => name.startsWith("."));
 }
 
 /** Settings that shape the container or its volume (not only the commands' environment). */

@@ -5,7 +5,7 @@
  * same workspace. A tenant's own image, limits or disk size start cold (warm containers have the
  * defaults). Closing the provider removes every warm container, unclaimed or claimed.
  */
-import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -178,36 +178,45 @@ it("a tenant's environment is given to commands in a warm container (it is not p
   await t.provider.remove("ses_env1");
 }, 60_000);
 
-it("a tenant without skills yet sees the ones added after its first call (the mount follows that call)", async () => {
-  await pollUntil(
-    () => t.provider.warmReady,
-    (n) => n >= 1,
-    { timeoutMs: 60_000, what: "a warm sandbox" },
-  );
-  const empty = await mkdtemp(join(tmpdir(), "tsk-"));
-  await chmod(empty, 0o755);
-  try {
-    const sb = await t.provider.acquire({
-      sessionId: "ses_noskills1",
-      tenantId: "ten_f",
-      readOnlyMounts: [{ hostPath: empty, containerPath: "/skills" }],
-    });
-    expect((await sb.exec(sh("ls -A /skills | wc -l"))).stdout).toBe("0\n");
-    await writeFile(join(empty, "later.md"), "added later\n");
-    const seen = await pollUntil(
-      async () => (await sb.exec(sh("cat /skills/later.md 2>/dev/null"))).stdout,
-      (out) => out !== "",
-      { timeoutMs: 10_000, what: "the skill added after the first call" },
+// The service's skills directory always holds its hidden version store (`.v`): still no skill.
+it.each([
+  ["an empty directory", "ses_noskills1"],
+  ["only the hidden version store", "ses_noskills2"],
+])(
+  "a tenant without skills yet (%s) sees the ones added after its first call (the mount follows that call)",
+  async (_, sid) => {
+    await pollUntil(
+      () => t.provider.warmReady,
+      (n) => n >= 1,
+      { timeoutMs: 60_000, what: "a warm sandbox" },
     );
-    expect(seen).toBe("added later\n");
-    expect((await sb.exec(sh("touch /skills/x 2>&1 || echo refused"))).stdout).toContain("refused");
-    const name = sessionPaths(t.dataDir, t.serviceId, "ses_noskills1").containerName;
-    expect((await docker.getContainer(name).inspect()).Config.Labels[LABEL_WARM]).toBe("1");
-    await t.provider.remove("ses_noskills1");
-  } finally {
-    await rm(empty, { recursive: true, force: true });
-  }
-}, 60_000);
+    const empty = await mkdtemp(join(tmpdir(), "tsk-"));
+    await chmod(empty, 0o755);
+    try {
+      if (sid === "ses_noskills2") await mkdir(join(empty, ".v"));
+      const sb = await t.provider.acquire({
+        sessionId: sid,
+        tenantId: "ten_f",
+        readOnlyMounts: [{ hostPath: empty, containerPath: "/skills" }],
+      });
+      expect((await sb.exec(sh("ls -A /skills | wc -l"))).stdout).toBe("0\n");
+      await writeFile(join(empty, "later.md"), "added later\n");
+      const seen = await pollUntil(
+        async () => (await sb.exec(sh("cat /skills/later.md 2>/dev/null"))).stdout,
+        (out) => out !== "",
+        { timeoutMs: 10_000, what: "the skill added after the first call" },
+      );
+      expect(seen).toBe("added later\n");
+      expect((await sb.exec(sh("touch /skills/x 2>&1 || echo refused"))).stdout).toContain("refused");
+      const name = sessionPaths(t.dataDir, t.serviceId, sid).containerName;
+      expect((await docker.getContainer(name).inspect()).Config.Labels[LABEL_WARM]).toBe("1");
+      await t.provider.remove(sid);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  },
+  60_000,
+);
 
 it("closing the provider removes the warm containers", async () => {
   await t.provider.close();

@@ -123,6 +123,15 @@ export async function createSession(
   };
   const { sessions } = tablesOf(deps.db);
   await deps.db.insert(sessions).values(row);
+  // Counted again with the row written: creates running at once (in this process or another)
+  // all passed the check above before any wrote. Over the quota, this one is withdrawn (when
+  // several are, all of them may be: a refusal too many, never a session too many).
+  try {
+    await checkSessionQuota(deps, tenantId, true);
+  } catch (err) {
+    await deps.db.delete(sessions).where(eq(sessions.id, row.id));
+    throw err;
+  }
   return toSessionView(row, deps.tools);
 }
 
@@ -145,14 +154,16 @@ export async function updateSession(
   const row = await loadSession(deps.db, p, sessionId);
   await assertModeAllowed(deps.db, row.tenantId, input.mode);
   if (input.workingDirectories) checkDirectories(input.workingDirectories);
+  // Only the fields given: a concurrent update of the other field (read before this one wrote)
+  // keeps its value.
   const set = {
-    mode: input.mode ?? row.mode,
-    workingDirectories: input.workingDirectories ?? row.workingDirectories,
+    ...(input.mode ? { mode: input.mode } : {}),
+    ...(input.workingDirectories ? { workingDirectories: input.workingDirectories } : {}),
     lastUsedAt: nowIso(),
   };
   const { sessions } = tablesOf(deps.db);
-  await deps.db.update(sessions).set(set).where(eq(sessions.id, sessionId));
-  return toSessionView({ ...row, ...set }, deps.tools);
+  const [written] = await deps.db.update(sessions).set(set).where(eq(sessions.id, sessionId)).returning();
+  return toSessionView(written ?? { ...row, ...set }, deps.tools);
 }
 
 /** Jobs of a deleted session that end `cancelled` at once (running ones are cancelled by their worker). */

@@ -31,6 +31,8 @@ export async function effectiveQuotas(
 export async function checkSessionQuota(
   deps: Pick<ServiceDeps, "db" | "quotas">,
   tenantId: string,
+  /** The caller's new session is already written (and counted). */
+  counted = false,
 ): Promise<void> {
   const { maxSessions } = await effectiveQuotas(deps, tenantId);
   const { sessions } = tablesOf(deps.db);
@@ -40,7 +42,7 @@ export async function checkSessionQuota(
       .from(sessions)
       .where(and(eq(sessions.tenantId, tenantId), eq(sessions.status, "active"))),
   );
-  if ((row?.n ?? 0) >= maxSessions) {
+  if ((row?.n ?? 0) - (counted ? 1 : 0) >= maxSessions) {
     throw new RateLimitedError(`the tenant already has ${maxSessions} active sessions`, 60);
   }
 }

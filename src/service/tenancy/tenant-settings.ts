@@ -79,12 +79,16 @@ export async function putTenantSettings(
   const stored = await storedRow(deps.db, tenantId);
   const current = stored?.sandbox ?? {};
   const sandbox = sandboxPatch ? applySandboxPatch(deps, tenantId, current, sandboxPatch) : current;
-  const next = { ...coreSettings(stored), ...rest, sandbox, updatedAt: nowIso() };
+  const updatedAt = nowIso();
+  const next = { ...coreSettings(stored), ...rest, sandbox, updatedAt };
+  // An existing row gets only the fields this patch names: a concurrent save of other fields
+  // (another request or process read the same row meanwhile) keeps its values.
+  const changed = { ...rest, ...(sandboxPatch ? { sandbox } : {}), updatedAt };
   const { tenantSettings } = tablesOf(deps.db);
   const [written] = await deps.db
     .insert(tenantSettings)
     .values({ tenantId, ...next })
-    .onConflictDoUpdate({ target: tenantSettings.tenantId, set: next })
+    .onConflictDoUpdate({ target: tenantSettings.tenantId, set: changed })
     .returning();
   return response(written);
 }

@@ -66,10 +66,16 @@ export async function putWebhook(
     updatedAt: now,
   };
   const { webhooks } = tablesOf(deps.db);
+  // A save that keeps the secret leaves the stored one as it is: a rotation written meanwhile
+  // (after this save read the row) stays, and the secret its caller got keeps verifying.
+  const { tenantId: _t, createdAt: _c, secretEnc, ...kept } = row;
   await deps.db
     .insert(webhooks)
     .values(row)
-    .onConflictDoUpdate({ target: webhooks.tenantId, set: { ...row, createdAt: row.createdAt } });
+    .onConflictDoUpdate({
+      target: webhooks.tenantId,
+      set: secret === undefined ? kept : { ...kept, secretEnc },
+    });
   return { ...toView(row), ...(generated ? { secret: generated } : {}) };
 }
 

@@ -13,14 +13,17 @@ import type { JobStore } from "../../../src/db/store.js";
 import { NotFoundError } from "../../../src/errors.js";
 import { createLogger } from "../../../src/log.js";
 import type { SandboxProvider } from "../../../src/sandbox/sandbox.js";
+import { toolRegistry } from "../../../src/service/ports.js";
 import { getToolGroups } from "../../../src/service/sessions/build-toolkit.js";
 import { stdioServerTools } from "../../../src/service/sessions/mcp-clients.js";
 import { sessionById } from "../../../src/service/sessions/session-row.js";
 import {
+  createSession,
   deleteSession,
   liveSessionIds,
   loadSession,
   setSessionCwd,
+  updateSession,
 } from "../../../src/service/sessions/sessions.js";
 import { saveActiveGroups } from "../../../src/service/sessions/tool-list.js";
 import { MemoryBus } from "../../support/memory-bus.js";
@@ -143,6 +146,33 @@ export function sessionVerbsContract(dialect: string, open: () => Promise<VerbsF
       await expect(loadSession(f.db, other, s)).rejects.toBeInstanceOf(NotFoundError);
       await expect(loadSession(f.db, agent(), sid("none"))).rejects.toBeInstanceOf(NotFoundError);
       expect(await liveSessionIds(f.db)).toContain(s);
+    });
+
+    it("sessions created at once never exceed the tenant's session quota", async () => {
+      const deps = { db: f.db, tools: toolRegistry([]), quotas: { maxSessions: 2, callsPerMinute: 100 } };
+      // Each create counts before any of them has written its row.
+      const made = await Promise.allSettled([1, 2, 3, 4, 5].map(() => createSession(deps, agent(), {})));
+      expect(made.filter((r) => r.status === "rejected").length).toBeGreaterThanOrEqual(3);
+      const { sessions } = tablesOf(f.db);
+      const rows = await f.db
+        .select({ id: sessions.id })
+        .from(sessions)
+        .where(eq(sessions.tenantId, tenantId));
+      expect(rows.length).toBeLessThanOrEqual(2);
+    });
+
+    it("two session updates at once each keep the field they set (no lost update)", async () => {
+      const id = await seedSession("upd");
+      const deps = { db: f.db, tools: toolRegistry([]) };
+      // Both read the row before either writes: writing back the whole row would undo the other.
+      await Promise.all([
+        updateSession(deps, agent(), id, { mode: "explore" }),
+        updateSession(deps, agent(), id, { workingDirectories: ["/srv"] }),
+      ]);
+      expect(await loadSession(f.db, agent(), id)).toMatchObject({
+        mode: "explore",
+        workingDirectories: ["/srv"],
+      });
     });
 
     it("stores the worker's cwd and active groups; reads the tenant's tool groups", async () => {

@@ -39,7 +39,13 @@ import {
   recordWebhookEvents,
   requeuePendingDeliveries,
 } from "../../../src/service/webhooks/record-events.js";
-import { deleteWebhook, getWebhook, putWebhook } from "../../../src/service/webhooks/webhook-config.js";
+import {
+  deleteWebhook,
+  findWebhook,
+  getWebhook,
+  putWebhook,
+} from "../../../src/service/webhooks/webhook-config.js";
+import { webhookSecretContext } from "../../../src/service/webhooks/webhook-events.js";
 import { pollUntil } from "../../support/wait-for-job.js";
 
 export interface TenancyFixture {
@@ -116,6 +122,24 @@ export function tenancyVerbsContract(dialect: string, open: () => Promise<Tenanc
       expect((await readTenantSettings(f.db, t.id)).quotas).toEqual({ maxSessions: 1 });
     });
 
+    it("two settings saves at once each keep the field they set (no lost update)", async () => {
+      const t = await createTenant(deps, admin, { name: "r" });
+      const d = { db: f.db, sandboxPolicy, secrets: SecretBox.fromKey(randomBytes(32)) };
+      await putTenantSettings(d, admin, t.id, { approvalTtlSeconds: 60 });
+      // Both read the stored row before either writes: a save of the whole row would undo the other.
+      await Promise.all([
+        putTenantSettings(d, admin, t.id, { allowBypass: true }),
+        putTenantSettings(d, admin, t.id, { quotas: { maxSessions: 3 } }),
+        putTenantSettings(d, admin, t.id, { sandbox: { memoryMb: 256 } }),
+      ]);
+      expect(await readTenantSettings(f.db, t.id)).toMatchObject({
+        allowBypass: true,
+        approvalTtlSeconds: 60,
+        quotas: { maxSessions: 3 },
+      });
+      expect((await readSandboxSettings(f.db, t.id)).memoryMb).toBe(256);
+    });
+
     it("quotas count active sessions and queued + running calls as numbers", async () => {
       const t = await createTenant(deps, admin, { name: "q" });
       const { sessions, jobs } = tablesOf(f.db);
@@ -143,6 +167,21 @@ export function tenancyVerbsContract(dialect: string, open: () => Promise<Tenanc
       const statuses: JobStatus[] = ["queued", "running", "succeeded", "awaiting_approval"];
       await f.db.insert(jobs).values(statuses.map((status, i) => job(t.id, `ses_1${t.id}`, i, status)));
       expect(await activeCallCount(f.db, t.id)).toBe(2);
+    });
+
+    it("a webhook save that keeps the secret does not undo a rotation made meanwhile", async () => {
+      const t = await createTenant(deps, admin, { name: "h" });
+      const secrets = SecretBox.fromKey(randomBytes(32));
+      const hookDeps = { db: f.db, webhooks: { secrets, egress: new EgressPolicy() } };
+      const url = "https://hooks.example.com/in";
+      await putWebhook(hookDeps, admin, t.id, { url });
+      // Both read the stored row before either writes.
+      const [rotated] = await Promise.all([
+        putWebhook(hookDeps, admin, t.id, { url, rotateSecret: true }),
+        putWebhook(hookDeps, admin, t.id, { url: "https://hooks.example.com/other" }),
+      ]);
+      const stored = await findWebhook(f.db, t.id);
+      expect(secrets.open<string>(stored!.secretEnc, webhookSecretContext(t.id))).toBe(rotated.secret);
     });
 
     it("a delivery is recorded once per job and event; deliveries page newest first", async () => {
