@@ -40,8 +40,10 @@ export const Config = z.object({
       return text;
     }),
   /**
-   * The key that seals tenants' MCP secrets: 32 random bytes in base64 (`openssl rand -base64
-   * 32`), the same in every process. Unset: `<DATA_DIR>/secret.key`, made on first start.
+   * The key that seals tenants' secrets at rest (and from which the console's cookie key is
+   * derived): 32 random bytes in base64 (`openssl rand -base64 32`), the same in every process.
+   * Required with DATABASE_URL (hosts open each other's secrets). Unset on SQLite:
+   * `<DATA_DIR>/secret.key`, made on first start.
    */
   TOOLSHED_SECRET_KEY: z
     .string()
