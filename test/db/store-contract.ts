@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { JobRow, JobStatus, RuleStrings } from "../../src/db/schema.js";
 import type { ApprovalOutcome, AuditRecord, JobStore } from "../../src/db/store.js";
+import { jobRow as newJobRow } from "../support/rows.js";
 
 export interface StoreFixture {
   store: JobStore;
@@ -22,40 +23,7 @@ let n = 0;
 const id = (p: string) => `${p}_${process.pid}_${Date.now().toString(36)}_${n++}`;
 
 function jobRow(s: { tenantId: string; sessionId: string }, over: Partial<JobRow> = {}): JobRow {
-  return {
-    id: id("job"),
-    tenantId: s.tenantId,
-    sessionId: s.sessionId,
-    tool: "Bash",
-    input: { command: "true" },
-    status: "queued",
-    decision: {
-      behavior: "allow",
-      message: "",
-      reason: null,
-      mode: "default",
-      bypassImmune: false,
-      suggestions: [],
-      decidedBy: "rule",
-    },
-    result: null,
-    idempotencyKey: null,
-    requestHash: null,
-    traceId: null,
-    hostId: null,
-    seq: null,
-    concurrencySafe: false,
-    cancelRequested: false,
-    runs: 0,
-    attempts: null,
-    error: null,
-    approvalExpiresAt: null,
-    approvedBy: null,
-    createdAt: new Date().toISOString(),
-    startedAt: null,
-    finishedAt: null,
-    ...over,
-  };
+  return newJobRow({ id: id("job"), tenantId: s.tenantId, sessionId: s.sessionId, ...over });
 }
 
 const decisionAudit = (row: JobRow): AuditRecord => ({

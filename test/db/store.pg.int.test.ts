@@ -10,10 +10,12 @@ import { asc, eq, is } from "drizzle-orm";
 import { PgTable } from "drizzle-orm/pg-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runDbMigrate } from "../../src/cli/database.js";
+import type { Db } from "../../src/db/db.js";
 import { type OpenedPg, openPg } from "../../src/db/pg/open-pg.js";
 import { PgJobStore } from "../../src/db/pg/pg-job-store.js";
 import * as pgSchema from "../../src/db/pg/schema.js";
-import { audit, sessions, tenants } from "../../src/db/pg/schema.js";
+import { audit, sessions } from "../../src/db/pg/schema.js";
+import { seedDialectSession } from "../support/dialects.js";
 import { dropDatabase, freshDatabase, localPostgresUrl } from "../support/postgres.js";
 import { storeContract } from "./store-contract.js";
 
@@ -37,23 +39,8 @@ describe.skipIf(!server && !process.env.CI)("Postgres store", () => {
       store: new PgJobStore(a.db),
       other: new PgJobStore(b.db),
       async seedSession() {
-        const now = new Date().toISOString();
-        const tenantId = `ten_${Math.random().toString(36).slice(2)}`;
         const sessionId = `ses_${Math.random().toString(36).slice(2)}`;
-        await a.db.insert(tenants).values({ id: tenantId, name: "t", createdAt: now });
-        await a.db.insert(sessions).values({
-          id: sessionId,
-          tenantId,
-          mode: "default",
-          cwd: "/workspace",
-          home: "/home/agent",
-          workingDirectories: [],
-          rules: { allow: [], deny: [], ask: [] },
-          status: "active",
-          createdAt: now,
-          lastUsedAt: now,
-        });
-        return { tenantId, sessionId };
+        return { sessionId, ...(await seedDialectSession(a.db as unknown as Db, sessionId)) };
       },
       async session(id) {
         const [row] = await a.db.select().from(sessions).where(eq(sessions.id, id));

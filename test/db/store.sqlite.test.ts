@@ -4,8 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { openDb } from "../../src/db/open.js";
-import { audit, sessions, tenants } from "../../src/db/schema.js";
+import { audit, sessions } from "../../src/db/schema.js";
 import { SqliteJobStore } from "../../src/db/stores/sqlite-job-store.js";
+import { seedDialectSession } from "../support/dialects.js";
 import { openTestDb } from "../support/test-db.js";
 import { storeContract } from "./store-contract.js";
 
@@ -19,26 +20,8 @@ storeContract("sqlite", { recordsHostId: true }, async () => {
     store: new SqliteJobStore(a.db),
     other: new SqliteJobStore(b.db),
     async seedSession() {
-      const now = new Date().toISOString();
-      const tenantId = `ten_${Math.random().toString(36).slice(2)}`;
       const sessionId = `ses_${Math.random().toString(36).slice(2)}`;
-      a.db.insert(tenants).values({ id: tenantId, name: "t", createdAt: now }).run();
-      a.db
-        .insert(sessions)
-        .values({
-          id: sessionId,
-          tenantId,
-          mode: "default",
-          cwd: "/workspace",
-          home: "/home/agent",
-          workingDirectories: [],
-          rules: { allow: [], deny: [], ask: [] },
-          status: "active",
-          createdAt: now,
-          lastUsedAt: now,
-        })
-        .run();
-      return { tenantId, sessionId };
+      return { sessionId, ...(await seedDialectSession(a.db, sessionId)) };
     },
     async session(id) {
       return a.db.select().from(sessions).where(eq(sessions.id, id)).get()!;

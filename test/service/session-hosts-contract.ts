@@ -16,6 +16,7 @@ import {
   releaseLostHost,
   sessionsOfHost,
 } from "../../src/service/sessions/session-hosts.js";
+import { jobRow, sessionRow } from "../support/rows.js";
 
 export interface HostsFixture {
   /** Two handles on one database: two worker processes. */
@@ -49,19 +50,7 @@ export function placementContract(dialect: string, open: () => Promise<HostsFixt
       status: "active" | "deleted" = "active",
     ) {
       const { sessions } = tablesOf(f.a);
-      await f.a.insert(sessions).values({
-        id: sid(name),
-        tenantId,
-        mode: "default",
-        cwd: "/workspace",
-        home: "/home/agent",
-        workingDirectories: [],
-        rules: { allow: [], deny: [], ask: [] },
-        status,
-        hostId,
-        createdAt: now,
-        lastUsedAt: now,
-      });
+      await f.a.insert(sessions).values(sessionRow({ id: sid(name), tenantId, status, hostId }));
       return sid(name);
     }
 
@@ -72,26 +61,9 @@ export function placementContract(dialect: string, open: () => Promise<HostsFixt
       status: "queued" | "running" | "succeeded",
     ) {
       const { jobs } = tablesOf(f.a);
-      await f.a.insert(jobs).values({
-        id: jid(name),
-        tenantId,
-        sessionId: sid(session),
-        tool: "Bash",
-        input: { command: "true" },
-        status,
-        decision: {
-          behavior: "allow",
-          message: "",
-          reason: null,
-          mode: "default",
-          bypassImmune: false,
-          suggestions: [],
-          decidedBy: "rule",
-        },
-        seq,
-        concurrencySafe: false,
-        createdAt: now,
-      });
+      await f.a
+        .insert(jobs)
+        .values(jobRow({ id: jid(name), tenantId, sessionId: sid(session), status, seq }));
     }
 
     const lost = async (id: string) => {

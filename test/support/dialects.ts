@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe } from "vitest";
 import { type Db, tablesOf } from "../../src/db/db.js";
 import { openPg } from "../../src/db/pg/open-pg.js";
 import { dropDatabase, freshDatabase, localPostgresUrl } from "./postgres.js";
+import { sessionRow } from "./rows.js";
 import { openTestDb } from "./test-db.js";
 
 export interface DialectDb {
@@ -84,20 +85,9 @@ function withHandles(suite: (current: () => DialectDb) => void, open: () => Prom
 /** A tenant (`ten_<sessionId>`, once) and an active session `sessionId` of it, through the handle. */
 export async function seedDialectSession(db: Db, sessionId: string): Promise<{ tenantId: string }> {
   const { tenants, sessions } = tablesOf(db);
-  const now = new Date().toISOString();
   const tenantId = `ten_${sessionId}`;
-  await db.insert(tenants).values({ id: tenantId, name: tenantId, createdAt: now }).onConflictDoNothing();
-  await db.insert(sessions).values({
-    id: sessionId,
-    tenantId,
-    mode: "default",
-    cwd: "/workspace",
-    home: "/home/agent",
-    workingDirectories: [],
-    rules: { allow: [], deny: [], ask: [] },
-    status: "active",
-    createdAt: now,
-    lastUsedAt: now,
-  });
+  const createdAt = new Date().toISOString();
+  await db.insert(tenants).values({ id: tenantId, name: tenantId, createdAt }).onConflictDoNothing();
+  await db.insert(sessions).values(sessionRow({ id: sessionId, tenantId }));
   return { tenantId };
 }

@@ -27,6 +27,7 @@ import {
 } from "../../../src/service/sessions/sessions.js";
 import { saveActiveGroups } from "../../../src/service/sessions/tool-list.js";
 import { MemoryBus } from "../../support/memory-bus.js";
+import { jobRow, sessionRow } from "../../support/rows.js";
 
 export interface VerbsFixture {
   db: Db;
@@ -60,45 +61,24 @@ export function sessionVerbsContract(dialect: string, open: () => Promise<VerbsF
 
     async function seedSession(name: string, hostId: string | null = null) {
       const { sessions } = tablesOf(f.db);
-      await f.db.insert(sessions).values({
-        id: sid(name),
-        tenantId,
-        mode: "accept_edits",
-        cwd: "/workspace",
-        home: "/home/agent",
-        workingDirectories: ["/data"],
-        rules: { allow: ["Read"], deny: [], ask: ["Bash(rm *)"] },
-        tools: ["Read", "Bash"],
-        activeGroups: [],
-        status: "active",
-        hostId,
-        createdAt: now,
-        lastUsedAt: now,
-      });
+      await f.db.insert(sessions).values(
+        sessionRow({
+          id: sid(name),
+          tenantId,
+          mode: "accept_edits",
+          workingDirectories: ["/data"],
+          rules: { allow: ["Read"], deny: [], ask: ["Bash(rm *)"] },
+          tools: ["Read", "Bash"],
+          activeGroups: [],
+          hostId,
+        }),
+      );
       return sid(name);
     }
 
     async function seedJob(name: string, session: string, status: JobStatus) {
       const { jobs } = tablesOf(f.db);
-      await f.db.insert(jobs).values({
-        id: jid(name),
-        tenantId,
-        sessionId: session,
-        tool: "Bash",
-        input: { command: "true" },
-        status,
-        decision: {
-          behavior: "allow",
-          message: "",
-          reason: null,
-          mode: "default",
-          bypassImmune: false,
-          suggestions: [],
-          decidedBy: "rule",
-        },
-        concurrencySafe: false,
-        createdAt: now,
-      });
+      await f.db.insert(jobs).values(jobRow({ id: jid(name), tenantId, sessionId: session, status }));
     }
 
     async function seedReadCache(session: string, filePath: string) {

@@ -13,6 +13,7 @@ import {
   jobsExpectingRunAfter,
 } from "../../../src/service/worker/recovery.js";
 import { describeDialects, seedDialectSession } from "../../support/dialects.js";
+import { ALLOW_DECISION } from "../../support/rows.js";
 
 const ME = "host-a/1/me";
 let n = 0;
@@ -32,15 +33,7 @@ async function seed(db: Db) {
       tool: "Read",
       input: { file_path: "/workspace/x" },
       status,
-      decision: {
-        behavior: "allow",
-        message: "",
-        reason: null,
-        mode: "default",
-        bypassImmune: false,
-        suggestions: [],
-        decidedBy: "rule",
-      },
+      decision: ALLOW_DECISION,
       concurrencySafe: true,
       ...(worker ? { attempts: [{ n: 1, worker, startedAt: now, ...(ended ? { endedAt: now } : {}) }] } : {}),
     });
