@@ -13,20 +13,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Dockerode from "dockerode";
 import { startService } from "../src/cli/compose.js";
-import { loadConfig } from "../src/config.js";
 import { runtimeRegistered } from "../src/sandbox/sandbox-runtime.js";
 import { sessionPaths } from "../src/sandbox/session-paths.js";
-import { fmt, measureRawDockerExec, measureRawDockerRun, type Timing, timeEach } from "./sandbox-latency.js";
-import { jsonClient, tearDown } from "./support.js";
+import {
+  fmt,
+  measureRawDockerExec,
+  measureRawDockerRun,
+  summarize,
+  type Timing,
+  timeEach,
+} from "./sandbox-latency.js";
+import { benchConfig, jsonClient, tearDown } from "./support.js";
 
 const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
 const mib = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MiB`;
-
-function summarize(samples: number[]): Timing {
-  const s = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN;
-  return { n: s.length, p50: at(0.5), p99: at(0.99), mean: s.reduce((a, b) => a + b, 0) / s.length };
-}
 
 async function pool<T>(items: T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
   const queue = [...items];
@@ -61,18 +61,7 @@ export async function run(args: string[]): Promise<void> {
 async function runOnce(opts: Options): Promise<void> {
   const { n } = opts;
   const dataDir = mkdtempSync(join(tmpdir(), "tsb-"));
-  const config = loadConfig({
-    PORT: "0",
-    DATA_DIR: dataDir,
-    TOOLSHED_ADMIN_KEY: ADMIN,
-    LOG_LEVEL: "warn",
-    QUEUE_PREFIX: `bench-${randomBytes(4).toString("hex")}`,
-    SERVICE_ID: `toolshed-bench-${randomBytes(3).toString("hex")}`,
-    WORKER_CONCURRENCY: "64",
-    SANDBOX_RUNTIME: opts.runtime,
-    // Several checkouts share one engine: a run may name its own build of the image.
-    ...(process.env.SANDBOX_IMAGE ? { SANDBOX_IMAGE: process.env.SANDBOX_IMAGE } : {}),
-  });
+  const config = benchConfig(dataDir, ADMIN, { WORKER_CONCURRENCY: "64", SANDBOX_RUNTIME: opts.runtime });
   const service = await startService(config, "serve");
   const base = service.url!;
   const req = jsonClient(base);

@@ -20,7 +20,7 @@ import { createInterface } from "node:readline";
 import Dockerode from "dockerode";
 import { startService } from "../src/cli/compose.js";
 import { loadConfig } from "../src/config.js";
-import { fmt, measureRawDockerRun, type Timing } from "./sandbox-latency.js";
+import { fmt, measureRawDockerRun, summarize } from "./sandbox-latency.js";
 import { jsonClient, tearDown } from "./support.js";
 
 const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
@@ -37,12 +37,6 @@ function benchDatabase(): { env: Record<string, string>; drop(): void } | undefi
     env: { DATABASE_URL: url, TOOLSHED_SECRET_KEY: randomBytes(32).toString("base64") },
     drop: () => execFileSync("bash", ["scripts/cluster.sh", "drop-database", name], { stdio: "inherit" }),
   };
-}
-
-function summarize(samples: number[]): Timing {
-  const s = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN;
-  return { n: s.length, p50: at(0.5), p99: at(0.99), mean: s.reduce((a, b) => a + b, 0) / s.length };
 }
 
 /** `toolshed worker` as a child; resolves once it listens. */

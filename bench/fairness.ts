@@ -14,9 +14,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startService } from "../src/cli/compose.js";
-import { loadConfig } from "../src/config.js";
 import type { JobQueue } from "../src/service/ports.js";
-import { jsonClient, tearDown } from "./support.js";
+import { benchConfig, jsonClient, tearDown } from "./support.js";
 
 const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
 
@@ -58,19 +57,12 @@ export async function run(args: string[]): Promise<void> {
   const concurrency = String(args[2] ?? 4);
   const sessionsA = Number(args[3] ?? 10);
   const dataDir = mkdtempSync(join(tmpdir(), "tsf-"));
-  const config = loadConfig({
-    PORT: "0",
-    DATA_DIR: dataDir,
-    TOOLSHED_ADMIN_KEY: ADMIN,
-    LOG_LEVEL: "warn",
-    QUEUE_PREFIX: `bench-fair-${randomBytes(4).toString("hex")}`,
-    SERVICE_ID: `toolshed-bench-${randomBytes(3).toString("hex")}`,
+  const config = benchConfig(dataDir, ADMIN, {
     WORKER_CONCURRENCY: concurrency,
     TENANT_CALLS_PER_MINUTE: "100000",
   });
   const service = await startService(config, "serve");
   const base = service.url!;
-  // biome-ignore lint/suspicious/noExplicitAny: bench reads loosely typed JSON bodies
   const req = jsonClient(base);
   const tenant = async (name: string, sessions: number) => {
     const t = await req("POST", "/v1/tenants", ADMIN, { name });

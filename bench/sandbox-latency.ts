@@ -21,7 +21,8 @@ export interface Timing {
   mean: number;
 }
 
-function summarize(samples: number[]): Timing {
+/** p50, p99 and mean of a run's samples (ms). */
+export function summarize(samples: number[]): Timing {
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
   const mean = sorted.reduce((a, b) => a + b, 0) / sorted.length;

@@ -1,9 +1,29 @@
 /** Helpers the service benches share. */
+
+import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import Dockerode from "dockerode";
 import { Redis } from "ioredis";
 import type { RunningService } from "../src/cli/compose.js";
-import type { Config } from "../src/config.js";
+import { type Config, loadConfig } from "../src/config.js";
+
+/**
+ * A bench service's configuration: its own data folder, queue prefix and service id (so a run
+ * removes only what it made), the image a checkout names, and `extra` on top.
+ */
+export function benchConfig(dataDir: string, adminKey: string, extra: Record<string, string> = {}): Config {
+  return loadConfig({
+    PORT: "0",
+    DATA_DIR: dataDir,
+    TOOLSHED_ADMIN_KEY: adminKey,
+    LOG_LEVEL: "warn",
+    QUEUE_PREFIX: `bench-${randomBytes(4).toString("hex")}`,
+    SERVICE_ID: `toolshed-bench-${randomBytes(3).toString("hex")}`,
+    // Several checkouts share one engine: a run may name its own build of the image.
+    ...(process.env.SANDBOX_IMAGE ? { SANDBOX_IMAGE: process.env.SANDBOX_IMAGE } : {}),
+    ...extra,
+  });
+}
 
 /** Redis is shared: remove one run's queues (`{prefix}:`), streams and counters (`prefix:`). */
 export async function dropKeys(url: string, prefix: string): Promise<void> {

@@ -11,32 +11,16 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import Dockerode from "dockerode";
 import { startService } from "../src/cli/compose.js";
-import { loadConfig } from "../src/config.js";
 import type { DockerSandboxProvider } from "../src/sandbox/docker-provider.js";
-import { fmt, measureRawDockerRun, type Timing } from "./sandbox-latency.js";
-import { jsonClient, tearDown } from "./support.js";
+import { fmt, measureRawDockerRun, summarize } from "./sandbox-latency.js";
+import { benchConfig, jsonClient, tearDown } from "./support.js";
 
 const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
-
-function summarize(samples: number[]): Timing {
-  const s = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN;
-  return { n: s.length, p50: at(0.5), p99: at(0.99), mean: s.reduce((a, b) => a + b, 0) / s.length };
-}
 
 export async function run(args: string[]): Promise<void> {
   const n = Number(args[0] ?? 8);
   const dataDir = mkdtempSync(join(tmpdir(), "tsw-"));
-  const config = loadConfig({
-    PORT: "0",
-    DATA_DIR: dataDir,
-    TOOLSHED_ADMIN_KEY: ADMIN,
-    LOG_LEVEL: "warn",
-    QUEUE_PREFIX: `bench-${randomBytes(4).toString("hex")}`,
-    SERVICE_ID: `toolshed-bench-${randomBytes(3).toString("hex")}`,
-    SANDBOX_WARM_POOL: "2",
-    ...(process.env.SANDBOX_IMAGE ? { SANDBOX_IMAGE: process.env.SANDBOX_IMAGE } : {}),
-  });
+  const config = benchConfig(dataDir, ADMIN, { SANDBOX_WARM_POOL: "2" });
   const service = await startService(config, "serve");
   const provider = service.deps.sandboxes as DockerSandboxProvider;
   const req = jsonClient(service.url!);
