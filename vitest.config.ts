@@ -15,9 +15,6 @@ import { defineConfig } from "vitest/config";
 // isolation, calls, approvals and their lists, events, ordering, exactly-once, a worker killed
 // and restarted, a lost queue entry, webhooks, the session MCP endpoint, workspace files, the
 // console (sessions, inbox, dry run), and the two-host cluster with no shared disk.
-// The console file is not in this list: in two of three whole-suite runs its Postgres pass never
-// showed the signed-in page (it passes alone, 7 of 7); that flake is open (closing note). The
-// console's data all goes through verbs the other files cover on Postgres.
 const POSTGRES_FILES = [
   "test/e2e/tenancy.int.test.ts",
   "test/security/by-construction.int.test.ts",
@@ -35,6 +32,7 @@ const POSTGRES_FILES = [
   "test/e2e/tool-model.int.test.ts",
   "test/e2e/workspace-files.int.test.ts",
   "test/e2e/cluster.int.test.ts",
+  "test/console/console.int.test.ts",
 ];
 
 /**

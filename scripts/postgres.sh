@@ -6,9 +6,10 @@
 # Installs Debian's `postgresql` when no server binaries exist (as root; no default cluster is
 # made), runs `initdb` into DIR (default $DATA_DIR/postgres), and starts the server on
 # 127.0.0.1:PORT (default 54329) with its unix socket inside DIR. A role and a database named
-# `toolshed` are made; the role may create databases (tests make throw-away ones). Its password is
-# generated once and kept in DIR/toolshed.password (0600). Postgres refuses to run as root: as
-# root, the server runs as the `postgres` user.
+# `toolshed` are made; the role may create databases (tests make throw-away ones) and end
+# other roles' connections to them (pg_signal_backend). Its password is generated once and kept
+# in DIR/toolshed.password (0600). Postgres refuses to run as root: as root, the server runs as
+# the `postgres` user.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -139,5 +140,10 @@ if [[ $(psql_owner -c "select 1 from pg_roles where rolname = 'toolshed'") != 1 
   psql_owner -c "create role toolshed login createdb password '$pw'" >/dev/null
   psql_owner -c "create database toolshed owner toolshed" >/dev/null
   log "created role and database toolshed"
+fi
+# Dropping a throw-away test database `with (force)` ends its connections, an autovacuum worker's
+# among them: only a member of pg_signal_backend may end a process that is not its own.
+if [[ $(psql_owner -c "select pg_has_role('toolshed', 'pg_signal_backend', 'member')") != t ]]; then
+  psql_owner -c "grant pg_signal_backend to toolshed" >/dev/null
 fi
 url_of "$port"

@@ -50,12 +50,47 @@ async function askingCall(t: Tenant, marker: string) {
 }
 
 async function signIn(p: Page, key: string) {
-  await p.goto(`${h.url}/console`);
-  // By keyboard: the field has focus on arrival, Enter submits.
-  await p.getByLabel("API key").waitFor({ timeout: UI_WAIT_MS });
-  await p.keyboard.type(key);
-  await p.keyboard.press("Enter");
-  await p.getByRole("navigation", { name: "Console" }).waitFor({ timeout: UI_WAIT_MS });
+  // What the page asked the server during sign-in, for the failure message.
+  const exchanges: string[] = [];
+  const note = (r: { url(): string; status(): number; request(): { method(): string } }) => {
+    if (new URL(r.url()).pathname.startsWith("/console/session")) {
+      exchanges.push(`${r.request().method()} ${r.status()}`);
+    }
+  };
+  p.on("response", note);
+  try {
+    await p.goto(`${h.url}/console`);
+    // By keyboard: the field has focus on arrival, Enter submits. The browser applies `autofocus`
+    // at a rendering step after the field is in the page: keys typed before it would go nowhere.
+    await p.getByLabel("API key").waitFor({ timeout: UI_WAIT_MS });
+    await expect
+      .poll(() => p.evaluate<string>("document.activeElement?.id ?? ''"), { timeout: UI_WAIT_MS })
+      .toBe("key");
+    await p.keyboard.type(key);
+    await p.keyboard.press("Enter");
+    const nav = p.getByRole("navigation", { name: "Console" });
+    const refused = p.getByRole("form", { name: "Sign in" }).getByRole("alert");
+    const shown = await nav
+      .or(refused)
+      .first()
+      .waitFor({ timeout: UI_WAIT_MS })
+      .then(
+        () => undefined,
+        (err: Error) => err.message.split("\n")[0],
+      );
+    if (shown !== undefined || (await refused.count()) > 0) {
+      // Everything the page showed, so that a failure here names its cause.
+      const state = await p.evaluate<string>(
+        "JSON.stringify({ focus: document.activeElement?.id, field: document.getElementById('key')?.value?.length, text: document.body.innerText.slice(0, 400) })",
+      );
+      const cookies = (await p.context().cookies()).map((c) => c.name);
+      throw new Error(
+        `not signed in (${shown ?? "refused"}): page ${state}; /console/session ${exchanges.join(", ")}; cookies ${cookies}`,
+      );
+    }
+  } finally {
+    p.off("response", note);
+  }
 }
 
 async function shot(p: Page, name: string) {

@@ -38,13 +38,28 @@ export async function freshDatabase(serverUrl: string): Promise<string> {
   return u.toString();
 }
 
-/** Drops a database made by freshDatabase (closing its connections first). */
+/**
+ * Drops a database made by freshDatabase (closing its connections first). A backend that is
+ * just starting or ending (an autovacuum worker, a pool's last connection) can make the forced
+ * drop fail once ("being accessed by other users", or a process it may not signal): it is tried
+ * again, a bounded number of times.
+ */
 export async function dropDatabase(serverUrl: string, dbUrl: string): Promise<void> {
   const name = new URL(dbUrl).pathname.slice(1);
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   try {
-    await admin.query(`drop database if exists ${name} with (force)`);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await admin.query(`drop database if exists ${name} with (force)`);
+        return;
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        // 55006 object_in_use, 42501 insufficient_privilege (another role's backend).
+        if (attempt >= 10 || (code !== "55006" && code !== "42501")) throw err;
+        await new Promise((r) => setTimeout(r, 200 * attempt));
+      }
+    }
   } finally {
     await admin.end();
   }
