@@ -66,8 +66,19 @@ async function runOnce(opts: Options): Promise<void> {
   const base = service.url!;
   const req = jsonClient(base);
   const docker = new Dockerode();
-  const containerOf = (sid: string) =>
-    docker.getContainer(sessionPaths(join(dataDir, "sb"), config.SERVICE_ID, sid).containerName);
+  // A session on a claimed warm container gets its name just after its first result: wait for it.
+  const containerOf = async (sid: string) => {
+    const c = docker.getContainer(sessionPaths(join(dataDir, "sb"), config.SERVICE_ID, sid).containerName);
+    for (let i = 0; ; i++) {
+      try {
+        await c.inspect();
+        return c;
+      } catch (err) {
+        if (i >= 50) throw err;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  };
   try {
     const tenant = await req("POST", "/v1/tenants", ADMIN, { name: "bench" });
     const agent = (await req("POST", `/v1/tenants/${tenant.id}/keys`, ADMIN, { role: "agent" }))
@@ -120,7 +131,7 @@ async function runOnce(opts: Options): Promise<void> {
     const plainSid = await newSession();
     await call(plainSid, "Bash", { command: "true" });
     const plain = await service.deps.sandboxes.acquire({ sessionId: plainSid, tenantId: tenant.id });
-    await rawExecAsRoot(containerOf(plainSid), ["sh", "-c", "kill -9 $(pgrep -x toolshed-spawne); true"]);
+    await rawExecAsRoot(await containerOf(plainSid), ["sh", "-c", "kill -9 $(pgrep -x toolshed-spawne); true"]);
     const execIn = (sb: typeof sandbox) => async (argv: string[]) => {
       const r = await sb.exec({ argv, timeoutMs: 10_000, maxOutputBytes: 1 << 20 });
       if (r.exitCode !== 0) throw new Error(`${argv.join(" ")} failed: ${r.stderr}`);
@@ -154,10 +165,10 @@ async function runOnce(opts: Options): Promise<void> {
       "warm Bash echo over HTTP with wait",
       await timeEach(n, () => call(sid, "Bash", { command: "echo hi" })),
     );
-    await measureRawDockerExec(containerOf(sid), 3, file);
+    await measureRawDockerExec(await containerOf(sid), 3, file);
     const raw = row(
       "raw dockerode exec of `cat` 4 KiB",
-      await measureRawDockerExec(containerOf(sid), Math.min(n, opts.runtime === "runsc" ? 30 : 60), file),
+      await measureRawDockerExec(await containerOf(sid), Math.min(n, opts.runtime === "runsc" ? 30 : 60), file),
     );
     console.log("ratios (aims in brackets):");
     console.log(
@@ -189,10 +200,10 @@ async function runOnce(opts: Options): Promise<void> {
         const ours = (width * perSession) / ((performance.now() - t0) / 1000);
         // The same number of concurrent `docker exec`s of the same command, one per container.
         const perExec = 4;
+        const containers = await Promise.all(sids.map(containerOf));
         t0 = performance.now();
         await Promise.all(
-          sids.map(async (s) => {
-            const c = containerOf(s);
+          containers.map(async (c) => {
             for (let i = 0; i < perExec; i++) await rawExecEcho(c);
           }),
         );

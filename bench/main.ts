@@ -14,6 +14,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   cluster: () => import("./cluster.js"),
   lists: () => import("./lists.js"),
   warm: () => import("./warm.js"),
+  cost: () => import("./call-cost.js"),
 };
 
 async function main(): Promise<void> {

@@ -3,7 +3,7 @@
  * policy engine and storage walk inputs recursively, and a 10k-deep body must be a 400, not a
  * stack overflow.
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { ValidationError } from "../errors.js";
 
 export const MAX_JSON_DEPTH = 100;
@@ -35,8 +35,13 @@ export function jsonDepthLimit(maxDepth = MAX_JSON_DEPTH): MiddlewareHandler {
         { path: "", message: `nesting deeper than ${maxDepth}` },
       ]);
     }
-    // Handlers that read the raw request (the MCP transport) get the body again.
-    c.req.raw = new Request(c.req.raw, { body: text });
+    // Handlers read the body through `c.req` (hono keeps the text read here); one that needs the
+    // raw request takes it from rawRequest(). Re-making a Request per call cost ~0.15 ms of CPU.
     await next();
   };
+}
+
+/** The request as it came, its body readable again when the depth check above consumed it. */
+export async function rawRequest(c: Context): Promise<Request> {
+  return c.req.raw.bodyUsed ? new Request(c.req.raw, { body: await c.req.text() }) : c.req.raw;
 }

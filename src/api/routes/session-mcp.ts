@@ -2,6 +2,7 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
+import { rawRequest } from "../json-depth.js";
 import { bearer, errorResponses } from "../schemas.js";
 
 export function sessionMcpRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
@@ -20,7 +21,7 @@ export function sessionMcpRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void 
     request: { params: z.object({ sid: z.string() }) },
     responses: { 200: { description: "a JSON-RPC answer (JSON or an SSE stream)" }, ...errorResponses },
   });
-  app.on(["GET", "POST", "DELETE"], "/v1/sessions/:sid/mcp", (c) =>
-    deps.sessionMcp.handle(c.get("principal"), c.req.param("sid"), c.req.raw),
+  app.on(["GET", "POST", "DELETE"], "/v1/sessions/:sid/mcp", async (c) =>
+    deps.sessionMcp.handle(c.get("principal"), c.req.param("sid"), await rawRequest(c)),
   );
 }

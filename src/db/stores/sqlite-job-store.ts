@@ -2,7 +2,7 @@
  * The SQLite JobStore: better-sqlite3 is synchronous and every transaction begins IMMEDIATE
  * (open.ts), so each method is one serialized transaction or one conditional statement.
  */
-import { and, eq, gt, inArray, lt, lte, sql } from "drizzle-orm";
+import { and, eq, lte, sql } from "drizzle-orm";
 import { nowIso } from "../../service/clock.js";
 import { newId } from "../../service/ids.js";
 import type { Db } from "../db.js";
@@ -17,6 +17,7 @@ import {
   type StoreClaim,
   takeoverAudit,
 } from "../store.js";
+import { closeLastAttempt, jobStatementsFor } from "./sqlite-job-statements.js";
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
@@ -29,9 +30,9 @@ export class SqliteJobStore implements JobStore {
       return this.db.transaction((tx) => {
         const dup = findByKey(tx, row.sessionId, key);
         if (dup) return dup;
-        if (row.status === "queued") row.seq = takeSeq(tx, row.sessionId);
+        if (row.status === "queued") row.seq = takeSeq(this.db, row.sessionId);
         tx.insert(jobs).values(row).run();
-        writeAudit(tx, entry);
+        writeAudit(this.db, entry);
         return undefined;
       });
     } catch (err) {
@@ -54,36 +55,24 @@ export class SqliteJobStore implements JobStore {
   }
 
   async claim(jobId: string, opts: ClaimOptions): Promise<StoreClaim> {
-    return this.db.transaction((tx): StoreClaim => {
-      const job = tx.select().from(jobs).where(eq(jobs.id, jobId)).get();
+    return this.db.transaction((): StoreClaim => {
+      // The prepared statements run on the transaction's connection (better-sqlite3 is synchronous).
+      const job = preparedFor(this.db).jobById.get({ id: jobId });
       if (!job) return { kind: "skip", reason: "no such job" };
       if (job.status !== "queued" && !(job.status === "running" && opts.takeOver))
         return { kind: "skip", reason: job.status };
-      const session = tx.select().from(sessions).where(eq(sessions.id, job.sessionId)).get();
+      const session = preparedFor(this.db).sessionById.get({ id: job.sessionId });
       if (job.cancelRequested || session?.status !== "active") return { kind: "skip", reason: "cancelled" };
-      const blocker = tx
-        .select({ id: jobs.id })
-        .from(jobs)
-        .where(
-          and(
-            eq(jobs.sessionId, job.sessionId),
-            lt(jobs.seq, job.seq ?? 0),
-            inArray(jobs.status, ["queued", "running"]),
-            job.concurrencySafe ? eq(jobs.concurrencySafe, false) : undefined,
-          ),
-        )
-        .orderBy(jobs.seq)
-        .get();
+      const s = jobStatementsFor(this.db);
+      const ahead = { sessionId: job.sessionId, seq: job.seq ?? 0 };
+      const blocker = (job.concurrencySafe ? s.blockedByUnsafe : s.blockedByAny).get(ahead);
       if (blocker) return { kind: "wait", blockedBy: blocker.id };
       const now = nowIso();
       const startedAt = job.startedAt ?? now;
       const attempts = attemptsAfterClaim(job, opts.worker, now);
-      if (job.runs > 0) writeAudit(tx, takeoverAudit(job, opts.worker, attempts));
+      if (job.runs > 0) writeAudit(this.db, takeoverAudit(job, opts.worker, attempts));
       const hostId = opts.hostId ?? null;
-      tx.update(jobs)
-        .set({ status: "running", startedAt, runs: sql`${jobs.runs} + 1`, attempts, hostId })
-        .where(eq(jobs.id, jobId))
-        .run();
+      s.claim.run({ id: jobId, startedAt, attempts, hostId });
       const claimed = { ...job, status: "running" as const, startedAt, runs: job.runs + 1, attempts, hostId };
       return { kind: "run", job: claimed, session };
     });
@@ -98,22 +87,17 @@ export class SqliteJobStore implements JobStore {
   }
 
   async recordAttemptSandbox(jobId: string, sandbox: string): Promise<void> {
-    this.db
-      .update(jobs)
-      .set({ attempts: sql`json_set(${jobs.attempts}, '$[#-1].sandbox', ${sandbox})` })
-      .where(and(eq(jobs.id, jobId), sql`json_array_length(coalesce(${jobs.attempts}, '[]')) > 0`))
-      .run();
+    jobStatementsFor(this.db).attemptSandbox.run({ id: jobId, sandbox });
   }
 
   async finish(jobId: string, status: JobStatus, result: StoredResult, error?: string): Promise<boolean> {
-    const now = nowIso();
-    const res = this.db
-      .update(jobs)
-      .set({ status, result, finishedAt: now, error: error ?? null, attempts: closeLastAttempt(now, status) })
-      .where(
-        sql`${jobs.id} = ${jobId} and ${jobs.status} not in ('succeeded','failed','denied','cancelled','interrupted')`,
-      )
-      .run();
+    const res = jobStatementsFor(this.db).finish.run({
+      id: jobId,
+      status,
+      result,
+      now: nowIso(),
+      error: error ?? null,
+    });
     return res.changes > 0;
   }
 
@@ -126,13 +110,13 @@ export class SqliteJobStore implements JobStore {
       if (job?.status !== "awaiting_approval") return false;
       const outcome = decide(job);
       if (!outcome) return false;
-      const seq = outcome.set.status === "queued" ? takeSeq(tx, job.sessionId) : job.seq;
+      const seq = outcome.set.status === "queued" ? takeSeq(this.db, job.sessionId) : job.seq;
       tx.update(jobs)
         .set({ ...outcome.set, seq })
         .where(and(eq(jobs.id, jobId), eq(jobs.status, "awaiting_approval")))
         .run();
       rememberRules(tx, job.sessionId, outcome.remember);
-      writeAudit(tx, outcome.audit);
+      writeAudit(this.db, outcome.audit);
       return true;
     });
   }
@@ -160,7 +144,7 @@ export class SqliteJobStore implements JobStore {
         .where(and(eq(jobs.id, jobId), eq(jobs.status, "awaiting_external")))
         .run();
       if (res.changes === 0) return false;
-      writeAudit(tx, entry);
+      writeAudit(this.db, entry);
       return true;
     });
   }
@@ -170,13 +154,7 @@ export class SqliteJobStore implements JobStore {
   }
 
   async queuedAfter(sessionId: string, seq: number, limit: number): Promise<{ id: string; safe: boolean }[]> {
-    return this.db
-      .select({ id: jobs.id, safe: jobs.concurrencySafe })
-      .from(jobs)
-      .where(and(eq(jobs.sessionId, sessionId), eq(jobs.status, "queued"), gt(jobs.seq, seq)))
-      .orderBy(jobs.seq)
-      .limit(limit)
-      .all();
+    return jobStatementsFor(this.db).queuedAfter.all({ sessionId, seq, limit });
   }
 
   async findJob(jobId: string): Promise<JobRow | undefined> {
@@ -188,24 +166,15 @@ export class SqliteJobStore implements JobStore {
   }
 }
 
-/** The session's next queue position; a job's `seq` is given when it enters the queue. */
-function takeSeq(tx: Tx, sessionId: string): number {
-  const row = tx
-    .update(sessions)
-    .set({ nextSeq: sql`${sessions.nextSeq} + 1`, lastUsedAt: nowIso() })
-    .where(eq(sessions.id, sessionId))
-    .returning({ next: sessions.nextSeq })
-    .get();
+/**
+ * The session's next queue position; a job's `seq` is given when it enters the queue. Like
+ * writeAudit, it takes the store's handle, not a transaction's: statements prepared on the
+ * database run inside its transactions too (one synchronous connection).
+ */
+function takeSeq(db: Db, sessionId: string): number {
+  const row = jobStatementsFor(db).takeSeq.get({ sessionId, now: nowIso() });
   if (!row) throw new Error(`session ${sessionId} vanished`);
   return row.next - 1;
-}
-
-/** SQL that sets endedAt and outcome on the last attempt still open (JSON in place, one statement). */
-function closeLastAttempt(endedAt: string, outcome: string) {
-  return sql`case when json_array_length(coalesce(${jobs.attempts}, '[]')) > 0
-    and json_extract(${jobs.attempts}, '$[#-1].endedAt') is null
-    then json_set(${jobs.attempts}, '$[#-1].endedAt', ${endedAt}, '$[#-1].outcome', ${outcome})
-    else ${jobs.attempts} end`;
 }
 
 function rememberRules(tx: Tx, sessionId: string, remember: string[]): void {
@@ -219,10 +188,8 @@ function rememberRules(tx: Tx, sessionId: string, remember: string[]): void {
     .run();
 }
 
-function writeAudit(tx: Tx, entry: AuditRecord): void {
-  tx.insert(audit)
-    .values({ id: newId("aud"), ...entry, createdAt: nowIso() })
-    .run();
+function writeAudit(db: Db, entry: AuditRecord): void {
+  jobStatementsFor(db).audit.run({ id: newId("aud"), ...entry, createdAt: nowIso() });
 }
 
 function findByKey(db: Db | Tx, sessionId: string, key: string | undefined): JobRow | undefined {

@@ -1,0 +1,139 @@
+/**
+ * `npm run bench -- cost [n]`: what one warm call costs the service, counted rather than timed,
+ * so that a change to the call path can be judged on a busy machine too: CPU per call (this
+ * process: the service in serve mode and the HTTP client), SQLite statements per call by text,
+ * and Redis commands per call (`INFO commandstats`, all clients of the server: run it alone).
+ * A bare `GET /healthz` is the baseline, measured the same way in the same run.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import BetterSqlite from "better-sqlite3";
+import { Redis } from "ioredis";
+import { startService } from "../src/cli/compose.js";
+import { benchConfig, jsonClient, tearDown } from "./support.js";
+
+const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
+
+/** Counts every statement run on any better-sqlite3 database of this process, by its SQL. */
+function countStatements(): { start(): void; stop(): Map<string, number> } {
+  const seen = new Map<string, number>();
+  let on = false;
+  const probe = new BetterSqlite(":memory:");
+  const proto = Object.getPrototypeOf(probe.prepare("select 1")) as Record<string, unknown>;
+  probe.close();
+  for (const m of ["run", "all", "get", "iterate"]) {
+    const original = proto[m] as (...a: unknown[]) => unknown;
+    proto[m] = function (this: { source: string }, ...args: unknown[]) {
+      if (on) {
+        const key = `${m.padEnd(4)} ${this.source.replace(/\s+/g, " ").slice(0, 110)}`;
+        seen.set(key, (seen.get(key) ?? 0) + 1);
+      }
+      return original.apply(this, args);
+    };
+  }
+  return {
+    start: () => {
+      seen.clear();
+      on = true;
+    },
+    stop: () => {
+      on = false;
+      return new Map(seen);
+    },
+  };
+}
+
+async function redisCalls(redis: Redis): Promise<Map<string, number>> {
+  const info = await redis.info("commandstats");
+  const calls = new Map<string, number>();
+  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls.set(m[1]!, Number(m[2]));
+  return calls;
+}
+
+interface Cost {
+  wallMs: number;
+  cpuMs: number;
+  statements: Map<string, number>;
+  redis: Map<string, number>;
+}
+
+async function measure(
+  n: number,
+  redis: Redis,
+  counter: ReturnType<typeof countStatements>,
+  once: () => Promise<void>,
+): Promise<Cost> {
+  const r0 = await redisCalls(redis);
+  counter.start();
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) await once();
+  const wallMs = (performance.now() - t0) / n;
+  const cpu = process.cpuUsage(c0);
+  const statements = counter.stop();
+  const r1 = await redisCalls(redis);
+  const redisDelta = new Map<string, number>();
+  for (const [k, v] of r1) {
+    const d = v - (r0.get(k) ?? 0) - (k === "info" ? 1 : 0);
+    if (d > 0) redisDelta.set(k, d);
+  }
+  return { wallMs, cpuMs: (cpu.user + cpu.system) / 1000 / n, statements, redis: redisDelta };
+}
+
+const perCall = (m: Map<string, number>, n: number) =>
+  [...m].map(([k, v]) => [k, v / n] as const).sort((a, b) => b[1] - a[1]);
+const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+
+export async function run(args: string[]): Promise<void> {
+  const n = Number(args[0] ?? 300);
+  const counter = countStatements();
+  const dataDir = mkdtempSync(join(tmpdir(), "tsb-"));
+  const config = benchConfig(dataDir, ADMIN, { WORKER_CONCURRENCY: "64" });
+  const service = await startService(config, "serve");
+  const redis = new Redis(config.REDIS_URL);
+  const base = service.url!;
+  const req = jsonClient(base);
+  try {
+    const tenant = await req("POST", "/v1/tenants", ADMIN, { name: "bench" });
+    const agent = (await req("POST", `/v1/tenants/${tenant.id}/keys`, ADMIN, { role: "agent" }))
+      .key as string;
+    await req("PUT", `/v1/tenants/${tenant.id}/rules`, ADMIN, { allow: ["Read", "Bash"], deny: [], ask: [] });
+    const sid = (await req("POST", "/v1/sessions", agent, {})).id as string;
+    const file = "/workspace/bench-4k";
+    const call = (tool: string, input: object) => async () => {
+      const { job } = await req("POST", `/v1/sessions/${sid}/calls?wait=60`, agent, { tool, input });
+      if (job.status !== "succeeded")
+        throw new Error(`${tool} ended ${job.status}: ${JSON.stringify(job.result)}`);
+    };
+    await call("Bash", { command: `head -c 4096 /dev/zero | tr '\\0' x > ${file}` })();
+    const kinds: [string, () => Promise<void>][] = [
+      ["GET /healthz", async () => void (await fetch(`${base}/healthz`)).arrayBuffer()],
+      ["warm Read 4 KiB (wait)", call("Read", { file_path: file })],
+      ["warm Bash echo (wait)", call("Bash", { command: "echo hi" })],
+    ];
+    // Warm-up: the statement caches, the JIT, the session's sandbox.
+    for (const [, once] of kinds) for (let i = 0; i < 50; i++) await once();
+    console.log(`one warm session, ${n} calls each (service and client in this process)`);
+    const costs: [string, Cost][] = [];
+    for (const [label, once] of kinds) {
+      const c = await measure(n, redis, counter, once);
+      costs.push([label, c]);
+      console.log(
+        `${label.padEnd(26)} wall ${c.wallMs.toFixed(2)} ms  CPU ${c.cpuMs.toFixed(2)} ms  ` +
+          `SQL ${(total(c.statements) / n).toFixed(1)}  Redis ${(total(c.redis) / n).toFixed(1)} per call`,
+      );
+    }
+    const [, read] = costs[1]!;
+    const [, health] = costs[0]!;
+    console.log(`Read CPU ÷ healthz CPU = ${(read.cpuMs / health.cpuMs).toFixed(1)}`);
+    console.log("\nwarm Read, SQLite statements per call:");
+    for (const [k, v] of perCall(read.statements, n)) if (v >= 0.05) console.log(`  ${v.toFixed(2)}  ${k}`);
+    console.log("warm Read, Redis commands per call:");
+    for (const [k, v] of perCall(read.redis, n)) if (v >= 0.05) console.log(`  ${v.toFixed(2)}  ${k}`);
+  } finally {
+    redis.disconnect();
+    await tearDown(service, config, dataDir);
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * The SQLite job store's statements on a call's path, prepared once per database: drizzle
+ * otherwise builds each statement's SQL on every call, which cost more CPU than running it
+ * (claim, attempt, finish, queue position, successors and audit: ~0.5 ms of a warm call).
+ * Values reach them as placeholders; each column's own encoder still applies (JSON columns).
+ */
+import { type AnyColumn, and, eq, gt, inArray, lt, Param, sql } from "drizzle-orm";
+import type { Db } from "../db.js";
+import { audit, jobs, sessions } from "../schema.js";
+
+const p = sql.placeholder;
+
+/** A placeholder for an update's SET, encoded as `column` encodes (JSON columns as JSON). */
+function into(column: AnyColumn, name: string) {
+  return sql`${new Param(p(name), column)}`;
+}
+
+/** SQL that sets endedAt and outcome on the last attempt still open (JSON in place, one statement). */
+export function closeLastAttempt(endedAt: unknown, outcome: unknown) {
+  return sql`case when json_array_length(coalesce(${jobs.attempts}, '[]')) > 0
+    and json_extract(${jobs.attempts}, '$[#-1].endedAt') is null
+    then json_set(${jobs.attempts}, '$[#-1].endedAt', ${endedAt}, '$[#-1].outcome', ${outcome})
+    else ${jobs.attempts} end`;
+}
+
+/** The first job ahead of `seq` in the session that still blocks a job (all, or only unsafe ones). */
+function blocker(db: Db, onlyUnsafe: boolean) {
+  return db
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(
+      and(
+        eq(jobs.sessionId, p("sessionId")),
+        lt(jobs.seq, p("seq")),
+        inArray(jobs.status, ["queued", "running"]),
+        onlyUnsafe ? eq(jobs.concurrencySafe, false) : undefined,
+      ),
+    )
+    .orderBy(jobs.seq)
+    .limit(1)
+    .prepare();
+}
+
+function build(db: Db) {
+  return {
+    blockedByAny: blocker(db, false),
+    blockedByUnsafe: blocker(db, true),
+    claim: db
+      .update(jobs)
+      .set({
+        status: "running",
+        startedAt: into(jobs.startedAt, "startedAt"),
+        runs: sql`${jobs.runs} + 1`,
+        attempts: into(jobs.attempts, "attempts"),
+        hostId: into(jobs.hostId, "hostId"),
+      })
+      .where(eq(jobs.id, p("id")))
+      .prepare(),
+    attemptSandbox: db
+      .update(jobs)
+      .set({ attempts: sql`json_set(${jobs.attempts}, '$[#-1].sandbox', ${p("sandbox")})` })
+      .where(and(eq(jobs.id, p("id")), sql`json_array_length(coalesce(${jobs.attempts}, '[]')) > 0`))
+      .prepare(),
+    finish: db
+      .update(jobs)
+      .set({
+        status: into(jobs.status, "status"),
+        result: into(jobs.result, "result"),
+        finishedAt: into(jobs.finishedAt, "now"),
+        error: into(jobs.error, "error"),
+        attempts: closeLastAttempt(p("now"), p("status")),
+      })
+      .where(
+        sql`${jobs.id} = ${p("id")} and ${jobs.status} not in ('succeeded','failed','denied','cancelled','interrupted')`,
+      )
+      .prepare(),
+    takeSeq: db
+      .update(sessions)
+      .set({ nextSeq: sql`${sessions.nextSeq} + 1`, lastUsedAt: into(sessions.lastUsedAt, "now") })
+      .where(eq(sessions.id, p("sessionId")))
+      .returning({ next: sessions.nextSeq })
+      .prepare(),
+    queuedAfter: db
+      .select({ id: jobs.id, safe: jobs.concurrencySafe })
+      .from(jobs)
+      .where(and(eq(jobs.sessionId, p("sessionId")), eq(jobs.status, "queued"), gt(jobs.seq, p("seq"))))
+      .orderBy(jobs.seq)
+      .limit(p("limit"))
+      .prepare(),
+    audit: db
+      .insert(audit)
+      .values({
+        id: p("id"),
+        tenantId: p("tenantId"),
+        sessionId: p("sessionId"),
+        jobId: p("jobId"),
+        kind: p("kind"),
+        actorKeyId: p("actorKeyId"),
+        data: p("data"),
+        createdAt: p("createdAt"),
+      })
+      .prepare(),
+  };
+}
+
+export type JobStatements = ReturnType<typeof build>;
+
+const cache = new WeakMap<Db, JobStatements>();
+
+/** The statements of `db`, prepared on first use. */
+export function jobStatementsFor(db: Db): JobStatements {
+  let s = cache.get(db);
+  if (!s) {
+    s = build(db);
+    cache.set(db, s);
+  }
+  return s;
+}
