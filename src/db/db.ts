@@ -39,21 +39,39 @@ export async function first<T>(rows: PromiseLike<T[]>): Promise<T | undefined> {
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 /** A write statement of a transaction (update, insert, delete), built on the transaction handle. */
-type Write = { run(): unknown } & PromiseLike<unknown>;
+type Write = { run(): unknown; all(): unknown } & PromiseLike<unknown>;
+/**
+ * What each write gave: its rows for a write with `.returning(...)` (the same on both dialects);
+ * for one without, a driver-specific summary that callers must not rely on.
+ */
+type Results<W extends readonly Write[]> = { -readonly [K in keyof W]: Awaited<W[K]> };
 
 /**
  * Runs the writes `build` returns in one transaction, in order: all land or none. The writes are
- * built on the transaction's handle (`tx`), which also has the tables (`tablesOf(tx)`).
+ * built on the transaction's handle (`tx`), which also has the tables (`tablesOf(tx)`). Returns
+ * each write's result in the same order, so a write with `.returning({ id })` tells exactly which
+ * rows it changed (rather than a read before the transaction, which a concurrent change outdates).
  */
-export async function atomically(db: Db, build: (tx: Db) => Write[]): Promise<void> {
+export async function atomically<const W extends readonly Write[]>(
+  db: Db,
+  build: (tx: Db) => W,
+): Promise<Results<W>> {
   if (dialectOf(db) === "pg") {
     const pgDb = db as unknown as PgDatabase<never, typeof schema>;
-    await pgDb.transaction(async (tx) => {
-      for (const w of build(tx as unknown as Db)) await w;
+    return pgDb.transaction(async (tx) => {
+      const results: unknown[] = [];
+      for (const w of build(tx as unknown as Db)) results.push(await w);
+      return results as Results<W>;
     });
-    return;
   }
-  db.transaction((tx: Tx) => {
-    for (const w of build(tx as unknown as Db)) w.run();
-  });
+  // better-sqlite3 runs a transaction synchronously: each write runs through its synchronous
+  // method, `all()` when it returns rows (`run()` would drop them), `run()` otherwise (`all()`
+  // refuses a statement that returns none). Drizzle keeps the `.returning()` fields in `config`.
+  return db.transaction((tx: Tx) =>
+    build(tx as unknown as Db).map((w) => (returnsRows(w) ? w.all() : w.run())),
+  ) as Results<W>;
+}
+
+function returnsRows(w: Write): boolean {
+  return Boolean((w as { config?: { returning?: unknown } }).config?.returning);
 }

@@ -93,6 +93,8 @@ const SETTLE_LATEST_MS = 250;
 
 // A warm session's executor always keeps a spare dialled; waiting longer means it is gone.
 const WARM_TAKE_MS = 2_000;
+// Removed sessions remembered so that no late call starts their sandbox again (ids, a few MB at most).
+const REMOVED_KEPT = 10_000;
 const SERVICE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const silent: SandboxLogger = { info: () => {}, warn: () => {} };
 
@@ -112,6 +114,13 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
   private readonly stopping = new Map<string, Promise<void>>();
   /** Sessions whose executor vanished: their container is stopped before it is started again. */
   private readonly unreachable = new Set<string>();
+  /**
+   * Sessions removed (deleted) by this process: a call still in flight when its session is deleted
+   * (a kill, or the restart after its executor went away) does not start them again; it would
+   * start a new container on the workspace being removed, left running until the orphan reaper.
+   * Only an explicit `acquire` does. The latest REMOVED_KEPT are kept (such calls end in seconds).
+   */
+  private readonly removed = new Set<string>();
   private readonly stopReaper: () => void;
   private readonly identities: SandboxIdentities;
   /** Running containers found at start that no call has used yet: the idle reaper stops them too. */
@@ -189,6 +198,8 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
   }
 
   async acquire(spec: SessionSandboxSpec): Promise<Sandbox> {
+    // A new use of the id (a removed session's id is not reused by the service): it starts afresh.
+    this.removed.delete(spec.sessionId);
     return (await this.ensure(spec)).sandbox;
   }
 
@@ -279,6 +290,8 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
 
   async remove(sessionId: string): Promise<void> {
     assertSessionId(sessionId);
+    this.removed.add(sessionId);
+    if (this.removed.size > REMOVED_KEPT) this.removed.delete(this.removed.values().next().value!);
     await this.stop(sessionId);
     const paths = sessionPaths(this.dataDir, this.opts.serviceId, sessionId);
     await removeContainer(this.docker, paths.containerName);
@@ -367,6 +380,8 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
 
   private async start(spec: SessionSandboxSpec): Promise<LiveSession> {
     assertSessionId(spec.sessionId);
+    if (this.removed.has(spec.sessionId))
+      throw new SandboxUnavailableError(`the sandbox of session ${spec.sessionId} was removed`);
     await this.stopping.get(spec.sessionId)?.catch(() => {});
     const paths = sessionPaths(this.dataDir, this.opts.serviceId, spec.sessionId);
     this.inherited.delete(spec.sessionId);

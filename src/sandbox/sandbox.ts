@@ -194,7 +194,7 @@ export interface SandboxProvider {
   acquire(spec: SessionSandboxSpec): Promise<Sandbox>;
   /** Stops the container (idle); the workspace stays. */
   stop(sessionId: string): Promise<void>;
-  /** Removes the container and the workspace. */
+  /** Removes the container and the workspace; calls in flight do not start them again (a new `acquire` does). */
   remove(sessionId: string): Promise<void>;
   /** Removes containers labelled with this service's id that no live session owns. */
   reapOrphans(liveSessionIds: Set<string>): Promise<number>;

@@ -3,8 +3,9 @@
  * built-ins with the reference's texts, SSE streaming while Bash runs, deny and ask paths.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serviceContainers } from "../sandbox/harness.js";
 import { type Harness, seedTenant, startHarness } from "../support/harness.js";
-import { waitForJob } from "../support/wait-for-job.js";
+import { pollUntil, waitForJob } from "../support/wait-for-job.js";
 
 let h: Harness;
 let agentKey: string;
@@ -191,5 +192,26 @@ describe("a session runs the built-ins end to end", () => {
     await h.call("POST", `/v1/jobs/${jid}/cancel`, { key: agentKey });
     const job = await waitForJob(h.call, agentKey, jid, { timeoutMs: 15_000 });
     expect(job.status, JSON.stringify(job)).toBe("cancelled");
+  });
+
+  it("deleting a session stops its running call and removes its sandbox", async () => {
+    const own = await h.call("POST", "/v1/sessions", { key: agentKey, body: {} });
+    expect(own.status, JSON.stringify(own.body)).toBe(201);
+    const ownSid: string = own.body.id;
+    const sub = await h.call("POST", `/v1/sessions/${ownSid}/calls`, {
+      key: agentKey,
+      body: { tool: "Bash", input: { command: "sleep 30" } },
+    });
+    const jid = sub.body.job.id;
+    await waitForJob(h.call, agentKey, jid, { until: ["running"], timeoutMs: 30_000 });
+    expect((await h.call("DELETE", `/v1/sessions/${ownSid}`, { key: agentKey })).status).toBe(204);
+    // Told over the bus, its worker stops the command instead of waiting the 30 s out.
+    const job = await waitForJob(h.call, agentKey, jid, { timeoutMs: 15_000 });
+    expect(job.status, JSON.stringify(job)).toBe("cancelled");
+    await pollUntil(
+      () => serviceContainers(h.config.SERVICE_ID, ownSid),
+      (list) => list.length === 0,
+      { timeoutMs: 15_000, what: "the deleted session's container to be removed" },
+    );
   });
 });

@@ -84,6 +84,20 @@ describe("sandbox lifecycle", () => {
     const fresh = await t.provider.acquire({ sessionId: "ses_rm", tenantId: "ten_a" });
     expect(await fresh.stat("f.txt")).toBeNull();
   });
+
+  it("after remove(), the call in flight and later calls on the handle do not start the container again", async () => {
+    const sb = await t.provider.acquire({ sessionId: "ses_gone", tenantId: "ten_a" });
+    await sb.exec(sh("true"));
+    const call = sb.exec(sh("sleep 30")).then(
+      () => "resolved",
+      (err: unknown) => err,
+    );
+    await t.provider.remove("ses_gone");
+    // Its session was deleted: the call ends instead of restarting the sandbox it ran in.
+    expect(await call).toBeInstanceOf(SandboxUnavailableError);
+    await expect(sb.exec(sh("true"))).rejects.toBeInstanceOf(SandboxUnavailableError);
+    expect(await serviceContainers(t.serviceId, "ses_gone")).toEqual([]);
+  });
 });
 
 describe("sandbox restart and orphans", () => {

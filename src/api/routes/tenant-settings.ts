@@ -3,7 +3,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { TenantSettingsPatch, TenantSettingsView } from "../../contracts/tenant.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
-import { bearer, errorResponses, json, jsonBody, tooLargeResponse } from "../schemas.js";
+import { bearer, conflictResponse, errorResponses, json, jsonBody, tooLargeResponse } from "../schemas.js";
 
 const TenantParams = z.object({ tid: z.string() });
 
@@ -34,7 +34,13 @@ const putOne = createRoute({
   security: bearer,
   description: WHO,
   request: { params: TenantParams, body: jsonBody(TenantSettingsPatch) },
-  responses: { 200: json(TenantSettingsView, "the stored settings"), ...errorResponses, ...tooLargeResponse },
+  responses: {
+    200: json(TenantSettingsView, "the stored settings"),
+    ...errorResponses,
+    ...tooLargeResponse,
+    // Only when other saves kept landing while this one was merged (it retries a few times first).
+    ...conflictResponse,
+  },
 });
 
 export function tenantSettingsRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {

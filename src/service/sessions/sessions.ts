@@ -178,27 +178,23 @@ export async function deleteSession(
   requireRole(p, ["agent", "tenant_admin"]);
   await loadSession(deps.db, p, sessionId);
   const now = nowIso();
-  const { jobs } = tablesOf(deps.db);
-  const waiting = await deps.db
-    .select({ id: jobs.id })
-    .from(jobs)
-    .where(and(eq(jobs.sessionId, sessionId), inArray(jobs.status, CANCELLED_ON_DELETE)));
-  const running = await deps.db
-    .select({ id: jobs.id })
-    .from(jobs)
-    .where(and(eq(jobs.sessionId, sessionId), eq(jobs.status, "running")));
-  await atomically(deps.db, (tx) => {
+  // The jobs to cancel over the bus and to publish come from the writes themselves: a read before
+  // the transaction would miss a job claimed (or queued) in between, whose command would then run
+  // to its end after the session is gone.
+  const [, waiting, running] = await atomically(deps.db, (tx) => {
     const { jobs, readCache, sessions } = tablesOf(tx);
     return [
       tx.update(sessions).set({ status: "deleted", lastUsedAt: now }).where(eq(sessions.id, sessionId)),
       tx
         .update(jobs)
         .set({ status: "cancelled", finishedAt: now, cancelRequested: true })
-        .where(and(eq(jobs.sessionId, sessionId), inArray(jobs.status, CANCELLED_ON_DELETE))),
+        .where(and(eq(jobs.sessionId, sessionId), inArray(jobs.status, CANCELLED_ON_DELETE)))
+        .returning({ id: jobs.id }),
       tx
         .update(jobs)
         .set({ cancelRequested: true })
-        .where(and(eq(jobs.sessionId, sessionId), eq(jobs.status, "running"))),
+        .where(and(eq(jobs.sessionId, sessionId), eq(jobs.status, "running")))
+        .returning({ id: jobs.id }),
       tx.delete(readCache).where(eq(readCache.sessionId, sessionId)),
     ];
   });

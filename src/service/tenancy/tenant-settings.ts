@@ -3,11 +3,11 @@
  * quotas are the platform's to set (a tenant must not raise its own limits), while the switches
  * that relax the tenant's own safety (bypass, agent approvals, approval TTL) are its admin's.
  */
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { TenantSettingsPatch, TenantSettingsView } from "../../contracts/tenant.js";
 import { type Db, first, type Tables, tablesOf } from "../../db/db.js";
 import type { StoredSandboxSettings } from "../../db/rows.js";
-import { ForbiddenError } from "../../errors.js";
+import { ConflictError, ForbiddenError } from "../../errors.js";
 import type { PermissionMode } from "../../permission/types.js";
 import { nowIso } from "../clock.js";
 import type { SecretBox } from "../secret-box.js";
@@ -63,6 +63,12 @@ export async function getTenantSettings(
   return response(await storedRow(deps.db, tenantId));
 }
 
+/**
+ * How many times a save reads the settings again after another save changed them in between
+ * (each round at least one of the competing saves lands, so this many saves at once all land).
+ */
+const SAVE_ATTEMPTS = 8;
+
 /** Merges the given fields into the stored settings (fields left out keep their value). */
 export async function putTenantSettings(
   deps: { db: Db; sandboxPolicy: SandboxPolicy; secrets: SecretBox },
@@ -76,21 +82,48 @@ export async function putTenantSettings(
     throw new ForbiddenError("quotas are set by the platform admin; a tenant_admin may only read them");
   }
   const { sandbox: sandboxPatch, ...rest } = patch;
-  const stored = await storedRow(deps.db, tenantId);
-  const current = stored?.sandbox ?? {};
-  const sandbox = sandboxPatch ? applySandboxPatch(deps, tenantId, current, sandboxPatch) : current;
-  const updatedAt = nowIso();
-  const next = { ...coreSettings(stored), ...rest, sandbox, updatedAt };
-  // An existing row gets only the fields this patch names: a concurrent save of other fields
-  // (another request or process read the same row meanwhile) keeps its values.
-  const changed = { ...rest, ...(sandboxPatch ? { sandbox } : {}), updatedAt };
-  const { tenantSettings } = tablesOf(deps.db);
-  const [written] = await deps.db
-    .insert(tenantSettings)
-    .values({ tenantId, ...next })
-    .onConflictDoUpdate({ target: tenantSettings.tenantId, set: changed })
+  // The sandbox part is one JSON value merged here, so a save is a read-merge-write: it writes
+  // only if the row still has the `updatedAt` it read (compare-and-set), else reads again.
+  // `updatedAt` serves as the row's version because every save makes it strictly greater.
+  for (let attempt = 0; attempt < SAVE_ATTEMPTS; attempt++) {
+    const stored = await storedRow(deps.db, tenantId);
+    const current = stored?.sandbox ?? {};
+    const sandbox = sandboxPatch ? applySandboxPatch(deps, tenantId, current, sandboxPatch) : current;
+    const updatedAt = laterStamp(stored?.updatedAt);
+    // Only the fields this patch names: a save of other fields that lands first keeps its values.
+    const written = stored
+      ? await saveIfUnchanged(deps.db, stored, { ...rest, ...(sandboxPatch ? { sandbox } : {}), updatedAt })
+      : await insertIfAbsent(deps.db, { tenantId, ...coreSettings(undefined), ...rest, sandbox, updatedAt });
+    if (written) return response(written);
+  }
+  throw new ConflictError(
+    `the settings of tenant ${tenantId} kept changing while this change was saved; send it again`,
+  );
+}
+
+type SettingsWrite = Partial<Omit<SettingsRow, "tenantId">> & { updatedAt: string };
+
+async function saveIfUnchanged(db: Db, stored: SettingsRow, set: SettingsWrite) {
+  const { tenantSettings } = tablesOf(db);
+  const [row] = await db
+    .update(tenantSettings)
+    .set(set)
+    .where(and(eq(tenantSettings.tenantId, stored.tenantId), eq(tenantSettings.updatedAt, stored.updatedAt)))
     .returning();
-  return response(written);
+  return row;
+}
+
+async function insertIfAbsent(db: Db, row: SettingsRow) {
+  const { tenantSettings } = tablesOf(db);
+  const [written] = await db.insert(tenantSettings).values(row).onConflictDoNothing().returning();
+  return written;
+}
+
+/** Now, or just after `previous` when the clock has not passed it (same millisecond, clock skew). */
+function laterStamp(previous: string | undefined): string {
+  const now = nowIso();
+  if (!previous || now > previous) return now;
+  return new Date(Date.parse(previous) + 1).toISOString();
 }
 
 /** `bypass` is off unless the tenant allows it: asking for it otherwise is a 403. */

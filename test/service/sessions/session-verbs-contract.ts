@@ -226,5 +226,55 @@ export function sessionVerbsContract(dialect: string, open: () => Promise<VerbsF
       expect(cached.map((r) => r.sessionId).filter((id) => id === s || id === keep)).toEqual([keep]);
       expect(await liveSessionIds(f.db)).not.toContain(s);
     });
+
+    it("deleting a session cancels the jobs its writes changed, not the ones an earlier read saw", async () => {
+      const s = await seedSession("race");
+      await seedJob("claimed", s, "queued");
+      const bus = new MemoryBus();
+      // A worker claims `claimed` and a new call is queued after deleteSession could have read the
+      // session's jobs, just before its transaction starts (the latest moment a read-then-write
+      // can be outdated at).
+      const { jobs } = tablesOf(f.db);
+      const meanwhile = async () => {
+        await f.db
+          .update(jobs)
+          .set({ status: "running" })
+          .where(eq(jobs.id, jid("claimed")));
+        await f.db.insert(jobs).values(jobRow({ id: jid("late"), tenantId, sessionId: s, status: "queued" }));
+      };
+      const deps = {
+        db: beforeTransaction(f.db, meanwhile),
+        store: f.store,
+        sandboxes: { remove: async () => undefined } as unknown as SandboxProvider,
+        logger: createLogger("silent"),
+        cancels: bus,
+        events: bus,
+      };
+      await deleteSession(deps, agent(), s);
+      expect(await job("claimed")).toMatchObject({ status: "running", cancelRequested: true });
+      // Its worker is told over the bus, so its command does not run on after the delete.
+      expect(bus.cancelled).toEqual([jid("claimed")]);
+      expect(await job("late")).toMatchObject({ status: "cancelled", cancelRequested: true });
+      expect((await bus.read(jid("late"))).length).toBeGreaterThan(0);
+      // The claimed job did not end: nothing tells its followers it did.
+      expect(await bus.read(jid("claimed"))).toEqual([]);
+    });
+  });
+}
+
+/** `db`, whose first transaction starts only once `hook` has run (both dialects start one there). */
+function beforeTransaction(db: Db, hook: () => Promise<void>): Db {
+  let pending: (() => Promise<void>) | undefined = hook;
+  return new Proxy(db, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (prop !== "transaction" || typeof value !== "function") return value;
+      return async (...args: unknown[]) => {
+        const run = pending;
+        pending = undefined;
+        await run?.();
+        return value.apply(target, args);
+      };
+    },
   });
 }
