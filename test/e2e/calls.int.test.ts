@@ -208,6 +208,8 @@ describe("a session runs the built-ins end to end", () => {
     // Told over the bus, its worker stops the command instead of waiting the 30 s out.
     const job = await waitForJob(h.call, agentKey, jid, { timeoutMs: 15_000 });
     expect(job.status, JSON.stringify(job)).toBe("cancelled");
+    // It had started: the caller is told it may have partly run, never that it did not start.
+    expect(JSON.stringify(job.result)).not.toMatch(/before it started/);
     await pollUntil(
       () => serviceContainers(h.config.SERVICE_ID, ownSid),
       (list) => list.length === 0,

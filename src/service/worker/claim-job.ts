@@ -28,7 +28,12 @@ export async function claimJob(deps: ServiceDeps, jobId: string): Promise<Claim>
     ...(deps.hostId ? { hostId: deps.hostId } : {}),
   });
   if (claim.kind === "skip" && claim.reason === "cancelled") {
-    const text = "The tool call was cancelled before it started.";
+    // An earlier attempt may have started it (its sandbox went away mid-run, as when the session
+    // is deleted): then the caller must not read that nothing happened.
+    const started = ((await deps.store.findJob(jobId))?.runs ?? 0) > 0;
+    const text = started
+      ? "The tool call was cancelled after it had started: it may have partly run."
+      : "The tool call was cancelled before it started.";
     if (await finishJob(deps, jobId, "cancelled", textResult(text, "interrupted")))
       await publishState(deps, jobId);
   }
