@@ -121,6 +121,17 @@ export function storeContract(
         expect(await f.auditKinds(refused.id)).toEqual([]);
       });
 
+      it("answers a racing idempotent repeat with the job that took the last slot", async () => {
+        const rows = [jobRow(s, { idempotencyKey: "k3" }), jobRow(s, { idempotencyKey: "k3" })];
+        const [x, y] = await Promise.all(
+          rows.map(async (row, i) => {
+            const dup = await (i ? f.other : f.store).insertJob(row, decisionAudit(row), { maxActive: 1 });
+            return dup ?? row;
+          }),
+        );
+        expect(x?.id).toBe(y?.id);
+      });
+
       it("counts running jobs against the bound; slotless statuses and other tenants pass", async () => {
         const a = await submit(f.store);
         await f.store.claim(a.id, W1);

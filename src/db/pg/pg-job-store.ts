@@ -45,8 +45,10 @@ export class PgJobStore implements JobStore {
         return undefined;
       });
     } catch (err) {
-      // A concurrent submit with the same key committed first: the unique index stopped ours.
-      const dup = isUniqueViolation(err) ? await findByKey(this.db, row.sessionId, key) : undefined;
+      // A concurrent submit with the same key committed first: the unique index stopped ours, or
+      // its job took the tenant's last slot while ours waited for the lock. Either way it is ours.
+      const raced = isUniqueViolation(err) || err instanceof ActiveCallsFull;
+      const dup = raced ? await findByKey(this.db, row.sessionId, key) : undefined;
       if (dup) return dup;
       throw err;
     }
