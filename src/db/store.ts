@@ -49,13 +49,36 @@ export interface ApprovalOutcome {
   audit: AuditRecord;
 }
 
+/** The statuses that take one of a tenant's active-call slots (its `maxActiveCalls`). */
+export const ACTIVE_STATUSES: readonly JobStatus[] = ["queued", "running"];
+
+/**
+ * Thrown, with nothing written, when a job would enter `queued` while its tenant already has
+ * `limit` jobs queued or running. The service turns it into its 429.
+ */
+export class ActiveCallsFull extends Error {
+  constructor(readonly limit: number) {
+    super(`the tenant already has ${limit} jobs queued or running`);
+    this.name = "ActiveCallsFull";
+  }
+}
+
+export interface ActiveBound {
+  /**
+   * The tenant's bound on queued + running jobs, checked in the same transaction as the write
+   * that would queue the job (and serialized per tenant), so that concurrent writers, in any
+   * process, cannot all see room. Absent: no bound.
+   */
+  maxActive?: number;
+}
+
 export interface JobStore {
   /**
    * Inserts the job and its audit entry; a `queued` job takes its session's next `seq`. When a
    * job of the session already holds the row's idempotency key, nothing is written and that
-   * job is returned.
+   * job is returned. A `queued` row past `opts.maxActive` throws ActiveCallsFull.
    */
-  insertJob(row: JobRow, audit: AuditRecord): Promise<JobRow | undefined>;
+  insertJob(row: JobRow, audit: AuditRecord, opts?: ActiveBound): Promise<JobRow | undefined>;
   /** Deletes a still-`queued` job and its audit entries (its enqueue failed); true when it did. */
   withdrawQueued(jobId: string): Promise<boolean>;
   /**
@@ -76,9 +99,14 @@ export interface JobStore {
   /**
    * Ends a pending approval once: `decide` sees the job as locked (`awaiting_approval`) and
    * returns the outcome, or undefined to leave it (not due). A `queued` outcome takes the
-   * session's next `seq`. False when the job was not pending or `decide` declined.
+   * session's next `seq`, and throws ActiveCallsFull past `opts.maxActive` (the job stays
+   * pending). False when the job was not pending or `decide` declined.
    */
-  settleApproval(jobId: string, decide: (job: JobRow) => ApprovalOutcome | undefined): Promise<boolean>;
+  settleApproval(
+    jobId: string,
+    decide: (job: JobRow) => ApprovalOutcome | undefined,
+    opts?: ActiveBound,
+  ): Promise<boolean>;
   /** Ids of the jobs still `awaiting_approval` whose expiry is at or before `now` (ISO). */
   dueApprovals(now: string): Promise<string[]>;
   /**

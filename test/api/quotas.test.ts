@@ -1,6 +1,6 @@
 /** Per-tenant quotas answer 429 RATE_LIMITED with Retry-After, and only for that tenant. */
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { createApiTestApp, seedTenant } from "../support/harness.js";
+import { ADMIN_KEY, createApiTestApp, seedTenant } from "../support/harness.js";
 import { NullSandboxProvider } from "../support/null-sandbox.js";
 
 let t: Awaited<ReturnType<typeof createApiTestApp>>;
@@ -32,4 +32,39 @@ it("limits active sessions and calls per minute per tenant", async () => {
   const over = await call();
   expect(over.status, JSON.stringify(over.body)).toBe(429);
   expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(0);
+});
+
+it("an approval that would queue a call past maxActiveCalls is a 429 and leaves the job pending", async () => {
+  const a = await seedTenant(t.call, "a");
+  await t.call("PUT", `/v1/tenants/${a.tenantId}/settings`, {
+    key: ADMIN_KEY,
+    body: { quotas: { maxActiveCalls: 1, callsPerMinute: 100 } },
+  });
+  await t.call("PUT", `/v1/tenants/${a.tenantId}/rules`, {
+    key: a.adminKey,
+    body: { allow: ["Read"], deny: [], ask: ["Bash"] },
+  });
+  const sid = (await t.call("POST", "/v1/sessions", { key: a.agentKey, body: {} })).body.id;
+  const submit = async (tool: string, input: unknown) =>
+    (await t.call("POST", `/v1/sessions/${sid}/calls`, { key: a.agentKey, body: { tool, input } })).body.job;
+  // Pending approvals take no slot; the queued Read takes the only one.
+  const asked = await submit("Bash", { command: "ls" });
+  expect(asked.status).toBe("awaiting_approval");
+  const read = await submit("Read", { file_path: "/workspace/a" });
+  expect(read.status).toBe("queued");
+  const approve = () =>
+    t.call("POST", `/v1/jobs/${asked.id}/approval`, { key: a.adminKey, body: { approve: true } });
+  const over = await approve();
+  expect(over.status, JSON.stringify(over.body)).toBe(429);
+  expect(over.body.error.message).toBe("the tenant already has 1 calls queued or running");
+  expect(over.headers.get("retry-after")).toBe("2");
+  expect((await t.call("GET", `/v1/jobs/${asked.id}`, { key: a.adminKey })).body.job.status).toBe(
+    "awaiting_approval",
+  );
+  // Once the slot is free the same answer goes through.
+  await t.call("POST", `/v1/jobs/${read.id}/cancel`, { key: a.agentKey });
+  expect((await t.call("GET", `/v1/jobs/${read.id}`, { key: a.adminKey })).body.job.status).toBe("cancelled");
+  const ok = await approve();
+  expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+  expect(ok.body.job.status).toBe("queued");
 });

@@ -5,7 +5,12 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { JobRow, JobStatus, RuleStrings } from "../../src/db/schema.js";
-import type { ApprovalOutcome, AuditRecord, JobStore } from "../../src/db/store.js";
+import {
+  ActiveCallsFull,
+  type ApprovalOutcome,
+  type AuditRecord,
+  type JobStore,
+} from "../../src/db/store.js";
 import { jobRow as newJobRow } from "../support/rows.js";
 
 export interface StoreFixture {
@@ -93,6 +98,62 @@ export function storeContract(
         const next = await submit(f.store);
         // The losers took no number: the sequence has no hole.
         expect(next.seq).toBe(2);
+      });
+
+      it("holds a tenant to its bound on queued + running jobs when two connections race", async () => {
+        const bound = 3;
+        const rows = Array.from({ length: 10 }, () => jobRow(s));
+        const outcomes = await Promise.allSettled(
+          rows.map((row, i) =>
+            (i % 2 === 0 ? f.store : f.other).insertJob(row, decisionAudit(row), { maxActive: bound }),
+          ),
+        );
+        expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(bound);
+        for (const o of outcomes.filter((x) => x.status === "rejected")) {
+          expect(o.reason).toBeInstanceOf(ActiveCallsFull);
+        }
+        const stored = (await Promise.all(rows.map((r) => f.store.findJob(r.id)))).filter((r) => r);
+        expect(stored).toHaveLength(bound);
+        // A refused insert wrote nothing and took no number: the winners hold 1..bound.
+        expect(stored.map((r) => r?.seq).sort()).toEqual([1, 2, 3]);
+        expect((await f.session(s.sessionId)).nextSeq).toBe(bound + 1);
+        const refused = rows.find((r) => !stored.some((x) => x?.id === r.id))!;
+        expect(await f.auditKinds(refused.id)).toEqual([]);
+      });
+
+      it("answers a racing idempotent repeat with the job that took the last slot", async () => {
+        const rows = [jobRow(s, { idempotencyKey: "k3" }), jobRow(s, { idempotencyKey: "k3" })];
+        const [x, y] = await Promise.all(
+          rows.map(async (row, i) => {
+            const dup = await (i ? f.other : f.store).insertJob(row, decisionAudit(row), { maxActive: 1 });
+            return dup ?? row;
+          }),
+        );
+        expect(x?.id).toBe(y?.id);
+      });
+
+      it("counts running jobs against the bound; slotless statuses and other tenants pass", async () => {
+        const a = await submit(f.store);
+        await f.store.claim(a.id, W1);
+        await submit(f.store);
+        const over = jobRow(s);
+        await expect(f.other.insertJob(over, decisionAudit(over), { maxActive: 2 })).rejects.toBeInstanceOf(
+          ActiveCallsFull,
+        );
+        for (const status of ["awaiting_approval", "awaiting_external", "denied"] as const) {
+          const row = jobRow(s, { status });
+          expect(await f.other.insertJob(row, decisionAudit(row), { maxActive: 2 })).toBeUndefined();
+        }
+        const elsewhere = jobRow(await f.seedSession());
+        expect(
+          await f.other.insertJob(elsewhere, decisionAudit(elsewhere), { maxActive: 2 }),
+        ).toBeUndefined();
+        // A finished job frees its slot; an idempotent repeat returns its job even at the bound.
+        await f.store.finish(a.id, "succeeded", ok("done"));
+        const keyed = jobRow(s, { idempotencyKey: "k2" });
+        expect(await f.other.insertJob(keyed, decisionAudit(keyed), { maxActive: 2 })).toBeUndefined();
+        const again = jobRow(s, { idempotencyKey: "k2" });
+        expect((await f.store.insertJob(again, decisionAudit(again), { maxActive: 2 }))?.id).toBe(keyed.id);
       });
 
       it("withdraws a queued job and its audit entry", async () => {
@@ -302,6 +363,32 @@ export function storeContract(
         expect((await f.store.findJob(asked.id))?.status).toBe("awaiting_approval");
         expect(await f.store.settleApproval(asked.id, deny("expiry"))).toBe(true);
         expect((await f.store.findJob(asked.id))?.result?.state).toBe("denied");
+      });
+
+      it("refuses an approval that would queue past the tenant's bound; a denial still lands", async () => {
+        await submit(f.store);
+        const asked = await Promise.all(
+          [1, 2, 3].map(() => submit(f.store, { status: "awaiting_approval" })),
+        );
+        const settled = await Promise.allSettled(
+          asked.map((a, i) =>
+            (i % 2 ? f.other : f.store).settleApproval(a.id, approve("k"), { maxActive: 2 }),
+          ),
+        );
+        expect(settled.filter((o) => o.status === "fulfilled" && o.value)).toHaveLength(1);
+        const refused = settled.filter((o) => o.status === "rejected");
+        expect(refused).toHaveLength(2);
+        for (const o of refused) expect(o.reason).toBeInstanceOf(ActiveCallsFull);
+        const rows = await Promise.all(asked.map((a) => f.store.findJob(a.id)));
+        expect(rows.map((r) => r?.status).sort()).toEqual([
+          "awaiting_approval",
+          "awaiting_approval",
+          "queued",
+        ]);
+        const pending = rows.find((r) => r?.status === "awaiting_approval")!;
+        // Left pending, with no approval recorded: it can be answered again once a slot frees.
+        expect(await f.auditKinds(pending.id)).toEqual(["decision"]);
+        expect(await f.store.settleApproval(pending.id, deny("k"), { maxActive: 2 })).toBe(true);
       });
 
       it("gives concurrently approved calls distinct seqs after the queued ones", async () => {

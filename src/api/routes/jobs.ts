@@ -12,6 +12,7 @@ import {
   jsonBody,
   PageParams,
   page,
+  rateLimitedResponse,
   TenantFilter,
   tooLargeResponse,
 } from "../schemas.js";
@@ -73,7 +74,8 @@ const approval = createRoute({
   description:
     "Answers an `awaiting_approval` job. tenant_admin always; agent only when the tenant's " +
     "`agentsMayApprove` is on, and then `remember` may hold only the call's suggested rules. " +
-    "A second answer, or one after the approval expired, is a 409.",
+    "A second answer, or one after the approval expired, is a 409. An approval that would queue " +
+    "the call past the tenant's `maxActiveCalls` is a 429; the job stays pending.",
   request: {
     params: Jid,
     body: jsonBody(
@@ -90,6 +92,7 @@ const approval = createRoute({
   responses: {
     200: json(JobEnvelope, "the job"),
     ...conflictResponse,
+    ...rateLimitedResponse,
     ...errorResponses,
     ...tooLargeResponse,
   },

@@ -5,11 +5,14 @@
  * submits of a session take distinct, gap-free numbers. Single transitions (finish, requeue)
  * are one conditional UPDATE.
  */
-import { and, eq, gt, inArray, lt, lte, notInArray, sql } from "drizzle-orm";
+import { and, count, eq, gt, inArray, lt, lte, notInArray, sql } from "drizzle-orm";
 import { nowIso } from "../../service/clock.js";
 import { newId } from "../../service/ids.js";
 import type { JobRow, JobStatus, SessionRow, StoredResult } from "../schema.js";
 import {
+  ACTIVE_STATUSES,
+  type ActiveBound,
+  ActiveCallsFull,
   type ApprovalOutcome,
   type AuditRecord,
   attemptsAfterClaim,
@@ -27,20 +30,25 @@ type Tx = Parameters<Parameters<PgDb["transaction"]>[0]>[0];
 export class PgJobStore implements JobStore {
   constructor(private readonly db: PgDb) {}
 
-  async insertJob(row: JobRow, entry: AuditRecord): Promise<JobRow | undefined> {
+  async insertJob(row: JobRow, entry: AuditRecord, opts: ActiveBound = {}): Promise<JobRow | undefined> {
     const key = row.idempotencyKey ?? undefined;
     try {
       return await this.db.transaction(async (tx) => {
         const dup = await findByKey(tx, row.sessionId, key);
         if (dup) return dup;
-        if (row.status === "queued") row.seq = await takeSeq(tx, row.sessionId);
+        if (row.status === "queued") {
+          await requireActiveSlot(tx, row.tenantId, opts.maxActive);
+          row.seq = await takeSeq(tx, row.sessionId);
+        }
         await tx.insert(jobs).values(row);
         await writeAudit(tx, entry);
         return undefined;
       });
     } catch (err) {
-      // A concurrent submit with the same key committed first: the unique index stopped ours.
-      const dup = isUniqueViolation(err) ? await findByKey(this.db, row.sessionId, key) : undefined;
+      // A concurrent submit with the same key committed first: the unique index stopped ours, or
+      // its job took the tenant's last slot while ours waited for the lock. Either way it is ours.
+      const raced = isUniqueViolation(err) || err instanceof ActiveCallsFull;
+      const dup = raced ? await findByKey(this.db, row.sessionId, key) : undefined;
       if (dup) return dup;
       throw err;
     }
@@ -135,13 +143,16 @@ export class PgJobStore implements JobStore {
   async settleApproval(
     jobId: string,
     decide: (job: JobRow) => ApprovalOutcome | undefined,
+    opts: ActiveBound = {},
   ): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const [job] = (await tx.select().from(jobs).where(eq(jobs.id, jobId)).for("update")) as JobRow[];
       if (job?.status !== "awaiting_approval") return false;
       const outcome = decide(job);
       if (!outcome) return false;
-      const seq = outcome.set.status === "queued" ? await takeSeq(tx, job.sessionId) : job.seq;
+      const queued = outcome.set.status === "queued";
+      if (queued) await requireActiveSlot(tx, job.tenantId, opts.maxActive);
+      const seq = queued ? await takeSeq(tx, job.sessionId) : job.seq;
       await tx
         .update(jobs)
         .set({ ...outcome.set, seq })
@@ -200,6 +211,26 @@ export class PgJobStore implements JobStore {
   findByKey(sessionId: string, key: string | undefined): Promise<JobRow | undefined> {
     return findByKey(this.db, sessionId, key);
   }
+}
+
+/** The advisory-lock namespace of the per-tenant active-call bound (the migrations use one bigint key). */
+const ACTIVE_SLOT_LOCK = 7_312_002;
+
+/**
+ * Throws ActiveCallsFull when the tenant has `max` jobs queued or running. Under READ COMMITTED
+ * two transactions could both count room and both insert, so the count runs under a per-tenant
+ * transaction-scoped advisory lock: the next writer of that tenant waits for this one's commit,
+ * then counts its job. Taken before takeSeq's session row lock, always in that order (no
+ * deadlock); two tenants whose ids hash alike merely share a lock.
+ */
+async function requireActiveSlot(tx: Tx, tenantId: string, max: number | undefined): Promise<void> {
+  if (max === undefined) return;
+  await tx.execute(sql`select pg_advisory_xact_lock(${ACTIVE_SLOT_LOCK}::int, hashtext(${tenantId}))`);
+  const [row] = await tx
+    .select({ n: count() })
+    .from(jobs)
+    .where(and(eq(jobs.tenantId, tenantId), inArray(jobs.status, [...ACTIVE_STATUSES])));
+  if ((row?.n ?? 0) >= max) throw new ActiveCallsFull(max);
 }
 
 async function takeSeq(tx: Tx, sessionId: string): Promise<number> {

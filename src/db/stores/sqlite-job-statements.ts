@@ -4,9 +4,10 @@
  * (claim, attempt, finish, queue position, successors and audit: ~0.5 ms of a warm call).
  * Values reach them as placeholders; each column's own encoder still applies (JSON columns).
  */
-import { type AnyColumn, and, eq, gt, inArray, lt, Param, sql } from "drizzle-orm";
+import { type AnyColumn, and, count, eq, gt, inArray, lt, Param, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
 import { audit, jobs, sessions } from "../schema.js";
+import { ACTIVE_STATUSES } from "../store.js";
 
 const p = sql.placeholder;
 
@@ -73,6 +74,12 @@ function build(db: Db) {
       .where(
         sql`${jobs.id} = ${p("id")} and ${jobs.status} not in ('succeeded','failed','denied','cancelled','interrupted')`,
       )
+      .prepare(),
+    /** The tenant's jobs that take an active-call slot (its maxActiveCalls). */
+    activeCount: db
+      .select({ n: count() })
+      .from(jobs)
+      .where(and(eq(jobs.tenantId, p("tenantId")), inArray(jobs.status, [...ACTIVE_STATUSES])))
       .prepare(),
     takeSeq: db
       .update(sessions)

@@ -9,6 +9,8 @@ import type { Db } from "../db.js";
 import { preparedFor } from "../prepared.js";
 import { audit, type JobRow, type JobStatus, jobs, type StoredResult, sessions } from "../schema.js";
 import {
+  type ActiveBound,
+  ActiveCallsFull,
   type ApprovalOutcome,
   type AuditRecord,
   attemptsAfterClaim,
@@ -24,13 +26,16 @@ type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 export class SqliteJobStore implements JobStore {
   constructor(private readonly db: Db) {}
 
-  async insertJob(row: JobRow, entry: AuditRecord): Promise<JobRow | undefined> {
+  async insertJob(row: JobRow, entry: AuditRecord, opts: ActiveBound = {}): Promise<JobRow | undefined> {
     const key = row.idempotencyKey ?? undefined;
     try {
       return this.db.transaction((tx) => {
         const dup = findByKey(tx, row.sessionId, key);
         if (dup) return dup;
-        if (row.status === "queued") row.seq = takeSeq(this.db, row.sessionId);
+        if (row.status === "queued") {
+          requireActiveSlot(this.db, row.tenantId, opts.maxActive);
+          row.seq = takeSeq(this.db, row.sessionId);
+        }
         tx.insert(jobs).values(row).run();
         writeAudit(this.db, entry);
         return undefined;
@@ -104,13 +109,16 @@ export class SqliteJobStore implements JobStore {
   async settleApproval(
     jobId: string,
     decide: (job: JobRow) => ApprovalOutcome | undefined,
+    opts: ActiveBound = {},
   ): Promise<boolean> {
     return this.db.transaction((tx) => {
       const job = tx.select().from(jobs).where(eq(jobs.id, jobId)).get();
       if (job?.status !== "awaiting_approval") return false;
       const outcome = decide(job);
       if (!outcome) return false;
-      const seq = outcome.set.status === "queued" ? takeSeq(this.db, job.sessionId) : job.seq;
+      const queued = outcome.set.status === "queued";
+      if (queued) requireActiveSlot(this.db, job.tenantId, opts.maxActive);
+      const seq = queued ? takeSeq(this.db, job.sessionId) : job.seq;
       tx.update(jobs)
         .set({ ...outcome.set, seq })
         .where(and(eq(jobs.id, jobId), eq(jobs.status, "awaiting_approval")))
@@ -164,6 +172,17 @@ export class SqliteJobStore implements JobStore {
   async findByKey(sessionId: string, key: string | undefined): Promise<JobRow | undefined> {
     return findByKey(this.db, sessionId, key);
   }
+}
+
+/**
+ * Throws ActiveCallsFull when the tenant has `max` jobs queued or running. Race-free as it is:
+ * every transaction begins IMMEDIATE, so no other writer, in any process, runs between this
+ * count and the caller's write. Takes the store's handle, like takeSeq.
+ */
+function requireActiveSlot(db: Db, tenantId: string, max: number | undefined): void {
+  if (max === undefined) return;
+  const row = jobStatementsFor(db).activeCount.get({ tenantId });
+  if ((row?.n ?? 0) >= max) throw new ActiveCallsFull(max);
 }
 
 /**

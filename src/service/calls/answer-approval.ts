@@ -12,6 +12,7 @@ import { ConflictError, ForbiddenError } from "../../errors.js";
 import { nowIso } from "../clock.js";
 import type { ServiceDeps } from "../ports.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
+import { effectiveQuotas, withinActiveCalls } from "../tenancy/quotas.js";
 import { readTenantSettings } from "../tenancy/tenant-settings.js";
 import { getExternalTools } from "../tool-config/external-tools.js";
 import { parseRuleListOrThrow } from "../tool-config/rules.js";
@@ -37,7 +38,7 @@ export async function answerApproval(
   await expireIfDue(deps, jobId);
   const external = (await getExternalTools(deps.db, job.tenantId)).some((t) => t.name === job.tool);
   const remember = body.approve ? (body.remember ?? []) : [];
-  const answered = await deps.store.settleApproval(jobId, (current) => ({
+  const decide = (current: JobRow): ApprovalOutcome => ({
     set: answerSet(current, p, body.approve, external),
     remember,
     audit: {
@@ -53,7 +54,14 @@ export async function answerApproval(
         inputDigest: inputDigest(job.input),
       },
     },
-  }));
+  });
+  // An approval that queues the call takes an active-call slot like a submit (the store checks
+  // the limit only then): otherwise a tenant could queue past it through `ask` calls, which take
+  // none while pending. Refused, the job stays pending and may be approved again later.
+  const { maxActiveCalls } = await effectiveQuotas(deps, job.tenantId);
+  const answered = await withinActiveCalls(maxActiveCalls, (bound) =>
+    deps.store.settleApproval(jobId, decide, bound),
+  );
   if (!answered)
     throw new ConflictError(`job ${jobId} is not awaiting approval (already answered or expired)`);
   await publishState(deps, jobId);

@@ -15,7 +15,7 @@ import type { ServiceDeps } from "../ports.js";
 import { loadSession } from "../sessions/sessions.js";
 import { inactiveCall, resolveSessionTool, sessionMcpTools } from "../sessions/tool-list.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
-import { checkCallQuotas } from "../tenancy/quotas.js";
+import { checkCallQuotas, withinActiveCalls } from "../tenancy/quotas.js";
 import { readTenantSettings } from "../tenancy/tenant-settings.js";
 import { canonicalJson, decisionAudit } from "./audit.js";
 import { decideCall } from "./decide.js";
@@ -59,12 +59,13 @@ export async function submitCall(
     await quota;
     throw err;
   }
-  await quota;
+  const { maxActiveCalls } = await quota;
   const row = await jobRowFor(deps, session, plan, body.idempotencyKey);
   row.requestHash = requestHash;
   // Re-checked inside the write: a concurrent submit with the same key may have won meanwhile
-  // (in another process the unique index is what stops it).
-  const raced = await insertUnlessKeyTaken(deps, p, row);
+  // (in another process the unique index is what stops it), and so may concurrent submits that
+  // all passed the early quota check: the write is what holds the tenant to its limit.
+  const raced = await insertUnlessKeyTaken(deps, p, row, maxActiveCalls);
   if (raced) return { job: sameRequest(raced, requestHash), created: false };
   // Never throws; bounded so that a Redis hanging just now costs a second, not its timeout.
   // Not awaited before the enqueue (one round trip less per call): the row is read first, so the
@@ -82,13 +83,19 @@ export async function submitCall(
   return { job: toJobView(row), created: true };
 }
 
-/** Inserts the job and its audit entry; returns the job that holds the key when one does. */
+/**
+ * Inserts the job and its audit entry; returns the job that holds the key when one does. A
+ * queued job past the tenant's limit on queued + running calls is refused (429).
+ */
 function insertUnlessKeyTaken(
   deps: Pick<ServiceDeps, "store">,
   p: Principal,
   row: JobRow,
+  maxActiveCalls: number,
 ): Promise<JobRow | undefined> {
-  return deps.store.insertJob(row, decisionAudit(p.keyId, row));
+  return withinActiveCalls(maxActiveCalls, (bound) =>
+    deps.store.insertJob(row, decisionAudit(p.keyId, row), bound),
+  );
 }
 
 /** `{tool, input}` as canonical JSON, hashed: what an idempotency key stands for. */

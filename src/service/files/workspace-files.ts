@@ -27,7 +27,7 @@ import { newId } from "../ids.js";
 import type { ServiceDeps } from "../ports.js";
 import { loadSession } from "../sessions/sessions.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
-import { checkCallQuotas } from "../tenancy/quotas.js";
+import { checkCallQuotas, withinActiveCalls } from "../tenancy/quotas.js";
 import {
   importEntries,
   sha256Hex,
@@ -163,12 +163,12 @@ async function runTransfer(
   staged?: Buffer,
 ): Promise<Buffer> {
   await deps.readiness.require(["redis", "docker"]);
-  await deps.readiness.bound("redis", checkCallQuotas(deps, session.tenantId));
+  const { maxActiveCalls } = await deps.readiness.bound("redis", checkCallQuotas(deps, session.tenantId));
   const id = newId("job");
   let done = false;
   try {
     if (staged) await deps.transfers.write(id, "in", staged);
-    await insertJob(deps, p, transferRow(id, session, kind, input, decision));
+    await insertJob(deps, p, transferRow(id, session, kind, input, decision), maxActiveCalls);
     await deps.readiness.bound("redis", publishState(deps, id)).catch(() => undefined);
     await enqueueOrWithdraw(deps, id);
     const view = await waitForJob(deps, id, deps.transfers.waitMs);
@@ -208,9 +208,19 @@ function transferRow(
   });
 }
 
-/** Inserts the queued transfer job (its `seq` taken by the store) with its decision's audit entry. */
-async function insertJob(deps: Pick<ServiceDeps, "store">, p: Principal, row: JobRow): Promise<void> {
-  await deps.store.insertJob(row, decisionAudit(p.keyId, row));
+/**
+ * Inserts the queued transfer job (its `seq` taken by the store) with its decision's audit entry,
+ * within the tenant's limit on queued + running calls (429 past it).
+ */
+async function insertJob(
+  deps: Pick<ServiceDeps, "store">,
+  p: Principal,
+  row: JobRow,
+  maxActiveCalls: number,
+): Promise<void> {
+  await withinActiveCalls(maxActiveCalls, (bound) =>
+    deps.store.insertJob(row, decisionAudit(p.keyId, row), bound),
+  );
 }
 
 const FAILURE_CODES: Partial<Record<TransferCode, ErrorCode>> = {

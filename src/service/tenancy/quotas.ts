@@ -5,6 +5,7 @@
 import { and, count, eq, inArray } from "drizzle-orm";
 import { type Db, first, tablesOf } from "../../db/db.js";
 import type { TenantQuotas } from "../../db/rows.js";
+import { ACTIVE_STATUSES, type ActiveBound, ActiveCallsFull } from "../../db/store.js";
 import { RateLimitedError } from "../../errors.js";
 import type { ServiceDeps } from "../ports.js";
 import { readTenantSettings } from "./tenant-settings.js";
@@ -54,25 +55,47 @@ export async function activeCallCount(db: Db, tenantId: string): Promise<number>
     db
       .select({ n: count() })
       .from(jobs)
-      .where(and(eq(jobs.tenantId, tenantId), inArray(jobs.status, ["queued", "running"]))),
+      .where(and(eq(jobs.tenantId, tenantId), inArray(jobs.status, [...ACTIVE_STATUSES]))),
   );
   return row?.n ?? 0;
 }
 
-/** Counts the call against the per-minute window, then checks the queued + running limit. */
+/**
+ * Counts the call against the per-minute window, then checks the queued + running limit; returns
+ * the quotas. This early check refuses before any work, whatever the call's outcome would be, but
+ * concurrent submits can all pass it: the write that queues a call enforces the limit again,
+ * atomically (withinActiveCalls).
+ */
 export async function checkCallQuotas(
   deps: Pick<ServiceDeps, "db" | "limiter" | "quotas">,
   tenantId: string,
-): Promise<void> {
+): Promise<EffectiveQuotas> {
   const q = await effectiveQuotas(deps, tenantId);
   const wait = await deps.limiter.hit(`calls:${tenantId}`, q.callsPerMinute, 60);
   if (wait !== null) {
     throw new RateLimitedError(`more than ${q.callsPerMinute} calls per minute for this tenant`, wait);
   }
-  if ((await activeCallCount(deps.db, tenantId)) >= q.maxActiveCalls) {
-    throw new RateLimitedError(
-      `the tenant already has ${q.maxActiveCalls} calls queued or running`,
-      ACTIVE_CALLS_RETRY_S,
-    );
+  if ((await activeCallCount(deps.db, tenantId)) >= q.maxActiveCalls)
+    throw activeCallsRefusal(q.maxActiveCalls);
+  return q;
+}
+
+/**
+ * Runs a store write that may queue a call with the tenant's limit passed down, so that the store
+ * counts and writes in one serialized transaction; its refusal becomes the same 429 as above.
+ */
+export async function withinActiveCalls<T>(
+  maxActiveCalls: number,
+  write: (bound: ActiveBound) => Promise<T>,
+): Promise<T> {
+  try {
+    return await write({ maxActive: maxActiveCalls });
+  } catch (err) {
+    if (err instanceof ActiveCallsFull) throw activeCallsRefusal(err.limit);
+    throw err;
   }
+}
+
+function activeCallsRefusal(max: number): RateLimitedError {
+  return new RateLimitedError(`the tenant already has ${max} calls queued or running`, ACTIVE_CALLS_RETRY_S);
 }

@@ -297,7 +297,7 @@ export interface paths {
         put?: never;
         /**
          * Approve or deny a held call
-         * @description Answers an `awaiting_approval` job. tenant_admin always; agent only when the tenant's `agentsMayApprove` is on, and then `remember` may hold only the call's suggested rules. A second answer, or one after the approval expired, is a 409.
+         * @description Answers an `awaiting_approval` job. tenant_admin always; agent only when the tenant's `agentsMayApprove` is on, and then `remember` may hold only the call's suggested rules. A second answer, or one after the approval expired, is a 409. An approval that would queue the call past the tenant's `maxActiveCalls` is a 429; the job stays pending.
          */
         post: operations["answerApproval"];
         delete?: never;
@@ -2788,6 +2788,17 @@ export interface operations {
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not `application/json` */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: a tenant quota is exhausted; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
