@@ -107,11 +107,13 @@ export class UnavailableError extends AppError {
 
 /**
  * Recognises a dependency outage in an error thrown by a driver (ioredis failing fast, SQLite
- * still busy after its timeout), so that it answers 503 instead of 500. Matched by name and
- * message: the drivers' error classes are not imported outside their adapters.
+ * still busy after its timeout, Postgres unreachable or gone mid-query), so that it answers 503
+ * instead of 500. Matched by name, code and message: the drivers' error classes are not
+ * imported outside their adapters.
  */
 export function asUnavailable(err: unknown): UnavailableError | undefined {
   if (!(err instanceof Error)) return undefined;
+  if (isDatabaseUnreachable(err)) return new UnavailableError("the database is unreachable; retry shortly");
   const code = (err as { code?: unknown }).code;
   if (typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))) {
     return new UnavailableError("the database is busy; retry shortly", 1);
@@ -121,6 +123,39 @@ export function asUnavailable(err: unknown): UnavailableError | undefined {
     err.name === "MaxRetriesPerRequestError" ||
     /enableOfflineQueue|^Command timed out|^Connection is closed/.test(err.message);
   return redisDown ? new UnavailableError("the queue (Redis) is unreachable; retry shortly") : undefined;
+}
+
+/**
+ * Postgres SQLSTATEs of a lost or refused connection: class 08 (connection exception), 57P01-03
+ * (the server shuts down, crashed, or is still starting), 53300 (no connection slot free).
+ */
+const PG_CONNECTION_STATE = /^(08...|57P0[123]|53300)$/;
+/** node-postgres's own words when a connection it holds ends under a query. */
+const PG_CONNECTION_LOST = /^Connection terminated|^Client has encountered a connection error|not queryable/;
+
+/**
+ * Whether `err` (or an error it wraps: Drizzle puts the driver's error in `cause`) says the
+ * Postgres server cannot be reached, rather than that a statement failed.
+ */
+export function isDatabaseUnreachable(err: unknown): boolean {
+  let sawQuery = false;
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    // src/db/pg/open-pg.ts names so a failure to get a connection from its pool.
+    if (e.name === "DatabaseUnreachableError") return true;
+    if (e.name === "DrizzleQueryError") sawQuery = true;
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && PG_CONNECTION_STATE.test(code)) return true;
+    // Under a query of ours, a lost connection is the database's (not some other peer's).
+    if (sawQuery && (PG_CONNECTION_LOST.test(e.message) || isSocketError(code))) return true;
+  }
+  return false;
+}
+
+function isSocketError(code: unknown): boolean {
+  return (
+    typeof code === "string" &&
+    /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN)$/.test(code)
+  );
 }
 
 /**

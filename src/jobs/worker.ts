@@ -5,6 +5,7 @@
  * active job whose lock expires: BullMQ's stalled-job check puts it back, and the row (still
  * `running`) is claimed and run again by another worker. Each worker serves one host: it consumes
  * that host's queue and pulls placement work (pinning the session to itself) while it has room.
+ * A step the database's going away interrupts waits for it and is done again (database-outage.ts).
  */
 import { DelayedError, type Job, type Queue, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
@@ -17,6 +18,7 @@ import type { ServiceDeps } from "../service/ports.js";
 import { stdioServerTools } from "../service/sessions/mcp-clients.js";
 import { hostOfJob, hostOfSession, placeSession, sessionOfJob } from "../service/sessions/session-hosts.js";
 import { claimJob, failJob, requeueJob } from "../service/worker/claim-job.js";
+import { isDatabaseUnreachable, throughDatabaseOutage } from "../service/worker/database-outage.js";
 import { executeJob } from "../service/worker/execute-job.js";
 import { jobsExpectingRun } from "../service/worker/recovery.js";
 import {
@@ -62,6 +64,7 @@ export function startCallWorker(
 ): CallWorker {
   const me = opts.hostId;
   const running = new Map<string, AbortController>();
+  const closing = new AbortController();
   const stopCancels = bus.onCancel((jobId) => running.get(jobId)?.abort());
   const stopHeartbeat = startHeartbeat(deps, opts.hosts, opts.hostId, opts.queue);
 
@@ -150,12 +153,16 @@ export function startCallWorker(
     stalledInterval: opts.stalledIntervalMs,
     maxStalledCount: 2,
   };
-  const hostWorker = new Worker<AnyPayload>(hostQueueName(me), processHost, {
+  const outageProof =
+    (process: (bjob: Job<AnyPayload>, token?: string) => Promise<void>) =>
+    (bjob: Job<AnyPayload>, token?: string) =>
+      throughDatabaseOutage(deps, () => process(bjob, token), { signal: closing.signal });
+  const hostWorker = new Worker<AnyPayload>(hostQueueName(me), outageProof(processHost), {
     ...common,
     concurrency: opts.concurrency,
   });
   // As wide as the host's: a new session's first call runs here (`running` bounds the total).
-  const placementWorker = new Worker<AnyPayload>(PLACEMENT_QUEUE, processPlacement, {
+  const placementWorker = new Worker<AnyPayload>(PLACEMENT_QUEUE, outageProof(processPlacement), {
     ...common,
     concurrency: opts.concurrency,
   });
@@ -177,6 +184,7 @@ export function startCallWorker(
   return {
     workers,
     async close(force = false) {
+      closing.abort();
       stopCancels();
       stopHeartbeat();
       await Promise.all(workers.map((w) => w.close(force)));
@@ -226,6 +234,8 @@ async function onQueueFailed(deps: ServiceDeps, bjob: Job<RunCall>, err: Error):
 }
 
 async function onRunError(deps: ServiceDeps, bjob: Job<RunCall>, jobId: string, err: unknown): Promise<void> {
+  // Not the job's fault: it is done again once the database is back (the row cannot change now).
+  if (isDatabaseUnreachable(err)) throw err;
   if (err instanceof SandboxUnavailableError) {
     deps.metrics.inc("toolshed_sandbox_retries_total");
     if (bjob.attemptsMade + 1 < (bjob.opts.attempts ?? 1)) {

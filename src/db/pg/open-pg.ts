@@ -22,11 +22,20 @@ export interface OpenedPg {
 const MIGRATIONS = fileURLToPath(new URL("../../../migrations-pg", import.meta.url));
 /** The advisory lock key of the migrations (any constant shared by every process). */
 const MIGRATION_LOCK = 7_312_001;
+/** How long taking a new connection may wait for the server. */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 export async function openPg(url: string, opts: { max?: number } = {}): Promise<OpenedPg> {
-  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10 });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.max ?? 10,
+    // A server that does not answer fails the query after this, rather than hold it forever.
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
   // An idle client that loses its server emits `error`; without a listener that kills the process.
+  // The pool drops that client and opens a new one on the next query: it reconnects by itself.
   pool.on("error", () => undefined);
+  tagConnectFailures(pool);
   try {
     await migratePg(pool);
   } catch (err) {
@@ -39,6 +48,38 @@ export async function openPg(url: string, opts: { max?: number } = {}): Promise<
     ping: async () => void (await pool.query("select 1")),
     close: () => pool.end(),
   };
+}
+
+/**
+ * Not getting a connection means the server is down, refusing or too slow: named so that the
+ * API answers 503 UNAVAILABLE (src/errors.ts matches the name; Drizzle keeps it as the cause).
+ */
+export class DatabaseUnreachableError extends Error {
+  override name = "DatabaseUnreachableError";
+  constructor(cause: unknown) {
+    super(`the database is unreachable: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
+  }
+}
+
+type ConnectCallback = (
+  err: Error | undefined,
+  client?: pg.PoolClient,
+  done?: (release?: unknown) => void,
+) => void;
+
+/** Every way a connection is taken (`pool.query` and transactions alike) goes through `connect`. */
+function tagConnectFailures(pool: pg.Pool): void {
+  const connect = pool.connect.bind(pool) as (cb?: ConnectCallback) => Promise<pg.PoolClient> | undefined;
+  // Once closed on purpose, the pool's own refusal is not an outage.
+  const tag = (err: Error | undefined) => (err && !pool.ending ? new DatabaseUnreachableError(err) : err);
+  pool.connect = ((cb?: ConnectCallback) => {
+    if (cb) return connect((err, client, done) => cb(tag(err), client, done));
+    return connect()!.catch((err: Error) => {
+      throw tag(err);
+    });
+  }) as typeof pool.connect;
 }
 
 /** Applies the migrations while holding a session-level advisory lock (released even on failure). */

@@ -1,7 +1,7 @@
 /** Runs a claimed job's tool through the session's toolkit and stores its result durably. */
 import type { JobStatus, StoredResult } from "../../db/rows.js";
 import { DbTaskStore } from "../../db/stores/task-store.js";
-import { AppError } from "../../errors.js";
+import { AppError, isDatabaseUnreachable } from "../../errors.js";
 import type { ToolInput } from "../../permission/types.js";
 import { SandboxUnavailableError } from "../../sandbox/sandbox.js";
 import type { ToolChunk } from "../../toolkit/content.js";
@@ -133,6 +133,8 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
   if (unavailable || guard.crash !== undefined) await pending;
   if (unavailable) throw unavailable;
   if (guard.crash !== undefined) {
+    // The tool's own database step (the session's cwd, its task list): done again once it is back.
+    if (isDatabaseUnreachable(guard.crash)) throw guard.crash;
     deps.logger.error({ err: guard.crash, jobId: job.id, tool: job.tool }, "tool threw");
     return failJob(deps, job.id, guard.message);
   }
