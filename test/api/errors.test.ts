@@ -37,6 +37,45 @@ describe("errorResponse", () => {
     expect(res.headers.get("retry-after")).toBe("2");
   });
 
+  it("answers a lost Postgres 503 UNAVAILABLE naming the database, however Drizzle wraps it", async () => {
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+    const query = (cause: Error) =>
+      Object.assign(new Error("Failed query: select 1", { cause }), { name: "DrizzleQueryError" });
+    const unreachable = Object.assign(new Error("the database is unreachable", { cause: refused }), {
+      name: "DatabaseUnreachableError",
+    });
+    const shutdown = Object.assign(new Error("terminating connection due to administrator command"), {
+      code: "57P01",
+    });
+    for (const err of [
+      query(refused),
+      query(unreachable),
+      unreachable,
+      query(new Error("Connection terminated unexpectedly")),
+      query(shutdown),
+    ]) {
+      const { res, body } = await answer(err);
+      expect(res.status, JSON.stringify(body)).toBe(503);
+      expect(body.error).toEqual({
+        code: "UNAVAILABLE",
+        message: "the database is unreachable; retry shortly",
+      });
+      expect(res.headers.get("retry-after")).toBe("2");
+    }
+  });
+
+  it("keeps 500 for a failed statement and for a refused connection that is no query of ours", async () => {
+    const syntax = Object.assign(new Error('syntax error at or near "selec"'), { code: "42601" });
+    const query = Object.assign(new Error("Failed query: selec 1", { cause: syntax }), {
+      name: "DrizzleQueryError",
+    });
+    const other = Object.assign(new Error("connect ECONNREFUSED 10.0.0.1:80"), { code: "ECONNREFUSED" });
+    for (const err of [query, other]) {
+      const { res } = await answer(err);
+      expect(res.status).toBe(500);
+    }
+  });
+
   it("hides an unknown error's text behind 500 INTERNAL", async () => {
     const { res, body } = await answer(new Error("secret detail"));
     expect(res.status, JSON.stringify(body)).toBe(500);

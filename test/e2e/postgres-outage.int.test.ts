@@ -84,6 +84,10 @@ it("Postgres stops while a call runs: 503 and not ready meanwhile; afterwards th
   expect(first.status).toBe(202);
   const jobId = ((await first.json()) as { job: { id: string } }).job.id;
   await waitForJob(h.call, t.agentKey, jobId, { until: ["running"], timeoutMs: 60_000, intervalMs: 50 });
+  // Recorded before the outage too, queued behind the running call (same session, in order).
+  const queued = await submit("echo queued >> /workspace/queued; echo q");
+  expect(queued.status).toBe(202);
+  const queuedId = ((await queued.json()) as { job: { id: string } }).job.id;
 
   postgres("stop");
   const during = await submit("echo during >> /workspace/runs");
@@ -101,8 +105,9 @@ it("Postgres stops while a call runs: 503 and not ready meanwhile; afterwards th
   const read = await h.call("GET", `/v1/jobs/${jobId}`, { key: t.agentKey });
   expect(read.status, JSON.stringify(read.body)).toBe(503);
   expect(read.body.error.code).toBe("UNAVAILABLE");
-  // The call's command ends while the database is still down (its result cannot be stored yet).
-  await new Promise((r) => setTimeout(r, 4000));
+  // The call's command ends while the database is still down (its result cannot be stored yet),
+  // and the outage outlasts the queue's own retries of the steps that met it.
+  await new Promise((r) => setTimeout(r, 10_000));
 
   postgres("start");
   const ended = await waitForJob(h.call, t.agentKey, jobId, { timeoutMs: 60_000, intervalMs: 250 });
@@ -113,19 +118,25 @@ it("Postgres stops while a call runs: 503 and not ready meanwhile; afterwards th
   }
 
   console.log(`postgres outage: the running call ended ${ended.status} (${ended.attempts?.length} attempts)`);
-  // A new call runs without a restart; the first one's line is there once (it never ran twice).
+  const queuedEnd = await waitForJob(h.call, t.agentKey, queuedId, { timeoutMs: 60_000, intervalMs: 250 });
+  expect(queuedEnd.status).toBe("succeeded");
+  expect(queuedEnd.result.content[0].text).toBe("q\n");
+
+  // A new call runs without a restart; each earlier call's line is there once (none ran twice).
   const after = await pollUntil(
     () =>
       h.call("POST", `/v1/sessions/${sid}/calls?wait=30`, {
         key: t.agentKey,
-        body: { tool: "Bash", input: { command: "cat /workspace/runs" } },
+        body: { tool: "Bash", input: { command: "cat /workspace/runs; echo ---; cat /workspace/queued" } },
       }),
     (r) => r.status !== 503,
     { timeoutMs: 60_000, intervalMs: 500, what: "a submit accepted after the outage" },
   );
   expect(after.status, JSON.stringify(after.body)).toBe(200);
   expect(after.body.job.status).toBe("succeeded");
-  const lines = (after.body.job.result.content[0].text as string).trim().split("\n");
+  const [runs, queuedRuns] = (after.body.job.result.content[0].text as string).split("---\n");
+  expect(queuedRuns).toBe("queued\n");
+  const lines = runs!.trim().split("\n").filter(Boolean);
   // Succeeded: it ran once. Interrupted: it may have run, but at most once (never twice).
   expect(lines).toEqual(ended.status === "succeeded" ? ["once"] : lines.slice(0, 1));
   expect(lines.length).toBeLessThanOrEqual(1);

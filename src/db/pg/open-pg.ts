@@ -35,6 +35,10 @@ export async function openPg(url: string, opts: { max?: number } = {}): Promise<
   // An idle client that loses its server emits `error`; without a listener that kills the process.
   // The pool drops that client and opens a new one on the next query: it reconnects by itself.
   pool.on("error", () => undefined);
+  // A client taken from the pool (in a transaction, between its statements) whose server goes
+  // away emits `error` too, and the pool listens only to idle ones: its next statement fails
+  // instead ("not queryable"), and the pool drops it when it is released.
+  pool.on("connect", (client) => client.on("error", () => undefined));
   tagConnectFailures(pool);
   try {
     await migratePg(pool);

@@ -19,6 +19,8 @@ export interface OutageOptions {
   /** Aborted when the worker closes: the step gives up at once (recovery takes the row later). */
   signal: AbortSignal;
   maxWaitMs?: number;
+  /** How often the database is looked at meanwhile (default 1 s). */
+  lookEveryMs?: number;
 }
 
 /** `step()`, done again after each database outage it meets, for up to `maxWaitMs` of waiting. */
@@ -34,7 +36,7 @@ export async function throughDatabaseOutage<T>(
     } catch (err) {
       if (!isDatabaseUnreachable(err) || opts.signal.aborted) throw err;
       deps.logger.warn({ err: (err as Error).message }, "database unreachable: the step waits for it");
-      if (!(await databaseBack(deps, maxWaitMs, opts.signal))) throw err;
+      if (!(await databaseBack(deps, maxWaitMs, opts.lookEveryMs ?? LOOK_EVERY_MS, opts.signal))) throw err;
       deps.logger.info("database back: the step is done again");
     }
   }
@@ -44,11 +46,12 @@ export async function throughDatabaseOutage<T>(
 async function databaseBack(
   deps: Pick<ServiceDeps, "readiness">,
   maxWaitMs: number,
+  lookEveryMs: number,
   signal: AbortSignal,
 ): Promise<boolean> {
   const deadline = Date.now() + maxWaitMs;
   while (!signal.aborted && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, LOOK_EVERY_MS));
+    await new Promise((r) => setTimeout(r, lookEveryMs));
     try {
       await deps.readiness.require(["database"]);
       return true;
