@@ -230,6 +230,7 @@ export async function startService(
       const reconciler = startReconciler(deps, queue, {
         intervalMs: config.RECONCILE_INTERVAL_MS,
         batch: config.RECONCILE_BATCH,
+        runsNow: worker.runsNow,
       });
       // Redis back (perhaps empty): a full sweep at once rather than at the next interval.
       const offReconnect = redis.onReconnect(() => {

@@ -19,6 +19,8 @@ export interface ReconcilerOptions {
   batch: number;
   /** How long a call that seems gone gets to show up before it is queued again (default 250 ms). */
   settleMs?: number;
+  /** Whether this process's worker runs the job now (default: whatever its attempt says). */
+  runsNow?: (jobId: string) => boolean;
 }
 
 export interface Reconciler {
@@ -45,13 +47,18 @@ export function startReconciler(
     const missing = await queue.missing(ids);
     // Looked at again: a job may have finished (and left the queue) meanwhile. One this very
     // process is running is left to it: its own end settles the row.
-    let still = await expectingRunElsewhere(deps.db, missing, workerIdentity());
+    let still = await expectingRunElsewhere(deps.db, missing, workerIdentity(), opts.runsNow);
     if (still.length > 0) {
       // A call in passage seems gone for a moment: a submit between its row and its queue entry,
       // placement handing it to its host's queue (pin, add there, leave placement). Look again a
       // little later, where it should be by then (holders follow the session's host).
       await new Promise((r) => setTimeout(r, opts.settleMs ?? 250));
-      still = await expectingRunElsewhere(deps.db, await queue.missing(still), workerIdentity());
+      still = await expectingRunElsewhere(
+        deps.db,
+        await queue.missing(still),
+        workerIdentity(),
+        opts.runsNow,
+      );
     }
     for (const id of still) await queue.enqueue(id, { priority: await fairPriority(deps.db, id) });
     if (still.length > 0) {

@@ -52,6 +52,8 @@ export interface CallWorkerOptions {
 
 export interface CallWorker {
   workers: Worker<AnyPayload>[];
+  /** Whether this worker runs the job now (its processor has not returned). */
+  runsNow(jobId: string): boolean;
   /** Graceful: waits for running jobs; `force` abandons them to the stalled-job recovery. */
   close(force?: boolean): Promise<void>;
 }
@@ -183,6 +185,7 @@ export function startCallWorker(
 
   return {
     workers,
+    runsNow: (jobId) => running.has(jobId),
     async close(force = false) {
       closing.abort();
       stopCancels();

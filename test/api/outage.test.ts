@@ -83,6 +83,23 @@ describe("submit during an outage", () => {
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     expect(t.deps.db.select().from(jobs).all()).toHaveLength(1);
   });
+
+  it("the database lost just after the job was stored: 202 with the job (recovery queues it), not a 503", async () => {
+    const { submit, counts } = await setUp();
+    const before = counts();
+    const findJob = t.deps.store.findJob.bind(t.deps.store);
+    t.deps.store.findJob = async () => {
+      throw Object.assign(new Error("the database is unreachable: connect ECONNREFUSED"), {
+        name: "DatabaseUnreachableError",
+      });
+    };
+    const res = await submit();
+    t.deps.store.findJob = findJob;
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    expect(res.body.job.status).toBe("queued");
+    expect(counts().jobs).toBe(before.jobs + 1);
+    expect((await findJob(res.body.job.id))?.status).toBe("queued");
+  });
 });
 
 describe("/healthz and /readyz", () => {

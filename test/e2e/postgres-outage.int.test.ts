@@ -55,12 +55,16 @@ afterAll(async () => {
   try {
     postgres("start");
   } catch {}
-  await h?.stop();
   try {
-    postgres("stop");
-  } catch {}
-  rmSync(root, { recursive: true, force: true });
-}, 120_000);
+    // Bounded: a service that hangs on stop must not leave this cluster running.
+    await Promise.race([h?.stop(), new Promise((r) => setTimeout(r, 60_000))]);
+  } finally {
+    try {
+      postgres("stop");
+    } catch {}
+    rmSync(root, { recursive: true, force: true });
+  }
+}, 150_000);
 
 it("Postgres stops while a call runs: 503 and not ready meanwhile; afterwards the call ends once and new calls run", async () => {
   const t = await seedBashTenant(h.call);

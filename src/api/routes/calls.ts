@@ -73,7 +73,7 @@ export function callRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
     const { wait = 0 } = c.req.valid("query");
     let { job } = await deps.port.submitCall(c.get("principal"), sid, c.req.valid("json"));
     if (wait > 0 && (job.status === "queued" || job.status === "running")) {
-      job = await deps.port.waitForJob(job.id, wait * 1000);
+      job = await deps.port.waitForJob(job.id, wait * 1000, job);
     }
     return isTerminal(job.status) ? c.json({ job }, 200) : c.json({ job }, 202);
   });

@@ -1,6 +1,7 @@
 /** Job verbs for callers: read, wait, cancel (the dry-run decision lives in decide.ts). */
 
 import { isTerminal, type JobView } from "../../contracts/job.js";
+import { isDatabaseUnreachable } from "../../errors.js";
 import type { ServiceDeps } from "../ports.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
 import { finishJob, publishState } from "./job-transitions.js";
@@ -14,8 +15,24 @@ export async function getJob(deps: Pick<ServiceDeps, "db">, p: Principal, jobId:
 /**
  * Resolves when the job leaves `queued`/`running` or after `timeoutMs`, whichever comes first,
  * with the job as it is then. Listens for events before re-reading, so no change is missed.
+ * With `known` (the job as its submit answered it): a database that goes away meanwhile ends the
+ * wait with that job (202, read it later), rather than a 503 that hides that it was accepted.
  */
-export async function waitForJob(deps: ServiceDeps, jobId: string, timeoutMs: number): Promise<JobView> {
+export async function waitForJob(
+  deps: ServiceDeps,
+  jobId: string,
+  timeoutMs: number,
+  known?: JobView,
+): Promise<JobView> {
+  try {
+    return await waitFor(deps, jobId, timeoutMs);
+  } catch (err) {
+    if (known && isDatabaseUnreachable(err)) return known;
+    throw err;
+  }
+}
+
+async function waitFor(deps: ServiceDeps, jobId: string, timeoutMs: number): Promise<JobView> {
   const settled = async () => {
     const row = await findJob(deps.db, jobId);
     return row && !PENDING_WORK.includes(row.status) ? row : undefined;

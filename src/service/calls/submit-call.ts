@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import type { JobView } from "../../contracts/job.js";
 import type { JobRow, JobStatus, SessionRow, StoredDecision, StoredResult } from "../../db/rows.js";
-import { ConflictError } from "../../errors.js";
+import { ConflictError, isDatabaseUnreachable } from "../../errors.js";
 import type { ToolInput } from "../../permission/types.js";
 import type { ToolBase } from "../../toolkit/tool-base.js";
 import type { McpToolSet } from "../../toolkit/tool-group.js";
@@ -67,6 +67,24 @@ export async function submitCall(
   // all passed the early quota check: the write is what holds the tenant to its limit.
   const raced = await insertUnlessKeyTaken(deps, p, row, maxActiveCalls);
   if (raced) return { job: sameRequest(raced, requestHash), created: false };
+  try {
+    await publishAndEnqueue(deps, row);
+  } catch (err) {
+    if (!isDatabaseUnreachable(err)) throw err;
+    // The row is stored (its transaction committed) but the database went away before it could
+    // be queued or withdrawn: it is accepted, and the reconciler queues it once the database is
+    // back (a queued row without a queue entry). A 503 here would invite a second submit.
+    deps.logger.warn(
+      { jobId: row.id, err: (err as Error).message },
+      "database lost after the job was stored",
+    );
+  }
+  deps.metrics.inc("toolshed_calls_submitted_total", { behavior: row.decision.behavior });
+  return { job: toJobView(row), created: true };
+}
+
+/** Publishes the stored job's `queued` event and queues it (withdrawn if the queue refuses). */
+async function publishAndEnqueue(deps: ServiceDeps, row: JobRow): Promise<void> {
   // Never throws; bounded so that a Redis hanging just now costs a second, not its timeout.
   // Not awaited before the enqueue (one round trip less per call): the row is read first, so the
   // event is written to the command connection before the add, and the queue and the bus share
@@ -79,8 +97,6 @@ export async function submitCall(
     : undefined;
   if (row.status === "queued") await enqueueOrWithdraw(deps, row.id);
   await published;
-  deps.metrics.inc("toolshed_calls_submitted_total", { behavior: row.decision.behavior });
-  return { job: toJobView(row), created: true };
 }
 
 /**

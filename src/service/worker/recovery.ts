@@ -32,9 +32,16 @@ export async function jobsExpectingRunAfter(db: Db, cursor: string, limit: numbe
 
 /**
  * Of `ids`, those that still expect a run and that worker `me` is not running now (its own end
- * settles such a row, so it must not be queued again behind its back).
+ * settles such a row, so it must not be queued again behind its back). `runsNow` says whether
+ * `me` still runs a job its open attempt names: one it gave up on (the database was away too
+ * long to store its end) is queued again, and its take-over re-attaches or interrupts it.
  */
-export async function expectingRunElsewhere(db: Db, ids: readonly string[], me: string): Promise<string[]> {
+export async function expectingRunElsewhere(
+  db: Db,
+  ids: readonly string[],
+  me: string,
+  runsNow: (jobId: string) => boolean = () => true,
+): Promise<string[]> {
   if (ids.length === 0) return [];
   const { jobs } = tablesOf(db);
   const rows = await db
@@ -44,7 +51,7 @@ export async function expectingRunElsewhere(db: Db, ids: readonly string[], me: 
   return rows
     .filter((row) => {
       const last = row.attempts?.at(-1);
-      return !(row.status === "running" && last && !last.endedAt && last.worker === me);
+      return !(row.status === "running" && last && !last.endedAt && last.worker === me && runsNow(row.id));
     })
     .map((r) => r.id);
 }

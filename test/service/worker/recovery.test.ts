@@ -81,6 +81,16 @@ describeDialects(
       ]);
       expect(await expectingRunElsewhere(current().db, [], ME)).toEqual([]);
     });
+
+    it("queues again a job this worker's attempt names but that it no longer runs (it gave up)", async () => {
+      const ids = await seed(current().db);
+      const runsNow = (id: string) => id !== ids.mine;
+      expect((await expectingRunElsewhere(current().db, [ids.mine, ids.other], ME, runsNow)).sort()).toEqual([
+        ids.mine,
+        ids.other,
+      ]);
+      expect(await expectingRunElsewhere(current().db, [ids.mine], ME, () => true)).toEqual([]);
+    });
   },
   { resetSql: "delete from audit; delete from jobs" },
 );
