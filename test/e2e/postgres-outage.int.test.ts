@@ -92,6 +92,17 @@ it("Postgres stops while a call runs: 503 and not ready meanwhile; afterwards th
   const queued = await submit("echo queued >> /workspace/queued; echo q");
   expect(queued.status).toBe(202);
   const queuedId = ((await queued.json()) as { job: { id: string } }).job.id;
+  // A client waiting on a third call (behind the other two) when Postgres stops: its wait ends
+  // within the outage, and it is told the call was accepted (202 with the job), not a 503.
+  const waiting = h.call("POST", `/v1/sessions/${sid}/calls?wait=8`, {
+    key: t.agentKey,
+    body: { tool: "Bash", input: { command: "echo waited >> /workspace/waited; echo w" } },
+  });
+  await pollUntil(
+    () => h.call("GET", `/v1/jobs?sessionId=${sid}`, { key: t.agentKey }),
+    (r) => r.body.items?.length === 4,
+    { timeoutMs: 30_000, what: "the waiting call to be stored" },
+  );
 
   postgres("stop");
   const during = await submit("echo during >> /workspace/runs");
@@ -122,16 +133,24 @@ it("Postgres stops while a call runs: 503 and not ready meanwhile; afterwards th
   }
 
   console.log(`postgres outage: the running call ended ${ended.status} (${ended.attempts?.length} attempts)`);
+  const waited = await waiting;
+  expect(waited.status, JSON.stringify(waited.body)).toBe(202);
+  const waitedId = waited.body.job.id as string;
   const queuedEnd = await waitForJob(h.call, t.agentKey, queuedId, { timeoutMs: 60_000, intervalMs: 250 });
   expect(queuedEnd.status).toBe("succeeded");
   expect(queuedEnd.result.content[0].text).toBe("q\n");
+  const waitedEnd = await waitForJob(h.call, t.agentKey, waitedId, { timeoutMs: 60_000, intervalMs: 250 });
+  expect(waitedEnd.status).toBe("succeeded");
 
   // A new call runs without a restart; each earlier call's line is there once (none ran twice).
   const after = await pollUntil(
     () =>
       h.call("POST", `/v1/sessions/${sid}/calls?wait=30`, {
         key: t.agentKey,
-        body: { tool: "Bash", input: { command: "cat /workspace/runs; echo ---; cat /workspace/queued" } },
+        body: {
+          tool: "Bash",
+          input: { command: "cat /workspace/runs; echo ---; cat /workspace/queued /workspace/waited" },
+        },
       }),
     (r) => r.status !== 503,
     { timeoutMs: 60_000, intervalMs: 500, what: "a submit accepted after the outage" },
@@ -139,7 +158,7 @@ it("Postgres stops while a call runs: 503 and not ready meanwhile; afterwards th
   expect(after.status, JSON.stringify(after.body)).toBe(200);
   expect(after.body.job.status).toBe("succeeded");
   const [runs, queuedRuns] = (after.body.job.result.content[0].text as string).split("---\n");
-  expect(queuedRuns).toBe("queued\n");
+  expect(queuedRuns).toBe("queued\nwaited\n");
   const lines = runs!.trim().split("\n").filter(Boolean);
   // Succeeded: it ran once. Interrupted: it may have run, but at most once (never twice).
   expect(lines).toEqual(ended.status === "succeeded" ? ["once"] : lines.slice(0, 1));
