@@ -28,14 +28,18 @@ function build(db: Db) {
 
 export type PreparedStatements = ReturnType<typeof build>;
 
-const cache = new WeakMap<Db, PreparedStatements>();
+/** `build`'s statements for each database, prepared on its first use. */
+export function perDatabase<T extends object>(build: (db: Db) => T): (db: Db) => T {
+  const cache = new WeakMap<Db, T>();
+  return (db) => {
+    let made = cache.get(db);
+    if (!made) {
+      made = build(db);
+      cache.set(db, made);
+    }
+    return made;
+  };
+}
 
 /** The prepared statements of `db`, made on first use. */
-export function preparedFor(db: Db): PreparedStatements {
-  let p = cache.get(db);
-  if (!p) {
-    p = build(db);
-    cache.set(db, p);
-  }
-  return p;
-}
+export const preparedFor = perDatabase(build);

@@ -8,11 +8,11 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { freePort } from "../support/free-port.js";
 import { type Harness, seedBashTenant, startHarness } from "../support/harness.js";
 import { pollUntil, readJob, waitForJob } from "../support/wait-for-job.js";
 
@@ -31,16 +31,8 @@ const postgres = (cmd: "start" | "stop") =>
     timeout: 60_000,
   }).trim();
 
-/** A loopback port nothing listens on now (the cluster keeps it across its restart). */
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-  const p = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return p;
-}
-
 beforeAll(async () => {
+  // The cluster keeps this port across its restart.
   port = await freePort();
   const url = postgres("start");
   h = await startHarness({

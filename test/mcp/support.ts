@@ -11,12 +11,12 @@ import {
   type ServerResponse,
 } from "node:http";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { Writable } from "node:stream";
 import { createLogger } from "../../src/log.js";
 import type { Sandbox } from "../../src/sandbox/sandbox.js";
 import type { McpClientsOptions, McpRuntime } from "../../src/service/sessions/mcp-clients.js";
 import type { ToolBase } from "../../src/toolkit/tool-base.js";
+import { freePort } from "../support/free-port.js";
 import { type Client, type Harness, startHarness } from "../support/harness.js";
 
 const require = createRequire(import.meta.url);
@@ -71,17 +71,8 @@ export async function startMcpHarness(
   };
 }
 
-/** A free loopback port (the third-party server takes its port from PORT). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const addr = s.address();
-      s.close(() => resolve(typeof addr === "object" && addr ? addr.port : 0));
-    });
-  });
-}
+// A free loopback port: the third-party server takes its port from PORT.
+export { freePort };
 
 // The server calls `app.listen(PORT)` (every interface); this preload pins it to loopback.
 const LOOPBACK_ONLY = `import net from "node:net";const listen=net.Server.prototype.listen;

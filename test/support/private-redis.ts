@@ -3,8 +3,8 @@
  * test may kill it and start it again empty (the shared Redis is never touched).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { Redis } from "ioredis";
+import { freePort } from "./free-port.js";
 import { pollUntil } from "./wait-for-job.js";
 
 export interface PrivateRedis {
@@ -15,14 +15,6 @@ export interface PrivateRedis {
   start(): Promise<void>;
   /** Freezes it (SIGSTOP): connections stay open and nothing answers. `true` thaws it. */
   freeze(frozen: boolean): void;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 export async function startPrivateRedis(): Promise<PrivateRedis> {

@@ -6,6 +6,7 @@
  */
 import { type AnyColumn, and, count, eq, gt, inArray, lt, Param, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
+import { perDatabase } from "../prepared.js";
 import { audit, jobs, sessions } from "../schema.js";
 import { ACTIVE_STATUSES } from "../store.js";
 
@@ -110,16 +111,5 @@ function build(db: Db) {
   };
 }
 
-export type JobStatements = ReturnType<typeof build>;
-
-const cache = new WeakMap<Db, JobStatements>();
-
 /** The statements of `db`, prepared on first use. */
-export function jobStatementsFor(db: Db): JobStatements {
-  let s = cache.get(db);
-  if (!s) {
-    s = build(db);
-    cache.set(db, s);
-  }
-  return s;
-}
+export const jobStatementsFor = perDatabase(build);
