@@ -10,6 +10,7 @@
 import { DelayedError, type Job, type Queue, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { isTerminal } from "../contracts/job.js";
+import { isDatabaseUnreachable } from "../errors.js";
 import { withLogContext } from "../log.js";
 import { SandboxUnavailableError } from "../sandbox/sandbox.js";
 import { fairPriority } from "../service/calls/fair-priority.js";
@@ -18,7 +19,7 @@ import type { ServiceDeps } from "../service/ports.js";
 import { stdioServerTools } from "../service/sessions/mcp-clients.js";
 import { hostOfJob, hostOfSession, placeSession, sessionOfJob } from "../service/sessions/session-hosts.js";
 import { claimJob, failJob, requeueJob } from "../service/worker/claim-job.js";
-import { isDatabaseUnreachable, throughDatabaseOutage } from "../service/worker/database-outage.js";
+import { throughDatabaseOutage } from "../service/worker/database-outage.js";
 import { executeJob } from "../service/worker/execute-job.js";
 import { jobsExpectingRun } from "../service/worker/recovery.js";
 import {

@@ -8,8 +8,6 @@
 import { isDatabaseUnreachable } from "../../errors.js";
 import type { ServiceDeps } from "../ports.js";
 
-export { isDatabaseUnreachable };
-
 /** How long a step waits for the database before it gives up (its row is left to recovery). */
 export const DATABASE_WAIT_MS = 10 * 60_000;
 /** How often the database is looked at while a step waits for it. */
