@@ -6,7 +6,8 @@
  * A bare `GET /healthz` is the baseline, measured the same way in the same run.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import BetterSqlite from "better-sqlite3";
@@ -86,7 +87,26 @@ const perCall = (m: Map<string, number>, n: number) =>
   [...m].map(([k, v]) => [k, v / n] as const).sort((a, b) => b[1] - a[1]);
 const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
 
+/** `--profile <file>`: a CPU profile of the warm Reads alone (open it in Chrome's DevTools). */
+async function profiled<T>(file: string | undefined, work: () => Promise<T>): Promise<T> {
+  if (!file) return work();
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 100 });
+  await session.post("Profiler.start");
+  try {
+    return await work();
+  } finally {
+    const { profile } = await session.post("Profiler.stop");
+    writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+  }
+}
+
 export async function run(args: string[]): Promise<void> {
+  const at = args.indexOf("--profile");
+  const profileFile = at >= 0 ? args.splice(at, 2)[1] : undefined;
   const n = Number(args[0] ?? 300);
   const counter = countStatements();
   const dataDir = mkdtempSync(join(tmpdir(), "tsb-"));
@@ -118,7 +138,9 @@ export async function run(args: string[]): Promise<void> {
     console.log(`one warm session, ${n} calls each (service and client in this process)`);
     const costs: [string, Cost][] = [];
     for (const [label, once] of kinds) {
-      const c = await measure(n, redis, counter, once);
+      const c = await profiled(label.startsWith("warm Read") ? profileFile : undefined, () =>
+        measure(n, redis, counter, once),
+      );
       costs.push([label, c]);
       console.log(
         `${label.padEnd(26)} wall ${c.wallMs.toFixed(2)} ms  CPU ${c.cpuMs.toFixed(2)} ms  ` +

@@ -131,7 +131,11 @@ async function runOnce(opts: Options): Promise<void> {
     const plainSid = await newSession();
     await call(plainSid, "Bash", { command: "true" });
     const plain = await service.deps.sandboxes.acquire({ sessionId: plainSid, tenantId: tenant.id });
-    await rawExecAsRoot(await containerOf(plainSid), ["sh", "-c", "kill -9 $(pgrep -x toolshed-spawne); true"]);
+    await rawExecAsRoot(await containerOf(plainSid), [
+      "sh",
+      "-c",
+      "kill -9 $(pgrep -x toolshed-spawne); true",
+    ]);
     const execIn = (sb: typeof sandbox) => async (argv: string[]) => {
       const r = await sb.exec({ argv, timeoutMs: 10_000, maxOutputBytes: 1 << 20 });
       if (r.exitCode !== 0) throw new Error(`${argv.join(" ")} failed: ${r.stderr}`);
@@ -168,7 +172,11 @@ async function runOnce(opts: Options): Promise<void> {
     await measureRawDockerExec(await containerOf(sid), 3, file);
     const raw = row(
       "raw dockerode exec of `cat` 4 KiB",
-      await measureRawDockerExec(await containerOf(sid), Math.min(n, opts.runtime === "runsc" ? 30 : 60), file),
+      await measureRawDockerExec(
+        await containerOf(sid),
+        Math.min(n, opts.runtime === "runsc" ? 30 : 60),
+        file,
+      ),
     );
     console.log("ratios (aims in brackets):");
     console.log(

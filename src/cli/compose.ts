@@ -222,6 +222,8 @@ export async function startService(
         stalledIntervalMs: config.JOB_STALLED_INTERVAL_MS,
         orderRecheckMs: config.ORDER_RECHECK_MS,
       });
+      // Serve mode: calls this process's API stores may run here without the queue's round trips.
+      if (mode === "serve") deps.handoff = worker.handoff;
       life.started("worker", () => worker.close(forceStop));
       const stopDelivery = await startWebhookDelivery({ ...deps, webhooks }, redis.forWorker(), config);
       life.started("webhook delivery", () => stopDelivery(forceStop));

@@ -33,6 +33,12 @@ export interface ClaimOptions {
   takeOver: boolean;
   /** The claimer's worker host, recorded on the job (`host_id`) where the schema has it. */
   hostId?: string;
+  /**
+   * Claims only while the job's session is pinned to `hostId` (else `skip`, reason `elsewhere`),
+   * checked in the claim's transaction: an in-process hand-off must never run a session whose
+   * sandbox lives on another worker.
+   */
+  onlyOnHost?: boolean;
 }
 
 /** How a pending approval ends: what to set on the job, rules to remember, and the audit entry. */
@@ -92,10 +98,11 @@ export interface JobStore {
   /** Records which sandbox instance the current attempt uses. */
   recordAttemptSandbox(jobId: string, sandbox: string): Promise<void>;
   /**
-   * Stores a final status and result unless the job is already final (then false: a second
-   * finish changes nothing); the open attempt is closed with the same outcome.
+   * Stores a final status and result unless the job is already final (then undefined: a second
+   * finish changes nothing); the open attempt is closed with the same outcome. Returns the row as
+   * stored, so that its events need no second read.
    */
-  finish(jobId: string, status: JobStatus, result: StoredResult, error?: string): Promise<boolean>;
+  finish(jobId: string, status: JobStatus, result: StoredResult, error?: string): Promise<JobRow | undefined>;
   /**
    * Ends a pending approval once: `decide` sees the job as locked (`awaiting_approval`) and
    * returns the outcome, or undefined to leave it (not due). A `queued` outcome takes the

@@ -121,7 +121,27 @@ export class BullJobQueue implements JobQueue {
     }
   }
 
-  /** Of `jobIds`, those that have no entry in any queue that may hold them (one round trip). */
+  /** The key that stands for a call's queue entry while a process runs it handed off (local-handoff.ts). */
+  private leaseKey(jobId: string): string {
+    return `${this.queue.opts.prefix}:handoff:${jobId}`;
+  }
+
+  async holdLease(jobId: string, ms: number): Promise<void> {
+    await this.conn().set(this.leaseKey(jobId), "1", "PX", ms);
+  }
+
+  async dropLease(jobId: string): Promise<void> {
+    await this.conn().del(this.leaseKey(jobId));
+  }
+
+  private conn(): Redis {
+    return this.opts.connection ?? (this.queue.opts.connection as Redis);
+  }
+
+  /**
+   * Of `jobIds`, those that have no entry in any queue that may hold them, nor a hand-off lease
+   * (one round trip).
+   */
   async missing(jobIds: readonly string[]): Promise<string[]> {
     if (jobIds.length === 0) return [];
     if (!this.opts.connection) throw new Error("BullJobQueue.missing needs the connection");
@@ -129,12 +149,13 @@ export class BullJobQueue implements JobQueue {
     const holders = await Promise.all(jobIds.map((id) => this.holders(id)));
     jobIds.forEach((id, j) => {
       for (const q of holders[j]!) pipeline.exists(q.toKey(id));
+      pipeline.exists(this.leaseKey(id));
     });
     const results = (await pipeline.exec()) ?? [];
     let i = 0;
     return jobIds.filter((_, j) => {
       let found = false;
-      for (const _q of holders[j]!) {
+      for (let k = 0; k <= holders[j]!.length; k++) {
         const [err, n] = results[i++] ?? [new Error("no reply"), 0];
         if (err) throw err;
         if (n !== 0) found = true;
@@ -145,6 +166,8 @@ export class BullJobQueue implements JobQueue {
 
   /** Re-adds a job whose BullMQ entry is gone or finished although its row still expects a run. */
   async ensureQueued(jobId: string, priority?: number): Promise<boolean> {
+    // A live process runs it handed off (the lease expires when that process died).
+    if ((await this.conn().exists(this.leaseKey(jobId))) !== 0) return false;
     for (const q of await this.holders(jobId)) {
       const job = await Job.fromId(q, jobId);
       if (!job) continue;

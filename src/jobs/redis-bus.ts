@@ -7,6 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
+import type { JobStatus } from "../contracts/job.js";
 import type { CancelBus, JobEvent, JobEvents, JobEventType, JobNotice } from "../service/ports.js";
 
 export interface RedisBusOptions {
@@ -74,20 +75,44 @@ export class RedisBus implements JobEvents, CancelBus {
 
   /** Sent at once on the one command connection, which Redis serves in order: call order holds. */
   async append(jobId: string, ...events: { type: JobEventType; data: unknown }[]): Promise<void> {
+    await this.send(jobId, events);
+  }
+
+  /** The events and the tenant's notice in one transaction: one round trip per status change. */
+  async publishStatus(
+    jobId: string,
+    tenantId: string,
+    status: JobStatus,
+    events: { type: JobEventType; data: unknown }[],
+  ): Promise<void> {
+    await this.send(jobId, events, { tenantId, notice: { jobId, status } });
+  }
+
+  private async send(
+    jobId: string,
+    events: { type: JobEventType; data: unknown }[],
+    tenant?: { tenantId: string; notice: JobNotice },
+  ): Promise<void> {
     const key = this.key(jobId);
     const multi = this.redis.multi();
     const maxLen = String(this.opts.maxLen);
     for (const e of events)
       multi.xadd(key, "MAXLEN", "~", maxLen, "*", "type", e.type, "data", JSON.stringify(e.data));
-    const sent = multi
-      .expire(key, this.opts.ttlS)
-      .publish(this.channel(jobId), `${this.origin} ${jobId}`)
-      .exec();
+    multi.expire(key, this.opts.ttlS).publish(this.channel(jobId), `${this.origin} ${jobId}`);
+    if (tenant) {
+      const { tenantId, notice } = tenant;
+      multi.publish(
+        this.tenantChannel,
+        JSON.stringify({ origin: this.origin, tenantId, jobId, status: notice.status }),
+      );
+    }
+    const sent = multi.exec();
     // Waiters in this process (serve mode) are woken now, not one round trip later nor by the
     // pub/sub echo: what they re-read is already stored (the row is written before its events are
     // published), and a stream read they issue goes out on this connection behind the XADD, which
-    // Redis serves in order, so it sees these events.
+    // Redis serves in order, so it sees these events. The same for the tenant's watchers.
     this.notify(jobId);
+    if (tenant) this.notifyTenantWatchers(tenant.tenantId, tenant.notice);
     await sent;
   }
 
@@ -122,18 +147,6 @@ export class RedisBus implements JobEvents, CancelBus {
         this.sub.unsubscribe(this.channel(jobId)).catch(() => undefined);
       }
     };
-  }
-
-  async notifyTenant(tenantId: string, notice: JobNotice): Promise<void> {
-    const message = JSON.stringify({
-      origin: this.origin,
-      tenantId,
-      jobId: notice.jobId,
-      status: notice.status,
-    });
-    await this.redis.publish(this.tenantChannel, message);
-    // As for job events: this process's watchers now, not on the echo.
-    this.notifyTenantWatchers(tenantId, notice);
   }
 
   async watchTenant(tenantId: string, onNotice: (n: JobNotice) => void): Promise<() => void> {

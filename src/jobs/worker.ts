@@ -32,6 +32,7 @@ import {
   RunCall,
 } from "./catalog.js";
 import type { HostRegistry } from "./host-registry.js";
+import { type LocalHandoff, startLocalHandoff } from "./local-handoff.js";
 import { startHeartbeat } from "./lost-hosts.js";
 import type { BullJobQueue } from "./queue.js";
 import type { RedisBus } from "./redis-bus.js";
@@ -53,6 +54,8 @@ export interface CallWorkerOptions {
 
 export interface CallWorker {
   workers: Worker<AnyPayload>[];
+  /** Runs calls this process's API stored, for sessions pinned here, without the queue (serve mode). */
+  handoff: LocalHandoff;
   /** Whether this worker runs the job now (its processor has not returned). */
   runsNow(jobId: string): boolean;
   /** Graceful: waits for running jobs; `force` abandons them to the stalled-job recovery. */
@@ -70,6 +73,13 @@ export function startCallWorker(
   const closing = new AbortController();
   const stopCancels = bus.onCancel((jobId) => running.get(jobId)?.abort());
   const stopHeartbeat = startHeartbeat(deps, opts.hosts, opts.hostId, opts.queue);
+  const handoff = startLocalHandoff(deps, {
+    running,
+    concurrency: opts.concurrency,
+    queue: opts.queue,
+    leaseMs: opts.lockDurationMs,
+    closing: closing.signal,
+  });
 
   const runCall = (bjob: Job<AnyPayload>, jobId: string, token?: string): Promise<void> =>
     withLogContext({ jobId }, () => run(bjob as Job<RunCall>, jobId, token));
@@ -186,12 +196,14 @@ export function startCallWorker(
 
   return {
     workers,
+    handoff,
     runsNow: (jobId) => running.has(jobId),
     async close(force = false) {
+      const handedOff = handoff.close(force);
       closing.abort();
       stopCancels();
       stopHeartbeat();
-      await Promise.all(workers.map((w) => w.close(force)));
+      await Promise.all([...workers.map((w) => w.close(force)), handedOff]);
       await Promise.allSettled([...handlers]);
     },
   };

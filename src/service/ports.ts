@@ -3,7 +3,7 @@
  * in the composition root. Redis/BullMQ adapters live in `src/jobs`, Docker in `src/sandbox`.
  */
 import type { Db } from "../db/db.js";
-import type { JobStatus } from "../db/rows.js";
+import type { JobRow, JobStatus } from "../db/rows.js";
 import type { JobStore } from "../db/store.js";
 import type { Logger } from "../log.js";
 import type { EgressClient } from "../net/egress-fetch.js";
@@ -45,8 +45,16 @@ export interface JobEvents {
   read(jobId: string, afterId?: string, count?: number): Promise<JobEvent[]>;
   /** Calls `onChange` whenever the job gets a new event, from any process; returns unsubscribe. */
   watch(jobId: string, onChange: () => void): Promise<() => void>;
-  /** Tells every process's watchers of the tenant that one of its jobs changed status. */
-  notifyTenant(tenantId: string, notice: JobNotice): Promise<void>;
+  /**
+   * A status change: appends its events (as `append`) and tells every process's watchers of the
+   * tenant (the approvals stream), in one round trip.
+   */
+  publishStatus(
+    jobId: string,
+    tenantId: string,
+    status: JobStatus,
+    events: { type: JobEventType; data: unknown }[],
+  ): Promise<void>;
   /** Calls `onNotice` for each status change of the tenant's jobs, from any process; returns unsubscribe. */
   watchTenant(tenantId: string, onNotice: (n: JobNotice) => void): Promise<() => void>;
 }
@@ -132,6 +140,22 @@ export interface ServiceDeps {
   hostId?: string;
   /** Reaches the worker holding a session's sandbox (set in the service; absent, listings are local). */
   hostRpc?: SessionHostRpc;
+  /** Serve mode: this process's worker runs a just-stored call itself when it can (src/jobs/local-handoff.ts). */
+  handoff?: CallHandoff;
+}
+
+/**
+ * Runs a just-stored `queued` call in this process (API and worker in one), without the queue's
+ * round trips. `tryRun` is true when the call is this process's now (running, or ended by its
+ * claim); false: queue it as usual.
+ */
+export interface CallHandoff {
+  tryRun(jobId: string): Promise<boolean>;
+  /**
+   * While `jobId` runs here: resolves with its row once this run ended (final, or back to
+   * `queued` for a retry elsewhere). Undefined when it does not run here.
+   */
+  ended(jobId: string): Promise<JobRow | undefined> | undefined;
 }
 
 /** A registry over a fixed list of tools. */

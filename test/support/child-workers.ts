@@ -10,10 +10,10 @@ import { type Harness, startHarness } from "./harness.js";
 export interface ChildWorkerFixture {
   readonly h: Harness;
   /**
-   * Starts `toolshed worker|api` as a child on the harness's data and queue (plus `env`, e.g. a
+   * Starts `toolshed worker|api|serve` as a child on the harness's data and queue (plus `env`, e.g. a
    * worker's DOCKER_HOST); resolves once it listens.
    */
-  spawn(mode: "worker" | "api", env?: Record<string, string | undefined>): Promise<ChildService>;
+  spawn(mode: "worker" | "api" | "serve", env?: Record<string, string | undefined>): Promise<ChildService>;
 }
 
 export function apiWithChildWorkers(opts: { env?: Record<string, string> } = {}): ChildWorkerFixture {

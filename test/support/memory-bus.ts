@@ -1,4 +1,5 @@
 /** In-memory queue and event log for API-shape tests (the unit project needs no Redis). */
+import type { JobStatus } from "../../src/contracts/job.js";
 import type {
   CancelBus,
   JobEvent,
@@ -48,8 +49,14 @@ export class MemoryBus implements JobQueue, JobEvents, CancelBus, RateLimiter {
     this.watchers.set(jobId, set);
     return () => set.delete(onChange);
   }
-  async notifyTenant(tenantId: string, notice: JobNotice): Promise<void> {
-    for (const w of this.tenantWatchers.get(tenantId) ?? []) w(notice);
+  async publishStatus(
+    jobId: string,
+    tenantId: string,
+    status: JobStatus,
+    events: { type: JobEventType; data: unknown }[],
+  ): Promise<void> {
+    await this.append(jobId, ...events);
+    for (const w of this.tenantWatchers.get(tenantId) ?? []) w({ jobId, status });
   }
   async watchTenant(tenantId: string, onNotice: (n: JobNotice) => void): Promise<() => void> {
     const set = this.tenantWatchers.get(tenantId) ?? new Set();

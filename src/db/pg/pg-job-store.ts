@@ -76,6 +76,8 @@ export class PgJobStore implements JobStore {
         .from(sessions)
         .where(eq(sessions.id, job.sessionId))) as SessionRow[];
       if (job.cancelRequested || session?.status !== "active") return { kind: "skip", reason: "cancelled" };
+      if (opts.onlyOnHost && session.hostId !== (opts.hostId ?? null))
+        return { kind: "skip", reason: "elsewhere" };
       const [blocker] = await tx
         .select({ id: jobs.id })
         .from(jobs)
@@ -130,14 +132,19 @@ export class PgJobStore implements JobStore {
       .where(and(eq(jobs.id, jobId), sql`jsonb_array_length(coalesce(${jobs.attempts}, '[]'::jsonb)) > 0`));
   }
 
-  async finish(jobId: string, status: JobStatus, result: StoredResult, error?: string): Promise<boolean> {
+  async finish(
+    jobId: string,
+    status: JobStatus,
+    result: StoredResult,
+    error?: string,
+  ): Promise<JobRow | undefined> {
     const now = nowIso();
-    const done = await this.db
+    const [done] = (await this.db
       .update(jobs)
       .set({ status, result, finishedAt: now, error: error ?? null, attempts: closeLastAttempt(now, status) })
       .where(and(eq(jobs.id, jobId), notInArray(jobs.status, [...FINAL_STATUSES])))
-      .returning({ id: jobs.id });
-    return done.length > 0;
+      .returning()) as JobRow[];
+    return done;
   }
 
   async settleApproval(

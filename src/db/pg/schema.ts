@@ -78,6 +78,9 @@ export const jobs = pgTable(
   (t) => [
     uniqueIndex("jobs_session_idem_idx").on(t.sessionId, t.idempotencyKey),
     index("jobs_session_seq_idx").on(t.sessionId, t.seq),
+    // The claim's "an earlier call of the session still queued or running?" seeks here, rather
+    // than walking every earlier job of a long session (O(calls) per claim without it).
+    index("jobs_session_status_seq_idx").on(t.sessionId, t.status, t.seq),
     index("jobs_status_idx").on(t.status),
     // The lists: a tenant's jobs newest first, and its jobs in one status (the approvals inbox).
     index("jobs_tenant_created_idx").on(t.tenantId, t.createdAt, t.id),

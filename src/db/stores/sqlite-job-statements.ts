@@ -27,20 +27,24 @@ export function closeLastAttempt(endedAt: unknown, outcome: unknown) {
 
 /** The first job ahead of `seq` in the session that still blocks a job (all, or only unsafe ones). */
 function blocker(db: Db, onlyUnsafe: boolean) {
-  return db
-    .select({ id: jobs.id })
-    .from(jobs)
-    .where(
-      and(
-        eq(jobs.sessionId, p("sessionId")),
-        lt(jobs.seq, p("seq")),
-        inArray(jobs.status, ["queued", "running"]),
-        onlyUnsafe ? eq(jobs.concurrencySafe, false) : undefined,
-      ),
-    )
-    .orderBy(jobs.seq)
-    .limit(1)
-    .prepare();
+  return (
+    db
+      .select({ id: jobs.id })
+      .from(jobs)
+      .where(
+        and(
+          eq(jobs.sessionId, p("sessionId")),
+          lt(jobs.seq, p("seq")),
+          inArray(jobs.status, ["queued", "running"]),
+          onlyUnsafe ? eq(jobs.concurrencySafe, false) : undefined,
+        ),
+      )
+      // `+seq`: ordered after the seek, so that SQLite seeks the (session, status, seq) index to the
+      // session's few queued/running jobs instead of walking (session, seq) over every earlier one.
+      .orderBy(sql`+${jobs.seq}`)
+      .limit(1)
+      .prepare()
+  );
 }
 
 function build(db: Db) {
@@ -75,6 +79,7 @@ function build(db: Db) {
       .where(
         sql`${jobs.id} = ${p("id")} and ${jobs.status} not in ('succeeded','failed','denied','cancelled','interrupted')`,
       )
+      .returning()
       .prepare(),
     /** The tenant's jobs that take an active-call slot (its maxActiveCalls). */
     activeCount: db

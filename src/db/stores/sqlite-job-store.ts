@@ -68,6 +68,8 @@ export class SqliteJobStore implements JobStore {
         return { kind: "skip", reason: job.status };
       const session = preparedFor(this.db).sessionById.get({ id: job.sessionId });
       if (job.cancelRequested || session?.status !== "active") return { kind: "skip", reason: "cancelled" };
+      if (opts.onlyOnHost && session.hostId !== (opts.hostId ?? null))
+        return { kind: "skip", reason: "elsewhere" };
       const s = jobStatementsFor(this.db);
       const ahead = { sessionId: job.sessionId, seq: job.seq ?? 0 };
       const blocker = (job.concurrencySafe ? s.blockedByUnsafe : s.blockedByAny).get(ahead);
@@ -95,15 +97,19 @@ export class SqliteJobStore implements JobStore {
     jobStatementsFor(this.db).attemptSandbox.run({ id: jobId, sandbox });
   }
 
-  async finish(jobId: string, status: JobStatus, result: StoredResult, error?: string): Promise<boolean> {
-    const res = jobStatementsFor(this.db).finish.run({
+  async finish(
+    jobId: string,
+    status: JobStatus,
+    result: StoredResult,
+    error?: string,
+  ): Promise<JobRow | undefined> {
+    return jobStatementsFor(this.db).finish.get({
       id: jobId,
       status,
       result,
       now: nowIso(),
       error: error ?? null,
     });
-    return res.changes > 0;
   }
 
   async settleApproval(

@@ -42,7 +42,8 @@ export async function enqueueOrWithdraw(
 
 /**
  * Stores a final status and result, unless the job already reached a final status; the running
- * attempt (if any) is closed with the same outcome. False when it was already final.
+ * attempt (if any) is closed with the same outcome. The row as stored; undefined when it was
+ * already final.
  */
 export function finishJob(
   deps: Pick<ServiceDeps, "store">,
@@ -50,7 +51,7 @@ export function finishJob(
   status: JobStatus,
   result: StoredResult,
   error?: string,
-): Promise<boolean> {
+): Promise<JobRow | undefined> {
   return deps.store.finish(jobId, status, result, error);
 }
 
@@ -83,8 +84,7 @@ export async function publishRow(
     if (row.result && isTerminal(row.status)) {
       events.push({ type: "result", data: { status: row.status, result: row.result } });
     }
-    await deps.events.append(jobId, ...events);
-    await deps.events.notifyTenant(row.tenantId, { jobId, status: row.status });
+    await deps.events.publishStatus(jobId, row.tenantId, row.status, events);
   } catch (err) {
     deps.logger.warn({ err, jobId }, "publishing job events failed");
   }

@@ -33,6 +33,25 @@ export async function waitForJob(
 }
 
 async function waitFor(deps: ServiceDeps, jobId: string, timeoutMs: number): Promise<JobView> {
+  const deadline = Date.now() + timeoutMs;
+  // Run by this process (serve mode's hand-off): its end is known here, with no subscription and
+  // no re-read. A run that ended without a final status (queued again for a retry elsewhere) is
+  // waited for as any other, for the time left.
+  const local = deps.handoff?.ended(jobId);
+  if (local && timeoutMs > 0) {
+    let timer: NodeJS.Timeout | undefined;
+    const row = await Promise.race([
+      local,
+      new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), timeoutMs))),
+    ]);
+    clearTimeout(timer);
+    if (row && !PENDING_WORK.includes(row.status)) return toJobView(row);
+    return waitAfterwards(deps, jobId, deadline - Date.now());
+  }
+  return waitAfterwards(deps, jobId, timeoutMs);
+}
+
+async function waitAfterwards(deps: ServiceDeps, jobId: string, timeoutMs: number): Promise<JobView> {
   const settled = async () => {
     const row = await findJob(deps.db, jobId);
     return row && !PENDING_WORK.includes(row.status) ? row : undefined;

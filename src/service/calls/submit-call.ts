@@ -86,16 +86,14 @@ export async function submitCall(
 /** Publishes the stored job's `queued` event and queues it (withdrawn if the queue refuses). */
 async function publishAndEnqueue(deps: ServiceDeps, row: JobRow): Promise<void> {
   // Never throws; bounded so that a Redis hanging just now costs a second, not its timeout.
-  // Not awaited before the enqueue (one round trip less per call): the row is read first, so the
-  // event is written to the command connection before the add, and the queue and the bus share
-  // that connection (cli/compose), which Redis serves in order, so no worker, in any process, sees
-  // the job before `queued` is in its stream. Were they ever split, this would have to await the
-  // event first.
-  const stored = await deps.store.findJob(row.id);
-  const published = stored
-    ? deps.readiness.bound("redis", publishRow(deps, stored)).catch(() => undefined)
-    : undefined;
-  if (row.status === "queued") await enqueueOrWithdraw(deps, row.id);
+  // Not awaited before the enqueue (one round trip less per call): the event is written to the
+  // command connection now, before the add, and the queue and the bus share that connection
+  // (cli/compose), which Redis serves in order, so no worker, in any process, sees the job before
+  // `queued` is in its stream. Were they ever split, this would have to await the event first.
+  // `row` is the row as stored (the insert gave it its `seq`; nothing else changes it before it
+  // is queued).
+  const published = deps.readiness.bound("redis", publishRow(deps, row)).catch(() => undefined);
+  if (row.status === "queued" && !(await deps.handoff?.tryRun(row.id))) await enqueueOrWithdraw(deps, row.id);
   await published;
 }
 

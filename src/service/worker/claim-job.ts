@@ -7,8 +7,10 @@
  * A `run` claim has not published its `running` status yet: `executeJob` does, off the
  * critical path.
  */
+
+import type { JobRow } from "../../db/rows.js";
 import type { StoreClaim } from "../../db/store.js";
-import { finishJob, logTransition, publishState } from "../calls/job-transitions.js";
+import { finishJob, logTransition, publishRow, publishState } from "../calls/job-transitions.js";
 import { textResult } from "../calls/job-view.js";
 import type { ServiceDeps } from "../ports.js";
 import { workerIdentity } from "./worker-identity.js";
@@ -21,11 +23,18 @@ export type Claim = StoreClaim;
  * at a time, so a claim here may take such a job over (the take-over check decides whether
  * it runs again).
  */
-export async function claimJob(deps: ServiceDeps, jobId: string): Promise<Claim> {
+export async function claimJob(
+  deps: ServiceDeps,
+  jobId: string,
+  opts: { handoff?: boolean } = {},
+): Promise<Claim> {
+  // A hand-off claims a row its own request just stored (never one to take over), and only while
+  // the session is pinned to this worker.
   const claim = await deps.store.claim(jobId, {
     worker: workerIdentity(),
-    takeOver: true,
+    takeOver: !opts.handoff,
     ...(deps.hostId ? { hostId: deps.hostId } : {}),
+    ...(opts.handoff ? { onlyOnHost: true } : {}),
   });
   if (claim.kind === "skip" && claim.reason === "cancelled") {
     // An earlier attempt may have started it (its sandbox went away mid-run, as when the session
@@ -60,22 +69,34 @@ export function recordAttemptSandbox(
   return deps.store.recordAttemptSandbox(jobId, sandbox);
 }
 
-/** Fails a job for a reason outside the tool (the message is safe to show). */
-export async function failJob(deps: ServiceDeps, jobId: string, message: string): Promise<void> {
-  const row = await deps.store.findJob(jobId);
-  if (await finishJob(deps, jobId, "failed", textResult(message, "error"), message)) {
-    deps.metrics.jobFinished("failed", row);
-    await publishState(deps, jobId);
+/**
+ * Fails a job for a reason outside the tool (the message is safe to show); the final row when
+ * this stored it.
+ */
+export async function failJob(
+  deps: ServiceDeps,
+  jobId: string,
+  message: string,
+): Promise<JobRow | undefined> {
+  const final = await finishJob(deps, jobId, "failed", textResult(message, "error"), message);
+  if (final) {
+    deps.metrics.jobFinished("failed", final);
+    await publishRow(deps, final);
   }
-  await wakeSuccessors(deps, jobId);
+  await wakeSuccessors(deps, final ?? jobId);
+  return final;
 }
 
 /**
- * Wakes the session's jobs that may start now that `jobId` finished: the next queued job, and
- * when it is concurrency-safe, the safe ones right after it. Others stay delayed (no stampede).
+ * Wakes the session's jobs that may start now that `job` (a row, or its id) finished: the next
+ * queued job, and when it is concurrency-safe, the safe ones right after it. Others stay
+ * delayed (no stampede).
  */
-export async function wakeSuccessors(deps: ServiceDeps, jobId: string): Promise<void> {
-  const job = await deps.store.findJob(jobId);
+export async function wakeSuccessors(
+  deps: ServiceDeps,
+  finished: string | Pick<JobRow, "sessionId" | "seq">,
+): Promise<void> {
+  const job = typeof finished === "string" ? await deps.store.findJob(finished) : finished;
   if (!job || job.seq === null) return;
   const next = await deps.store.queuedAfter(job.sessionId, job.seq, 32);
   const firstUnsafe = next.findIndex((n) => !n.safe);

@@ -1,5 +1,5 @@
 /** Runs a claimed job's tool through the session's toolkit and stores its result durably. */
-import type { JobStatus, StoredResult } from "../../db/rows.js";
+import type { JobRow, JobStatus, StoredResult } from "../../db/rows.js";
 import { DbTaskStore } from "../../db/stores/task-store.js";
 import { AppError, isDatabaseUnreachable } from "../../errors.js";
 import type { ToolInput } from "../../permission/types.js";
@@ -11,8 +11,8 @@ import type { ToolRunContext } from "../../toolkit/run-context.js";
 import type { ToolBase } from "../../toolkit/tool-base.js";
 import { BuiltinTool } from "../../toolkit/tools/builtin-tool.js";
 import { auditKeys, writeAudit } from "../calls/audit.js";
-import { finishJob, publishRow, publishState } from "../calls/job-transitions.js";
-import { findJob, textResult } from "../calls/job-view.js";
+import { finishJob, publishRow } from "../calls/job-transitions.js";
+import { textResult } from "../calls/job-view.js";
 import { transferKind } from "../files/transfer-job.js";
 import type { ServiceDeps } from "../ports.js";
 import { acquireSessionSandbox } from "../sessions/acquire-sandbox.js";
@@ -31,12 +31,20 @@ type Running = Extract<Claim, { kind: "run" }>;
  * Throws SandboxUnavailableError (the caller retries with backoff); every other failure ends
  * the job: a tool that fails is a result, an unexpected exception a generic `failed`. The
  * sandbox is acquired on first use, so `reset_tools`, `Skill` and the task tools never start a
- * container.
+ * container. Resolves with the final row when this run stored it (undefined: it did not, or a
+ * transfer ran).
  */
-export async function executeJob(deps: ServiceDeps, claim: Running, signal: AbortSignal): Promise<void> {
+export async function executeJob(
+  deps: ServiceDeps,
+  claim: Running,
+  signal: AbortSignal,
+): Promise<JobRow | undefined> {
   const { job, session } = claim;
   const transfer = transferKind(job.tool);
-  if (transfer) return runTransfer(deps, claim, transfer);
+  if (transfer) {
+    await runTransfer(deps, claim, transfer);
+    return undefined;
+  }
   const guard = new CrashGuard(job.id);
   let built: Awaited<ReturnType<typeof sessionToolkit>>;
   try {
@@ -49,9 +57,9 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
   const { toolkit, activeGroups } = built;
   // Events are published off the critical path, each sent at once (appends keep call order, see
   // JobEvents): the result's events then follow the chunks without waiting for their round trips.
-  // The `running` row is read through the store first; whatever is sent after it is sent from
-  // callbacks on that read, which run in the order they were registered, so call order holds.
-  const running = deps.store.findJob(job.id);
+  // The claim's row is the `running` row as stored; whatever is sent after its events is sent from
+  // callbacks on this promise, which run in the order they were registered, so call order holds.
+  const running = Promise.resolve(job);
   let pending: Promise<unknown> = running
     .then((row) => row && publishRow(deps, row))
     .catch((err: unknown) => deps.logger.warn({ err, jobId: job.id }, "reading the running job failed"));
@@ -93,16 +101,17 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
   });
   if (verdict.kind === "interrupt") {
     await pending;
-    if (
-      await finishJob(deps, job.id, "interrupted", textResult(interruptedText(verdict.why), "interrupted"))
-    ) {
+    const text = textResult(interruptedText(verdict.why), "interrupted");
+    const final = await finishJob(deps, job.id, "interrupted", text);
+    if (final) {
       const data = { outcome: "interrupted", why: verdict.why };
       await writeAudit(deps.db, { ...auditKeys(job), kind: "attempt", actorKeyId: null, data });
       deps.metrics.jobFinished("interrupted", job);
       deps.logger.warn({ jobId: job.id, why: verdict.why }, "job interrupted, not run again");
-      await publishState(deps, job.id);
+      await publishRow(deps, final);
     }
-    return wakeSuccessors(deps, job.id);
+    await wakeSuccessors(deps, job);
+    return final;
   }
   const ctx: ToolRunContext = {
     sessionId: session.id,
@@ -138,16 +147,18 @@ export async function executeJob(deps: ServiceDeps, claim: Running, signal: Abor
     deps.logger.error({ err: guard.crash, jobId: job.id, tool: job.tool }, "tool threw");
     return failJob(deps, job.id, guard.message);
   }
-  const cancelled = signal.aborted || (await findJob(deps.db, job.id))?.cancelRequested === true;
+  const cancelled = signal.aborted || (await deps.store.findJob(job.id))?.cancelRequested === true;
   const status = statusOf(response, cancelled);
-  if (await finishJob(deps, job.id, status, toResult(response))) {
+  const final = await finishJob(deps, job.id, status, toResult(response));
+  if (final) {
     deps.metrics.jobFinished(status, job);
-    afterRunning(() => publishState(deps, job.id));
+    afterRunning(() => publishRow(deps, final));
   }
   await pending;
   // Stored: the executor may forget what it kept for this job.
   jsb.used()?.acknowledge?.(job.id);
-  await wakeSuccessors(deps, job.id);
+  await wakeSuccessors(deps, job);
+  return final;
 }
 
 /**

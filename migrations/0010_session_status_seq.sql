@@ -1,0 +1,1 @@
+CREATE INDEX `jobs_session_status_seq_idx` ON `jobs` (`session_id`,`status`,`seq`);

@@ -1,0 +1,128 @@
+/**
+ * In-process hand-off (serve mode: API and worker in one process). A call this process's API has
+ * just stored, for a session pinned to this process's worker, runs here at once when the worker
+ * has a free slot, instead of going through BullMQ's add and pick-up (a few dozen Redis commands
+ * and a blocking move per call). Nothing else changes:
+ *  - the row is the truth and the claim is the same conditional claim, which also checks, in its
+ *    transaction, that the session is pinned here; a call that must wait for an earlier one of its
+ *    session (`wait`) goes to the queue as before, and is promoted there;
+ *  - while it runs, a lease key with the queue's lock duration stands for its queue entry
+ *    (`BullJobQueue.missing` and `ensureQueued` count it), renewed at half that: no reconciler, in
+ *    any process, queues it again behind this one's back;
+ *  - a crash before the claim leaves a `queued` row with neither queue entry nor lease: the
+ *    reconciler (or the next worker start) queues it again; a crash during the run lets the lease
+ *    expire, and the row is queued again and taken over as after a stalled BullMQ job.
+ */
+import { isDatabaseUnreachable } from "../errors.js";
+import { withLogContext } from "../log.js";
+import { SandboxUnavailableError } from "../sandbox/sandbox.js";
+import { fairPriority } from "../service/calls/fair-priority.js";
+import type { CallHandoff, ServiceDeps } from "../service/ports.js";
+import { type Claim, claimJob, failJob, requeueJob } from "../service/worker/claim-job.js";
+import { throughDatabaseOutage } from "../service/worker/database-outage.js";
+import { executeJob } from "../service/worker/execute-job.js";
+import type { BullJobQueue } from "./queue.js";
+
+/** A run's end: the row as it is then. */
+type Ended = NonNullable<ReturnType<CallHandoff["ended"]>>;
+
+export interface LocalHandoff extends CallHandoff {
+  /** No more hand-offs; resolves when those running have ended (`force`: at once). */
+  close(force?: boolean): Promise<void>;
+}
+
+export interface LocalHandoffOptions {
+  /** The worker's running calls (its cancel bus aborts them; its slots count them). */
+  running: Map<string, AbortController>;
+  concurrency: number;
+  queue: Pick<BullJobQueue, "enqueue" | "holdLease" | "dropLease">;
+  /** The queue's lock duration: how long a lease outlives a process that died. */
+  leaseMs: number;
+  /** Aborted when the worker closes (a step waiting for the database gives up). */
+  closing: AbortSignal;
+}
+
+export function startLocalHandoff(deps: ServiceDeps, opts: LocalHandoffOptions): LocalHandoff {
+  const runs = new Map<string, Ended>();
+  let closed = false;
+  // Never awaited on the call's path: the reconciler looks twice, 250 ms apart, before it acts.
+  const hold = (jobId: string) =>
+    opts.queue.holdLease(jobId, opts.leaseMs).catch((err: unknown) => {
+      deps.logger.debug({ err, jobId }, "hand-off lease not written");
+    });
+  const drop = (jobId: string) => opts.queue.dropLease(jobId).catch(() => undefined);
+
+  const execute = async (
+    jobId: string,
+    claim: Extract<Claim, { kind: "run" }>,
+    ac: AbortController,
+  ): Ended => {
+    const renew = setInterval(() => void hold(jobId), Math.max(1000, opts.leaseMs / 2));
+    renew.unref();
+    let final: Awaited<Ended>;
+    try {
+      final = await withLogContext({ jobId, traceId: claim.job.traceId ?? undefined }, () =>
+        throughDatabaseOutage(deps, () => executeJob(deps, claim, ac.signal), { signal: opts.closing }),
+      ).catch((err: unknown) => onError(jobId, err));
+    } finally {
+      clearInterval(renew);
+      opts.running.delete(jobId);
+      void drop(jobId);
+    }
+    // The row this run stored, or as it is now (a transfer, a retry queued elsewhere).
+    return final ?? (await deps.store.findJob(jobId).catch(() => undefined));
+  };
+
+  // As the queue's worker does, except that a sandbox that is away is retried through the queue.
+  const onError = async (jobId: string, err: unknown): Promise<undefined> => {
+    // Given up waiting for the database (or closing): the row stays `running`; once the lease
+    // expires, the reconciler queues it again and its take-over re-attaches or interrupts it.
+    if (isDatabaseUnreachable(err)) return undefined;
+    if (err instanceof SandboxUnavailableError) {
+      deps.metrics.inc("toolshed_sandbox_retries_total");
+      deps.logger.warn({ jobId, err: err.message }, "sandbox unavailable; queued for a retry");
+      await requeueJob(deps, jobId);
+      await opts.queue.enqueue(jobId, { priority: await fairPriority(deps.db, jobId) });
+      return undefined;
+    }
+    deps.logger.error({ err, jobId }, "job failed unexpectedly");
+    await failJob(deps, jobId, `Error: internal error while running the job (job ${jobId}).`);
+    return undefined;
+  };
+
+  return {
+    async tryRun(jobId) {
+      if (closed || opts.running.size >= opts.concurrency || !deps.hostId) return false;
+      // Listening for cancels before the claim, as the queue's worker does.
+      const ac = new AbortController();
+      opts.running.set(jobId, ac);
+      void hold(jobId);
+      let claim: Claim;
+      try {
+        claim = await claimJob(deps, jobId, { handoff: true });
+      } catch (err) {
+        deps.logger.warn({ err, jobId }, "hand-off claim failed; queued instead");
+        claim = { kind: "skip", reason: "elsewhere" };
+      }
+      if (claim.kind !== "run") {
+        opts.running.delete(jobId);
+        void drop(jobId);
+        // `wait`: an earlier call of the session runs; the queue holds it until it is promoted.
+        // `elsewhere`: the session's sandbox is another worker's. Any other skip ended it.
+        return claim.kind === "skip" && claim.reason !== "elsewhere";
+      }
+      const run = execute(jobId, claim, ac).catch((err: unknown) => {
+        deps.logger.error({ err, jobId }, "handed-off job failed");
+        return undefined;
+      });
+      runs.set(jobId, run);
+      void run.finally(() => runs.delete(jobId));
+      return true;
+    },
+    ended: (jobId) => runs.get(jobId),
+    async close(force = false) {
+      closed = true;
+      if (!force) await Promise.allSettled([...runs.values()]);
+    },
+  };
+}
