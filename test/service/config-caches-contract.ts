@@ -1,9 +1,9 @@
 /**
  * The per-call configuration reads served from this process's caches, on each dialect
  * (config-caches.test.ts on SQLite, config-caches.pg.int.test.ts on Postgres). Two handles on
- * one database stand for two processes: a write here is read here at once; a write in the other
- * process is read here only once the cache's TTL has passed (the cached value is kept until
- * then, which is what shows that it is a cache hit). The switches that relax a tenant's safety
+ * one database stand for two processes (`a` this one, `b` another): a write here is read here
+ * at once; a write in the other process is read here only once the cache's TTL has passed (the
+ * cached value is kept until then, which is what shows that it is a cache hit). The switches that relax a tenant's safety
  * are read now, whatever the cache holds.
  */
 import { randomBytes } from "node:crypto";
@@ -14,7 +14,6 @@ import { createLogger } from "../../src/log.js";
 import { EgressPolicy } from "../../src/net/egress-policy.js";
 import { newJobRow } from "../../src/service/calls/job-row.js";
 import { SecretBox } from "../../src/service/secret-box.js";
-import type { Principal } from "../../src/service/tenancy/principal.js";
 import { effectiveQuotas } from "../../src/service/tenancy/quotas.js";
 import {
   effectiveMode,
@@ -37,26 +36,14 @@ import {
   putWebhook,
   subscribedWebhook,
 } from "../../src/service/webhooks/webhook-config.js";
+import type { TwoHandles } from "../support/two-handles.js";
+import { admin, sandboxPolicy } from "./tenancy/tenancy-verbs-contract.js";
 
-export interface TwoProcesses {
-  /** This process's handle. */
-  here: Db;
-  /** Another process's handle on the same database. */
-  elsewhere: Db;
-  close(): Promise<void>;
-}
-
-const admin: Principal = { keyId: "key_platform", role: "admin", tenantId: null };
-const sandboxPolicy = {
-  defaultImage: "toolshed-sandbox:latest",
-  imageAllowlist: [],
-  caps: { memoryMb: 2048, cpus: 2, pids: 512, diskMb: 2048 },
-};
 const quotaDefaults = { maxSessions: 10, callsPerMinute: 600 };
 
-export function configCachesContract(dialect: string, open: () => Promise<TwoProcesses>): void {
+export function configCachesContract(dialect: string, open: () => Promise<TwoHandles>): void {
   describe(`per-call configuration from this process's caches (${dialect})`, () => {
-    let f: TwoProcesses;
+    let f: TwoHandles;
     let tenantId: string;
     const secrets = SecretBox.fromKey(randomBytes(32));
     const settings = (db: Db) => ({ db, sandboxPolicy, secrets });
@@ -65,7 +52,7 @@ export function configCachesContract(dialect: string, open: () => Promise<TwoPro
 
     beforeEach(async () => {
       f = await open();
-      tenantId = (await createTenant({ db: f.here }, admin, { name: "cached" })).id;
+      tenantId = (await createTenant({ db: f.a }, admin, { name: "cached" })).id;
       // Only Date is faked (the drivers' timers run), frozen until a test moves it.
       vi.useFakeTimers({ toFake: ["Date"] });
     });
@@ -76,13 +63,13 @@ export function configCachesContract(dialect: string, open: () => Promise<TwoPro
 
     it("tenant settings: quotas, approval TTL and sandbox settings", async () => {
       const read = async () => ({
-        quotas: await effectiveQuotas({ db: f.here, quotas: quotaDefaults }, tenantId),
-        ttl: (await readTenantSettings(f.here, tenantId)).approvalTtlSeconds,
-        memoryMb: (await readSandboxSettings(f.here, tenantId)).memoryMb,
+        quotas: await effectiveQuotas({ db: f.a, quotas: quotaDefaults }, tenantId),
+        ttl: (await readTenantSettings(f.a, tenantId)).approvalTtlSeconds,
+        memoryMb: (await readSandboxSettings(f.a, tenantId)).memoryMb,
       });
       const before = await read();
       expect(before).toMatchObject({ quotas: { maxSessions: 10 }, ttl: 3600, memoryMb: undefined });
-      await putTenantSettings(settings(f.elsewhere), admin, tenantId, {
+      await putTenantSettings(settings(f.b), admin, tenantId, {
         quotas: { maxSessions: 2 },
         approvalTtlSeconds: 60,
         sandbox: { memoryMb: 512 },
@@ -93,7 +80,7 @@ export function configCachesContract(dialect: string, open: () => Promise<TwoPro
       vi.setSystemTime(Date.now() + 1);
       expect(await read()).toMatchObject({ quotas: { maxSessions: 2 }, ttl: 60, memoryMb: 512 });
       // This process's change: read at once.
-      await putTenantSettings(settings(f.here), admin, tenantId, {
+      await putTenantSettings(settings(f.a), admin, tenantId, {
         approvalTtlSeconds: 90,
         sandbox: { memoryMb: 256 },
       });
@@ -102,32 +89,31 @@ export function configCachesContract(dialect: string, open: () => Promise<TwoPro
 
     it("the switches that relax the tenant's safety are read now, not from the cache", async () => {
       const session = { tenantId, mode: "bypass" as const };
-      expect(await readTenantSettings(f.here, tenantId)).toMatchObject({ allowBypass: false });
-      expect(await effectiveMode(f.here, session)).toBe("default");
-      await putTenantSettings(settings(f.elsewhere), admin, tenantId, {
+      expect(await readTenantSettings(f.a, tenantId)).toMatchObject({ allowBypass: false });
+      expect(await effectiveMode(f.a, session)).toBe("default");
+      await putTenantSettings(settings(f.b), admin, tenantId, {
         allowBypass: true,
         agentsMayApprove: true,
       });
-      expect(await effectiveMode(f.here, session)).toBe("bypass");
-      expect(await readTenantSettingsNow(f.here, tenantId)).toMatchObject({ agentsMayApprove: true });
+      expect(await effectiveMode(f.a, session)).toBe("bypass");
+      expect(await readTenantSettingsNow(f.a, tenantId)).toMatchObject({ agentsMayApprove: true });
       // Turned off in the other process: off here at once, though the cache still says on.
       ttlPasses();
-      expect(await readTenantSettings(f.here, tenantId)).toMatchObject({ allowBypass: true });
-      await putTenantSettings(settings(f.elsewhere), admin, tenantId, {
+      expect(await readTenantSettings(f.a, tenantId)).toMatchObject({ allowBypass: true });
+      await putTenantSettings(settings(f.b), admin, tenantId, {
         allowBypass: false,
         agentsMayApprove: false,
       });
-      expect(await readTenantSettings(f.here, tenantId)).toMatchObject({ allowBypass: true });
-      expect(await effectiveMode(f.here, session)).toBe("default");
-      expect(await readTenantSettingsNow(f.here, tenantId)).toMatchObject({ agentsMayApprove: false });
+      expect(await readTenantSettings(f.a, tenantId)).toMatchObject({ allowBypass: true });
+      expect(await effectiveMode(f.a, session)).toBe("default");
+      expect(await readTenantSettingsNow(f.a, tenantId)).toMatchObject({ agentsMayApprove: false });
     });
 
     it("the MCP server list the toolkit reads, with its secrets opened", async () => {
       const deps = (db: Db) => ({ db, secrets, egress: new EgressPolicy() });
-      const names = async () =>
-        (await loadMcpServerConfigs(deps(f.here), tenantId)).map((s) => s.config.name);
+      const names = async () => (await loadMcpServerConfigs(deps(f.a), tenantId)).map((s) => s.config.name);
       expect(await names()).toEqual([]);
-      await createMcpServer(deps(f.elsewhere), admin, tenantId, {
+      await createMcpServer(deps(f.b), admin, tenantId, {
         name: "docs",
         transport: "http",
         url: "https://mcp.example.com/docs",
@@ -135,9 +121,9 @@ export function configCachesContract(dialect: string, open: () => Promise<TwoPro
       });
       expect(await names()).toEqual([]);
       ttlPasses();
-      const [docs] = await loadMcpServerConfigs(deps(f.here), tenantId);
+      const [docs] = await loadMcpServerConfigs(deps(f.a), tenantId);
       expect(docs!.config).toMatchObject({ name: "docs", headers: { authorization: "Bearer t0ken" } });
-      await createMcpServer(deps(f.here), admin, tenantId, {
+      await createMcpServer(deps(f.a), admin, tenantId, {
         name: "local",
         transport: "stdio",
         command: "node",
@@ -145,11 +131,11 @@ export function configCachesContract(dialect: string, open: () => Promise<TwoPro
       });
       expect(await names()).toEqual(["docs", "local"]);
       // Each read gets its own lists: a caller that changes one does not change the cached row.
-      const first = await loadMcpServerConfigs(deps(f.here), tenantId);
+      const first = await loadMcpServerConfigs(deps(f.a), tenantId);
       (first[1]!.config as { args: string[] }).args.push("--changed");
-      const again = await loadMcpServerConfigs(deps(f.here), tenantId);
+      const again = await loadMcpServerConfigs(deps(f.a), tenantId);
       expect(again[1]!.config).toMatchObject({ args: ["server.js"] });
-      await deleteMcpServer(deps(f.here), admin, tenantId, "docs");
+      await deleteMcpServer(deps(f.a), admin, tenantId, "docs");
       expect(await names()).toEqual(["local"]);
     });
 
@@ -159,7 +145,7 @@ export function configCachesContract(dialect: string, open: () => Promise<TwoPro
       const record = (row: JobRow) =>
         recordWebhookEvents(
           {
-            db: f.here,
+            db: f.a,
             logger: createLogger("silent"),
             webhooks: { queue: { enqueue: async (id: string) => void queued.push(id) } },
           },
@@ -167,25 +153,25 @@ export function configCachesContract(dialect: string, open: () => Promise<TwoPro
         );
       await record(finished(tenantId, 1));
       expect(queued).toHaveLength(0);
-      await putWebhook(hookDeps(f.here), admin, tenantId, { url: "https://hooks.example.com/a" });
+      await putWebhook(hookDeps(f.a), admin, tenantId, { url: "https://hooks.example.com/a" });
       await record(finished(tenantId, 2));
       expect(queued).toHaveLength(1);
       // Removed in another process: this one still records until the TTL has passed (the
       // delivery reads the row again, finds none and sends nothing).
-      await deleteWebhook({ db: f.elsewhere }, admin, tenantId);
-      expect(await findWebhook(f.here, tenantId)).toBeUndefined();
+      await deleteWebhook({ db: f.b }, admin, tenantId);
+      expect(await findWebhook(f.a, tenantId)).toBeUndefined();
       await record(finished(tenantId, 3));
       expect(queued).toHaveLength(2);
       ttlPasses();
       await record(finished(tenantId, 4));
       expect(queued).toHaveLength(2);
       // Saved in another process: seen here once the TTL has passed.
-      await putWebhook(hookDeps(f.elsewhere), admin, tenantId, { url: "https://hooks.example.com/b" });
-      expect(await subscribedWebhook(f.here, tenantId)).toBeUndefined();
+      await putWebhook(hookDeps(f.b), admin, tenantId, { url: "https://hooks.example.com/b" });
+      expect(await subscribedWebhook(f.a, tenantId)).toBeUndefined();
       ttlPasses();
-      expect((await subscribedWebhook(f.here, tenantId))?.url).toBe("https://hooks.example.com/b");
+      expect((await subscribedWebhook(f.a, tenantId))?.url).toBe("https://hooks.example.com/b");
       // Removed here: no more events here at once.
-      await deleteWebhook({ db: f.here }, admin, tenantId);
+      await deleteWebhook({ db: f.a }, admin, tenantId);
       await record(finished(tenantId, 5));
       expect(queued).toHaveLength(2);
     });

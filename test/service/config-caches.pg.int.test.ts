@@ -1,12 +1,11 @@
 /**
  * The per-call configuration caches on Postgres (config-caches-contract.ts): two pools on one
- * fresh database. Postgres comes from scripts/postgres.sh; outside CI the file skips when it
- * cannot be started on this machine.
+ * fresh database per test. Postgres comes from scripts/postgres.sh; outside CI the file skips
+ * when it cannot be started on this machine.
  */
 import { describe } from "vitest";
-import type { Db } from "../../src/db/db.js";
-import { openPg } from "../../src/db/pg/open-pg.js";
 import { dropDatabase, freshDatabase, localPostgresUrl } from "../support/postgres.js";
+import { pgTwice } from "../support/two-handles.js";
 import { configCachesContract } from "./config-caches-contract.js";
 
 const server = localPostgresUrl();
@@ -15,14 +14,11 @@ const server = localPostgresUrl();
 describe.skipIf(!server && !process.env.CI)("per-call configuration caches on Postgres", () => {
   configCachesContract("postgres", async () => {
     const url = await freshDatabase(server!);
-    const here = await openPg(url);
-    const elsewhere = await openPg(url);
+    const both = await pgTwice(url);
     return {
-      here: here.db as unknown as Db,
-      elsewhere: elsewhere.db as unknown as Db,
+      ...both,
       async close() {
-        await elsewhere.close();
-        await here.close();
+        await both.close();
         await dropDatabase(server!, url);
       },
     };
