@@ -4,9 +4,8 @@
  * file skips when it cannot be started on this machine.
  */
 import { afterAll, beforeAll, describe } from "vitest";
-import type { Db } from "../../src/db/db.js";
-import { openPg } from "../../src/db/pg/open-pg.js";
 import { dropDatabase, freshDatabase, localPostgresUrl } from "../support/postgres.js";
+import { pgTwice } from "../support/two-handles.js";
 import { placementContract } from "./session-hosts-contract.js";
 
 const server = localPostgresUrl();
@@ -21,15 +20,5 @@ describe.skipIf(!server && !process.env.CI)("session placement on Postgres", () 
     if (dbUrl) await dropDatabase(server!, dbUrl);
   });
 
-  placementContract("postgres", async () => {
-    const a = await openPg(dbUrl);
-    const b = await openPg(dbUrl);
-    return {
-      a: a.db as unknown as Db,
-      b: b.db as unknown as Db,
-      async close() {
-        await Promise.all([a.close(), b.close()]);
-      },
-    };
-  });
+  placementContract("postgres", () => pgTwice(dbUrl));
 });

@@ -13,7 +13,7 @@ import { nowIso } from "../clock.js";
 import type { ServiceDeps } from "../ports.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
 import { effectiveQuotas, withinActiveCalls } from "../tenancy/quotas.js";
-import { readTenantSettings } from "../tenancy/tenant-settings.js";
+import { readTenantSettingsNow } from "../tenancy/tenant-settings.js";
 import { getExternalTools } from "../tool-config/external-tools.js";
 import { parseRuleListOrThrow } from "../tool-config/rules.js";
 import { expireIfDue } from "./approval-expiry.js";
@@ -85,7 +85,8 @@ async function checkAgentApprover(
   job: JobRow,
   remember: string[],
 ): Promise<void> {
-  if (!(await readTenantSettings(deps.db, job.tenantId)).agentsMayApprove) {
+  // Read now, not cached: once a tenant turns this off, no process may still let an agent approve.
+  if (!(await readTenantSettingsNow(deps.db, job.tenantId)).agentsMayApprove) {
     throw new ForbiddenError(
       "agents of this tenant may not answer approvals (tenant setting agentsMayApprove)",
     );

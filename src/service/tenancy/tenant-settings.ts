@@ -11,6 +11,7 @@ import { ConflictError, ForbiddenError } from "../../errors.js";
 import type { PermissionMode } from "../../permission/types.js";
 import { nowIso } from "../clock.js";
 import type { SecretBox } from "../secret-box.js";
+import { tenantReadCache } from "../tenant-read-cache.js";
 import { type Principal, requireRole } from "./principal.js";
 import { applySandboxPatch, type SandboxPolicy, sandboxSettingsView } from "./sandbox-settings.js";
 import { loadTenant } from "./tenants.js";
@@ -38,14 +39,43 @@ function coreSettings(row: SettingsRow | undefined): CoreSettings {
   return { allowBypass, agentsMayApprove, approvalTtlSeconds, quotas };
 }
 
-/** The stored settings or the defaults; no role check (used by other verbs). */
+/**
+ * The row as every call reads it (quotas, the approval TTL, the sandbox settings): cached per
+ * process, so another process's change shows here within the cache's TTL. Frozen: it is shared.
+ */
+const cachedRows = tenantReadCache<SettingsRow | undefined>();
+
+function cachedRow(db: Db, tenantId: string): Promise<SettingsRow | undefined> {
+  return cachedRows.get(db, tenantId, async () => {
+    const row = await storedRow(db, tenantId);
+    if (row)
+      Object.freeze(
+        Object.assign(row, { quotas: Object.freeze(row.quotas), sandbox: Object.freeze(row.sandbox) }),
+      );
+    return row;
+  });
+}
+
+/**
+ * The settings or the defaults, no role check, for the quotas and the approval TTL: up to the
+ * cache's TTL old when another process changed them. A check that relaxes the tenant's safety
+ * (`allowBypass`, `agentsMayApprove`) reads them now, with readTenantSettingsNow.
+ */
 export async function readTenantSettings(db: Db, tenantId: string): Promise<CoreSettings> {
+  return coreSettings(await cachedRow(db, tenantId));
+}
+
+/** The stored settings or the defaults as the database holds them now; no role check. */
+export async function readTenantSettingsNow(db: Db, tenantId: string): Promise<CoreSettings> {
   return coreSettings(await storedRow(db, tenantId));
 }
 
-/** The tenant's stored sandbox settings (empty when none); no role check. */
+/**
+ * The tenant's stored sandbox settings (empty when none), no role check; from the cache like
+ * readTenantSettings: a container another process's change missed gets it when next created.
+ */
 export async function readSandboxSettings(db: Db, tenantId: string): Promise<StoredSandboxSettings> {
-  return (await storedRow(db, tenantId))?.sandbox ?? {};
+  return (await cachedRow(db, tenantId))?.sandbox ?? {};
 }
 
 /** The view of a stored row (one read serves both parts). */
@@ -85,16 +115,27 @@ export async function putTenantSettings(
   // The sandbox part is one JSON value merged here, so a save is a read-merge-write: it writes
   // only if the row still has the `updatedAt` it read (compare-and-set), else reads again.
   // `updatedAt` serves as the row's version because every save makes it strictly greater.
-  for (let attempt = 0; attempt < SAVE_ATTEMPTS; attempt++) {
-    const stored = await storedRow(deps.db, tenantId);
-    const current = stored?.sandbox ?? {};
-    const sandbox = sandboxPatch ? applySandboxPatch(deps, tenantId, current, sandboxPatch) : current;
-    const updatedAt = laterStamp(stored?.updatedAt);
-    // Only the fields this patch names: a save of other fields that lands first keeps its values.
-    const written = stored
-      ? await saveIfUnchanged(deps.db, stored, { ...rest, ...(sandboxPatch ? { sandbox } : {}), updatedAt })
-      : await insertIfAbsent(deps.db, { tenantId, ...coreSettings(undefined), ...rest, sandbox, updatedAt });
-    if (written) return response(written);
+  try {
+    for (let attempt = 0; attempt < SAVE_ATTEMPTS; attempt++) {
+      const stored = await storedRow(deps.db, tenantId);
+      const current = stored?.sandbox ?? {};
+      const sandbox = sandboxPatch ? applySandboxPatch(deps, tenantId, current, sandboxPatch) : current;
+      const updatedAt = laterStamp(stored?.updatedAt);
+      // Only the fields this patch names: a save of other fields that lands first keeps its values.
+      const written = stored
+        ? await saveIfUnchanged(deps.db, stored, { ...rest, ...(sandboxPatch ? { sandbox } : {}), updatedAt })
+        : await insertIfAbsent(deps.db, {
+            tenantId,
+            ...coreSettings(undefined),
+            ...rest,
+            sandbox,
+            updatedAt,
+          });
+      if (written) return response(written);
+    }
+  } finally {
+    // Landed or not, this process reads the row again: a competing save may have landed.
+    cachedRows.invalidate(deps.db, tenantId);
   }
   throw new ConflictError(
     `the settings of tenant ${tenantId} kept changing while this change was saved; send it again`,
@@ -132,7 +173,7 @@ export async function assertModeAllowed(
   tenantId: string,
   mode: PermissionMode | undefined,
 ): Promise<void> {
-  if (mode !== "bypass" || (await readTenantSettings(db, tenantId)).allowBypass) return;
+  if (mode !== "bypass" || (await readTenantSettingsNow(db, tenantId)).allowBypass) return;
   throw new ForbiddenError(
     "mode 'bypass' is not allowed for this tenant (a tenant_admin can enable it with allowBypass in the tenant settings)",
   );
@@ -148,6 +189,7 @@ export async function effectiveMode(
   session: { tenantId: string; mode: PermissionMode },
 ): Promise<PermissionMode> {
   const { mode } = session;
-  if (mode !== "bypass" || (await readTenantSettings(db, session.tenantId)).allowBypass) return mode;
+  // Read now, not cached: a tenant that turns bypass off must not get it from another process.
+  if (mode !== "bypass" || (await readTenantSettingsNow(db, session.tenantId)).allowBypass) return mode;
   return "default";
 }

@@ -13,6 +13,7 @@ import { nowIso } from "../clock.js";
 import type { SecretBox } from "../secret-box.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
 import { loadTenant } from "../tenancy/tenants.js";
+import { tenantReadCache } from "../tenant-read-cache.js";
 import { invalidateTenantConfig } from "./tenant-config-cache.js";
 
 /** Per-tenant bound: every server may be listed on each session's tool build. */
@@ -72,8 +73,12 @@ export async function createMcpServer(
     disableTools: input.disableTools ?? null,
     createdAt: nowIso(),
   };
-  await insertWithinBound(deps.db, row);
-  invalidateTenantConfig(deps.db, tenantId);
+  try {
+    await insertWithinBound(deps.db, row);
+  } finally {
+    // Also when the bound refused it: a read between its insert and delete may have seen it.
+    invalidateServers(deps.db, tenantId);
+  }
   deps.onChange?.(tenantId, input.name);
   return toView(row);
 }
@@ -151,23 +156,41 @@ export async function deleteMcpServer(
   await loadRow(deps.db, tenantId, name);
   const { mcpServers } = tablesOf(deps.db);
   await deps.db.delete(mcpServers).where(and(eq(mcpServers.tenantId, tenantId), eq(mcpServers.name, name)));
-  invalidateTenantConfig(deps.db, tenantId);
+  invalidateServers(deps.db, tenantId);
   deps.onChange?.(tenantId, name);
 }
 
-/** The tenant's servers with their secrets opened; no role check (the runtime's read). */
+/**
+ * The rows every call's toolkit lists (submit and run), cached per process: another process's
+ * change shows within the cache's TTL. Sealed as stored: secrets are opened per use.
+ */
+const runtimeRows = tenantReadCache<readonly Row[]>();
+
+/** After a write of the tenant's servers: this process's caches of them read again. */
+function invalidateServers(db: Db, tenantId: string): void {
+  runtimeRows.invalidate(db, tenantId);
+  invalidateTenantConfig(db, tenantId);
+}
+
+/**
+ * The tenant's servers with their secrets opened; no role check (the runtime's read). Up to the
+ * cache's TTL old when another process changed them (a removed server's tools stay listed there
+ * that long, as its tool configuration does).
+ */
 export async function loadMcpServerConfigs(
   deps: { db: Db; secrets: SecretBox },
   tenantId: string,
 ): Promise<StoredMcpServer[]> {
-  return (await rows(deps.db, tenantId)).map((row) => {
+  const stored = await runtimeRows.get(deps.db, tenantId, () => rows(deps.db, tenantId));
+  return stored.map((row) => {
     const secrets = row.secretsEnc
       ? deps.secrets.open<Secrets>(row.secretsEnc, secretContext(tenantId, row.name))
       : {};
+    // Copies of the row's lists: the cached row is shared by every call until it expires.
     const common = {
       name: row.name,
-      enableTools: row.enableTools,
-      disableTools: row.disableTools,
+      enableTools: row.enableTools && [...row.enableTools],
+      disableTools: row.disableTools && [...row.disableTools],
     };
     const config: McpServerConfig =
       row.transport === "http"
@@ -182,7 +205,7 @@ export async function loadMcpServerConfigs(
             ...common,
             transport: "stdio",
             command: row.command ?? "",
-            args: row.args ?? [],
+            args: [...(row.args ?? [])],
             env: secrets.env,
           };
     return { config, version: row.createdAt };

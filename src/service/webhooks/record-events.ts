@@ -14,7 +14,7 @@ import { toJobView } from "../calls/job-view.js";
 import { nowIso } from "../clock.js";
 import { newId } from "../ids.js";
 import type { WebhookQueue } from "../ports.js";
-import { findWebhook } from "./webhook-config.js";
+import { subscribedWebhook } from "./webhook-config.js";
 
 /** The `approvedBy` of an approval that expired (service/calls/approval-expiry.ts). */
 const EXPIRY_ACTOR = "expiry";
@@ -37,7 +37,7 @@ export async function recordWebhookEvents(
   if (!deps.webhooks) return;
   const events = eventsFor(row);
   if (events.length === 0) return;
-  const hook = await findWebhook(deps.db, row.tenantId);
+  const hook = await subscribedWebhook(deps.db, row.tenantId);
   const { webhookDeliveries } = tablesOf(deps.db);
   if (!hook) return;
   const created: string[] = [];

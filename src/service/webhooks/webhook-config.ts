@@ -13,6 +13,7 @@ import { nowIso } from "../clock.js";
 import type { WebhookRuntime } from "../ports.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
 import { loadTenant } from "../tenancy/tenants.js";
+import { tenantReadCache } from "../tenant-read-cache.js";
 import { newWebhookSecret } from "./signature.js";
 import { webhookSecretContext } from "./webhook-events.js";
 
@@ -76,6 +77,7 @@ export async function putWebhook(
       target: webhooks.tenantId,
       set: secret === undefined ? kept : { ...kept, secretEnc },
     });
+  recordedHooks.invalidate(deps.db, tenantId);
   return { ...toView(row), ...(generated ? { secret: generated } : {}) };
 }
 
@@ -95,9 +97,23 @@ export async function deleteWebhook(deps: { db: Db }, p: Principal, tenantId: st
     .delete(webhooks)
     .where(eq(webhooks.tenantId, tenantId))
     .returning({ tenantId: webhooks.tenantId });
+  recordedHooks.invalidate(deps.db, tenantId);
   if (gone.length === 0) throw new NotFoundError("webhook of tenant", tenantId);
 }
 
+/**
+ * The webhook as each published job state looks it up (which events it wants), cached per
+ * process: saved or removed here, the next event sees it; saved in another process (an API),
+ * events published here (a worker) start within the cache's TTL. A delivery reads the row again
+ * (findWebhook): a removed webhook gets no request, a rotated secret signs at once.
+ */
+const recordedHooks = tenantReadCache<WebhookRow | undefined>();
+
+export function subscribedWebhook(db: Db, tenantId: string): Promise<WebhookRow | undefined> {
+  return recordedHooks.get(db, tenantId, () => findWebhook(db, tenantId));
+}
+
+/** The tenant's webhook as stored now. */
 export async function findWebhook(db: Db, tenantId: string): Promise<WebhookRow | undefined> {
   const { webhooks } = tablesOf(db);
   return first(db.select().from(webhooks).where(eq(webhooks.tenantId, tenantId)).limit(1));

@@ -53,8 +53,8 @@ export interface TenancyFixture {
   close(): Promise<void>;
 }
 
-const admin: Principal = { keyId: "key_platform", role: "admin", tenantId: null };
-const sandboxPolicy = {
+export const admin: Principal = { keyId: "key_platform", role: "admin", tenantId: null };
+export const sandboxPolicy = {
   defaultImage: "toolshed-sandbox:latest",
   imageAllowlist: [],
   caps: { memoryMb: 2048, cpus: 2, pids: 512, diskMb: 2048 },
