@@ -20,8 +20,10 @@ export function accessLog(deps: { logger: Logger; metrics: ApiPort["metrics"] })
     c.set("requestId", requestId);
     c.header("x-request-id", requestId);
     await withLogContext({ requestId, traceId: trace.traceId }, next);
-    c.header("x-request-id", requestId);
-    c.header("traceparent", formatTraceparent(trace));
+    // Stamped on the response as it is (an error handler's too): `c.header` after the response
+    // exists would rebuild it (node-server then materialises a full fetch Response per request).
+    stamp(c, "x-request-id", requestId);
+    stamp(c, "traceparent", formatTraceparent(trace));
     const route = routeOf(c);
     const status = c.res.status;
     const ms = performance.now() - started;
@@ -54,4 +56,13 @@ function routeOf(c: Parameters<MiddlewareHandler<AppEnv>>[0]): string {
     .filter((p) => !p.endsWith("*"))
     .at(-1);
   return path === undefined ? "unmatched" : path.replace(/:(\w+)(\{[^}]*\})?/g, "{$1}");
+}
+
+/** Sets a header on the finished response in place; rebuilt only when its headers are immutable. */
+function stamp(c: Parameters<MiddlewareHandler<AppEnv>>[0], name: string, value: string): void {
+  try {
+    c.res.headers.set(name, value);
+  } catch {
+    c.header(name, value);
+  }
 }
