@@ -1,10 +1,15 @@
 /**
- * Prepared statements for the hottest lookups (a job, a session, a key). Drizzle otherwise builds
- * the SQL and asks SQLite to prepare it on every call, which was the largest CPU cost of a call.
+ * Prepared statements for the hottest lookups (a job, a session, a key, the tenant's rules, a
+ * Read's cache entry). Drizzle otherwise builds the SQL and asks SQLite to prepare it on every
+ * call, which was the largest CPU cost of a call. SQLite only: on Postgres the callers run the
+ * builder (node-postgres sends it as one query).
  */
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, count, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "./db.js";
-import { apiKeys, jobs, sessions } from "./schema.js";
+import { apiKeys, jobs, readCache, sessions, tenantRules } from "./schema.js";
+import { ACTIVE_STATUSES } from "./store.js";
+
+const p = sql.placeholder;
 
 function build(db: Db) {
   return {
@@ -22,6 +27,40 @@ function build(db: Db) {
       .select()
       .from(apiKeys)
       .where(and(eq(apiKeys.hash, sql.placeholder("hash")), isNull(apiKeys.revokedAt)))
+      .prepare(),
+    /** The tenant's jobs that take an active-call slot (its maxActiveCalls). */
+    activeCount: db
+      .select({ n: count() })
+      .from(jobs)
+      .where(and(eq(jobs.tenantId, p("tenantId")), inArray(jobs.status, [...ACTIVE_STATUSES])))
+      .prepare(),
+    tenantRules: db
+      .select()
+      .from(tenantRules)
+      .where(eq(tenantRules.tenantId, p("tenantId")))
+      .prepare(),
+    /** A Read's entry in the read-before-write cache, replacing the file's earlier one. */
+    putReadCache: db
+      .insert(readCache)
+      .values({
+        sessionId: p("sessionId"),
+        filePath: p("filePath"),
+        lines: p("lines"),
+        mtimeMs: p("mtimeMs"),
+        contentHash: p("contentHash"),
+        sizeBytes: p("sizeBytes"),
+        updatedAt: p("updatedAt"),
+      })
+      .onConflictDoUpdate({
+        target: [readCache.sessionId, readCache.filePath],
+        set: {
+          lines: sql`excluded.lines`,
+          mtimeMs: sql`excluded.mtime_ms`,
+          contentHash: sql`excluded.content_hash`,
+          sizeBytes: sql`excluded.size_bytes`,
+          updatedAt: sql`excluded.updated_at`,
+        },
+      })
       .prepare(),
   };
 }

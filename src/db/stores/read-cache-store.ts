@@ -2,7 +2,8 @@
 import { and, eq } from "drizzle-orm";
 import { nowIso } from "../../service/clock.js";
 import type { ReadCacheEntry, ReadCacheStore } from "../../toolkit/read-cache.js";
-import { type Db, first, tablesOf } from "../db.js";
+import { type Db, dialectOf, first, tablesOf } from "../db.js";
+import { preparedFor } from "../prepared.js";
 
 export class DbReadCache implements ReadCacheStore {
   constructor(private readonly db: Db) {}
@@ -22,8 +23,22 @@ export class DbReadCache implements ReadCacheStore {
   }
 
   async put(sessionId: string, entry: ReadCacheEntry): Promise<void> {
-    const { readCache } = tablesOf(this.db);
     const values = { ...entry, sessionId, updatedAt: nowIso() };
+    if (dialectOf(this.db) === "sqlite") {
+      // Exactly the entry's fields (a caller's extra ones must not reach the statement).
+      const { filePath, lines, mtimeMs, contentHash, sizeBytes, updatedAt } = values;
+      preparedFor(this.db).putReadCache.run({
+        sessionId,
+        filePath,
+        lines,
+        mtimeMs,
+        contentHash,
+        sizeBytes,
+        updatedAt,
+      });
+      return;
+    }
+    const { readCache } = tablesOf(this.db);
     await this.db
       .insert(readCache)
       .values(values)

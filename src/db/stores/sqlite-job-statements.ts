@@ -81,12 +81,6 @@ function build(db: Db) {
       )
       .returning()
       .prepare(),
-    /** The tenant's jobs that take an active-call slot (its maxActiveCalls). */
-    activeCount: db
-      .select({ n: count() })
-      .from(jobs)
-      .where(and(eq(jobs.tenantId, p("tenantId")), inArray(jobs.status, [...ACTIVE_STATUSES])))
-      .prepare(),
     takeSeq: db
       .update(sessions)
       .set({ nextSeq: sql`${sessions.nextSeq} + 1`, lastUsedAt: into(sessions.lastUsedAt, "now") })

@@ -187,7 +187,7 @@ export class SqliteJobStore implements JobStore {
  */
 function requireActiveSlot(db: Db, tenantId: string, max: number | undefined): void {
   if (max === undefined) return;
-  const row = jobStatementsFor(db).activeCount.get({ tenantId });
+  const row = preparedFor(db).activeCount.get({ tenantId });
   if ((row?.n ?? 0) >= max) throw new ActiveCallsFull(max);
 }
 

@@ -3,7 +3,8 @@
  * minute. A tenant's own settings override the platform defaults from the config.
  */
 import { and, count, eq, inArray } from "drizzle-orm";
-import { type Db, first, tablesOf } from "../../db/db.js";
+import { type Db, dialectOf, first, tablesOf } from "../../db/db.js";
+import { preparedFor } from "../../db/prepared.js";
 import type { TenantQuotas } from "../../db/rows.js";
 import { ACTIVE_STATUSES, type ActiveBound, ActiveCallsFull } from "../../db/store.js";
 import { RateLimitedError } from "../../errors.js";
@@ -50,6 +51,8 @@ export async function checkSessionQuota(
 
 /** The tenant's calls that are queued or running now. */
 export async function activeCallCount(db: Db, tenantId: string): Promise<number> {
+  // Counted on every submit: prepared on SQLite (see db/prepared.ts).
+  if (dialectOf(db) === "sqlite") return preparedFor(db).activeCount.get({ tenantId })?.n ?? 0;
   const { jobs } = tablesOf(db);
   const row = await first(
     db

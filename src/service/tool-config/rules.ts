@@ -1,6 +1,7 @@
 /** Tenant rule sets: validated rule strings (400 naming `allow[2]`), stored as strings. */
 import { eq } from "drizzle-orm";
-import { type Db, first, tablesOf } from "../../db/db.js";
+import { type Db, dialectOf, first, tablesOf } from "../../db/db.js";
+import { preparedFor } from "../../db/prepared.js";
 import type { RuleStrings } from "../../db/rows.js";
 import { ValidationError } from "../../errors.js";
 import { parseRule, parseRuleSet, RuleSetError, RuleSyntaxError } from "../../permission/rules.js";
@@ -41,6 +42,8 @@ export function parseRuleListOrThrow(
 }
 
 export async function readTenantRules(db: Db, tenantId: string): Promise<RuleStrings> {
+  // Read on every call's decision: prepared on SQLite (see db/prepared.ts).
+  if (dialectOf(db) === "sqlite") return preparedFor(db).tenantRules.get({ tenantId })?.rules ?? EMPTY_RULES;
   const { tenantRules } = tablesOf(db);
   const row = await first(db.select().from(tenantRules).where(eq(tenantRules.tenantId, tenantId)).limit(1));
   return row?.rules ?? EMPTY_RULES;
