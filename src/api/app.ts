@@ -14,7 +14,7 @@ import { requireKey } from "./auth.js";
 import type { AppEnv } from "./context.js";
 import { DOCS_CSP, docsPage, REDOC_PATH, redocBundle } from "./docs.js";
 import { errorResponse, problem } from "./errors.js";
-import { jsonDepthLimit } from "./json-depth.js";
+import { declaredLengthLimit, jsonDepthLimit, MAX_JSON_DEPTH, readsJsonDirectly } from "./json-depth.js";
 import { openApiDocument, registerSecurity } from "./openapi-document.js";
 import { approvalRoutes } from "./routes/approvals.js";
 import { auditRoutes } from "./routes/audit.js";
@@ -70,9 +70,15 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
     });
   const jsonLimit = limit(deps.bodyLimitBytes);
   const rawLimit = limit(deps.port.transferMaxBytes);
-  const depthLimit = jsonDepthLimit();
+  // A JSON body under a real server is read from Node's stream after authentication, capped as it
+  // is read (json-depth.ts); before it, only its declared length is checked.
+  const declaredLimit = declaredLengthLimit(deps.bodyLimitBytes);
+  const depthLimit = jsonDepthLimit(MAX_JSON_DEPTH, deps.bodyLimitBytes);
   const raw = (path: string) => RAW_BODY_PATH.test(path);
-  app.use("/v1/*", (c, next) => (raw(c.req.path) ? rawLimit(c, next) : jsonLimit(c, next)));
+  app.use("/v1/*", (c, next) => {
+    if (raw(c.req.path)) return rawLimit(c, next);
+    return readsJsonDirectly(c) ? declaredLimit(c, next) : jsonLimit(c, next);
+  });
   app.use("/v1/*", requireKey(deps.port));
   app.use("/v1/*", (c, next) => (raw(c.req.path) ? next() : depthLimit(c, next)));
 
