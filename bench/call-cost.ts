@@ -18,8 +18,9 @@ import { benchConfig, jsonClient, tearDown } from "./support.js";
 const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
 
 /** Counts every statement run on any better-sqlite3 database of this process, by its SQL. */
-function countStatements(): { start(): void; stop(): Map<string, number> } {
+function countStatements(): { start(): void; stop(): Map<string, number>; timesMs(): Map<string, number> } {
   const seen = new Map<string, number>();
+  const times = new Map<string, number>();
   let on = false;
   const probe = new BetterSqlite(":memory:");
   const proto = Object.getPrototypeOf(probe.prepare("select 1")) as Record<string, unknown>;
@@ -27,18 +28,24 @@ function countStatements(): { start(): void; stop(): Map<string, number> } {
   for (const m of ["run", "all", "get", "iterate"]) {
     const original = proto[m] as (...a: unknown[]) => unknown;
     proto[m] = function (this: { source: string }, ...args: unknown[]) {
-      if (on) {
-        const key = `${m.padEnd(4)} ${this.source.replace(/\s+/g, " ").slice(0, 110)}`;
-        seen.set(key, (seen.get(key) ?? 0) + 1);
+      if (!on) return original.apply(this, args);
+      const key = `${m.padEnd(4)} ${this.source.replace(/\s+/g, " ").slice(0, 110)}`;
+      seen.set(key, (seen.get(key) ?? 0) + 1);
+      const t0 = performance.now();
+      try {
+        return original.apply(this, args);
+      } finally {
+        times.set(key, (times.get(key) ?? 0) + performance.now() - t0);
       }
-      return original.apply(this, args);
     };
   }
   return {
     start: () => {
       seen.clear();
+      times.clear();
       on = true;
     },
+    timesMs: () => new Map(times),
     stop: () => {
       on = false;
       return new Map(seen);
@@ -57,6 +64,8 @@ interface Cost {
   wallMs: number;
   cpuMs: number;
   statements: Map<string, number>;
+  /** Time inside each statement's run/get/all, summed over the calls. */
+  statementMs: Map<string, number>;
   redis: Map<string, number>;
 }
 
@@ -74,13 +83,14 @@ async function measure(
   const wallMs = (performance.now() - t0) / n;
   const cpu = process.cpuUsage(c0);
   const statements = counter.stop();
+  const statementMs = counter.timesMs();
   const r1 = await redisCalls(redis);
   const redisDelta = new Map<string, number>();
   for (const [k, v] of r1) {
     const d = v - (r0.get(k) ?? 0) - (k === "info" ? 1 : 0);
     if (d > 0) redisDelta.set(k, d);
   }
-  return { wallMs, cpuMs: (cpu.user + cpu.system) / 1000 / n, statements, redis: redisDelta };
+  return { wallMs, cpuMs: (cpu.user + cpu.system) / 1000 / n, statements, statementMs, redis: redisDelta };
 }
 
 const perCall = (m: Map<string, number>, n: number) =>
@@ -150,8 +160,10 @@ export async function run(args: string[]): Promise<void> {
     const [, read] = costs[1]!;
     const [, health] = costs[0]!;
     console.log(`Read CPU ÷ healthz CPU = ${(read.cpuMs / health.cpuMs).toFixed(1)}`);
-    console.log("\nwarm Read, SQLite statements per call:");
-    for (const [k, v] of perCall(read.statements, n)) if (v >= 0.05) console.log(`  ${v.toFixed(2)}  ${k}`);
+    console.log("\nwarm Read, SQLite statements per call (count, time inside SQLite per call):");
+    const timed = read.statementMs;
+    for (const [k, v] of perCall(read.statements, n))
+      if (v >= 0.05) console.log(`  ${v.toFixed(2)}  ${(((timed.get(k) ?? 0) / n) * 1000).toFixed(0).padStart(4)} µs  ${k}`);
     console.log("warm Read, Redis commands per call:");
     for (const [k, v] of perCall(read.redis, n)) if (v >= 0.05) console.log(`  ${v.toFixed(2)}  ${k}`);
   } finally {

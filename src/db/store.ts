@@ -89,8 +89,8 @@ export interface JobStore {
   withdrawQueued(jobId: string): Promise<boolean>;
   /**
    * Claims a job for a run: `skip` when it is not runnable (or is cancelled: the caller ends
-   * it), `wait` while an earlier conflicting job of its session is queued or running, else
-   * `run`: the row is `running` with a new attempt appended.
+   * it), `wait` while an earlier conflicting job of its session is queued or running (naming
+   * one of them), else `run`: the row is `running` with a new attempt appended.
    */
   claim(jobId: string, opts: ClaimOptions): Promise<StoreClaim>;
   /** A `running` job goes back to `queued` (it keeps its `seq`); its attempt is closed with `why`. */

@@ -25,7 +25,7 @@ export function closeLastAttempt(endedAt: unknown, outcome: unknown) {
     else ${jobs.attempts} end`;
 }
 
-/** The first job ahead of `seq` in the session that still blocks a job (all, or only unsafe ones). */
+/** A job ahead of `seq` in the session that still blocks a job (all, or only unsafe ones). */
 function blocker(db: Db, onlyUnsafe: boolean) {
   return (
     db
@@ -39,9 +39,10 @@ function blocker(db: Db, onlyUnsafe: boolean) {
           onlyUnsafe ? eq(jobs.concurrencySafe, false) : undefined,
         ),
       )
-      // `+seq`: ordered after the seek, so that SQLite seeks the (session, status, seq) index to the
-      // session's few queued/running jobs instead of walking (session, seq) over every earlier one.
-      .orderBy(sql`+${jobs.seq}`)
+      // Any one blocker will do (the claim only waits), so no ORDER BY: SQLite then seeks the
+      // (session, status, seq) index to the session's few queued/running jobs. Ordered by seq it
+      // walked (session, seq) over every earlier job of the session (O(calls) per claim), and
+      // ordered after the seek (`+seq`) it paid a sorter per claim (~15x this).
       .limit(1)
       .prepare()
   );
