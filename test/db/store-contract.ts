@@ -20,6 +20,8 @@ export interface StoreFixture {
   /** A new tenant and active session; returns their ids. */
   seedSession(): Promise<{ tenantId: string; sessionId: string }>;
   session(id: string): Promise<{ nextSeq: number; rules: RuleStrings }>;
+  /** Pins the session to a worker host (as placement does). */
+  pin(sessionId: string, hostId: string): Promise<void>;
   auditKinds(jobId: string): Promise<string[]>;
   close(): Promise<void>;
 }
@@ -183,6 +185,18 @@ export function storeContract(
         const c = await f.store.claim(a.id, { ...W1, hostId: "host-a" });
         expect(c.kind === "run" && (c.job as { hostId?: string }).hostId).toBe("host-a");
         expect(((await f.store.findJob(a.id)) as { hostId?: string } | undefined)?.hostId).toBe("host-a");
+      });
+
+      it("a hand-off's claim (onlyOnHost) runs only where the session is pinned", async () => {
+        const a = await submit(f.store);
+        const here = { ...W1, hostId: "host-a", onlyOnHost: true };
+        // Not pinned yet (placement has not run), then pinned elsewhere: never claimed here.
+        expect(await f.store.claim(a.id, here)).toEqual({ kind: "skip", reason: "elsewhere" });
+        await f.pin(s.sessionId, "host-b");
+        expect(await f.store.claim(a.id, here)).toEqual({ kind: "skip", reason: "elsewhere" });
+        expect((await f.store.findJob(a.id))?.status).toBe("queued");
+        await f.pin(s.sessionId, "host-a");
+        expect((await f.store.claim(a.id, here)).kind).toBe("run");
       });
 
       it("holds a job back behind an earlier unsafe one; safe calls run side by side", async () => {

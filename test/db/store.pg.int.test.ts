@@ -46,6 +46,9 @@ describe.skipIf(!server && !process.env.CI)("Postgres store", () => {
         const [row] = await a.db.select().from(sessions).where(eq(sessions.id, id));
         return row!;
       },
+      async pin(sessionId, hostId) {
+        await a.db.update(sessions).set({ hostId }).where(eq(sessions.id, sessionId));
+      },
       async auditKinds(jobId) {
         const rows = await a.db
           .select({ kind: audit.kind })

@@ -26,6 +26,9 @@ storeContract("sqlite", { recordsHostId: true }, async () => {
     async session(id) {
       return a.db.select().from(sessions).where(eq(sessions.id, id)).get()!;
     },
+    async pin(sessionId, hostId) {
+      a.db.update(sessions).set({ hostId }).where(eq(sessions.id, sessionId)).run();
+    },
     async auditKinds(jobId) {
       const rows = a.db.select({ kind: audit.kind }).from(audit).where(eq(audit.jobId, jobId)).all();
       return rows.map((r) => r.kind).sort();
