@@ -60,9 +60,18 @@ export function startLocalHandoff(deps: ServiceDeps, opts: LocalHandoffOptions):
     const renew = setInterval(() => void hold(jobId), Math.max(1000, opts.leaseMs / 2));
     renew.unref();
     let final: Awaited<Ended>;
+    // A step the database's going away interrupted is done again as the queue's worker does it:
+    // claimed anew (the row is `running` by this attempt), so that the take-over check decides
+    // whether the tool runs again (re-attach, or interrupted), never the stale claim.
+    let first: Claim | undefined = claim;
+    const step = async () => {
+      const current = first ?? (await claimJob(deps, jobId));
+      first = undefined;
+      return current.kind === "run" ? executeJob(deps, current, ac.signal) : undefined;
+    };
     try {
       final = await withLogContext({ jobId, traceId: claim.job.traceId ?? undefined }, () =>
-        throughDatabaseOutage(deps, () => executeJob(deps, claim, ac.signal), { signal: opts.closing }),
+        throughDatabaseOutage(deps, step, { signal: opts.closing }),
       ).catch((err: unknown) => onError(jobId, err));
     } finally {
       clearInterval(renew);
