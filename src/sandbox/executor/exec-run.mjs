@@ -150,7 +150,7 @@ export class ExecRun {
         uid: who.uid,
         gid: who.gid,
         cwd,
-        stdin: typeof req.stdin === "string",
+        stdin: typeof req.stdin === "string" ? req.stdin : undefined,
         cwdFd: req.cwdFd === true,
       })
       .then(
