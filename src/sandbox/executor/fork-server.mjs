@@ -115,6 +115,11 @@ export class ForkServer {
     return this.proc !== null;
   }
 
+  /** The spawner's pid while it runs (it is root's; processes.mjs skips it). */
+  get pid() {
+    return this.proc?.pid;
+  }
+
   /**
    * Starts `argv` as uid/gid with exactly `env`, in its own process group, after a chdir to
    * `cwd` as that identity. `stdin` (a string) is written to its stdin, then closed (without
