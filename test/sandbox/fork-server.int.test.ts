@@ -131,7 +131,18 @@ describe("sandbox fork server", () => {
 
   it("carries on with Node's spawn when the fork server is gone", async () => {
     const [info] = await serviceContainers(t.serviceId, "ses_fork");
+    // A command running when the spawner dies loses its relayed streams: its call ends then (exit
+    // unknown) instead of waiting for its timeout, and the command is reported as left running.
+    const running = sb.exec(sh("echo started; exec sleep 733", { timeoutMs: 60_000 }));
+    // Looked for as a reader: an agent call would count the sleep among its own leftovers.
+    let ps = "";
+    for (let i = 0; i < 50 && !ps.includes("sleep 733"); i++)
+      ps = (await sb.exec(sh("ps -eo args=", { identity: "reader" }))).stdout;
+    expect(ps).toContain("sleep 733");
     await execAsRoot(info!.Id, ["sh", "-c", "kill -9 $(pgrep -x toolshed-spawne)"]);
+    const lost = await running;
+    expect(lost).toMatchObject({ exitCode: null, timedOut: false, stdout: "started\n" });
+    expect(lost.leftover?.map((p) => p.cmd)).toContain("sleep 733");
     // The executor notices the exit asynchronously; a call in between may still be refused by it
     // and then fall back, so poll for the parent to be the executor.
     let parent = "";

@@ -264,7 +264,9 @@ export class ExecRun {
     }
     let exitCode = null;
     const { exit, killedFor } = this;
-    if (exit && !(killedFor && exit.signal === "SIGKILL")) {
+    // Neither code nor signal: the fork server died under it, and how it ended is unknown.
+    const known = exit && (exit.code !== null || exit.signal !== null);
+    if (known && !(killedFor && exit.signal === "SIGKILL")) {
       exitCode = exit.code ?? 128 + (osc.signals[exit.signal] ?? 0);
     }
     const extra = await this.settleProcesses();
