@@ -166,7 +166,7 @@ export class ForkServer {
 
   /** Lines, and after an O line exactly its byte count of a command's output. */
   onData(buf) {
-    let data = this.rest ? Buffer.concat([this.rest, buf]) : buf;
+    const data = this.rest ? Buffer.concat([this.rest, buf]) : buf;
     let at = 0;
     for (;;) {
       const nl = data.indexOf(NL, at);
@@ -184,7 +184,6 @@ export class ForkServer {
       at = nl + 1;
     }
     this.rest = at < data.length ? Buffer.from(data.subarray(at)) : null;
-    data = null;
   }
 
   onLine(line) {
