@@ -7,7 +7,8 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
 suite=bookworm
-name=toolshed-sandbox
+# Several checkouts share one engine: TOOLSHED_IMAGE_NAME keeps a checkout's build under its own name.
+name=${TOOLSHED_IMAGE_NAME:-toolshed-sandbox}
 started=$SECONDS
 
 log() { printf '[images] %s\n' "$*" >&2; }

@@ -8,21 +8,29 @@
  * executor, which sends complete requests.
  *
  * Requests on stdin, each a little-endian u32 length then NUL-terminated fields:
- *   S id uid gid stdin(0|1) cwdfd(0|1) cwd argc argv... envc env...   start a command
- *   K id uid gid                                                      SIGKILL every process of uid
- * Replies on stdout, one line each:
- *   P id pid            started (exec succeeded)
+ *   S id uid gid cwdfd(0|1) cwd argc argv... envc env... stdinlen <stdin bytes>   start a command
+ *   K id uid gid                                                                  SIGKILL every process of uid
+ * stdinlen is -1 for no stdin (the command reads /dev/null), else the number of raw bytes that
+ * follow its NUL to the end of the frame: they are written to the command's stdin, then it is closed.
+ *
+ * Replies on stdout, one line each, binary-safe (an O line is followed by exactly len bytes):
+ *   P id pid            started (the exec succeeded); always before any O, E or X of it
  *   F id errno stage    could not start (nothing runs)
- *   X pid code signal   a started command exited (signal 0 when it exited normally)
+ *   O id fd len         len bytes the command wrote to fd (1, 2, or 9 when asked) follow
+ *   E id fd             that stream is at its end (every holder of it closed it)
+ *   X pid code signal   the command exited (signal 0 when it exited normally)
  *   K id ok             the kill ran as uid (ok 1) or could not be started (ok 0)
  *
- * The started child, before it drops to the identity, connects to the executor's unix socket
- * (argv[1], in a directory only uid 0 may enter) once per stream: 32-byte header
- * "<id> <fd>" padded with spaces and ended by a newline, then that connection becomes its
- * stdin (fd 0, when asked), stdout, stderr, or the working-directory report (fd 9, when asked).
- * Then, as libuv does for Node's spawn with uid/gid: setsid (own session and process group),
- * drop supplementary groups, setgid, setuid; then chdir as the identity, and execve with the
- * request's environment (PATH searched in it).
+ * A command's streams are pipes whose other ends stay here: its output is relayed over this
+ * process's stdout instead of each command connecting back to the executor, so a start costs no
+ * connection, and a short command's output, end and exit reach the executor in one write.
+ * The child is made with vfork: the spawner waits while it sets itself up (a few system calls)
+ * and execs, so its result is known when vfork returns, without a pipe or a wake-up. In the
+ * child, as libuv does for Node's spawn with uid/gid: setsid (own session and process group),
+ * drop supplementary groups, setgid, setuid (checked); then chdir as the identity and execve with
+ * the request's environment (PATH searched in it). (A new session is a new scheduling autogroup,
+ * which made the exec after it slow when the spawner waited on a pipe for the exec; suspended in
+ * vfork it waits no longer with setsid than with setpgid: measured, see NOTES-spawn17.md.)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,30 +44,31 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/socket.h>
-#include <sys/syscall.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #define MAX_FRAME (64u << 20)
 #define MAX_FIELDS 200000
-#define HEADER 32
 #define CWD_FD 9
+#define CHUNK 65536
+/* Past this much unsent output, commands' streams are not read until the executor catches up
+ * (they block on their pipes); replies still queue, so starts and kills are never held up. */
+#define HIGH_WATER (1u << 20)
 
-static const char *sock_path;
 
-static int write_all(int fd, const char *buf, size_t len) {
-  while (len > 0) {
-    ssize_t n = write(fd, buf, len);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return -1;
-    }
-    buf += n;
-    len -= (size_t)n;
-  }
-  return 0;
+/* ---- the reply buffer, flushed to the executor without ever blocking this process ---- */
+
+static char *out;
+static size_t out_len, out_cap;
+
+static void out_room(size_t more) {
+  if (out_len + more <= out_cap) return;
+  size_t cap = out_cap ? out_cap : 1 << 16;
+  while (cap < out_len + more) cap *= 2;
+  char *grown = realloc(out, cap);
+  if (!grown) _exit(1);
+  out = grown;
+  out_cap = cap;
 }
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -69,46 +78,107 @@ static void say(const char *fmt, ...) {
   va_start(ap, fmt);
   int n = vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
-  if (n > 0 && write_all(1, line, (size_t)n) < 0) _exit(0); /* the executor is gone */
+  if (n <= 0 || (size_t)n >= sizeof line) return;
+  out_room((size_t)n);
+  memcpy(out + out_len, line, (size_t)n);
+  out_len += (size_t)n;
 }
 
-static int parse_id(const char *s, long *out) {
+/* Writes what it can; returns -1 when the executor is gone. */
+static int flush_out(void) {
+  size_t done = 0;
+  while (done < out_len) {
+    ssize_t n = write(1, out + done, out_len - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN) break;
+      return -1;
+    }
+    done += (size_t)n;
+  }
+  memmove(out, out + done, out_len - done);
+  out_len -= done;
+  return 0;
+}
+
+/* ---- the commands' streams ---- */
+
+struct stream {
+  int fd;      /* our end of the pipe (non-blocking) */
+  char id[32]; /* the request it belongs to (streams may outlive the command's pid) */
+  int target;  /* 0 (its stdin, written), 1, 2 or 9 (read and relayed) */
+  char *data;  /* stdin only: what is still to write */
+  size_t len, off;
+};
+
+static struct stream *streams;
+static size_t nstreams, streams_cap;
+
+static void add_stream(int fd, const char *id, int target, char *data, size_t len) {
+  if (nstreams == streams_cap) {
+    size_t cap = streams_cap ? streams_cap * 2 : 64;
+    struct stream *grown = realloc(streams, cap * sizeof *grown);
+    if (!grown) _exit(1);
+    streams = grown;
+    streams_cap = cap;
+  }
+  streams[nstreams] = (struct stream){.fd = fd, .target = target, .data = data, .len = len};
+  snprintf(streams[nstreams++].id, sizeof streams->id, "%s", id);
+}
+
+static void drop_stream(size_t i) {
+  close(streams[i].fd);
+  free(streams[i].data);
+  if (streams[i].target != 0) say("E %s %d\n", streams[i].id, streams[i].target);
+  streams[i] = streams[--nstreams];
+}
+
+/* Relays what a command wrote; false when the stream is at its end. */
+static int relay(struct stream *s) {
+  char buf[CHUNK];
+  ssize_t n = read(s->fd, buf, sizeof buf);
+  if (n < 0) return errno == EINTR || errno == EAGAIN;
+  if (n == 0) return 0;
+  say("O %s %d %zd\n", s->id, s->target, n);
+  out_room((size_t)n);
+  memcpy(out + out_len, buf, (size_t)n);
+  out_len += (size_t)n;
+  return 1;
+}
+
+/* Feeds a command's stdin; false when all is written or the command closed it. */
+static int feed(struct stream *s) {
+  while (s->off < s->len) {
+    ssize_t n = write(s->fd, s->data + s->off, s->len - s->off);
+    if (n < 0) return errno == EINTR || errno == EAGAIN;
+    s->off += (size_t)n;
+  }
+  return 0;
+}
+
+/* ---- starting a command ---- */
+
+static int parse_id(const char *s, long *out_v) {
   char *end;
   errno = 0;
   long v = strtol(s, &end, 10);
   if (errno || *end || end == s) return -1;
-  *out = v;
+  *out_v = v;
   return 0;
 }
 
-/* In the child: report why it could not start, then leave. */
-static void fail(int errfd, const char *stage) {
-  char msg[64];
-  int n = snprintf(msg, sizeof msg, "%d %s", errno, stage);
-  if (n > 0) (void)write_all(errfd, msg, (size_t)n);
-  _exit(127);
-}
+struct start {
+  uid_t uid;
+  gid_t gid;
+  const char *cwd;
+  char **argv;
+  char **envp;
+  int fds[4]; /* the child's ends: stdin (or -1 for /dev/null), stdout, stderr, cwd report (or -1) */
+};
 
-/* In the child: one connection to the executor, announced with its id and target descriptor. */
-static int connect_stream(const char *id, int target) {
-  int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (s < 0) return -1;
-  struct sockaddr_un addr = {.sun_family = AF_UNIX};
-  strncpy(addr.sun_path, sock_path, sizeof addr.sun_path - 1);
-  while (connect(s, (struct sockaddr *)&addr, sizeof addr) < 0) {
-    if (errno != EINTR) return -1;
-  }
-  char header[HEADER + 1];
-  int n = snprintf(header, sizeof header, "%s %d", id, target);
-  if (n < 0 || n >= HEADER) return -1;
-  memset(header + n, ' ', HEADER - 1 - n);
-  header[HEADER - 1] = '\n';
-  if (write_all(s, header, HEADER) < 0) return -1;
-  /* Out of the way of the descriptors the command gets (0-2 and 9). */
-  int moved = fcntl(s, F_DUPFD_CLOEXEC, 10);
-  close(s);
-  return moved;
-}
+/* Set by a vfork child that could not start (shared memory until its _exit). */
+static volatile int child_errno;
+static volatile const char *child_stage;
 
 static void exec_in_path(char **argv, char **envp) {
   const char *file = argv[0];
@@ -139,112 +209,155 @@ static void exec_in_path(char **argv, char **envp) {
   errno = seen_eacces ? EACCES : ENOENT;
 }
 
-struct start {
-  const char *id;
-  uid_t uid;
-  gid_t gid;
-  int want_stdin, want_cwdfd;
-  const char *cwd;
-  char **argv;
-  char **envp;
-};
-
-static void child(const struct start *r, int errfd) {
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, NULL);
-  for (int s = 1; s < NSIG; s++) signal(s, SIG_DFL);
-  if (setsid() < 0) fail(errfd, "setsid");
-  int out = connect_stream(r->id, 1), err = connect_stream(r->id, 2);
-  if (out < 0 || err < 0) fail(errfd, "connect");
-  int in = r->want_stdin ? connect_stream(r->id, 0) : open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (in < 0) fail(errfd, "connect");
-  int cwdfd = r->want_cwdfd ? connect_stream(r->id, CWD_FD) : -1;
-  if (r->want_cwdfd && cwdfd < 0) fail(errfd, "connect");
-  if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) fail(errfd, "dup2");
-  if (cwdfd >= 0 && dup2(cwdfd, CWD_FD) < 0) fail(errfd, "dup2");
-  if (setgroups(0, NULL) < 0) fail(errfd, "setgroups");
-  if (setgid(r->gid) < 0) fail(errfd, "setgid");
-  if (setuid(r->uid) < 0) fail(errfd, "setuid");
-  if (getuid() != r->uid || geteuid() != r->uid || getegid() != r->gid) {
-    errno = EPERM;
-    fail(errfd, "setuid");
-  }
-  if (chdir(r->cwd) < 0) fail(errfd, "chdir");
-  exec_in_path(r->argv, r->envp);
-  fail(errfd, "exec");
+/* Makes `fd` the command's descriptor `to`, open across the exec (dup2 onto itself would keep
+ * its close-on-exec flag: a pipe end may already be numbered 9). */
+static int give(int fd, int to) {
+  return fd == to ? fcntl(to, F_SETFD, 0) : dup2(fd, to);
 }
 
-static void start(char **f, size_t nf) {
-  /* S id uid gid stdin cwdfd cwd argc argv... envc env... */
-  if (nf < 8) return;
-  struct start r = {.id = f[1]};
-  long uid, gid, in, cwdfd, argc, envc;
-  if (strlen(r.id) > 24 || parse_id(f[2], &uid) || parse_id(f[3], &gid) || parse_id(f[4], &in) ||
-      parse_id(f[5], &cwdfd) || parse_id(f[7], &argc)) {
-    say("F %s %d request\n", strlen(r.id) > 24 ? "?" : r.id, EINVAL);
-    return;
+/* The vfork child: system calls only (it shares the spawner's memory until the exec). */
+static void __attribute__((noreturn)) child(const struct start *r) {
+#define FAIL(stage)          \
+  do {                       \
+    child_errno = errno;     \
+    child_stage = stage;     \
+    _exit(127);              \
+  } while (0)
+  sigset_t none;
+  sigemptyset(&none);
+  /* Ignored signals stay ignored across an exec: every disposition goes back to the default. */
+  /* Ignored signals stay ignored across an exec: SIGPIPE is the only one (main resets the rest). */
+  signal(SIGPIPE, SIG_DFL);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  if (setsid() < 0) FAIL("setsid");
+  int in = r->fds[0] >= 0 ? r->fds[0] : open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (in < 0) FAIL("open");
+  /* Our ends and every other command's are close-on-exec: the command gets 0-2 (and 9). */
+  if (give(in, 0) < 0 || give(r->fds[1], 1) < 0 || give(r->fds[2], 2) < 0) FAIL("dup2");
+  if (r->fds[3] >= 0 && give(r->fds[3], CWD_FD) < 0) FAIL("dup2");
+  if (setgroups(0, NULL) < 0) FAIL("setgroups");
+  if (setgid(r->gid) < 0) FAIL("setgid");
+  if (setuid(r->uid) < 0) FAIL("setuid");
+  if (getuid() != r->uid || geteuid() != r->uid || getegid() != r->gid) {
+    errno = EPERM;
+    FAIL("setuid");
   }
-  /* Never root: the identities are all unprivileged (the executor checks this too). */
-  if (uid <= 0 || gid <= 0 || argc < 1 || (size_t)(8 + argc) >= nf) {
-    say("F %s %d request\n", r.id, EINVAL);
-    return;
-  }
-  if (parse_id(f[8 + argc], &envc) || envc < 0 || (size_t)(9 + argc + envc) > nf) {
-    say("F %s %d request\n", r.id, EINVAL);
-    return;
-  }
-  r.uid = (uid_t)uid;
-  r.gid = (gid_t)gid;
-  r.want_stdin = in == 1;
-  r.want_cwdfd = cwdfd == 1;
-  r.cwd = f[6];
-  /* The fields are NUL-terminated strings in place; argv and envp need NULL-terminated arrays. */
-  char **argv = calloc((size_t)argc + 1, sizeof *argv);
-  char **envp = calloc((size_t)envc + 1, sizeof *envp);
-  if (!argv || !envp) {
-    say("F %s %d request\n", r.id, ENOMEM);
-    free(argv);
-    free(envp);
-    return;
-  }
-  for (long i = 0; i < argc; i++) argv[i] = f[8 + i];
-  for (long i = 0; i < envc; i++) envp[i] = f[9 + argc + i];
-  r.argv = argv;
-  r.envp = envp;
+  if (chdir(r->cwd) < 0) FAIL("chdir");
+  exec_in_path(r->argv, r->envp);
+  FAIL("exec");
+#undef FAIL
+}
 
-  int errpipe[2];
-  if (pipe2(errpipe, O_CLOEXEC) < 0) {
-    say("F %s %d pipe\n", r.id, errno);
+/* Pipes for the child: its end blocking (as any command expects), ours non-blocking. */
+static int make_pipe(int *ours, int *theirs, int we_read) {
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) < 0) return -1;
+  *ours = we_read ? p[0] : p[1];
+  *theirs = we_read ? p[1] : p[0];
+  fcntl(*ours, F_SETFL, O_NONBLOCK);
+  return 0;
+}
+
+/* The next NUL-terminated field of a frame, or NULL when none is left. */
+static char *next_field(char **at, const char *end) {
+  if (*at >= end) return NULL;
+  char *f = *at;
+  char *nul = memchr(f, '\0', (size_t)(end - f));
+  if (!nul) return NULL;
+  *at = nul + 1;
+  return f;
+}
+
+/* vfork in a frame of its own: nothing of the caller's lives across it. */
+static pid_t __attribute__((noinline)) launch(const struct start *r) {
+  child_errno = 0;
+  child_stage = NULL;
+  pid_t pid = vfork();
+  if (pid == 0) child(r);
+  return pid;
+}
+
+/* Forks and execs one checked request; says P or F. */
+static void spawn_child(const char *id, struct start *r, int cwdfd, const char *in_at, long inlen) {
+  int ours[4] = {-1, -1, -1, -1};
+  char *in_copy = NULL;
+  if (inlen > 0 && !(in_copy = malloc((size_t)inlen))) {
+    say("F %s %d request\n", id, ENOMEM);
+    return;
+  }
+  if (in_copy) memcpy(in_copy, in_at, (size_t)inlen);
+  if ((inlen >= 0 && make_pipe(&ours[0], &r->fds[0], 0) < 0) || make_pipe(&ours[1], &r->fds[1], 1) < 0 ||
+      make_pipe(&ours[2], &r->fds[2], 1) < 0 || (cwdfd && make_pipe(&ours[3], &r->fds[3], 1) < 0)) {
+    say("F %s %d pipe\n", id, errno);
     goto out;
   }
-  pid_t pid = fork();
+  pid_t pid = launch(r);
   if (pid < 0) {
-    say("F %s %d fork\n", r.id, errno);
-    close(errpipe[0]);
-    close(errpipe[1]);
+    say("F %s %d fork\n", id, errno);
     goto out;
   }
-  if (pid == 0) {
-    close(errpipe[0]);
-    child(&r, errpipe[1]);
+  if (child_stage) {
+    /* It never ran the command; its exit is reaped (and reported with a pid nobody knows). */
+    say("F %s %d %s\n", id, child_errno, (const char *)child_stage);
+    goto out;
   }
-  close(errpipe[1]);
-  /* EOF: the exec happened (the pipe was close-on-exec); else the child says why it failed. */
-  char msg[64];
-  ssize_t n;
-  do n = read(errpipe[0], msg, sizeof msg - 1);
-  while (n < 0 && errno == EINTR);
-  close(errpipe[0]);
-  if (n > 0) {
-    msg[n] = '\0';
-    say("F %s %s\n", r.id, msg);
-  } else {
-    say("P %s %d\n", r.id, (int)pid);
+  say("P %s %d\n", id, (int)pid);
+  for (int i = 0; i < 4; i++) {
+    if (ours[i] < 0) continue;
+    if (i == 0) {
+      add_stream(ours[0], id, 0, in_copy, in_copy ? (size_t)inlen : 0);
+      in_copy = NULL;
+    } else {
+      add_stream(ours[i], id, i == 3 ? CWD_FD : i, NULL, 0);
+    }
+    ours[i] = -1;
   }
 out:
-  free(argv);
-  free(envp);
+  for (int i = 0; i < 4; i++) {
+    if (ours[i] >= 0) close(ours[i]);
+    if (r->fds[i] >= 0) close(r->fds[i]);
+  }
+  free(in_copy);
+}
+
+static void start(char *at, const char *end) {
+  /* after "S": id uid gid cwdfd cwd argc argv... envc env... stdinlen <stdin bytes> NUL */
+  char *f[6];
+  long uid, gid, cwdfd, argc, envc = 0, inlen;
+  for (int i = 0; i < 6; i++)
+    if (!(f[i] = next_field(&at, end))) return;
+  const char *id = strlen(f[0]) > 24 ? "?" : f[0];
+  if (id[0] == '?' || parse_id(f[1], &uid) || parse_id(f[2], &gid) || parse_id(f[3], &cwdfd) ||
+      parse_id(f[5], &argc) ||
+      /* Never root: the identities are all unprivileged (the executor checks this too). */
+      uid <= 0 || gid <= 0 || argc < 1 || argc > MAX_FIELDS) {
+    say("F %s %d request\n", id, EINVAL);
+    return;
+  }
+  struct start r = {.uid = (uid_t)uid, .gid = (gid_t)gid, .cwd = f[4], .fds = {-1, -1, -1, -1}};
+  char *field;
+  /* argv and envp point into the frame: they need NULL-terminated arrays. */
+  r.argv = calloc((size_t)argc + 1, sizeof *r.argv);
+  if (!r.argv) goto bad;
+  for (long i = 0; i < argc; i++)
+    if (!(r.argv[i] = next_field(&at, end))) goto bad;
+  if (!(field = next_field(&at, end)) || parse_id(field, &envc) || envc < 0 || envc > MAX_FIELDS) goto bad;
+  r.envp = calloc((size_t)envc + 1, sizeof *r.envp);
+  if (!r.envp) goto bad;
+  for (long i = 0; i < envc; i++)
+    if (!(r.envp[i] = next_field(&at, end))) goto bad;
+  /* The stdin bytes run from after stdinlen's NUL to the frame's final NUL. */
+  if (!(field = next_field(&at, end)) || parse_id(field, &inlen) || inlen < -1 ||
+      end - at != (inlen < 0 ? 0 : inlen))
+    goto bad;
+  spawn_child(id, &r, cwdfd == 1, at, inlen);
+  free(r.argv);
+  free(r.envp);
+  return;
+bad:
+  free(r.argv);
+  free(r.envp);
+  say("F %s %d request\n", id, EINVAL);
 }
 
 static void kill_all(char **f, size_t nf) {
@@ -273,15 +386,19 @@ static void kill_all(char **f, size_t nf) {
 }
 
 static void handle(char *frame, uint32_t len) {
-  static char *fields[MAX_FIELDS];
-  size_t nf = 0;
+  static char *fields[8];
   if (len == 0 || frame[len - 1] != '\0') return;
-  for (uint32_t at = 0; at < len && nf < MAX_FIELDS;) {
-    fields[nf++] = frame + at;
-    at += (uint32_t)strlen(frame + at) + 1;
-  }
-  if (strcmp(fields[0], "S") == 0) start(fields, nf);
-  else if (strcmp(fields[0], "K") == 0) kill_all(fields, nf);
+  /* The frame's final NUL ends its last field (or a start's raw stdin bytes). */
+  const char *end = frame + len - 1;
+  char *at = frame;
+  char *kind = next_field(&at, frame + len);
+  if (!kind) return;
+  if (strcmp(kind, "S") == 0) return start(at, end);
+  if (strcmp(kind, "K") != 0) return;
+  size_t nf = 1;
+  fields[0] = kind;
+  while (nf < 8 && (fields[nf] = next_field(&at, frame + len))) nf++;
+  kill_all(fields, nf);
 }
 
 static void reap(void) {
@@ -294,8 +411,13 @@ static void reap(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2 || strlen(argv[1]) >= sizeof(((struct sockaddr_un *)0)->sun_path)) return 2;
-  sock_path = argv[1];
+  (void)argv;
+  if (argc != 1) return 2;
+  /* 0-2 open, so that no pipe of a command is numbered as one of them (the dup2s would clash). */
+  for (int fd = 0; fd < 3; fd++)
+    if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd) return 1;
+  /* Dispositions are inherited: all default but SIGPIPE's, so a child has only that one to reset. */
+  for (int s = 1; s < NSIG; s++) signal(s, SIG_DFL);
   signal(SIGPIPE, SIG_IGN);
   sigset_t chld;
   sigemptyset(&chld);
@@ -306,15 +428,44 @@ int main(int argc, char **argv) {
   /* Everything of ours is close-on-exec: a command gets only its own streams. */
   fcntl(0, F_SETFD, FD_CLOEXEC);
   fcntl(1, F_SETFD, FD_CLOEXEC);
+  fcntl(1, F_SETFL, fcntl(1, F_GETFL) | O_NONBLOCK);
 
   size_t cap = 1 << 16, have = 0;
   char *buf = malloc(cap);
+  struct pollfd *p = NULL;
+  size_t pcap = 0;
   if (!buf) return 1;
   for (;;) {
-    struct pollfd p[2] = {{.fd = 0, .events = POLLIN}, {.fd = sfd, .events = POLLIN}};
-    if (poll(p, 2, -1) < 0) {
+    if (pcap < nstreams + 3) {
+      pcap = (nstreams + 3) * 2;
+      p = realloc(p, pcap * sizeof *p);
+      if (!p) return 1;
+    }
+    p[0] = (struct pollfd){.fd = 0, .events = POLLIN};
+    p[1] = (struct pollfd){.fd = sfd, .events = POLLIN};
+    /* Room to write is waited for only once a flush fell short. */
+    p[2] = (struct pollfd){.fd = 1, .events = out_len ? POLLOUT : 0};
+    int reading = out_len < HIGH_WATER;
+    for (size_t i = 0; i < nstreams; i++) {
+      /* Not read while the executor is behind (a negative fd is skipped, hangups included). */
+      int skip = streams[i].target != 0 && !reading;
+      p[3 + i] = (struct pollfd){.fd = skip ? -1 : streams[i].fd, .events = streams[i].target == 0 ? POLLOUT : POLLIN};
+    }
+    size_t polled = nstreams;
+    if (poll(p, 3 + polled, -1) < 0) {
       if (errno == EINTR) continue;
       return 1;
+    }
+    /* Streams first (backwards: dropping one moves the last into its place), then exits, so
+     * that a command's last output and its end come before its X line in the same write. */
+    for (size_t i = polled; i-- > 0;) {
+      short rev = p[3 + i].revents;
+      if (!rev) continue;
+      struct stream *s = &streams[i];
+      int more = s->target == 0 ? feed(s) : (rev & POLLIN ? relay(s) : 0);
+      /* POLLHUP with data still in the pipe: read until it is empty. */
+      while (more && s->target != 0 && (rev & POLLHUP) && out_len < HIGH_WATER) more = relay(s);
+      if (!more) drop_stream(i);
     }
     if (p[1].revents & POLLIN) {
       struct signalfd_siginfo si;
@@ -332,11 +483,8 @@ int main(int argc, char **argv) {
       }
       ssize_t n = read(0, buf + have, cap - have);
       if (n == 0) return 0; /* the executor closed us: its commands are its to kill */
-      if (n < 0) {
-        if (errno == EINTR || errno == EAGAIN) continue;
-        return 1;
-      }
-      have += (size_t)n;
+      if (n < 0 && errno != EINTR && errno != EAGAIN) return 1;
+      if (n > 0) have += (size_t)n;
       size_t used = 0;
       while (have - used >= 4) {
         uint32_t len;
@@ -358,5 +506,6 @@ int main(int argc, char **argv) {
       memmove(buf, buf + used, have - used);
       have -= used;
     }
+    if (out_len && flush_out() < 0) return 0; /* the executor is gone */
   }
 }

@@ -3,9 +3,10 @@ import type { Sandbox } from "../../src/sandbox/sandbox.js";
 import { createTestProvider, execAsRoot, serviceContainers, sh, type TestProvider } from "./harness.js";
 
 // Commands start through the image's fork server (images/sandbox/spawner.c) rather than by a fork
-// of the executor: these pin down that everything a command is given is still what the executor
-// decides, that nothing in the sandbox can use the fork server, and that the executor carries on
-// with Node's spawn once the fork server is gone.
+// of the executor, and their streams are relayed by it: these pin down that everything a command
+// is given is still what the executor decides, that its input and output arrive whole, that
+// nothing in the sandbox can use the fork server, and that the executor carries on with Node's
+// spawn once the fork server is gone.
 describe("sandbox fork server", () => {
   let t: TestProvider;
   let sb: Sandbox;
@@ -67,26 +68,51 @@ describe("sandbox fork server", () => {
     expect(home.stderr).toContain("EACCES");
   });
 
-  it("cannot be reached, moved or signalled from the sandbox", async () => {
+  it("cannot be reached or signalled from the sandbox", async () => {
+    // The streams are the spawner's pipes (no socket to connect to); its own descriptors and the
+    // process are root's: the agent can neither open them through /proc nor signal it.
     const r = await sb.exec(
       sh(
         [
-          "d=$(ls -d /tmp/.toolshed-spawn-*)",
-          'stat -c "%U %a" "$d"',
-          'python3 -c "import socket,sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1])" "$d/s" 2>&1 | tail -n1',
-          'mv "$d" /tmp/moved 2>/dev/null || echo no-move',
-          "kill -9 $(pgrep -x toolshed-spawne) 2>/dev/null || echo no-kill",
+          "ls -d /tmp/.toolshed-spawn-* 2>/dev/null || echo no-socket",
+          "s=$(pgrep -x toolshed-spawne)",
+          '(exec 3>"/proc/$s/fd/0") 2>/dev/null || echo no-write',
+          '(exec 3<"/proc/$s/fd/1") 2>/dev/null || echo no-read',
+          'kill -9 "$s" 2>/dev/null || echo no-kill',
+          "stat -L -c %F /proc/self/fd/1",
         ].join("; "),
       ),
     );
-    expect(r.stdout.split("\n")).toEqual([
-      "root 700",
-      expect.stringContaining("PermissionError"),
-      "no-move",
-      "no-kill",
-      "",
-    ]);
+    expect(r.stdout.split("\n")).toEqual(["no-socket", "no-write", "no-read", "no-kill", "fifo", ""]);
     expect(await parentOf()).toContain("toolshed-spawner");
+  });
+
+  it("relays stdin and output whole, bytes as they are, per command, capped by the executor", async () => {
+    const big = "0123456789abcdef".repeat(20_000); // 320 000 bytes: more than a pipe holds
+    const counted = await sb.exec(sh("wc -c", { stdin: big }));
+    expect(counted).toMatchObject({ exitCode: 0, stdout: "320000\n" });
+    // A command that reads none of its stdin still ends; what was not written is dropped.
+    expect((await sb.exec(sh("echo done", { stdin: big }))).stdout).toBe("done\n");
+    // Text that looks like the spawner's own lines goes through as text.
+    const lookalike = "O 1 1 5\nE 1 1\nX 1 0 0\n";
+    expect((await sb.exec(sh("cat", { stdin: lookalike }))).stdout).toBe(lookalike);
+    const capped = await sb.exec(sh("head -c 5000000 /dev/zero | tr '\\0' x", { maxOutputBytes: 100_000 }));
+    expect(capped).toMatchObject({ exitCode: 0, truncated: true });
+    expect(capped.stdout).toBe("x".repeat(100_000));
+    // Readers run side by side: each one's output stays its own.
+    const outs = await Promise.all(
+      ["a", "b", "c"].map((c) =>
+        sb.exec(sh(`for i in $(seq 2000); do echo ${c}; done`, { identity: "reader" })),
+      ),
+    );
+    expect(outs.map((o) => o.stdout)).toEqual(["a", "b", "c"].map((c) => `${c}\n`.repeat(2000)));
+  });
+
+  it("waits for output written after the command exited, by whatever still holds its streams", async () => {
+    const r = await sb.exec(sh("(sleep 0.3; echo late; echo late-err >&2) & echo early"));
+    expect(r).toMatchObject({ exitCode: 0, stdout: "early\nlate\n", stderr: "late-err\n" });
+    // Meanwhile the next command started and ended by itself.
+    expect((await sb.exec(sh("echo next"))).stdout).toBe("next\n");
   });
 
   it("ends a call whose start hangs in the fork server, and kills the command if it starts late", async () => {
@@ -105,7 +131,18 @@ describe("sandbox fork server", () => {
 
   it("carries on with Node's spawn when the fork server is gone", async () => {
     const [info] = await serviceContainers(t.serviceId, "ses_fork");
+    // A command running when the spawner dies loses its relayed streams: its call ends then (exit
+    // unknown) instead of waiting for its timeout, and the command is reported as left running.
+    const running = sb.exec(sh("echo started; exec sleep 733", { timeoutMs: 60_000 }));
+    // Looked for as a reader: an agent call would count the sleep among its own leftovers.
+    let ps = "";
+    for (let i = 0; i < 50 && !ps.includes("sleep 733"); i++)
+      ps = (await sb.exec(sh("ps -eo args=", { identity: "reader" }))).stdout;
+    expect(ps).toContain("sleep 733");
     await execAsRoot(info!.Id, ["sh", "-c", "kill -9 $(pgrep -x toolshed-spawne)"]);
+    const lost = await running;
+    expect(lost).toMatchObject({ exitCode: null, timedOut: false, stdout: "started\n" });
+    expect(lost.leftover?.map((p) => p.cmd)).toContain("sleep 733");
     // The executor notices the exit asynchronously; a call in between may still be refused by it
     // and then fall back, so poll for the parent to be the executor.
     let parent = "";

@@ -150,7 +150,7 @@ export class ExecRun {
         uid: who.uid,
         gid: who.gid,
         cwd,
-        stdin: typeof req.stdin === "string",
+        stdin: typeof req.stdin === "string" ? req.stdin : undefined,
         cwdFd: req.cwdFd === true,
       })
       .then(
@@ -264,7 +264,9 @@ export class ExecRun {
     }
     let exitCode = null;
     const { exit, killedFor } = this;
-    if (exit && !(killedFor && exit.signal === "SIGKILL")) {
+    // Neither code nor signal: the fork server died under it, and how it ended is unknown.
+    const known = exit && (exit.code !== null || exit.signal !== null);
+    if (known && !(killedFor && exit.signal === "SIGKILL")) {
       exitCode = exit.code ?? 128 + (osc.signals[exit.signal] ?? 0);
     }
     const extra = await this.settleProcesses();

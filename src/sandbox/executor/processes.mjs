@@ -1,8 +1,20 @@
 // Finding and ending every process of one uid. A call's processes may leave its process group
 // (setsid, double fork, nohup): the uid is what they cannot leave, so that is what we kill by.
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
 import { forkServer } from "./fork-server.mjs";
+
+// The head of /proc/<pid>/status: its Name, State and Uid lines come within it.
+const STATUS_HEAD = Buffer.alloc(1024);
+
+function statusHead(pid) {
+  const fd = openSync(`/proc/${pid}/status`, "r");
+  try {
+    return STATUS_HEAD.toString("latin1", 0, readSync(fd, STATUS_HEAD, 0, STATUS_HEAD.length, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** pid → short command line of every live process whose real uid is `uid`. */
 export function processesOf(uid) {
@@ -13,11 +25,14 @@ export function processesOf(uid) {
   } catch {
     return found;
   }
+  // Root's for as long as they live, so never read: the init, this process, and the fork server
+  // (our child: its pid cannot be reused before we reap it, which also forgets it).
+  const own = [1, process.pid, forkServer.pid];
   for (const name of entries) {
     const c = name.charCodeAt(0);
-    if (c < 48 || c > 57) continue;
+    if (c < 48 || c > 57 || own.includes(Number(name))) continue;
     try {
-      const status = readFileSync(`/proc/${name}/status`, "latin1");
+      const status = statusHead(name);
       const m = /\nUid:\s+(\d+)/.exec(status);
       // Zombies hold nothing and are reaped by init; they are not "still running".
       if (!m || Number(m[1]) !== uid || /\nState:\s+Z/.test(status)) continue;
