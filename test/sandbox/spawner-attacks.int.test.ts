@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Sandbox } from "../../src/sandbox/sandbox.js";
+import { createTestProvider, sh, type TestProvider } from "./harness.js";
+
+// A hostile command against the fork server that relays its streams (images/sandbox/spawner.c):
+// one that floods from a background writer after it exited, closes its streams, or tries to
+// trace the spawner. The output cap, the timeout's kill and the spawner's isolation must hold,
+// and the next command must run as usual.
+describe("fork server under a hostile command", () => {
+  let t: TestProvider;
+  let sb: Sandbox;
+
+  beforeAll(async () => {
+    t = await createTestProvider();
+    sb = await t.provider.acquire({ sessionId: "ses_spawnatk", tenantId: "ten_a" });
+  });
+  afterAll(async () => t?.cleanup());
+
+  const left = async (name: string) =>
+    (await sb.exec(sh(`pgrep -x ${name} >/dev/null && echo left || echo none`))).stdout;
+
+  it("a background writer in its own session flooding after the command exited: capped, killed at the timeout", async () => {
+    const r = await sb.exec(
+      sh("setsid sh -c 'exec yes flood' & echo early", { maxOutputBytes: 10_000, timeoutMs: 1500 }),
+    );
+    expect(r.truncated).toBe(true);
+    expect(r.stdout.startsWith("early\n")).toBe(true);
+    expect(Buffer.byteLength(r.stdout)).toBeLessThanOrEqual(10_000);
+    // It never ended by itself: the timeout ended the call and killed the writer, session and all.
+    expect(r.timedOut).toBe(true);
+    expect(await left("yes")).toBe("none\n");
+    expect((await sb.exec(sh("echo next"))).stdout).toBe("next\n");
+  });
+
+  it("a command that closes its streams still ends with its exit code; one that hangs so is killed", async () => {
+    expect(await sb.exec(sh("exec >&- 2>&- <&-; sleep 0.2; exit 3"))).toMatchObject({
+      exitCode: 3,
+      stdout: "",
+      stderr: "",
+    });
+    const hung = await sb.exec(sh("exec >&- 2>&-; exec sleep 737", { timeoutMs: 500 }));
+    expect(hung).toMatchObject({ timedOut: true });
+    const ps = (await sb.exec({ argv: ["ps", "-eo", "args="], timeoutMs: 5000, maxOutputBytes: 65536 }))
+      .stdout;
+    expect(ps).not.toContain("sleep 737");
+  });
+
+  it("a flood does not hold up other commands' output through the shared relay", async () => {
+    const order: string[] = [];
+    const mark =
+      <T>(name: string) =>
+      (r: T) => {
+        order.push(name);
+        return r;
+      };
+    const flood = sb
+      .exec(sh("exec yes flood", { maxOutputBytes: 1000, timeoutMs: 3000 }))
+      .then(mark("flood"));
+    const readers = Array.from({ length: 3 }, (_, i) =>
+      sb.exec(sh(`sleep 0.2; echo r${i}`, { identity: "reader" })).then(mark(`r${i}`)),
+    );
+    const outs = await Promise.all(readers);
+    expect(outs.map((o) => o.stdout)).toEqual(["r0\n", "r1\n", "r2\n"]);
+    const f = await flood;
+    expect(f).toMatchObject({ timedOut: true, truncated: true });
+    expect(order.at(-1)).toBe("flood");
+  });
+
+  it("the agent cannot ptrace, stop or read the memory of the spawner", async () => {
+    const script = [
+      "import ctypes, os, subprocess",
+      "pid = int(subprocess.check_output(['pgrep', '-x', 'toolshed-spawne']).split()[0])",
+      "libc = ctypes.CDLL(None, use_errno=True)",
+      "print('attach', libc.ptrace(16, pid, 0, 0), ctypes.get_errno())",
+      "print('seize', libc.ptrace(0x4206, pid, 0, 0), ctypes.get_errno())",
+      "try:",
+      "  open(f'/proc/{pid}/mem', 'rb').read(1); print('mem read')",
+      "except OSError as e: print('mem', e.errno)",
+      "try:",
+      "  os.kill(pid, 19); print('stopped')",
+      "except OSError as e: print('stop', e.errno)",
+    ].join("\n");
+    const r = await sb.exec(sh(`python3 -c "$S"`, { env: { S: script } }));
+    expect(r.stdout.split("\n"), r.stderr).toEqual(["attach -1 1", "seize -1 1", "mem 13", "stop 1", ""]);
+    expect((await sb.exec(sh("echo alive"))).stdout).toBe("alive\n");
+  });
+});
