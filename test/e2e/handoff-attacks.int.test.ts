@@ -128,3 +128,22 @@ it("a call for a session pinned to another host is never run by this process's h
   await h.call("POST", `/v1/jobs/${jid}/cancel`, { key: t.agentKey });
   await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
 }, 60_000);
+
+it("submits racing the session's DELETE: no 500, and every stored call ends", async () => {
+  const t = await seedBashTenant(h.call, "delrace");
+  const sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id as string;
+  const calls = `/v1/sessions/${sid}/calls`;
+  await h.call("POST", `${calls}?wait=60`, { key: t.agentKey, body: bash("true") });
+  const submits = Array.from({ length: 6 }, (_, i) =>
+    h.call("POST", calls, { key: t.agentKey, body: bash(`sleep 0.${i}`) }),
+  );
+  const del = h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
+  const answers = await Promise.all([...submits, del]);
+  for (const a of answers) expect(a.status, JSON.stringify(a.body)).toBeLessThan(500);
+  const stored = answers
+    .slice(0, 6)
+    .filter((a) => a.status === 202 || a.status === 200)
+    .map((a) => a.body.job.id as string);
+  const ended = await waitForJobs(h.call, t.agentKey, stored, undefined, { timeoutMs: 30_000 });
+  for (const j of ended) expect(isFinal(j.status), JSON.stringify(j)).toBe(true);
+}, 60_000);
