@@ -99,6 +99,16 @@ function hasBody(incoming: IncomingMessage): boolean {
 /** The whole body as text (UTF-8, a leading BOM dropped as `Request.text()` does), at most `maxBytes`. */
 function readAll(incoming: IncomingMessage, maxBytes: number): Promise<string> {
   return new Promise((resolve, reject) => {
+    // A client that drops the connection mid-body ends the request with "aborted": its fault,
+    // a 400 like a body cut short through a fetch Request, not an unhandled 500 in the log.
+    const cut = () =>
+      reject(
+        new ValidationError("the request body ended before its declared end", [
+          { path: "", message: "body cut short" },
+        ]),
+      );
+    // It may have gone while authentication ran: its `error` and `close` were emitted already.
+    if (incoming.destroyed) return cut();
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {
@@ -117,15 +127,10 @@ function readAll(incoming: IncomingMessage, maxBytes: number): Promise<string> {
       const text = Buffer.concat(chunks, size).toString("utf8");
       resolve(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
     });
-    // A client that drops the connection mid-body ends the request with "aborted": its fault,
-    // a 400 like a body cut short through a fetch Request, not an unhandled 500 in the log.
-    incoming.once("error", () =>
-      reject(
-        new ValidationError("the request body ended before its declared end", [
-          { path: "", message: "body cut short" },
-        ]),
-      ),
-    );
+    incoming.once("error", cut);
+    incoming.once("close", () => {
+      if (!incoming.readableEnded) cut();
+    });
   });
 }
 
