@@ -10,6 +10,7 @@ import { type ServerType, serve } from "@hono/node-server";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ADMIN_KEY, createApiTestApp } from "../support/harness.js";
 import { NullSandboxProvider } from "../support/null-sandbox.js";
+import { pollUntil } from "../support/wait-for-job.js";
 
 let t: Awaited<ReturnType<typeof createApiTestApp>>;
 let server: ServerType;
@@ -17,7 +18,13 @@ let port: number;
 
 beforeAll(async () => {
   t = await createApiTestApp(new NullSandboxProvider());
-  server = serve({ fetch: t.app.fetch, port: 0, hostname: "127.0.0.1" });
+  // `x-slow-auth` stands for a key check that waits on real I/O (Postgres): the client can go
+  // away before the body is read.
+  const fetch: typeof t.app.fetch = async (req, env) => {
+    if (req.headers.get("x-slow-auth")) await new Promise((r) => setTimeout(r, 300));
+    return t.app.fetch(req, env);
+  };
+  server = serve({ fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise<void>((r) => server.once("listening", () => r()));
   port = (server.address() as AddressInfo).port;
 });
@@ -206,4 +213,21 @@ it("invalid UTF-8, empty bodies and a GET with a body: a 4xx or the plain answer
     ["{}"],
   );
   expect(get.status).toBe(200);
+});
+
+it("a client gone while its key was checked: the request still ends (a 400 in the log), never left pending", async () => {
+  const count = async () =>
+    Number(
+      /toolshed_http_requests_total\{method="POST",status="400"\} (\d+)/.exec(
+        await t.deps.metrics.render(),
+      )?.[1] ?? 0,
+    );
+  const before = await count();
+  const s = await open();
+  s.write(
+    `POST /v1/tenants HTTP/1.1\r\nhost: x\r\n${AUTH}x-slow-auth: 1\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"name":"a`,
+  );
+  await new Promise((r) => setTimeout(r, 50));
+  s.destroy();
+  await pollUntil(count, (n) => n > before, { timeoutMs: 5000, what: "the cut request's 400" });
 });
