@@ -138,7 +138,12 @@ function readAll(incoming: IncomingMessage, maxBytes: number): Promise<string> {
 export async function rawRequest(c: Context): Promise<Request> {
   const raw = c.req.raw;
   const direct = directBodies.get(raw);
-  if (direct !== undefined)
-    return new Request(raw.url, { method: raw.method, headers: raw.headers, body: direct });
+  if (direct !== undefined) {
+    // The text may be shorter than the bytes that came (a byte-order mark dropped): its length is
+    // the new body's own, not the client's.
+    const headers = new Headers(raw.headers);
+    headers.delete("content-length");
+    return new Request(raw.url, { method: raw.method, headers, body: direct });
+  }
   return raw.bodyUsed ? new Request(raw, { body: await c.req.text() }) : raw;
 }

@@ -5,8 +5,10 @@
  * may be left running.
  */
 import { eq } from "drizzle-orm";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { tablesOf } from "../../src/db/db.js";
+import { HostRegistry } from "../../src/jobs/host-registry.js";
 import { ADMIN_KEY, type Harness, seedBashTenant, startHarness } from "../support/harness.js";
 import { isFinal, pollUntil, readJob, waitForJobs } from "../support/wait-for-job.js";
 
@@ -115,7 +117,14 @@ it("a call for a session pinned to another host is never run by this process's h
   const sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id as string;
   const { db } = h.service.deps;
   const { sessions } = tablesOf(db);
-  // Placed on a host no process here is: as if another worker held its container.
+  // Placed on a live host no process here is: as if another worker held its container. (Were
+  // that host dead, this process's placement would rightly take the session over and run it.)
+  const redis = new Redis(h.config.REDIS_URL);
+  try {
+    await new HostRegistry(redis, h.config.QUEUE_PREFIX, 60_000).beat("another-host");
+  } finally {
+    redis.disconnect();
+  }
   await db.update(sessions).set({ hostId: "another-host" }).where(eq(sessions.id, sid));
   const sub = await h.call("POST", `/v1/sessions/${sid}/calls`, { key: t.agentKey, body: bash("true") });
   expect(sub.status, JSON.stringify(sub.body)).toBe(202);
