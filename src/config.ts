@@ -101,6 +101,12 @@ export const Config = z.object({
   WEBHOOK_BACKOFF_MS: int(1000, 0),
   WEBHOOK_TIMEOUT_MS: int(10_000, 100),
   BODY_LIMIT_BYTES: int(1024 * 1024, 1024),
+  /**
+   * How long a client may take to send a whole request, headers and body (Node answers 408 and
+   * closes past it): a client trickling a body cannot hold a connection for Node's 300 s. A
+   * response's wait (`?wait`, SSE) does not count. 120 s lets a 64 MiB transfer through at ~0.6 MB/s.
+   */
+  HTTP_REQUEST_TIMEOUT_MS: int(120_000, 1000),
   /** The largest file upload/download and workspace tar export/import (the request body or the answer). */
   FILE_TRANSFER_MAX_BYTES: int(64 * 1024 * 1024, 1024),
   /** How long a transfer request waits for a worker before it answers 503 naming its job. */

@@ -258,13 +258,18 @@ export async function startService(
       const sessionMcp = new SessionMcpEndpoint(apiPort.sessionMcp, logger, { keyStreams });
       life.started("session mcp endpoint", () => sessionMcp.close());
       const app = createApp({ port: apiPort, sessionMcp, bodyLimitBytes: config.BODY_LIMIT_BYTES, logger });
-      const listening = await listen(app.fetch, config.PORT, config.HOST);
+      const listening = await listen(app.fetch, config.PORT, config.HOST, config.HTTP_REQUEST_TIMEOUT_MS);
       life.started("http server", listening.close);
       ({ url, port } = listening);
       logger.info({ url }, "api listening");
     } else {
       // A lone worker still answers liveness, readiness and metrics, on a port of its own.
-      const listening = await listen(createSystemApp(deps).fetch, config.WORKER_PORT, config.HOST);
+      const listening = await listen(
+        createSystemApp(deps).fetch,
+        config.WORKER_PORT,
+        config.HOST,
+        config.HTTP_REQUEST_TIMEOUT_MS,
+      );
       life.started("system http server", listening.close);
       workerUrl = listening.url;
       logger.info({ url: workerUrl }, "worker listening");
@@ -291,11 +296,26 @@ export async function startService(
   }
 }
 
-/** Serves `fetch` on host:port (0: any free port) until the returned `close`. */
-async function listen(fetch: (req: Request) => Response | Promise<Response>, port: number, host: string) {
+/**
+ * Serves `fetch` on host:port (0: any free port) until the returned `close`; a request not
+ * received whole within `requestTimeoutMs` is answered 408 and its connection closed.
+ */
+async function listen(
+  fetch: (req: Request) => Response | Promise<Response>,
+  port: number,
+  host: string,
+  requestTimeoutMs: number,
+) {
+  // Node looks at its connections' timers every `connectionsCheckingInterval` (30 s by default):
+  // a quarter of the timeout keeps a short timeout close to what it says.
+  const serverOptions = {
+    requestTimeout: requestTimeoutMs,
+    headersTimeout: Math.min(60_000, requestTimeoutMs),
+    connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.floor(requestTimeoutMs / 4))),
+  };
   // A port in use is an error of the start (so the parts started before it are stopped), not a hang.
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve({ fetch, port, hostname: host }, () => {
+    const s = serve({ fetch, port, hostname: host, serverOptions }, () => {
       s.off("error", reject);
       resolve(s);
     });
