@@ -35,7 +35,7 @@ function nodeIncoming(c: Context): IncomingMessage | undefined {
   return incoming instanceof Readable ? (incoming as IncomingMessage) : undefined;
 }
 
-/** Whether this request's JSON body is read straight from Node's stream (see jsonBodyCheck). */
+/** Whether this request's JSON body is read straight from Node's stream (see jsonDepthLimit). */
 export function readsJsonDirectly(c: Context): boolean {
   return nodeIncoming(c) !== undefined && JSON_TYPE.test(c.req.header("content-type") ?? "");
 }

@@ -45,6 +45,11 @@ export interface LocalHandoffOptions {
 export function startLocalHandoff(deps: ServiceDeps, opts: LocalHandoffOptions): LocalHandoff {
   const runs = new Map<string, Ended>();
   let closed = false;
+  // Only this hand-off's own entry: a queue delivery of the same job (queued again for a retry
+  // while this run was ending) registers its own, which its cancels must still reach.
+  const release = (jobId: string, ac: AbortController) => {
+    if (opts.running.get(jobId) === ac) opts.running.delete(jobId);
+  };
   // Never awaited on the call's path: the reconciler looks twice, 250 ms apart, before it acts.
   const hold = (jobId: string) =>
     opts.queue.holdLease(jobId, opts.leaseMs).catch((err: unknown) => {
@@ -75,7 +80,7 @@ export function startLocalHandoff(deps: ServiceDeps, opts: LocalHandoffOptions):
       ).catch((err: unknown) => onError(jobId, err));
     } finally {
       clearInterval(renew);
-      opts.running.delete(jobId);
+      release(jobId, ac);
       void drop(jobId);
     }
     // The row this run stored, or as it is now (a transfer, a retry queued elsewhere).
@@ -114,7 +119,7 @@ export function startLocalHandoff(deps: ServiceDeps, opts: LocalHandoffOptions):
         claim = { kind: "skip", reason: "elsewhere" };
       }
       if (claim.kind !== "run") {
-        opts.running.delete(jobId);
+        release(jobId, ac);
         void drop(jobId);
         // `wait`: an earlier call of the session runs; the queue holds it until it is promoted.
         // `elsewhere`: the session's sandbox is another worker's. Any other skip ended it.

@@ -85,13 +85,13 @@ export class RedisBus implements JobEvents, CancelBus {
     status: JobStatus,
     events: { type: JobEventType; data: unknown }[],
   ): Promise<void> {
-    await this.send(jobId, events, { tenantId, notice: { jobId, status } });
+    await this.send(jobId, events, { tenantId, status });
   }
 
   private async send(
     jobId: string,
     events: { type: JobEventType; data: unknown }[],
-    tenant?: { tenantId: string; notice: JobNotice },
+    tenant?: { tenantId: string; status: JobStatus },
   ): Promise<void> {
     const key = this.key(jobId);
     const multi = this.redis.multi();
@@ -100,11 +100,8 @@ export class RedisBus implements JobEvents, CancelBus {
       multi.xadd(key, "MAXLEN", "~", maxLen, "*", "type", e.type, "data", JSON.stringify(e.data));
     multi.expire(key, this.opts.ttlS).publish(this.channel(jobId), `${this.origin} ${jobId}`);
     if (tenant) {
-      const { tenantId, notice } = tenant;
-      multi.publish(
-        this.tenantChannel,
-        JSON.stringify({ origin: this.origin, tenantId, jobId, status: notice.status }),
-      );
+      const { tenantId, status } = tenant;
+      multi.publish(this.tenantChannel, JSON.stringify({ origin: this.origin, tenantId, jobId, status }));
     }
     const sent = multi.exec();
     // Waiters in this process (serve mode) are woken now, not one round trip later nor by the
@@ -112,7 +109,7 @@ export class RedisBus implements JobEvents, CancelBus {
     // published), and a stream read they issue goes out on this connection behind the XADD, which
     // Redis serves in order, so it sees these events. The same for the tenant's watchers.
     this.notify(jobId);
-    if (tenant) this.notifyTenantWatchers(tenant.tenantId, tenant.notice);
+    if (tenant) this.notifyTenantWatchers(tenant.tenantId, { jobId, status: tenant.status });
     await sent;
   }
 

@@ -60,9 +60,7 @@ export async function executeJob(
   // The claim's row is the `running` row as stored; whatever is sent after its events is sent from
   // callbacks on this promise, which run in the order they were registered, so call order holds.
   const running = Promise.resolve(job);
-  let pending: Promise<unknown> = running
-    .then((row) => row && publishRow(deps, row))
-    .catch((err: unknown) => deps.logger.warn({ err, jobId: job.id }, "reading the running job failed"));
+  let pending: Promise<unknown> = running.then((row) => publishRow(deps, row));
   const afterRunning = (send: () => Promise<unknown>) => {
     pending = Promise.all([pending, running.then(send).catch(() => undefined)]);
   };
