@@ -48,6 +48,9 @@ function blocker(db: Db, onlyUnsafe: boolean) {
   );
 }
 
+/** The finish's status: `cancelled` for a job flagged for cancellation when `cancelWins` is 1. */
+const finalStatus = sql`case when ${p("cancelWins")} = 1 and ${jobs.cancelRequested} = 1 then 'cancelled' else ${p("status")} end`;
+
 function build(db: Db) {
   return {
     blockedByAny: blocker(db, false),
@@ -71,11 +74,11 @@ function build(db: Db) {
     finish: db
       .update(jobs)
       .set({
-        status: into(jobs.status, "status"),
+        status: finalStatus,
         result: into(jobs.result, "result"),
         finishedAt: into(jobs.finishedAt, "now"),
         error: into(jobs.error, "error"),
-        attempts: closeLastAttempt(p("now"), p("status")),
+        attempts: closeLastAttempt(p("now"), finalStatus),
       })
       .where(
         sql`${jobs.id} = ${p("id")} and ${jobs.status} not in ('succeeded','failed','denied','cancelled','interrupted')`,

@@ -60,7 +60,9 @@ export async function executeJob(
   // The claim's row is the `running` row as stored; whatever is sent after its events is sent from
   // callbacks on this promise, which run in the order they were registered, so call order holds.
   const running = Promise.resolve(job);
-  let pending: Promise<unknown> = running.then((row) => publishRow(deps, row));
+  let pending: Promise<unknown> = running.then((row) =>
+    publishRow(deps, row, claim.atInsert ? ["queued"] : []),
+  );
   const afterRunning = (send: () => Promise<unknown>) => {
     pending = Promise.all([pending, running.then(send).catch(() => undefined)]);
   };
@@ -145,11 +147,12 @@ export async function executeJob(
     deps.logger.error({ err: guard.crash, jobId: job.id, tool: job.tool }, "tool threw");
     return failJob(deps, job.id, guard.message);
   }
-  const cancelled = signal.aborted || (await deps.store.findJob(job.id))?.cancelRequested === true;
-  const status = statusOf(response, cancelled);
-  const final = await finishJob(deps, job.id, status, toResult(response));
+  // A cancel this worker was not told about (its message lost) is on the row: the finish reads
+  // the flag itself and stores `cancelled` then.
+  const status = statusOf(response, signal.aborted);
+  const final = await finishJob(deps, job.id, status, toResult(response), { cancelWins: true });
   if (final) {
-    deps.metrics.jobFinished(status, job);
+    deps.metrics.jobFinished(final.status, job);
     afterRunning(() => publishRow(deps, final));
   }
   await pending;
