@@ -3,7 +3,8 @@
  * of its floors, measured in the same run: the bare HTTP round trip, the executor's protocol
  * (`stat`), its `readFile`, a process start inside the container (`true`, `bash -c "echo hi"`) and a
  * raw dockerode exec in the same container; then throughput with 20 and 50 sessions next to raw
- * `docker exec` at the same concurrency; the ratios the latency work aims at; a cold session start
+ * `docker exec` at the same concurrency (the HTTP load from this thread, then from a client on its
+ * own thread, bench/load-thread.ts); the ratios the latency work aims at; a cold session start
  * next to a raw hardened `docker run`; and the same table under gVisor when runsc is registered.
  */
 
@@ -15,6 +16,7 @@ import Dockerode from "dockerode";
 import { startService } from "../src/cli/compose.js";
 import { runtimeRegistered } from "../src/sandbox/sandbox-runtime.js";
 import { sessionPaths } from "../src/sandbox/session-paths.js";
+import { loadOnThread } from "./load-thread.js";
 import {
   fmt,
   measureRawDockerExec,
@@ -206,6 +208,18 @@ async function runOnce(opts: Options): Promise<void> {
           }),
         );
         const ours = (width * perSession) / ((performance.now() - t0) / 1000);
+        // The same load again from a client on its own thread (as a real client is: elsewhere).
+        const apart = await loadOnThread({
+          base,
+          key: agent,
+          sids,
+          perSession,
+          tool: "Bash",
+          input: { command: "echo hi" },
+        });
+        failures += apart.failures;
+        if (apart.failures > 0) lastFailure = apart.lastFailure;
+        const oursApart = apart.calls / apart.seconds;
         // The same number of concurrent `docker exec`s of the same command, one per container.
         const perExec = 4;
         const containers = await Promise.all(sids.map(containerOf));
@@ -218,6 +232,9 @@ async function runOnce(opts: Options): Promise<void> {
         const rawRate = (width * perExec) / ((performance.now() - t0) / 1000);
         console.log(
           `throughput ${width} sessions: ${ours.toFixed(1)} Bash echo calls/s over HTTP; raw docker exec ${rawRate.toFixed(1)}/s at ${width} concurrent; ratio ${(ours / rawRate).toFixed(1)} (≥ 10 at 50)`,
+        );
+        console.log(
+          `  client on its own thread: ${oursApart.toFixed(1)} calls/s; ratio ${(oursApart / rawRate).toFixed(1)}`,
         );
       }
       const cold = await timeEach(5, async () => call(await newSession(), "Bash", { command: "true" }));
