@@ -1,5 +1,5 @@
 import type { Socket } from "node:net";
-import { RequestNotDeliveredError } from "./executor-channel.js";
+import { CONNECTION_DONE, RequestNotDeliveredError } from "./executor-channel.js";
 import { LineSplitter } from "./line-splitter.js";
 import {
   type ExecRequest,
@@ -42,12 +42,17 @@ export function execOverSocket(sock: Socket, req: ExecRequest, acks: Acks = []):
       truncated: out.stdout.truncated || out.stderr.truncated,
       durationMs: Date.now() - started,
     });
-    const settle = (result: ExecResult | Error): void => {
+    // `answered`: the command's end came whole with no cancel sent: the connection is clean and
+    // may serve another request.
+    const settle = (result: ExecResult | Error, answered = false): void => {
       if (settled) return;
       settled = true;
       clearTimeout(backstop);
       req.signal?.removeEventListener("abort", onAbort);
-      sock.destroy();
+      sock.off("data", onData);
+      sock.off("close", onClose);
+      if (answered && !cancelled) sock.emit(CONNECTION_DONE);
+      else sock.destroy();
       if (result instanceof Error) reject(result);
       else resolve(result);
     };
@@ -62,6 +67,8 @@ export function execOverSocket(sock: Socket, req: ExecRequest, acks: Acks = []):
     let backstop = setTimeout(() => settle(partial(true)), backstopMs);
 
     const splitter = new LineSplitter(EXEC_LINE_BYTES, (line) => {
+      // A line after the end is out of turn: the connection is not to be trusted again.
+      if (settled) return void sock.destroy();
       const msg = parse(line);
       if (msg?.t === "a" && !acked) {
         acked = true;
@@ -72,7 +79,7 @@ export function execOverSocket(sock: Socket, req: ExecRequest, acks: Acks = []):
         // A throwing listener must not break the protocol; streaming is best effort.
         if (kept && msg.r !== 1) safely(() => req.onOutput?.(stream, kept));
       } else if (msg?.t === "x") {
-        settle({
+        const result = {
           exitCode: typeof msg.exitCode === "number" ? msg.exitCode : null,
           stdout: out.stdout.text(),
           stderr: out.stderr.text(),
@@ -81,23 +88,26 @@ export function execOverSocket(sock: Socket, req: ExecRequest, acks: Acks = []):
           truncated: msg.truncated === true || out.stdout.truncated || out.stderr.truncated,
           durationMs: typeof msg.durationMs === "number" ? msg.durationMs : Date.now() - started,
           ...processReport(msg),
-        });
+        };
+        settle(result, true);
       } else {
         settle(new SandboxUnavailableError("executor sent an unexpected message"));
       }
     });
-    sock.on("data", (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       try {
         splitter.push(chunk);
       } catch (err) {
         settle(new SandboxUnavailableError("executor protocol error", { cause: err }));
       }
-    });
-    sock.once("close", () => {
+    };
+    const onClose = () => {
       if (cancelled) settle(partial(false));
       else if (!acked) settle(new RequestNotDeliveredError());
       else settle(new SandboxUnavailableError("sandbox stopped while the command ran"));
-    });
+    };
+    sock.on("data", onData);
+    sock.once("close", onClose);
 
     if (req.signal?.aborted) {
       cancelled = true;
@@ -214,40 +224,49 @@ function fileOp(sock: Socket, request: Message, path: string, maxLineBytes: numb
   return new Promise((resolve, reject) => {
     let settled = false;
     let acked = false;
-    const settle = (result: Message | Error): void => {
+    // `answered`: the executor's answer came whole (a result or its own error): the connection
+    // is clean and may serve another request.
+    const settle = (result: Message | Error, answered: boolean): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      sock.destroy();
+      sock.off("data", onData);
+      sock.off("close", onClose);
+      if (answered) sock.emit(CONNECTION_DONE);
+      else sock.destroy();
       if (result instanceof Error) reject(result);
       else resolve(result);
     };
     const timer = setTimeout(
-      () => settle(new SandboxUnavailableError(`executor did not answer ${request.op} in time`)),
+      () => settle(new SandboxUnavailableError(`executor did not answer ${request.op} in time`), false),
       FILE_OP_TIMEOUT_MS,
     );
     const splitter = new LineSplitter(maxLineBytes, (line) => {
+      // A line after the answer is out of turn: the connection is not to be trusted again.
+      if (settled) return void sock.destroy();
       const msg = parse(line);
       if (msg?.t === "a" && !acked) acked = true;
-      else if (msg?.t === "r") settle(msg);
+      else if (msg?.t === "r") settle(msg, true);
       else if (msg?.t === "e")
-        settle(new SandboxFileError(errnoCode(msg.code), path, String(msg.message ?? "")));
-      else settle(badReply(path));
+        settle(new SandboxFileError(errnoCode(msg.code), path, String(msg.message ?? "")), true);
+      else settle(badReply(path), false);
     });
-    sock.on("data", (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       try {
         splitter.push(chunk);
       } catch (err) {
-        settle(new SandboxUnavailableError("executor protocol error", { cause: err }));
+        settle(new SandboxUnavailableError("executor protocol error", { cause: err }), false);
       }
-    });
-    sock.once("close", () =>
+    };
+    const onClose = () =>
       settle(
         acked
           ? new SandboxUnavailableError(`sandbox stopped during ${request.op}`)
           : new RequestNotDeliveredError(),
-      ),
-    );
+        false,
+      );
+    sock.on("data", onData);
+    sock.once("close", onClose);
     sock.write(`${JSON.stringify(request)}\n`);
   });
 }

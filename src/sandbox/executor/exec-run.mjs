@@ -120,14 +120,21 @@ export class ExecRun {
     if (this.final) return reply(sock, this.final);
     if (this.sub && this.sub !== sock) this.sub.destroy();
     this.sub = sock;
-    sock.on("toolshed-cancel", () => this.kill("cancel"));
-    sock.once("close", () => {
+    const onCancel = () => this.kill("cancel");
+    const onClose = () => {
       if (this.sub !== sock) return;
       this.sub = null;
       // A keyed call belongs to its job, not to this connection: it runs on until a worker
       // re-attaches or its timeout. Unkeyed calls (library use) end with their connection.
       if (!this.keyed) this.kill("cancel");
-    });
+    };
+    sock.on("toolshed-cancel", onCancel);
+    sock.once("close", onClose);
+    // Answered: the connection may serve another request, which these must not hear.
+    this.detach = () => {
+      sock.off("toolshed-cancel", onCancel);
+      sock.off("close", onClose);
+    };
   }
 
   start(resolveCwd) {
@@ -359,7 +366,11 @@ export class ExecRun {
     clearTimeout(this.timer);
     this.final = final;
     this.onDone?.();
-    if (this.sub) reply(this.sub, final);
+    if (this.sub) {
+      this.detach?.();
+      reply(this.sub, final);
+      this.sub = null;
+    }
   }
 }
 
@@ -367,6 +378,17 @@ export function send(sock, msg) {
   if (!sock.destroyed) sock.write(`${JSON.stringify(msg)}\n`);
 }
 
+/** The message that ends a request. */
 export function reply(sock, msg) {
-  if (!sock.destroyed) sock.end(`${JSON.stringify(msg)}\n`);
+  replyLine(sock, JSON.stringify(msg));
+}
+
+/**
+ * Ends a request with `line`: the connection stays open for the next one where the executor
+ * offered that (`toolshedDone`), else it is closed after the line.
+ */
+export function replyLine(sock, line) {
+  if (sock.destroyed) return;
+  if (sock.toolshedDone) sock.toolshedDone(`${line}\n`);
+  else sock.end(`${line}\n`);
 }

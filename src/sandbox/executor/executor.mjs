@@ -8,18 +8,19 @@
 //   exec  → {"op":"exec", argv, cwd, env, stdin, timeoutMs, maxOutputBytes, as, key, cwdFd, acks}
 //   file  → {"op":"readFile"|"writeFile"|"stat"|"realPath", path, ..., key, acks}
 //   spawn → {"op":"spawn", argv, cwd, env, as} then {"op":"stdin"|"eof"|"kill"} lines
-//   all   ← {"t":"hello",...} on connect; {"t":"a"} once a request arrived; then
+//   all   ← {"t":"hello","v":3,...} on connect; {"t":"a"} once a request arrived; then
 //   exec  ← {"t":"o","s":1|2,"d":text[,"r":1 replayed]} ... {"t":"x", exitCode, timedOut, ...}
 //   file  ← {"t":"r",...} or {"t":"e", code, message}
 // A request with a `key` is remembered (call-memo.mjs): sent again, it re-attaches or answers
-// what it answered before; it never runs twice.
+// what it answered before; it never runs twice. Protocol 3: once a request (other than spawn) is
+// answered, its connection takes the next request; the host may also just close it.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import * as path from "node:path";
 import { CallMemo, validKey } from "./call-memo.mjs";
-import { ExecRun, reply, send } from "./exec-run.mjs";
+import { ExecRun, reply, replyLine, send } from "./exec-run.mjs";
 import { FileClient } from "./file-client.mjs";
 import { forkServer } from "./fork-server.mjs";
 import { identitiesFrom, ReaderPool } from "./identities.mjs";
@@ -60,16 +61,19 @@ function topUp() {
 function dial() {
   spares++;
   const sock = connect(SOCKET);
-  let used = false;
+  // `busy` while a request is served on it; a connection whose request was answered whole is a
+  // spare again (protocol 3: the host reuses it for its next request instead of a new dial).
+  let busy = false;
   sock.on("error", () => {});
-  sock.once("connect", () => send(sock, { t: "hello", v: 2, token: TOKEN, boot: BOOT }));
+  sock.once("connect", () => send(sock, { t: "hello", v: 3, token: TOKEN, boot: BOOT }));
   sock.once("close", () => {
-    if (used) return;
+    if (busy) return;
     spares--;
+    if (spares >= SPARES) return;
     setTimeout(topUp, backoffMs);
     backoffMs = Math.min(backoffMs * 2, 500);
   });
-  readLines(sock, (line, first) => {
+  readLines(sock, (line) => {
     let msg;
     try {
       msg = JSON.parse(line);
@@ -79,15 +83,26 @@ function dial() {
       sock.destroy();
       return;
     }
-    if (!first) {
+    if (busy) {
       if (msg.op === "cancel") sock.emit("toolshed-cancel");
       else sock.emit("toolshed-msg", msg);
       return;
     }
-    used = true;
+    // A cancel that crossed its request's answer: that request is over.
+    if (msg.op === "cancel") return;
+    busy = true;
     spares--;
     backoffMs = 20;
     topUp();
+    // The answer that ends a request (reply()) leaves the connection open and spare again, except
+    // a long-lived process's: its connection is its own until it ends.
+    if (msg.op !== "spawn")
+      sock.toolshedDone = (line) => {
+        sock.toolshedDone = undefined;
+        sock.write(line);
+        busy = false;
+        spares++;
+      };
     memo.ack(msg.acks);
     // The ack tells the host the request arrived: without it, a retry cannot run anything twice.
     send(sock, { t: "a" });
@@ -99,7 +114,6 @@ function dial() {
 function readLines(sock, onLine) {
   let parts = [];
   let size = 0;
-  let first = true;
   sock.on("data", (chunk) => {
     let start = 0;
     for (;;) {
@@ -116,8 +130,7 @@ function readLines(sock, onLine) {
       parts = [];
       size = 0;
       start = nl + 1;
-      onLine(line, first);
-      first = false;
+      onLine(line);
     }
   });
 }
@@ -127,11 +140,7 @@ async function handle(sock, msg) {
   if (msg.op === "spawn")
     return runSpawn(sock, msg, { name: "mcp", ...ids.mcp, identity: ids.mcp }, resolveCwd);
   if (msg.op === "ping") return reply(sock, { t: "r", boot: BOOT });
-  if (FILE_OPS.has(msg.op)) {
-    const line = await fileOp(msg);
-    if (!sock.destroyed) sock.end(`${line}\n`);
-    return;
-  }
+  if (FILE_OPS.has(msg.op)) return replyLine(sock, await fileOp(msg));
   return reply(sock, { t: "e", code: "EINVAL", message: `unknown op ${msg.op}` });
 }
 
