@@ -231,3 +231,27 @@ function freeSlots(handoff: CallHandoff): number {
   for (const slot of taken) slot.release();
   return taken.length;
 }
+
+it("safe calls submitted behind a running unsafe one wait for it; with nothing unsafe ahead, its insert claims it", async () => {
+  const { t, sid, calls } = await pinnedSession("safe");
+  const rules = { allow: ["Bash", "Read"], deny: [], ask: [] };
+  await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, { key: t.adminKey, body: rules });
+  const write = await h.call("POST", calls, {
+    key: t.agentKey,
+    body: bash("sleep 0.3; echo written > /workspace/f"),
+  });
+  expect(write.body.job.status).toBe("running");
+  const read = (p: string) => ({ tool: "Read", input: { file_path: p } });
+  const reads = await Promise.all([
+    h.call("POST", calls, { key: t.agentKey, body: read("/workspace/f") }),
+    h.call("POST", calls, { key: t.agentKey, body: read("/workspace/f") }),
+  ]);
+  for (const r of reads) expect(r.body.job?.status, JSON.stringify(r.body)).toBe("queued");
+  const done = await waitForJobs(h.call, t.agentKey, [write.body.job.id, ...reads.map((r) => r.body.job.id)]);
+  expect(done.map((j) => j.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
+  for (const j of done.slice(1)) expect(JSON.stringify(j.result.content)).toContain("written");
+  // Nothing unsafe ahead: a safe call is claimed by its own insert.
+  const alone = await h.call("POST", calls, { key: t.agentKey, body: read("/workspace/f") });
+  expect(alone.body.job.status).toBe("running");
+  await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
+}, 60_000);
