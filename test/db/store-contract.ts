@@ -249,6 +249,49 @@ export function storeContract(
         expect((await f.session(s.sessionId)).nextSeq).toBe(2);
       });
 
+      it("concurrent inserts that claim (two connections) start only the earliest call that may run", async () => {
+        await f.pin(s.sessionId, "host-a");
+        const claim = { worker: W1.worker, hostId: "host-a" };
+        // Unsafe only, safe only, then mixed: each round starts with nothing queued or running.
+        const patterns = [
+          [0, 0, 0, 0, 0, 0],
+          [1, 1, 1, 1, 1, 1],
+          [1, 1, 0, 1, 0, 1],
+          [0, 1, 1, 0, 1, 1],
+        ];
+        for (const pattern of patterns) {
+          const rows = pattern.map((safe) => jobRow(s, { concurrencySafe: safe === 1 }));
+          const outs = await Promise.all(
+            rows.map((row, i) =>
+              (i % 2 === 0 ? f.store : f.other).insertClaimed(row, decisionAudit(row), { claim }),
+            ),
+          );
+          const bySeq = rows
+            .map((row, i) => ({ row, out: outs[i]! }))
+            .sort((a, b) => (a.row.seq ?? 0) - (b.row.seq ?? 0));
+          // Every call of the round is queued or running: an unsafe call may start only as the
+          // round's first, a safe one only behind safe ones; else it waits for an earlier call it
+          // conflicts with (any one: SQLite names whichever its index finds first).
+          bySeq.forEach(({ row, out }, i) => {
+            const earlier = bySeq.slice(0, i).map((x) => x.row);
+            const conflicts = earlier
+              .filter((e) => !row.concurrencySafe || !e.concurrencySafe)
+              .map((e) => e.id);
+            const claimed = out.kind === "stored" ? out.claim : undefined;
+            if (conflicts.length === 0) expect(claimed?.kind, JSON.stringify(pattern)).toBe("run");
+            else expect(claimed?.kind === "wait" && conflicts.includes(claimed.blockedBy)).toBe(true);
+          });
+          const expected = bySeq.map((_, i) => {
+            const { row } = bySeq[i]!;
+            const earlier = bySeq.slice(0, i).map((x) => x.row);
+            return earlier.some((e) => !row.concurrencySafe || !e.concurrencySafe) ? "queued" : "running";
+          });
+          const stored = await Promise.all(bySeq.map(({ row }) => f.store.findJob(row.id)));
+          expect(stored.map((r) => r?.status)).toEqual(expected);
+          for (const { row } of bySeq) await f.store.finish(row.id, "succeeded", ok("done"));
+        }
+      });
+
       it("holds a job back behind an earlier unsafe one; safe calls run side by side", async () => {
         const unsafe = await submit(f.store);
         const safe1 = await submit(f.store, { concurrencySafe: true });

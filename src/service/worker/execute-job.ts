@@ -52,6 +52,9 @@ export async function executeJob(
     built = await sessionToolkit(deps, session, { wrap: (t) => guard.wrap(t), mcps });
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
+    // Announced as a run that starts is (below, off the hot path), so that a follower sees
+    // `running`, and `queued` for a row its insert claimed (published nowhere else), before `failed`.
+    await publishRow(deps, job, claim.atInsert ? ["queued"] : []);
     return failJob(deps, job.id, `Error: ${err.message}`);
   }
   const { toolkit, activeGroups } = built;
