@@ -108,15 +108,20 @@ export function startLocalHandoff(deps: ServiceDeps, opts: LocalHandoffOptions):
   };
 
   return {
-    reserve(jobId) {
+    reserve(jobId, sessionId) {
       if (closed || opts.running.size >= opts.concurrency || !deps.hostId) return undefined;
       // Listening for cancels before the row exists, as the queue's worker does before its claim.
       const ac = new AbortController();
       opts.running.set(jobId, ac);
       void hold(jobId);
       let settled = false;
+      const sandbox = deps.sandboxes.knownInstance?.(sessionId);
       return {
-        claim: { worker: workerIdentity(), hostId: deps.hostId },
+        claim: {
+          worker: workerIdentity(),
+          hostId: deps.hostId,
+          ...(sandbox ? { sandbox } : {}),
+        },
         run(claim) {
           if (settled) return;
           settled = true;

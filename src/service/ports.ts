@@ -151,7 +151,7 @@ export interface ServiceDeps {
  * full, closing); store and queue the call as usual.
  */
 export interface CallHandoff {
-  reserve(jobId: string): HandoffSlot | undefined;
+  reserve(jobId: string, sessionId: string): HandoffSlot | undefined;
   /**
    * While `jobId` runs here: resolves with its row once this run ended (final, or back to
    * `queued` for a retry elsewhere). Undefined when it does not run here.

@@ -188,7 +188,8 @@ export function storeContract(
       });
 
       it("an insert claims its own row (insertClaimed) only where the session is pinned", async () => {
-        const claim = { worker: W1.worker, hostId: "host-a" };
+        // The executor instance the run will likely use is recorded on its attempt up front.
+        const claim = { worker: W1.worker, hostId: "host-a", sandbox: "boot-1" };
         const put = async (over: Partial<JobRow> = {}) => {
           const row = jobRow(s, over);
           return { row, out: await f.store.insertClaimed(row, decisionAudit(row), { claim }) };
@@ -209,7 +210,9 @@ export function storeContract(
         expect(d.out.kind === "stored" && d.out.claim.kind).toBe("run");
         const stored = await f.store.findJob(d.row.id);
         expect(stored).toMatchObject({ status: "running", runs: 1, seq: 4 });
-        expect(stored?.attempts?.map((x) => [x.n, x.worker, x.endedAt])).toEqual([[1, W1.worker, undefined]]);
+        expect(stored?.attempts?.map((x) => [x.n, x.worker, x.sandbox, x.endedAt])).toEqual([
+          [1, W1.worker, "boot-1", undefined],
+        ]);
         expect(d.out.kind === "stored" && d.out.claim.kind === "run" && d.out.claim.job.id).toBe(d.row.id);
         expect(await f.auditKinds(d.row.id)).toEqual(["decision"]);
         // It is running: another claimer (not taking over) skips it.

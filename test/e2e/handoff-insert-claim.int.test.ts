@@ -110,8 +110,8 @@ it("a cancel between the insert that claimed the call and its run: the command n
   let start: (() => void) | undefined;
   // The run starts only once the test says so: the row is `running` (attempt 1) meanwhile.
   h.service.deps.handoff = {
-    reserve: (jobId) => {
-      const slot = real.reserve(jobId);
+    reserve: (jobId, sessionId) => {
+      const slot = real.reserve(jobId, sessionId);
       return (
         slot && {
           claim: slot.claim,
@@ -151,8 +151,8 @@ it("every reserved slot is given back, whatever the submit's end; no lease or ru
   const real = h.service.deps.handoff as CallHandoff;
   const slots = new Map<string, string[]>();
   h.service.deps.handoff = {
-    reserve: (jobId) => {
-      const slot = real.reserve(jobId);
+    reserve: (jobId, sessionId) => {
+      const slot = real.reserve(jobId, sessionId);
       if (!slot) return undefined;
       const ends: string[] = [];
       slots.set(jobId, ends);
@@ -224,7 +224,7 @@ it("every reserved slot is given back, whatever the submit's end; no lease or ru
 function freeSlots(handoff: CallHandoff): number {
   const taken: HandoffSlot[] = [];
   for (let i = 0; i < 8; i++) {
-    const slot = handoff.reserve(`job_probe_${i}`);
+    const slot = handoff.reserve(`job_probe_${i}`, "ses_probe");
     if (!slot) break;
     taken.push(slot);
   }

@@ -75,8 +75,8 @@ it("a call whose process stopped between its row and its run is queued again and
   const real = h.service.deps.handoff as CallHandoff;
   const dropped: string[] = [];
   h.service.deps.handoff = {
-    reserve: (jobId) => {
-      const slot = real.reserve(jobId);
+    reserve: (jobId, sessionId) => {
+      const slot = real.reserve(jobId, sessionId);
       slot?.release();
       return slot && { claim: slot.claim, run: () => void dropped.push(jobId), release: () => {} };
     },

@@ -4,7 +4,7 @@
  * (claim, attempt, finish, queue position, successors and audit: ~0.5 ms of a warm call).
  * Values reach them as placeholders; each column's own encoder still applies (JSON columns).
  */
-import { type AnyColumn, and, count, eq, gt, inArray, lt, Param, sql } from "drizzle-orm";
+import { type AnyColumn, and, count, eq, getTableColumns, gt, inArray, lt, Param, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
 import { perDatabase } from "../prepared.js";
 import { audit, jobs, sessions } from "../schema.js";
@@ -53,6 +53,11 @@ const finalStatus = sql`case when ${p("cancelWins")} = 1 and ${jobs.cancelReques
 
 function build(db: Db) {
   return {
+    // Every column a placeholder of its own name: a whole JobRow is the statement's parameters.
+    insertJob: db
+      .insert(jobs)
+      .values(Object.fromEntries(Object.keys(getTableColumns(jobs)).map((k) => [k, p(k)])) as never)
+      .prepare(),
     blockedByAny: blocker(db, false),
     blockedByUnsafe: blocker(db, true),
     claim: db

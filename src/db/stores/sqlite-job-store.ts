@@ -55,7 +55,7 @@ export class SqliteJobStore implements JobStore {
           row.seq = takeSeq(this.db, row.sessionId);
           if (claimFor) claim = this.claimNew(row, claimFor);
         }
-        tx.insert(jobs).values(row).run();
+        jobStatementsFor(this.db).insertJob.run(row);
         writeAudit(this.db, entry);
         return { kind: "stored", claim };
       });

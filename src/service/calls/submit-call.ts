@@ -67,7 +67,7 @@ export async function submitCall(
   // (in another process the unique index is what stops it), and so may concurrent submits that
   // all passed the early quota check: the write is what holds the tenant to its limit.
   // A call this process's worker can run now is claimed by its own insert (one transaction).
-  const slot = row.status === "queued" ? deps.handoff?.reserve(row.id) : undefined;
+  const slot = row.status === "queued" ? deps.handoff?.reserve(row.id, row.sessionId) : undefined;
   let stored: InsertClaimed;
   try {
     stored = await insertUnlessKeyTaken(deps, p, row, maxActiveCalls, slot?.claim);
