@@ -97,7 +97,10 @@ const perCall = (m: Map<string, number>, n: number) =>
   [...m].map(([k, v]) => [k, v / n] as const).sort((a, b) => b[1] - a[1]);
 const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
 
-/** `--profile <file>`: a CPU profile of the warm Reads alone (open it in Chrome's DevTools). */
+/**
+ * `--profile <file>` / `--profile-bash <file>`: a CPU profile of the warm Reads (Bash calls)
+ * alone (open it in Chrome's DevTools).
+ */
 async function profiled<T>(file: string | undefined, work: () => Promise<T>): Promise<T> {
   if (!file) return work();
   const session = new Session();
@@ -115,8 +118,14 @@ async function profiled<T>(file: string | undefined, work: () => Promise<T>): Pr
 }
 
 export async function run(args: string[]): Promise<void> {
-  const at = args.indexOf("--profile");
-  const profileFile = at >= 0 ? args.splice(at, 2)[1] : undefined;
+  const option = (name: string) => {
+    const at = args.indexOf(name);
+    return at >= 0 ? args.splice(at, 2)[1] : undefined;
+  };
+  const profiles: Record<string, string | undefined> = {
+    "warm Read": option("--profile"),
+    "warm Bash": option("--profile-bash"),
+  };
   const n = Number(args[0] ?? 300);
   const counter = countStatements();
   const dataDir = mkdtempSync(join(tmpdir(), "tsb-"));
@@ -148,7 +157,7 @@ export async function run(args: string[]): Promise<void> {
     console.log(`one warm session, ${n} calls each (service and client in this process)`);
     const costs: [string, Cost][] = [];
     for (const [label, once] of kinds) {
-      const c = await profiled(label.startsWith("warm Read") ? profileFile : undefined, () =>
+      const c = await profiled(profiles[label.slice(0, 9)], () =>
         measure(n, redis, counter, once),
       );
       costs.push([label, c]);

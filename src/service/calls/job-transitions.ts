@@ -5,7 +5,7 @@ import type { JobRow, JobStatus, StoredResult } from "../../db/rows.js";
 import type { FinishOptions } from "../../db/store.js";
 import { asUnavailable, UnavailableError } from "../../errors.js";
 import type { Logger } from "../../log.js";
-import type { ServiceDeps } from "../ports.js";
+import type { JobEventType, ServiceDeps } from "../ports.js";
 import { recordWebhookEvents } from "../webhooks/record-events.js";
 import { fairPriority } from "./fair-priority.js";
 
@@ -74,22 +74,42 @@ export async function publishState(
  * `earlier`: statuses the row went through unpublished (an insert that claimed its row stored it
  * `running` at once): their events go first, in the same write.
  */
-export async function publishRow(
+export function publishRow(
   deps: Pick<ServiceDeps, "events" | "logger"> & Partial<Pick<ServiceDeps, "db" | "webhooks">>,
   row: JobRow,
   earlier: readonly JobStatus[] = [],
-) {
+): Promise<void> {
+  return publishEvents(deps, row, [...earlier.map(statusEvent), ...rowEvents(row)], earlier);
+}
+
+type EventInput = { type: JobEventType; data: unknown };
+
+/** A status event. */
+export const statusEvent = (status: JobStatus): EventInput => ({ type: "status", data: { status } });
+
+/** The events of a row's status: the status, and the result once final. */
+export function rowEvents(row: JobRow): EventInput[] {
+  const events = [statusEvent(row.status)];
+  if (row.result && isTerminal(row.status))
+    events.push({ type: "result", data: { status: row.status, result: row.result } });
+  return events;
+}
+
+/**
+ * publishRow with its events given: `events` (in order, ending with the row's own, rowEvents)
+ * in one write, with the tenant's notice of the row's status; `passed`: statuses among them the
+ * row went through before, logged as transitions too. Never throws.
+ */
+export async function publishEvents(
+  deps: Pick<ServiceDeps, "events" | "logger"> & Partial<Pick<ServiceDeps, "db" | "webhooks">>,
+  row: JobRow,
+  events: EventInput[],
+  passed: readonly JobStatus[] = [],
+): Promise<void> {
   const jobId = row.id;
-  for (const status of earlier) logTransition(deps.logger, { ...row, status });
+  for (const status of passed) logTransition(deps.logger, { ...row, status });
   logTransition(deps.logger, row);
   try {
-    const events: { type: "status" | "result"; data: unknown }[] = [
-      ...earlier.map((status) => ({ type: "status" as const, data: { status } })),
-      { type: "status", data: { status: row.status } },
-    ];
-    if (row.result && isTerminal(row.status)) {
-      events.push({ type: "result", data: { status: row.status, result: row.result } });
-    }
     await deps.events.publishStatus(jobId, row.tenantId, row.status, events);
   } catch (err) {
     deps.logger.warn({ err, jobId }, "publishing job events failed");

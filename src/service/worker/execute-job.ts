@@ -22,6 +22,7 @@ import { setSessionCwd } from "../sessions/sessions.js";
 import { saveActiveGroups } from "../sessions/tool-list.js";
 import { type Claim, failJob, recordAttemptSandbox, wakeSuccessors } from "./claim-job.js";
 import { jobSandbox } from "./job-sandbox.js";
+import { RunEvents } from "./run-events.js";
 import { runTransfer } from "./run-transfer.js";
 import { interruptedText, judgeTakeover } from "./takeover.js";
 
@@ -57,17 +58,8 @@ export async function executeJob(
     return failJob(deps, job.id, `Error: ${err.message}`);
   }
   const { toolkit, activeGroups } = built;
-  // Events are published off the critical path, each sent at once (appends keep call order, see
-  // JobEvents): the result's events then follow the chunks without waiting for their round trips.
-  // The claim's row is the `running` row as stored; whatever is sent after its events is sent from
-  // callbacks on this promise, which run in the order they were registered, so call order holds.
-  const running = Promise.resolve(job);
-  let pending: Promise<unknown> = running.then((row) =>
-    publishRow(deps, row, claim.atInsert ? ["queued"] : []),
-  );
-  const afterRunning = (send: () => Promise<unknown>) => {
-    pending = Promise.all([pending, running.then(send).catch(() => undefined)]);
-  };
+  // The run's events go out off the critical path, in as few writes as their order allows.
+  const events = new RunEvents(deps, job, claim.atInsert ? ["queued"] : []);
   const seen = new Set<string>();
   // Only deltas become `chunk` events: a chunk that completes the response (`isLast`, such as
   // Bash's whole output after its live pieces) reaches clients once, in the `result` event.
@@ -75,12 +67,11 @@ export async function executeJob(
     if (chunk.isLast || seen.has(chunk.id)) return;
     seen.add(chunk.id);
     const stream = chunk.metadata.stream;
-    const data = {
+    events.chunk({
       content: chunk.content,
       state: chunk.state,
       ...(typeof stream === "string" ? { stream } : {}),
-    };
-    afterRunning(() => deps.events.append(job.id, { type: "chunk", data }));
+    });
   };
   let unavailable: SandboxUnavailableError | undefined;
   const jsb = jobSandbox({
@@ -104,7 +95,6 @@ export async function executeJob(
     throw err;
   });
   if (verdict.kind === "interrupt") {
-    await pending;
     const text = textResult(interruptedText(verdict.why), "interrupted");
     const final = await finishJob(deps, job.id, "interrupted", text);
     if (final) {
@@ -112,8 +102,8 @@ export async function executeJob(
       await writeAudit(deps.db, { ...auditKeys(job), kind: "attempt", actorKeyId: null, data });
       deps.metrics.jobFinished("interrupted", job);
       deps.logger.warn({ jobId: job.id, why: verdict.why }, "job interrupted, not run again");
-      await publishRow(deps, final);
     }
+    await events.end(final);
     await wakeSuccessors(deps, job);
     return final;
   }
@@ -147,7 +137,7 @@ export async function executeJob(
   };
 
   const response = await toolkit.callTool(job.tool, job.input, ctx, { callId: job.id });
-  if (unavailable || crash) await pending;
+  if (unavailable || crash) await events.end();
   if (unavailable) throw unavailable;
   if (crash) {
     // The tool's own database step (the session's cwd, its task list): done again once it is back.
@@ -159,11 +149,8 @@ export async function executeJob(
   // the flag itself and stores `cancelled` then.
   const status = statusOf(response, signal.aborted);
   const final = await finishJob(deps, job.id, status, toResult(response), { cancelWins: true });
-  if (final) {
-    deps.metrics.jobFinished(final.status, job);
-    afterRunning(() => publishRow(deps, final));
-  }
-  await pending;
+  if (final) deps.metrics.jobFinished(final.status, job);
+  await events.end(final);
   // Stored: the executor may forget what it kept for this job.
   jsb.used()?.acknowledge?.(job.id);
   await wakeSuccessors(deps, job);
