@@ -185,8 +185,9 @@ describe("sandbox exec", () => {
     for (const [start] of spans) expect(start! < earliestEnd!).toBe(true);
   });
 
-  it("reaps zombies through the init", async () => {
-    // The orphaned grandchild is reparented to PID 1, which must reap it once it exits.
+  it("reaps zombies", async () => {
+    // The orphaned grandchild is reparented to the fork server (PID 1 without it), which must
+    // reap it once it exits.
     await sb.exec(sh("(sleep 0.2 &) ; true"));
     await new Promise((r) => setTimeout(r, 600));
     const r = await sb.exec(sh("ps -eo stat= | grep -c '^Z' || true"));

@@ -87,7 +87,11 @@ function dial() {
     used = true;
     spares--;
     backoffMs = 20;
-    topUp();
+    // A dial costs this process ~0.1 ms, which would sit between the request and its command's
+    // start: with a spare left, the next one is dialled once this connection closes (the host has
+    // its answer). With none left (requests side by side, a long-lived process), at once.
+    if (spares === 0 || msg.op === "spawn") topUp();
+    else sock.once("close", topUp);
     memo.ack(msg.acks);
     // The ack tells the host the request arrived: without it, a retry cannot run anything twice.
     send(sock, { t: "a" });

@@ -10,13 +10,14 @@
 // without it, a spawner that died): the caller then uses Node's spawn, as before.
 import { spawn as nodeSpawn } from "node:child_process";
 import { EventEmitter } from "node:events";
-import { existsSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync } from "node:fs";
 import { constants as osc } from "node:os";
 import { Readable } from "node:stream";
 
 export const SPAWNER_BIN = "/usr/local/libexec/toolshed-spawner";
 const CWD_FD = 9;
 const NL = 0x0a;
+const CHILDREN_PEEK = Buffer.alloc(64);
 const SIGNAL_NAMES = Object.fromEntries(Object.entries(osc.signals).map(([name, n]) => [n, name]));
 
 class ForkedChild extends EventEmitter {
@@ -92,6 +93,7 @@ export class ForkServer {
     this.byId = new Map(); // request id → ForkedChild, until its streams ended (O and E name the request)
     this.kills = new Map(); // id → resolve(ok)
     this.rest = null; // unparsed bytes of the spawner's output
+    this.adopts = false; // the spawner said it adopts the commands' orphans (R)
   }
 
   /** Starts the spawner when the image has one; resolves either way (false: not available). */
@@ -118,6 +120,28 @@ export class ForkServer {
   /** The spawner's pid while it runs (it is root's; processes.mjs skips it). */
   get pid() {
     return this.proc?.pid;
+  }
+
+  /**
+   * True when nothing the spawner started (a command, or any process below one) is alive. It
+   * adopts the commands' orphans, so a live one is its child or below one: its children list
+   * (one look under the kernel's lock) is then not empty. False when that cannot be told (no
+   * spawner, an older one, a kernel without the list) or when it has any child at all.
+   */
+  nothingAlive() {
+    const pid = this.proc?.pid;
+    if (!this.adopts || pid === undefined) return false;
+    try {
+      const fd = openSync(`/proc/${pid}/task/${pid}/children`, "r");
+      try {
+        // One read: the kernel lists the children in it, or none (0 bytes).
+        return readSync(fd, CHILDREN_PEEK, 0, CHILDREN_PEEK.length, null) === 0;
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      return false;
+    }
   }
 
   /**
@@ -216,6 +240,8 @@ export class ForkServer {
       const sig = Number(c);
       // Its streams may outlive it (a background process holding them): they go on by request id.
       child.exited(sig ? null : code, sig ? (SIGNAL_NAMES[sig] ?? `SIG${sig}`) : null);
+    } else if (kind === "R") {
+      this.adopts = true;
     } else if (kind === "K") {
       const resolve = this.kills.get(a);
       this.kills.delete(a);
@@ -227,6 +253,7 @@ export class ForkServer {
   lost() {
     if (this.proc === null && this.pending.size === 0 && this.byId.size === 0) return;
     this.proc = null;
+    this.adopts = false;
     for (const [id, entry] of this.pending) {
       entry.reject(Object.assign(new Error("the fork server stopped"), { code: "EIO" }));
       this.pending.delete(id);
