@@ -17,7 +17,7 @@ import { Readable } from "node:stream";
 export const SPAWNER_BIN = "/usr/local/libexec/toolshed-spawner";
 const CWD_FD = 9;
 const NL = 0x0a;
-const CHILDREN_PEEK = Buffer.alloc(64);
+const PROC_PEEK = Buffer.alloc(512);
 const SIGNAL_NAMES = Object.fromEntries(Object.entries(osc.signals).map(([name, n]) => [n, name]));
 
 class ForkedChild extends EventEmitter {
@@ -84,6 +84,16 @@ class ForkedChild extends EventEmitter {
   }
 }
 
+/** Bytes read in one read() of a /proc file into PROC_PEEK. */
+function readProc(file) {
+  const fd = openSync(file, "r");
+  try {
+    return readSync(fd, PROC_PEEK, 0, PROC_PEEK.length, null);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export class ForkServer {
   constructor() {
     this.proc = null;
@@ -125,20 +135,20 @@ export class ForkServer {
   /**
    * True when nothing the spawner started (a command, or any process below one) is alive. It
    * adopts the commands' orphans, so a live one is its child or below one: its children list
-   * (one look under the kernel's lock) is then not empty. False when that cannot be told (no
-   * spawner, an older one, a kernel without the list) or when it has any child at all.
+   * (one look under the kernel's lock) is then not empty. That holds only while the spawner
+   * itself has not exited (its children then went to the init), so its state is read after the
+   * list. False when that cannot be told (no spawner, an older one, a kernel without the list)
+   * or when it has any child at all.
    */
   nothingAlive() {
     const pid = this.proc?.pid;
     if (!this.adopts || pid === undefined) return false;
     try {
-      const fd = openSync(`/proc/${pid}/task/${pid}/children`, "r");
-      try {
-        // One read: the kernel lists the children in it, or none (0 bytes).
-        return readSync(fd, CHILDREN_PEEK, 0, CHILDREN_PEEK.length, null) === 0;
-      } finally {
-        closeSync(fd);
-      }
+      if (readProc(`/proc/${pid}/task/${pid}/children`) !== 0) return false;
+      // "pid (toolshed-spawne) S ...": a zombie (Z) or a dying task (X) no longer adopts anything.
+      const stat = PROC_PEEK.toString("latin1", 0, readProc(`/proc/${pid}/stat`));
+      const state = stat[stat.lastIndexOf(")") + 2];
+      return state !== undefined && state !== "Z" && state !== "X";
     } catch {
       return false;
     }
