@@ -90,7 +90,10 @@ export class ExecutorChannel {
     return this.open > 0;
   }
 
-  /** An idle executor connection, dedicated to one request; the caller ends or destroys it. */
+  /**
+   * An idle executor connection, dedicated to one request; the caller destroys it, or hands it
+   * back with a 'toolshed-idle' event once its request was answered cleanly.
+   */
   take(timeoutMs: number): Promise<Socket> {
     for (let sock = this.idle.shift(); sock; sock = this.idle.shift()) {
       if (!sock.destroyed && sock.writable) return Promise.resolve(sock);
@@ -200,6 +203,16 @@ export class ExecutorChannel {
       if (this.open === 0) this.failWaitersUnlessRedialled();
     });
     sock.on("error", () => {});
+    // Its request was answered and nothing followed (executor-client.ts): it serves the next.
+    sock.on("toolshed-idle", () => {
+      if (this.closed || sock.destroyed || !sock.writable) sock.destroy();
+      else this.offer(sock);
+    });
+    this.offer(sock);
+  }
+
+  /** A proven connection, free for a request: to the longest waiter, else to the idle pool. */
+  private offer(sock: Socket): void {
     const waiter = this.waiters.shift();
     if (waiter) {
       clearTimeout(waiter.timer);

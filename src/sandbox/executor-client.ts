@@ -42,12 +42,15 @@ export function execOverSocket(sock: Socket, req: ExecRequest, acks: Acks = []):
       truncated: out.stdout.truncated || out.stderr.truncated,
       durationMs: Date.now() - started,
     });
-    const settle = (result: ExecResult | Error): void => {
+    // `answered`: the executor's last line came (its connection may serve another request).
+    const settle = (result: ExecResult | Error, answered = false): void => {
       if (settled) return;
       settled = true;
       clearTimeout(backstop);
       req.signal?.removeEventListener("abort", onAbort);
-      sock.destroy();
+      // After a cancel the executor may still read it as the next request's line: not reused.
+      if (answered && !cancelled) replies.answered();
+      else replies.end();
       if (result instanceof Error) reject(result);
       else resolve(result);
     };
@@ -61,8 +64,16 @@ export function execOverSocket(sock: Socket, req: ExecRequest, acks: Acks = []):
     const backstopMs = Math.min(Math.max(req.timeoutMs, 0) + EXEC_GRACE_MS, 2 ** 31 - 1);
     let backstop = setTimeout(() => settle(partial(true)), backstopMs);
 
-    const splitter = new LineSplitter(EXEC_LINE_BYTES, (line) => {
-      const msg = parse(line);
+    const replies = readReplies(sock, EXEC_LINE_BYTES, {
+      onLine: (msg) => onLine(msg),
+      onBroken: (err) => settle(new SandboxUnavailableError("executor protocol error", { cause: err })),
+      onClose: () => {
+        if (cancelled) settle(partial(false));
+        else if (!acked) settle(new RequestNotDeliveredError());
+        else settle(new SandboxUnavailableError("sandbox stopped while the command ran"));
+      },
+    });
+    const onLine = (msg: Message | null): void => {
       if (msg?.t === "a" && !acked) {
         acked = true;
       } else if (msg?.t === "o" && typeof msg.d === "string") {
@@ -72,32 +83,23 @@ export function execOverSocket(sock: Socket, req: ExecRequest, acks: Acks = []):
         // A throwing listener must not break the protocol; streaming is best effort.
         if (kept && msg.r !== 1) safely(() => req.onOutput?.(stream, kept));
       } else if (msg?.t === "x") {
-        settle({
-          exitCode: typeof msg.exitCode === "number" ? msg.exitCode : null,
-          stdout: out.stdout.text(),
-          stderr: out.stderr.text(),
-          timedOut: msg.timedOut === true,
-          cancelled: msg.cancelled === true || cancelled,
-          truncated: msg.truncated === true || out.stdout.truncated || out.stderr.truncated,
-          durationMs: typeof msg.durationMs === "number" ? msg.durationMs : Date.now() - started,
-          ...processReport(msg),
-        });
+        settle(
+          {
+            exitCode: typeof msg.exitCode === "number" ? msg.exitCode : null,
+            stdout: out.stdout.text(),
+            stderr: out.stderr.text(),
+            timedOut: msg.timedOut === true,
+            cancelled: msg.cancelled === true || cancelled,
+            truncated: msg.truncated === true || out.stdout.truncated || out.stderr.truncated,
+            durationMs: typeof msg.durationMs === "number" ? msg.durationMs : Date.now() - started,
+            ...processReport(msg),
+          },
+          true,
+        );
       } else {
         settle(new SandboxUnavailableError("executor sent an unexpected message"));
       }
-    });
-    sock.on("data", (chunk: Buffer) => {
-      try {
-        splitter.push(chunk);
-      } catch (err) {
-        settle(new SandboxUnavailableError("executor protocol error", { cause: err }));
-      }
-    });
-    sock.once("close", () => {
-      if (cancelled) settle(partial(false));
-      else if (!acked) settle(new RequestNotDeliveredError());
-      else settle(new SandboxUnavailableError("sandbox stopped while the command ran"));
-    });
+    };
 
     if (req.signal?.aborted) {
       cancelled = true;
@@ -214,11 +216,12 @@ function fileOp(sock: Socket, request: Message, path: string, maxLineBytes: numb
   return new Promise((resolve, reject) => {
     let settled = false;
     let acked = false;
-    const settle = (result: Message | Error): void => {
+    const settle = (result: Message | Error, answered = false): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      sock.destroy();
+      if (answered) replies.answered();
+      else replies.end();
       if (result instanceof Error) reject(result);
       else resolve(result);
     };
@@ -226,30 +229,81 @@ function fileOp(sock: Socket, request: Message, path: string, maxLineBytes: numb
       () => settle(new SandboxUnavailableError(`executor did not answer ${request.op} in time`)),
       FILE_OP_TIMEOUT_MS,
     );
-    const splitter = new LineSplitter(maxLineBytes, (line) => {
-      const msg = parse(line);
-      if (msg?.t === "a" && !acked) acked = true;
-      else if (msg?.t === "r") settle(msg);
-      else if (msg?.t === "e")
-        settle(new SandboxFileError(errnoCode(msg.code), path, String(msg.message ?? "")));
-      else settle(badReply(path));
+    const replies = readReplies(sock, maxLineBytes, {
+      onLine: (msg) => {
+        if (msg?.t === "a" && !acked) acked = true;
+        else if (msg?.t === "r") settle(msg, true);
+        else if (msg?.t === "e")
+          settle(new SandboxFileError(errnoCode(msg.code), path, String(msg.message ?? "")), true);
+        else settle(badReply(path));
+      },
+      onBroken: (err) => settle(new SandboxUnavailableError("executor protocol error", { cause: err })),
+      onClose: () =>
+        settle(
+          acked
+            ? new SandboxUnavailableError(`sandbox stopped during ${request.op}`)
+            : new RequestNotDeliveredError(),
+        ),
     });
-    sock.on("data", (chunk: Buffer) => {
-      try {
-        splitter.push(chunk);
-      } catch (err) {
-        settle(new SandboxUnavailableError("executor protocol error", { cause: err }));
-      }
-    });
-    sock.once("close", () =>
-      settle(
-        acked
-          ? new SandboxUnavailableError(`sandbox stopped during ${request.op}`)
-          : new RequestNotDeliveredError(),
-      ),
-    );
     sock.write(`${JSON.stringify(request)}\n`);
   });
+}
+
+/** One request's reading of its connection; it ends with `answered()` or `end()`. */
+interface Replies {
+  /**
+   * The executor's last line for this request came: once the chunk that carried it is read, the
+   * connection goes back to its channel for the next request ('toolshed-idle', see
+   * ExecutorChannel), unless anything followed that line (then it is closed).
+   */
+  answered(): void;
+  /** Closes the connection. */
+  end(): void;
+}
+
+/** Reads the executor's reply lines to one request on its dedicated connection. */
+function readReplies(
+  sock: Socket,
+  maxLineBytes: number,
+  on: { onLine(msg: Message | null): void; onBroken(err: unknown): void; onClose(): void },
+): Replies {
+  let last = false;
+  let stray = false;
+  let done = false;
+  let reading = false;
+  const splitter = new LineSplitter(maxLineBytes, (line) => {
+    if (last) stray = true;
+    else on.onLine(parse(line));
+  });
+  const onData = (chunk: Buffer): void => {
+    reading = true;
+    try {
+      splitter.push(chunk);
+    } catch (err) {
+      on.onBroken(err);
+    }
+    reading = false;
+    if (last && !done) release();
+  };
+  const release = (): void => {
+    done = true;
+    sock.off("data", onData);
+    sock.off("close", on.onClose);
+    if (stray || splitter.pending) sock.destroy();
+    else sock.emit("toolshed-idle");
+  };
+  sock.on("data", onData);
+  sock.once("close", on.onClose);
+  return {
+    answered: () => {
+      last = true;
+      if (!reading && !done) release();
+    },
+    end: () => {
+      done = true;
+      sock.destroy();
+    },
+  };
 }
 
 /** Keeps at most `limit` UTF-8 bytes of text; the executor caps too, this guards the host. */

@@ -117,17 +117,19 @@ export class ExecRun {
   /** Attaches a host connection; a re-attach first replays what was kept, marked `r`. */
   attach(sock, replay) {
     if (replay) for (const ev of this.events) send(sock, { ...ev, r: 1 });
-    if (this.final) return reply(sock, this.final);
+    if (this.final) return answer(sock, this.final);
     if (this.sub && this.sub !== sock) this.sub.destroy();
     this.sub = sock;
-    sock.on("toolshed-cancel", () => this.kill("cancel"));
-    sock.once("close", () => {
+    this.onCancel = () => this.kill("cancel");
+    this.onClose = () => {
       if (this.sub !== sock) return;
       this.sub = null;
       // A keyed call belongs to its job, not to this connection: it runs on until a worker
       // re-attaches or its timeout. Unkeyed calls (library use) end with their connection.
       if (!this.keyed) this.kill("cancel");
-    });
+    };
+    sock.on("toolshed-cancel", this.onCancel);
+    sock.once("close", this.onClose);
   }
 
   start(resolveCwd) {
@@ -359,7 +361,13 @@ export class ExecRun {
     clearTimeout(this.timer);
     this.final = final;
     this.onDone?.();
-    if (this.sub) reply(this.sub, final);
+    const sock = this.sub;
+    if (!sock) return;
+    // The connection may serve another request: nothing of this call stays on it.
+    this.sub = null;
+    sock.off("toolshed-cancel", this.onCancel);
+    sock.off("close", this.onClose);
+    answer(sock, final);
   }
 }
 
@@ -367,6 +375,21 @@ export function send(sock, msg) {
   if (!sock.destroyed) sock.write(`${JSON.stringify(msg)}\n`);
 }
 
+/** A request's last line, after which its connection is closed. */
 export function reply(sock, msg) {
   if (!sock.destroyed) sock.end(`${JSON.stringify(msg)}\n`);
+}
+
+/**
+ * A request's last line, after which its connection may carry another request: the executor
+ * (which owns the connection) takes it back on 'toolshed-done', or closes it.
+ */
+export function answer(sock, msg) {
+  answerLine(sock, JSON.stringify(msg));
+}
+
+export function answerLine(sock, line) {
+  if (sock.destroyed) return;
+  sock.write(`${line}\n`);
+  sock.emit("toolshed-done");
 }

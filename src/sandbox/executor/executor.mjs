@@ -12,14 +12,16 @@
 //   exec  ← {"t":"o","s":1|2,"d":text[,"r":1 replayed]} ... {"t":"x", exitCode, timedOut, ...}
 //   file  ← {"t":"r",...} or {"t":"e", code, message}
 // A request with a `key` is remembered (call-memo.mjs): sent again, it re-attaches or answers
-// what it answered before; it never runs twice.
+// what it answered before; it never runs twice. After an exec's "x" or a file op's or ping's
+// answer the connection may carry the host's next request (never before: one at a time);
+// spawn and failed requests end theirs.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import * as path from "node:path";
 import { CallMemo, validKey } from "./call-memo.mjs";
-import { ExecRun, reply, send } from "./exec-run.mjs";
+import { answer, answerLine, ExecRun, reply, send } from "./exec-run.mjs";
 import { FileClient } from "./file-client.mjs";
 import { forkServer } from "./fork-server.mjs";
 import { identitiesFrom, ReaderPool } from "./identities.mjs";
@@ -60,16 +62,25 @@ function topUp() {
 function dial() {
   spares++;
   const sock = connect(SOCKET);
-  let used = false;
+  // Serving a request; between requests the connection is one of the spares.
+  let busy = false;
   sock.on("error", () => {});
   sock.once("connect", () => send(sock, { t: "hello", v: 2, token: TOKEN, boot: BOOT }));
   sock.once("close", () => {
-    if (used) return;
+    if (busy) return;
     spares--;
     setTimeout(topUp, backoffMs);
     backoffMs = Math.min(backoffMs * 2, 500);
   });
-  readLines(sock, (line, first) => {
+  // The request's last line is sent (answer): the connection is a spare again, unless there are
+  // enough of them. The host sends another request on it only after that line.
+  sock.on("toolshed-done", () => {
+    sock.off("close", topUp);
+    if (spares >= SPARES) return sock.end();
+    busy = false;
+    spares++;
+  });
+  readLines(sock, (line) => {
     let msg;
     try {
       msg = JSON.parse(line);
@@ -79,17 +90,19 @@ function dial() {
       sock.destroy();
       return;
     }
-    if (!first) {
+    if (busy) {
       if (msg.op === "cancel") sock.emit("toolshed-cancel");
       else sock.emit("toolshed-msg", msg);
       return;
     }
-    used = true;
+    // A cancel of a request already answered: nothing is left to cancel.
+    if (msg.op === "cancel") return;
+    busy = true;
     spares--;
     backoffMs = 20;
     // A dial costs this process ~0.1 ms, which would sit between the request and its command's
-    // start: with a spare left, the next one is dialled once this connection closes (the host has
-    // its answer). With none left (requests side by side, a long-lived process), at once.
+    // start: with a spare left, the next one is dialled only if this connection closes (the host
+    // has its answer). With none left (requests side by side, a long-lived process), at once.
     if (spares === 0 || msg.op === "spawn") topUp();
     else sock.once("close", topUp);
     memo.ack(msg.acks);
@@ -103,7 +116,6 @@ function dial() {
 function readLines(sock, onLine) {
   let parts = [];
   let size = 0;
-  let first = true;
   sock.on("data", (chunk) => {
     let start = 0;
     for (;;) {
@@ -120,8 +132,7 @@ function readLines(sock, onLine) {
       parts = [];
       size = 0;
       start = nl + 1;
-      onLine(line, first);
-      first = false;
+      onLine(line);
     }
   });
 }
@@ -130,12 +141,8 @@ async function handle(sock, msg) {
   if (msg.op === "exec") return exec(sock, msg);
   if (msg.op === "spawn")
     return runSpawn(sock, msg, { name: "mcp", ...ids.mcp, identity: ids.mcp }, resolveCwd);
-  if (msg.op === "ping") return reply(sock, { t: "r", boot: BOOT });
-  if (FILE_OPS.has(msg.op)) {
-    const line = await fileOp(msg);
-    if (!sock.destroyed) sock.end(`${line}\n`);
-    return;
-  }
+  if (msg.op === "ping") return answer(sock, { t: "r", boot: BOOT });
+  if (FILE_OPS.has(msg.op)) return answerLine(sock, await fileOp(msg));
   return reply(sock, { t: "e", code: "EINVAL", message: `unknown op ${msg.op}` });
 }
 
