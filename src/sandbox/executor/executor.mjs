@@ -72,11 +72,10 @@ function dial() {
     setTimeout(topUp, backoffMs);
     backoffMs = Math.min(backoffMs * 2, 500);
   });
-  // The request's last line is sent (answer): the connection is a spare again, unless there are
-  // enough of them. The host sends another request on it only after that line.
+  // The request's last line is sent (answer): the connection is a spare again. The host sends
+  // another request on it only after that line, and closes those it has too many of.
   sock.on("toolshed-done", () => {
     sock.off("close", topUp);
-    if (spares >= SPARES) return sock.end();
     busy = false;
     spares++;
   });
