@@ -10,9 +10,10 @@ import { pollUntil } from "../support/wait-for-job.js";
 // started is alive (fork-server.mjs#nothingAlive). Stand-ins for the spawner, real processes read
 // through this machine's /proc, pin down when that proof may be given.
 interface ForkServerLike {
-  adopts: boolean;
+  adopted: unknown;
   proc: { pid?: number; kill?: (signal: string) => void } | null;
   start(bin: string): Promise<boolean>;
+  onLine(line: string): void;
   nothingAlive(): boolean;
 }
 const modulePath = "../../src/sandbox/executor/fork-server.mjs";
@@ -24,8 +25,8 @@ describe("fork server: nothing alive", () => {
   const servers: ForkServerLike[] = [];
   const told = (server: ForkServerLike) =>
     pollUntil(
-      () => server.adopts,
-      (adopts) => adopts,
+      () => server.adopted,
+      (adopted) => adopted !== null,
       { timeoutMs: 10_000, intervalMs: 10, what: "the stand-in's R line" },
     );
 
@@ -75,12 +76,13 @@ describe("fork server: nothing alive", () => {
     );
     const server = new ForkServer();
     server.proc = { pid: zombie };
-    server.adopts = true;
     await pollUntil(
       () => readFileSync(`/proc/${zombie}/stat`, "latin1"),
       (stat) => stat.includes(") Z "),
       { timeoutMs: 10_000, intervalMs: 10, what: "the zombie" },
     );
+    server.onLine("R");
+    expect(server.adopted).not.toBeNull();
     expect(server.nothingAlive()).toBe(false);
   });
 });

@@ -84,14 +84,9 @@ class ForkedChild extends EventEmitter {
   }
 }
 
-/** Bytes read in one read() of a /proc file into PROC_PEEK. */
-function readProc(file) {
-  const fd = openSync(file, "r");
-  try {
-    return readSync(fd, PROC_PEEK, 0, PROC_PEEK.length, null);
-  } finally {
-    closeSync(fd);
-  }
+/** Bytes read in one read() from the start of an open /proc file (generated again per read). */
+function readProc(fd) {
+  return readSync(fd, PROC_PEEK, 0, PROC_PEEK.length, 0);
 }
 
 export class ForkServer {
@@ -103,7 +98,9 @@ export class ForkServer {
     this.byId = new Map(); // request id → ForkedChild, until its streams ended (O and E name the request)
     this.kills = new Map(); // id → resolve(ok)
     this.rest = null; // unparsed bytes of the spawner's output
-    this.adopts = false; // the spawner said it adopts the commands' orphans (R)
+    // The spawner's children list and stat, open once it said it adopts the commands' orphans
+    // (R): they name the process, not its number, so once it is reaped they fail to read.
+    this.adopted = null;
   }
 
   /** Starts the spawner when the image has one; resolves either way (false: not available). */
@@ -142,11 +139,11 @@ export class ForkServer {
    */
   nothingAlive() {
     const pid = this.proc?.pid;
-    if (!this.adopts || pid === undefined) return false;
+    if (!this.adopted || pid === undefined) return false;
     try {
-      if (readProc(`/proc/${pid}/task/${pid}/children`) !== 0) return false;
+      if (readProc(this.adopted.children) !== 0) return false;
       // "pid (toolshed-spawne) S ...": a zombie (Z) or a dying task (X) no longer adopts anything.
-      const stat = PROC_PEEK.toString("latin1", 0, readProc(`/proc/${pid}/stat`));
+      const stat = PROC_PEEK.toString("latin1", 0, readProc(this.adopted.stat));
       const state = stat[stat.lastIndexOf(")") + 2];
       return state !== undefined && state !== "Z" && state !== "X";
     } catch {
@@ -251,7 +248,14 @@ export class ForkServer {
       // Its streams may outlive it (a background process holding them): they go on by request id.
       child.exited(sig ? null : code, sig ? (SIGNAL_NAMES[sig] ?? `SIG${sig}`) : null);
     } else if (kind === "R") {
-      this.adopts = true;
+      const pid = this.proc?.pid;
+      if (pid === undefined || this.adopted) return;
+      try {
+        const children = openSync(`/proc/${pid}/task/${pid}/children`, "r");
+        this.adopted = { children, stat: openSync(`/proc/${pid}/stat`, "r") };
+      } catch {
+        // No such list (gVisor): /proc is read after each call, as without it.
+      }
     } else if (kind === "K") {
       const resolve = this.kills.get(a);
       this.kills.delete(a);
@@ -263,7 +267,11 @@ export class ForkServer {
   lost() {
     if (this.proc === null && this.pending.size === 0 && this.byId.size === 0) return;
     this.proc = null;
-    this.adopts = false;
+    if (this.adopted) {
+      closeSync(this.adopted.children);
+      closeSync(this.adopted.stat);
+      this.adopted = null;
+    }
     for (const [id, entry] of this.pending) {
       entry.reject(Object.assign(new Error("the fork server stopped"), { code: "EIO" }));
       this.pending.delete(id);
