@@ -163,7 +163,10 @@ export async function run(args: string[]): Promise<void> {
     console.log("\nwarm Read, SQLite statements per call (count, time inside SQLite per call):");
     const timed = read.statementMs;
     for (const [k, v] of perCall(read.statements, n))
-      if (v >= 0.05) console.log(`  ${v.toFixed(2)}  ${(((timed.get(k) ?? 0) / n) * 1000).toFixed(0).padStart(4)} µs  ${k}`);
+      if (v >= 0.05)
+        console.log(
+          `  ${v.toFixed(2)}  ${(((timed.get(k) ?? 0) / n) * 1000).toFixed(0).padStart(4)} µs  ${k}`,
+        );
     console.log("warm Read, Redis commands per call:");
     for (const [k, v] of perCall(read.redis, n)) if (v >= 0.05) console.log(`  ${v.toFixed(2)}  ${k}`);
   } finally {

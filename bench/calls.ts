@@ -3,18 +3,20 @@
  * of its floors, measured in the same run: the bare HTTP round trip, the executor's protocol
  * (`stat`), its `readFile`, a process start inside the container (`true`, `bash -c "echo hi"`) and a
  * raw dockerode exec in the same container; then throughput with 20 and 50 sessions next to raw
- * `docker exec` at the same concurrency; the ratios the latency work aims at; a cold session start
+ * `docker exec` at the same concurrency (the HTTP load from this thread, then from a client on its
+ * own thread, bench/load-thread.ts); the ratios the latency work aims at; a cold session start
  * next to a raw hardened `docker run`; and the same table under gVisor when runsc is registered.
  */
 
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Dockerode from "dockerode";
 import { startService } from "../src/cli/compose.js";
 import { runtimeRegistered } from "../src/sandbox/sandbox-runtime.js";
 import { sessionPaths } from "../src/sandbox/session-paths.js";
+import { loadOnThread } from "./load-thread.js";
 import {
   fmt,
   measureRawDockerExec,
@@ -206,6 +208,24 @@ async function runOnce(opts: Options): Promise<void> {
           }),
         );
         const ours = (width * perSession) / ((performance.now() - t0) / 1000);
+        // The same load again from a client on its own thread (as a real client is: elsewhere),
+        // with the CPU it took: the machine's (every process) and this process's, per call.
+        const machine0 = machineCpuMs();
+        const process0 = process.cpuUsage();
+        const apart = await loadOnThread({
+          base,
+          key: agent,
+          sids,
+          perSession,
+          tool: "Bash",
+          input: { command: "echo hi" },
+        });
+        failures += apart.failures;
+        if (apart.failures > 0) lastFailure = apart.lastFailure;
+        const oursApart = apart.calls / apart.seconds;
+        const machinePerCall = (machineCpuMs() - machine0) / apart.calls;
+        const spent = process.cpuUsage(process0);
+        const processPerCall = (spent.user + spent.system) / 1000 / apart.calls;
         // The same number of concurrent `docker exec`s of the same command, one per container.
         const perExec = 4;
         const containers = await Promise.all(sids.map(containerOf));
@@ -218,6 +238,9 @@ async function runOnce(opts: Options): Promise<void> {
         const rawRate = (width * perExec) / ((performance.now() - t0) / 1000);
         console.log(
           `throughput ${width} sessions: ${ours.toFixed(1)} Bash echo calls/s over HTTP; raw docker exec ${rawRate.toFixed(1)}/s at ${width} concurrent; ratio ${(ours / rawRate).toFixed(1)} (≥ 10 at 50)`,
+        );
+        console.log(
+          `  client on its own thread: ${oursApart.toFixed(1)} calls/s; ratio ${(oursApart / rawRate).toFixed(1)}; CPU per call ${machinePerCall.toFixed(2)} ms on the machine, ${processPerCall.toFixed(2)} ms of it this process (service and client)`,
         );
       }
       const cold = await timeEach(5, async () => call(await newSession(), "Bash", { command: "true" }));
@@ -255,4 +278,17 @@ async function rawExecEcho(container: Dockerode.Container): Promise<void> {
     stream.once("end", resolve);
     stream.once("error", reject);
   });
+}
+
+/** CPU time the whole machine spent (every process, kernel included), from /proc/stat, in ms. */
+function machineCpuMs(): number {
+  const fields = readFileSync("/proc/stat", "utf8")
+    .split("\n", 1)[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  // user nice system idle iowait irq softirq steal: all but idle and iowait, in USER_HZ (100/s).
+  const [user, nice, system, , , irq, softirq, steal] = fields as number[];
+  return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) * 10;
 }

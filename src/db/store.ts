@@ -5,6 +5,7 @@
  * here is one transaction or one conditional statement, so concurrent processes (API replicas,
  * workers on other hosts) cannot both win a transition.
  */
+import { nowIso } from "../service/clock.js";
 import type { JobAttempt, JobRow, JobStatus, SessionRow, StoredDecision, StoredResult } from "./schema.js";
 
 /** An audit entry written in the same transaction as the change it records. */
@@ -19,7 +20,8 @@ export interface AuditRecord {
 }
 
 export type StoreClaim =
-  | { kind: "run"; job: JobRow; session: SessionRow }
+  /** `atInsert`: claimed by the insert itself (insertClaimed); its `queued` was never published. */
+  | { kind: "run"; job: JobRow; session: SessionRow; atInsert?: true }
   | { kind: "wait"; blockedBy: string }
   | { kind: "skip"; reason: string };
 
@@ -33,12 +35,12 @@ export interface ClaimOptions {
   takeOver: boolean;
   /** The claimer's worker host, recorded on the job (`host_id`) where the schema has it. */
   hostId?: string;
-  /**
-   * Claims only while the job's session is pinned to `hostId` (else `skip`, reason `elsewhere`),
-   * checked in the claim's transaction: an in-process hand-off must never run a session whose
-   * sandbox lives on another worker.
-   */
-  onlyOnHost?: boolean;
+}
+
+export interface FinishOptions {
+  /** The job's `error` column (a failure outside the tool). */
+  error?: string;
+  cancelWins?: boolean;
 }
 
 /** How a pending approval ends: what to set on the job, rules to remember, and the audit entry. */
@@ -78,6 +80,20 @@ export interface ActiveBound {
   maxActive?: number;
 }
 
+/** What insertClaimed did: `taken`, nothing written (the key's job); else the row's claim. */
+export type InsertClaimed = { kind: "taken"; job: JobRow } | { kind: "stored"; claim: StoreClaim };
+
+/** A claim made by the insert itself: by this worker host, only while the session is pinned to it. */
+export interface InsertClaim {
+  worker: string;
+  hostId: string;
+  /**
+   * The executor instance the run will most likely use, recorded on its attempt up front (the
+   * run records the one it gets when that differs): one write less per call.
+   */
+  sandbox?: string;
+}
+
 export interface JobStore {
   /**
    * Inserts the job and its audit entry; a `queued` job takes its session's next `seq`. When a
@@ -85,6 +101,19 @@ export interface JobStore {
    * job is returned. A `queued` row past `opts.maxActive` throws ActiveCallsFull.
    */
   insertJob(row: JobRow, audit: AuditRecord, opts?: ActiveBound): Promise<JobRow | undefined>;
+  /**
+   * insertJob for a call the inserting process would run at once (the in-process hand-off): a
+   * `queued` row that may start now (its session active and pinned to `claim.hostId`, no earlier
+   * conflicting job of the session queued or running) is stored already claimed, in the same
+   * transaction: `running`, with its first attempt open, and `run` (with `atInsert`) is returned.
+   * Otherwise it is stored as insertJob stores it and the claim says why not (`wait`, `skip`).
+   * One transaction instead of two on a warm call's path. `row` is updated to what was stored.
+   */
+  insertClaimed(
+    row: JobRow,
+    audit: AuditRecord,
+    opts: ActiveBound & { claim: InsertClaim },
+  ): Promise<InsertClaimed>;
   /** Deletes a still-`queued` job and its audit entries (its enqueue failed); true when it did. */
   withdrawQueued(jobId: string): Promise<boolean>;
   /**
@@ -100,9 +129,15 @@ export interface JobStore {
   /**
    * Stores a final status and result unless the job is already final (then undefined: a second
    * finish changes nothing); the open attempt is closed with the same outcome. Returns the row as
-   * stored, so that its events need no second read.
+   * stored, so that its events need no second read. `cancelWins`: a job flagged for cancellation
+   * (requestCancel) is stored `cancelled` instead, the flag read by the same statement.
    */
-  finish(jobId: string, status: JobStatus, result: StoredResult, error?: string): Promise<JobRow | undefined>;
+  finish(
+    jobId: string,
+    status: JobStatus,
+    result: StoredResult,
+    opts?: FinishOptions,
+  ): Promise<JobRow | undefined>;
   /**
    * Ends a pending approval once: `decide` sees the job as locked (`awaiting_approval`) and
    * returns the outcome, or undefined to leave it (not due). A `queued` outcome takes the
@@ -140,6 +175,32 @@ export function attemptsAfterClaim(job: JobRow, worker: string, now: string): Jo
   const attempts = (job.attempts ?? []).map((a) => (a.endedAt ? a : { ...a, outcome: "worker lost" }));
   attempts.push({ n: job.runs + 1, worker, startedAt: now });
   return attempts;
+}
+
+/**
+ * The insert's own claim (insertClaimed), decided from what its transaction read: the session
+ * and the first earlier blocker. On `run`, `row` becomes the claimed row (`running`, attempt 1).
+ */
+export function claimAtInsert(
+  row: JobRow,
+  session: SessionRow | undefined,
+  blocker: { id: string } | undefined,
+  opts: InsertClaim,
+): StoreClaim {
+  if (session?.status !== "active") return { kind: "skip", reason: "inactive" };
+  if (session.hostId !== opts.hostId) return { kind: "skip", reason: "elsewhere" };
+  if (blocker) return { kind: "wait", blockedBy: blocker.id };
+  const now = nowIso();
+  Object.assign(row, {
+    status: "running",
+    startedAt: now,
+    runs: 1,
+    attempts: attemptsAfterClaim(row, opts.worker, now).map((a) =>
+      opts.sandbox === undefined ? a : { ...a, sandbox: opts.sandbox },
+    ),
+    hostId: opts.hostId,
+  });
+  return { kind: "run", job: row, session, atInsert: true };
 }
 
 /** The audit entry of a claim that takes over a job an earlier attempt left unfinished. */

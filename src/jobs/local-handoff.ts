@@ -1,17 +1,19 @@
 /**
- * In-process hand-off (serve mode: API and worker in one process). A call this process's API has
- * just stored, for a session pinned to this process's worker, runs here at once when the worker
- * has a free slot, instead of going through BullMQ's add and pick-up (a few dozen Redis commands
- * and a blocking move per call). Nothing else changes:
- *  - the row is the truth and the claim is the same conditional claim, which also checks, in its
- *    transaction, that the session is pinned here; a call that must wait for an earlier one of its
- *    session (`wait`) goes to the queue as before, and is promoted there;
+ * In-process hand-off (serve mode: API and worker in one process). A call this process's API is
+ * storing, for a session pinned to this process's worker, runs here at once when the worker has
+ * a free slot, instead of going through BullMQ's add and pick-up (a few dozen Redis commands and
+ * a blocking move per call). Nothing else changes:
+ *  - the row is the truth: the insert claims it in its own transaction (JobStore.insertClaimed),
+ *    with the checks of a claim (the session active and pinned here, no earlier conflicting call
+ *    of the session queued or running); a call that must wait for an earlier one of its session
+ *    is stored `queued` and goes to the queue as before, and is promoted there;
  *  - while it runs, a lease key with the queue's lock duration stands for its queue entry
  *    (`BullJobQueue.missing` and `ensureQueued` count it), renewed at half that: no reconciler, in
  *    any process, queues it again behind this one's back;
- *  - a crash before the claim leaves a `queued` row with neither queue entry nor lease: the
- *    reconciler (or the next worker start) queues it again; a crash during the run lets the lease
- *    expire, and the row is queued again and taken over as after a stalled BullMQ job.
+ *  - a crash after the insert lets the lease expire: the `running` row is queued again and taken
+ *    over as after a stalled BullMQ job (a built-in tool's first attempt names no sandbox until
+ *    it used one, so one that had not started yet simply runs; any other tool's ends
+ *    `interrupted`, as after any claim: service/worker/takeover.ts).
  */
 import { isDatabaseUnreachable } from "../errors.js";
 import { withLogContext } from "../log.js";
@@ -21,6 +23,7 @@ import type { CallHandoff, ServiceDeps } from "../service/ports.js";
 import { type Claim, claimJob, failJob, requeueJob } from "../service/worker/claim-job.js";
 import { throughDatabaseOutage } from "../service/worker/database-outage.js";
 import { executeJob } from "../service/worker/execute-job.js";
+import { workerIdentity } from "../service/worker/worker-identity.js";
 import type { BullJobQueue } from "./queue.js";
 
 /** A run's end: the row as it is then. */
@@ -105,33 +108,37 @@ export function startLocalHandoff(deps: ServiceDeps, opts: LocalHandoffOptions):
   };
 
   return {
-    async tryRun(jobId) {
-      if (closed || opts.running.size >= opts.concurrency || !deps.hostId) return false;
-      // Listening for cancels before the claim, as the queue's worker does.
+    reserve(jobId, sessionId) {
+      if (closed || opts.running.size >= opts.concurrency || !deps.hostId) return undefined;
+      // Listening for cancels before the row exists, as the queue's worker does before its claim.
       const ac = new AbortController();
       opts.running.set(jobId, ac);
       void hold(jobId);
-      let claim: Claim;
-      try {
-        claim = await claimJob(deps, jobId, { handoff: true });
-      } catch (err) {
-        deps.logger.warn({ err, jobId }, "hand-off claim failed; queued instead");
-        claim = { kind: "skip", reason: "elsewhere" };
-      }
-      if (claim.kind !== "run") {
-        release(jobId, ac);
-        void drop(jobId);
-        // `wait`: an earlier call of the session runs; the queue holds it until it is promoted.
-        // `elsewhere`: the session's sandbox is another worker's. Any other skip ended it.
-        return claim.kind === "skip" && claim.reason !== "elsewhere";
-      }
-      const run = execute(jobId, claim, ac).catch((err: unknown) => {
-        deps.logger.error({ err, jobId }, "handed-off job failed");
-        return undefined;
-      });
-      runs.set(jobId, run);
-      void run.finally(() => runs.delete(jobId));
-      return true;
+      let settled = false;
+      const sandbox = deps.sandboxes.knownInstance?.(sessionId);
+      return {
+        claim: {
+          worker: workerIdentity(),
+          hostId: deps.hostId,
+          ...(sandbox ? { sandbox } : {}),
+        },
+        run(claim) {
+          if (settled) return;
+          settled = true;
+          const run = execute(jobId, claim, ac).catch((err: unknown) => {
+            deps.logger.error({ err, jobId }, "handed-off job failed");
+            return undefined;
+          });
+          runs.set(jobId, run);
+          void run.finally(() => runs.delete(jobId));
+        },
+        release() {
+          if (settled) return;
+          settled = true;
+          release(jobId, ac);
+          void drop(jobId);
+        },
+      };
     },
     ended: (jobId) => runs.get(jobId),
     async close(force = false) {

@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { JobStatus } from "../contracts/job.js";
 import type { CancelBus, JobEvent, JobEvents, JobEventType, JobNotice } from "../service/ports.js";
+import { type ScriptedRedis, scripted } from "./redis-scripts.js";
 
 export interface RedisBusOptions {
   prefix: string;
@@ -24,6 +25,7 @@ export class RedisBus implements JobEvents, CancelBus {
   private readonly tenantWatchers = new Map<string, Set<(n: JobNotice) => void>>();
   private readonly tenantChannel: string;
   private readonly cancelChannel: string;
+  private readonly scripts: ScriptedRedis;
   /** Tags this process's event notices so that it can skip their pub/sub echo. */
   private readonly origin = randomUUID();
 
@@ -33,6 +35,7 @@ export class RedisBus implements JobEvents, CancelBus {
     private readonly sub: Redis,
     private readonly opts: RedisBusOptions,
   ) {
+    this.scripts = scripted(redis);
     this.cancelChannel = `${opts.prefix}:bus:cancel`;
     this.tenantChannel = `${opts.prefix}:bus:tenant-jobs`;
   }
@@ -78,7 +81,7 @@ export class RedisBus implements JobEvents, CancelBus {
     await this.send(jobId, events);
   }
 
-  /** The events and the tenant's notice in one transaction: one round trip per status change. */
+  /** The events and the tenant's notice in one script: one round trip per status change. */
   async publishStatus(
     jobId: string,
     tenantId: string,
@@ -93,17 +96,16 @@ export class RedisBus implements JobEvents, CancelBus {
     events: { type: JobEventType; data: unknown }[],
     tenant?: { tenantId: string; status: JobStatus },
   ): Promise<void> {
-    const key = this.key(jobId);
-    const multi = this.redis.multi();
-    const maxLen = String(this.opts.maxLen);
-    for (const e of events)
-      multi.xadd(key, "MAXLEN", "~", maxLen, "*", "type", e.type, "data", JSON.stringify(e.data));
-    multi.expire(key, this.opts.ttlS).publish(this.channel(jobId), `${this.origin} ${jobId}`);
-    if (tenant) {
-      const { tenantId, status } = tenant;
-      multi.publish(this.tenantChannel, JSON.stringify({ origin: this.origin, tenantId, jobId, status }));
-    }
-    const sent = multi.exec();
+    const args = [
+      String(this.opts.maxLen),
+      String(this.opts.ttlS),
+      this.channel(jobId),
+      `${this.origin} ${jobId}`,
+      tenant ? this.tenantChannel : "",
+      tenant ? JSON.stringify({ origin: this.origin, ...tenant, jobId }) : "",
+    ];
+    for (const e of events) args.push(e.type, JSON.stringify(e.data));
+    const sent = this.scripts.toolshedJobEvents(this.key(jobId), ...args);
     // Waiters in this process (serve mode) are woken now, not one round trip later nor by the
     // pub/sub echo: what they re-read is already stored (the row is written before its events are
     // published), and a stream read they issue goes out on this connection behind the XADD, which

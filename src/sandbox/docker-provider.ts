@@ -336,6 +336,10 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     return this.live.size;
   }
 
+  knownInstance(sessionId: string): string | undefined {
+    return this.live.get(sessionId)?.channel.bootId;
+  }
+
   /** Readiness: the engine answers. */
   async ping(): Promise<void> {
     await this.docker.ping();

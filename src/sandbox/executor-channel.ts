@@ -22,8 +22,15 @@ export class RequestNotDeliveredError extends Error {
   }
 }
 
-// The executor keeps two spares dialled; more than this idle means something odd is connecting.
+// The executor keeps two spares dialled (and, protocol 3, an answered connection is a spare
+// again); more than this idle means something odd is connecting.
 const MAX_IDLE = 4;
+/**
+ * Emitted on a taken connection by the request that used it once its answer came in whole: the
+ * connection goes back to the pool when its executor speaks protocol 3 (it takes another request
+ * on it), else it is closed. A connection a request gives up on (error, cancel) is destroyed.
+ */
+export const CONNECTION_DONE = "toolshed-done";
 // When every connection of a session is gone the executor is dead or stopped; it would redial
 // within ~20 ms after a request took its spare, so don't wait long before calling it unreachable.
 const DEAD_GRACE_MS = 300;
@@ -49,8 +56,12 @@ export class ExecutorChannel {
   bootId: string | undefined;
   /** Connections refused: a wrong secret, no hello in time, or too many at once. */
   refused = 0;
+  /** Connections proven (each a dial of the executor): grows with requests only before protocol 3. */
+  proven = 0;
   private unproven = 0;
   private readonly idle: Socket[] = [];
+  /** Each proven connection's guard against data while it is idle. */
+  private readonly strays = new WeakMap<Socket, () => void>();
   /** Every open connection, idle or taken: long-lived processes hold theirs until closed. */
   private readonly sockets = new Set<Socket>();
   private readonly waiters: Waiter[] = [];
@@ -91,12 +102,14 @@ export class ExecutorChannel {
   }
 
   /**
-   * An idle executor connection, dedicated to one request; the caller destroys it, or hands it
-   * back with a 'toolshed-idle' event once its request was answered cleanly.
+   * An idle executor connection, dedicated to one request: the caller emits CONNECTION_DONE on
+   * it once answered whole (its listeners removed), or destroys it.
    */
   take(timeoutMs: number): Promise<Socket> {
     for (let sock = this.idle.shift(); sock; sock = this.idle.shift()) {
-      if (!sock.destroyed && sock.writable) return Promise.resolve(sock);
+      if (sock.destroyed || !sock.writable) continue;
+      sock.off("data", this.strays.get(sock)!);
+      return Promise.resolve(sock);
     }
     if (this.closed) return Promise.reject(new ExecutorUnreachableError("channel closed"));
     const wait = this.open === 0 ? Math.min(timeoutMs, DEAD_GRACE_MS) : timeoutMs;
@@ -107,6 +120,7 @@ export class ExecutorChannel {
   async ready(timeoutMs: number): Promise<void> {
     if (this.idle.length > 0) return;
     const sock = await this.wait(timeoutMs);
+    sock.on("data", this.strays.get(sock)!);
     this.idle.unshift(sock);
   }
 
@@ -172,7 +186,8 @@ export class ExecutorChannel {
         return;
       }
       this.bootId = hello.boot;
-      this.accept(sock);
+      this.proven++;
+      this.accept(sock, typeof hello.v === "number" && hello.v >= 3);
     };
     const timer = setTimeout(() => finish(null), HELLO_TIMEOUT_MS);
     // The executor sends nothing after its hello until it gets a request: one line, then stop.
@@ -188,7 +203,7 @@ export class ExecutorChannel {
     sock.once("close", () => finish(null));
   }
 
-  private accept(sock: Socket): void {
+  private accept(sock: Socket, reusable: boolean): void {
     if (this.closed) {
       sock.destroy();
       return;
@@ -203,15 +218,15 @@ export class ExecutorChannel {
       if (this.open === 0) this.failWaitersUnlessRedialled();
     });
     sock.on("error", () => {});
-    // Its request was answered and nothing followed (executor-client.ts): it serves the next.
-    sock.on("toolshed-idle", () => {
-      if (this.closed || sock.destroyed || !sock.writable) sock.destroy();
-      else this.offer(sock);
-    });
+    // An idle connection hears nothing from its executor: anything that comes is out of turn
+    // (it would read as the answer to the next request), and the connection is dropped.
+    const stray = () => sock.destroy();
+    this.strays.set(sock, stray);
+    sock.on(CONNECTION_DONE, () => (reusable ? this.giveBack(sock) : sock.destroy()));
     this.offer(sock);
   }
 
-  /** A proven connection, free for a request: to the longest waiter, else to the idle pool. */
+  /** An idle connection goes to the oldest waiter, else to the pool (bounded). */
   private offer(sock: Socket): void {
     const waiter = this.waiters.shift();
     if (waiter) {
@@ -219,8 +234,14 @@ export class ExecutorChannel {
       waiter.resolve(sock);
       return;
     }
+    sock.on("data", this.strays.get(sock)!);
     this.idle.push(sock);
     if (this.idle.length > MAX_IDLE) this.idle.shift()?.destroy();
+  }
+
+  private giveBack(sock: Socket): void {
+    if (this.closed || sock.destroyed || !sock.writable) sock.destroy();
+    else this.offer(sock);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Socket } from "node:net";
-import { RequestNotDeliveredError } from "./executor-channel.js";
+import { CONNECTION_DONE, RequestNotDeliveredError } from "./executor-channel.js";
 import { LineSplitter } from "./line-splitter.js";
 import {
   type ExecRequest,
@@ -42,15 +42,17 @@ export function execOverSocket(sock: Socket, req: ExecRequest, acks: Acks = []):
       truncated: out.stdout.truncated || out.stderr.truncated,
       durationMs: Date.now() - started,
     });
-    // `answered`: the executor's last line came (its connection may serve another request).
+    // `answered`: the command's end came whole with no cancel sent: the connection is clean and
+    // may serve another request.
     const settle = (result: ExecResult | Error, answered = false): void => {
       if (settled) return;
       settled = true;
       clearTimeout(backstop);
       req.signal?.removeEventListener("abort", onAbort);
-      // After a cancel the executor may still read it as the next request's line: not reused.
-      if (answered && !cancelled) replies.answered();
-      else replies.end();
+      sock.off("data", onData);
+      sock.off("close", onClose);
+      if (answered && !cancelled) sock.emit(CONNECTION_DONE);
+      else sock.destroy();
       if (result instanceof Error) reject(result);
       else resolve(result);
     };
@@ -64,16 +66,10 @@ export function execOverSocket(sock: Socket, req: ExecRequest, acks: Acks = []):
     const backstopMs = Math.min(Math.max(req.timeoutMs, 0) + EXEC_GRACE_MS, 2 ** 31 - 1);
     let backstop = setTimeout(() => settle(partial(true)), backstopMs);
 
-    const replies = readReplies(sock, EXEC_LINE_BYTES, {
-      onLine: (msg) => onLine(msg),
-      onBroken: (err) => settle(new SandboxUnavailableError("executor protocol error", { cause: err })),
-      onClose: () => {
-        if (cancelled) settle(partial(false));
-        else if (!acked) settle(new RequestNotDeliveredError());
-        else settle(new SandboxUnavailableError("sandbox stopped while the command ran"));
-      },
-    });
-    const onLine = (msg: Message | null): void => {
+    const splitter = new LineSplitter(EXEC_LINE_BYTES, (line) => {
+      // A line after the end is out of turn: the connection is not to be trusted again.
+      if (settled) return void sock.destroy();
+      const msg = parse(line);
       if (msg?.t === "a" && !acked) {
         acked = true;
       } else if (msg?.t === "o" && typeof msg.d === "string") {
@@ -83,23 +79,35 @@ export function execOverSocket(sock: Socket, req: ExecRequest, acks: Acks = []):
         // A throwing listener must not break the protocol; streaming is best effort.
         if (kept && msg.r !== 1) safely(() => req.onOutput?.(stream, kept));
       } else if (msg?.t === "x") {
-        settle(
-          {
-            exitCode: typeof msg.exitCode === "number" ? msg.exitCode : null,
-            stdout: out.stdout.text(),
-            stderr: out.stderr.text(),
-            timedOut: msg.timedOut === true,
-            cancelled: msg.cancelled === true || cancelled,
-            truncated: msg.truncated === true || out.stdout.truncated || out.stderr.truncated,
-            durationMs: typeof msg.durationMs === "number" ? msg.durationMs : Date.now() - started,
-            ...processReport(msg),
-          },
-          true,
-        );
+        const result = {
+          exitCode: typeof msg.exitCode === "number" ? msg.exitCode : null,
+          stdout: out.stdout.text(),
+          stderr: out.stderr.text(),
+          timedOut: msg.timedOut === true,
+          cancelled: msg.cancelled === true || cancelled,
+          truncated: msg.truncated === true || out.stdout.truncated || out.stderr.truncated,
+          durationMs: typeof msg.durationMs === "number" ? msg.durationMs : Date.now() - started,
+          ...processReport(msg),
+        };
+        settle(result, true);
       } else {
         settle(new SandboxUnavailableError("executor sent an unexpected message"));
       }
+    });
+    const onData = (chunk: Buffer) => {
+      try {
+        splitter.push(chunk);
+      } catch (err) {
+        settle(new SandboxUnavailableError("executor protocol error", { cause: err }));
+      }
     };
+    const onClose = () => {
+      if (cancelled) settle(partial(false));
+      else if (!acked) settle(new RequestNotDeliveredError());
+      else settle(new SandboxUnavailableError("sandbox stopped while the command ran"));
+    };
+    sock.on("data", onData);
+    sock.once("close", onClose);
 
     if (req.signal?.aborted) {
       cancelled = true;
@@ -216,94 +224,51 @@ function fileOp(sock: Socket, request: Message, path: string, maxLineBytes: numb
   return new Promise((resolve, reject) => {
     let settled = false;
     let acked = false;
-    const settle = (result: Message | Error, answered = false): void => {
+    // `answered`: the executor's answer came whole (a result or its own error): the connection
+    // is clean and may serve another request.
+    const settle = (result: Message | Error, answered: boolean): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      if (answered) replies.answered();
-      else replies.end();
+      sock.off("data", onData);
+      sock.off("close", onClose);
+      if (answered) sock.emit(CONNECTION_DONE);
+      else sock.destroy();
       if (result instanceof Error) reject(result);
       else resolve(result);
     };
     const timer = setTimeout(
-      () => settle(new SandboxUnavailableError(`executor did not answer ${request.op} in time`)),
+      () => settle(new SandboxUnavailableError(`executor did not answer ${request.op} in time`), false),
       FILE_OP_TIMEOUT_MS,
     );
-    const replies = readReplies(sock, maxLineBytes, {
-      onLine: (msg) => {
-        if (msg?.t === "a" && !acked) acked = true;
-        else if (msg?.t === "r") settle(msg, true);
-        else if (msg?.t === "e")
-          settle(new SandboxFileError(errnoCode(msg.code), path, String(msg.message ?? "")), true);
-        else settle(badReply(path));
-      },
-      onBroken: (err) => settle(new SandboxUnavailableError("executor protocol error", { cause: err })),
-      onClose: () =>
-        settle(
-          acked
-            ? new SandboxUnavailableError(`sandbox stopped during ${request.op}`)
-            : new RequestNotDeliveredError(),
-        ),
+    const splitter = new LineSplitter(maxLineBytes, (line) => {
+      // A line after the answer is out of turn: the connection is not to be trusted again.
+      if (settled) return void sock.destroy();
+      const msg = parse(line);
+      if (msg?.t === "a" && !acked) acked = true;
+      else if (msg?.t === "r") settle(msg, true);
+      else if (msg?.t === "e")
+        settle(new SandboxFileError(errnoCode(msg.code), path, String(msg.message ?? "")), true);
+      else settle(badReply(path), false);
     });
+    const onData = (chunk: Buffer) => {
+      try {
+        splitter.push(chunk);
+      } catch (err) {
+        settle(new SandboxUnavailableError("executor protocol error", { cause: err }), false);
+      }
+    };
+    const onClose = () =>
+      settle(
+        acked
+          ? new SandboxUnavailableError(`sandbox stopped during ${request.op}`)
+          : new RequestNotDeliveredError(),
+        false,
+      );
+    sock.on("data", onData);
+    sock.once("close", onClose);
     sock.write(`${JSON.stringify(request)}\n`);
   });
-}
-
-/** One request's reading of its connection; it ends with `answered()` or `end()`. */
-interface Replies {
-  /**
-   * The executor's last line for this request came: once the chunk that carried it is read, the
-   * connection goes back to its channel for the next request ('toolshed-idle', see
-   * ExecutorChannel), unless anything followed that line (then it is closed).
-   */
-  answered(): void;
-  /** Closes the connection. */
-  end(): void;
-}
-
-/** Reads the executor's reply lines to one request on its dedicated connection. */
-function readReplies(
-  sock: Socket,
-  maxLineBytes: number,
-  on: { onLine(msg: Message | null): void; onBroken(err: unknown): void; onClose(): void },
-): Replies {
-  let last = false;
-  let stray = false;
-  let done = false;
-  let reading = false;
-  const splitter = new LineSplitter(maxLineBytes, (line) => {
-    if (last) stray = true;
-    else on.onLine(parse(line));
-  });
-  const onData = (chunk: Buffer): void => {
-    reading = true;
-    try {
-      splitter.push(chunk);
-    } catch (err) {
-      on.onBroken(err);
-    }
-    reading = false;
-    if (last && !done) release();
-  };
-  const release = (): void => {
-    done = true;
-    sock.off("data", onData);
-    sock.off("close", on.onClose);
-    if (stray || splitter.pending) sock.destroy();
-    else sock.emit("toolshed-idle");
-  };
-  sock.on("data", onData);
-  sock.once("close", on.onClose);
-  return {
-    answered: () => {
-      last = true;
-      if (!reading && !done) release();
-    },
-    end: () => {
-      done = true;
-      sock.destroy();
-    },
-  };
 }
 
 /** Keeps at most `limit` UTF-8 bytes of text; the executor caps too, this guards the host. */

@@ -19,11 +19,6 @@ export class LineSplitter {
     private readonly onLine: (line: string) => void,
   ) {}
 
-  /** Whether part of a line is held, waiting for its end. */
-  get pending(): boolean {
-    return this.size > 0 || this.parts.length > 0;
-  }
-
   /** Feeds a chunk; throws LineTooLongError past the bound. */
   push(chunk: Buffer): void {
     let start = 0;

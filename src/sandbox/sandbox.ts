@@ -202,6 +202,11 @@ export interface SandboxProvider {
   ping?(): Promise<void>;
   /** How many session sandboxes this process holds running (for metrics). */
   liveCount?(): number;
+  /**
+   * The executor instance of the session's running sandbox as last proven here, without a round
+   * trip (undefined: none known here). A call about to run records it up front (instanceId).
+   */
+  knownInstance?(sessionId: string): string | undefined;
 }
 
 /** The sandbox's fixed layout. */

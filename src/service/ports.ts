@@ -4,7 +4,7 @@
  */
 import type { Db } from "../db/db.js";
 import type { JobRow, JobStatus } from "../db/rows.js";
-import type { JobStore } from "../db/store.js";
+import type { InsertClaim, JobStore, StoreClaim } from "../db/store.js";
 import type { Logger } from "../log.js";
 import type { EgressClient } from "../net/egress-fetch.js";
 import type { EgressPolicy } from "../net/egress-policy.js";
@@ -145,17 +145,25 @@ export interface ServiceDeps {
 }
 
 /**
- * Runs a just-stored `queued` call in this process (API and worker in one), without the queue's
- * round trips. `tryRun` is true when the call is this process's now (running, or ended by its
- * claim); false: queue it as usual.
+ * Runs a call this process is storing in this process (API and worker in one), without the
+ * queue's round trips: `reserve` takes one of the worker's slots before the insert and names the
+ * claim the insert makes itself (JobStore.insertClaimed). Undefined: no slot (not serve mode,
+ * full, closing); store and queue the call as usual.
  */
 export interface CallHandoff {
-  tryRun(jobId: string): Promise<boolean>;
+  reserve(jobId: string, sessionId: string): HandoffSlot | undefined;
   /**
    * While `jobId` runs here: resolves with its row once this run ended (final, or back to
    * `queued` for a retry elsewhere). Undefined when it does not run here.
    */
   ended(jobId: string): Promise<JobRow | undefined> | undefined;
+}
+
+/** One reserved run: exactly one of `run` (the insert claimed the row) or `release` is called. */
+export interface HandoffSlot {
+  readonly claim: InsertClaim;
+  run(claim: Extract<StoreClaim, { kind: "run" }>): void;
+  release(): void;
 }
 
 /** A registry over a fixed list of tools. */

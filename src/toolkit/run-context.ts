@@ -41,4 +41,9 @@ export interface ToolRunContext {
   setActiveGroups?(groups: string[]): void | Promise<void>;
   /** The session's durable task list, used by TaskCreate/Get/List/Update. */
   taskStore?: TaskStore;
+  /**
+   * The worker's crash guard reports a built-in tool's unexpected exception here (the call then
+   * fails with a generic text); the guard is one per process, the report is the call's.
+   */
+  reportCrash?(err: unknown): void;
 }

@@ -187,16 +187,112 @@ export function storeContract(
         expect(((await f.store.findJob(a.id)) as { hostId?: string } | undefined)?.hostId).toBe("host-a");
       });
 
-      it("a hand-off's claim (onlyOnHost) runs only where the session is pinned", async () => {
-        const a = await submit(f.store);
-        const here = { ...W1, hostId: "host-a", onlyOnHost: true };
-        // Not pinned yet (placement has not run), then pinned elsewhere: never claimed here.
-        expect(await f.store.claim(a.id, here)).toEqual({ kind: "skip", reason: "elsewhere" });
+      it("an insert claims its own row (insertClaimed) only where the session is pinned", async () => {
+        // The executor instance the run will likely use is recorded on its attempt up front.
+        const claim = { worker: W1.worker, hostId: "host-a", sandbox: "boot-1" };
+        const put = async (over: Partial<JobRow> = {}) => {
+          const row = jobRow(s, over);
+          return { row, out: await f.store.insertClaimed(row, decisionAudit(row), { claim }) };
+        };
+        // Not pinned yet (placement has not run), then pinned elsewhere: stored queued, unclaimed.
+        const a = await put();
+        expect(a.out).toEqual({ kind: "stored", claim: { kind: "skip", reason: "elsewhere" } });
         await f.pin(s.sessionId, "host-b");
-        expect(await f.store.claim(a.id, here)).toEqual({ kind: "skip", reason: "elsewhere" });
-        expect((await f.store.findJob(a.id))?.status).toBe("queued");
+        const b = await put();
+        expect(b.out).toEqual({ kind: "stored", claim: { kind: "skip", reason: "elsewhere" } });
+        expect((await f.store.findJob(b.row.id))?.status).toBe("queued");
+        // Pinned here, but earlier calls of the session are still queued: it waits its turn.
         await f.pin(s.sessionId, "host-a");
-        expect((await f.store.claim(a.id, here)).kind).toBe("run");
+        const c = await put();
+        expect(c.out).toEqual({ kind: "stored", claim: { kind: "wait", blockedBy: expect.any(String) } });
+        for (const earlier of [a, b, c]) await f.store.finish(earlier.row.id, "succeeded", ok("done"));
+        const d = await put();
+        expect(d.out.kind === "stored" && d.out.claim.kind).toBe("run");
+        const stored = await f.store.findJob(d.row.id);
+        expect(stored).toMatchObject({ status: "running", runs: 1, seq: 4 });
+        expect(stored?.attempts?.map((x) => [x.n, x.worker, x.sandbox, x.endedAt])).toEqual([
+          [1, W1.worker, "boot-1", undefined],
+        ]);
+        expect(d.out.kind === "stored" && d.out.claim.kind === "run" && d.out.claim.job.id).toBe(d.row.id);
+        expect(await f.auditKinds(d.row.id)).toEqual(["decision"]);
+        // It is running: another claimer (not taking over) skips it.
+        expect(await f.other.claim(d.row.id, W2)).toEqual({ kind: "skip", reason: "running" });
+        // A safe call is not held back by a running safe one; an unsafe one is.
+        const safe1 = await put({ concurrencySafe: true });
+        await f.store.finish(d.row.id, "succeeded", ok("done"));
+        expect(safe1.out.kind === "stored" && safe1.out.claim.kind).toBe("wait");
+        await f.store.finish(safe1.row.id, "succeeded", ok("done"));
+        const safe2 = await put({ concurrencySafe: true });
+        const safe3 = await put({ concurrencySafe: true });
+        expect(safe2.out.kind === "stored" && safe2.out.claim.kind).toBe("run");
+        expect(safe3.out.kind === "stored" && safe3.out.claim.kind).toBe("run");
+        expect((await put()).out).toEqual({
+          kind: "stored",
+          claim: { kind: "wait", blockedBy: expect.any(String) },
+        });
+      });
+
+      it("an insert that would claim writes nothing for a taken key and keeps the tenant's bound", async () => {
+        await f.pin(s.sessionId, "host-a");
+        const claim = { worker: W1.worker, hostId: "host-a" };
+        const first = jobRow(s, { idempotencyKey: "k" });
+        const again = jobRow(s, { idempotencyKey: "k" });
+        expect((await f.store.insertClaimed(first, decisionAudit(first), { claim })).kind).toBe("stored");
+        expect(await f.store.insertClaimed(again, decisionAudit(again), { claim })).toEqual({
+          kind: "taken",
+          job: expect.objectContaining({ id: first.id, status: "running" }),
+        });
+        expect(await f.store.findJob(again.id)).toBeUndefined();
+        const over = jobRow(s);
+        await expect(
+          f.store.insertClaimed(over, decisionAudit(over), { claim, maxActive: 1 }),
+        ).rejects.toBeInstanceOf(ActiveCallsFull);
+        expect(await f.store.findJob(over.id)).toBeUndefined();
+        // Refused and taken inserts took no number.
+        expect((await f.session(s.sessionId)).nextSeq).toBe(2);
+      });
+
+      it("concurrent inserts that claim (two connections) start only the earliest call that may run", async () => {
+        await f.pin(s.sessionId, "host-a");
+        const claim = { worker: W1.worker, hostId: "host-a" };
+        // Unsafe only, safe only, then mixed: each round starts with nothing queued or running.
+        const patterns = [
+          [0, 0, 0, 0, 0, 0],
+          [1, 1, 1, 1, 1, 1],
+          [1, 1, 0, 1, 0, 1],
+          [0, 1, 1, 0, 1, 1],
+        ];
+        for (const pattern of patterns) {
+          const rows = pattern.map((safe) => jobRow(s, { concurrencySafe: safe === 1 }));
+          const outs = await Promise.all(
+            rows.map((row, i) =>
+              (i % 2 === 0 ? f.store : f.other).insertClaimed(row, decisionAudit(row), { claim }),
+            ),
+          );
+          const bySeq = rows
+            .map((row, i) => ({ row, out: outs[i]! }))
+            .sort((a, b) => (a.row.seq ?? 0) - (b.row.seq ?? 0));
+          // Every call of the round is queued or running: an unsafe call may start only as the
+          // round's first, a safe one only behind safe ones; else it waits for an earlier call it
+          // conflicts with (any one: SQLite names whichever its index finds first).
+          bySeq.forEach(({ row, out }, i) => {
+            const earlier = bySeq.slice(0, i).map((x) => x.row);
+            const conflicts = earlier
+              .filter((e) => !row.concurrencySafe || !e.concurrencySafe)
+              .map((e) => e.id);
+            const claimed = out.kind === "stored" ? out.claim : undefined;
+            if (conflicts.length === 0) expect(claimed?.kind, JSON.stringify(pattern)).toBe("run");
+            else expect(claimed?.kind === "wait" && conflicts.includes(claimed.blockedBy)).toBe(true);
+          });
+          const expected = bySeq.map((_, i) => {
+            const { row } = bySeq[i]!;
+            const earlier = bySeq.slice(0, i).map((x) => x.row);
+            return earlier.some((e) => !row.concurrencySafe || !e.concurrencySafe) ? "queued" : "running";
+          });
+          const stored = await Promise.all(bySeq.map(({ row }) => f.store.findJob(row.id)));
+          expect(stored.map((r) => r?.status)).toEqual(expected);
+          for (const { row } of bySeq) await f.store.finish(row.id, "succeeded", ok("done"));
+        }
       });
 
       it("holds a job back behind an earlier unsafe one; safe calls run side by side", async () => {
@@ -265,7 +361,7 @@ export function storeContract(
         const a = await submit(f.store);
         await f.store.claim(a.id, W1);
         const stored = await f.store.finish(a.id, "succeeded", ok("first"));
-        expect(await f.other.finish(a.id, "failed", ok("second"), "late")).toBeUndefined();
+        expect(await f.other.finish(a.id, "failed", ok("second"), { error: "late" })).toBeUndefined();
         const row = await f.store.findJob(a.id);
         // What finish returns is the row as stored (its events are sent from it).
         expect(stored).toEqual(row);
@@ -274,6 +370,27 @@ export function storeContract(
         expect(row?.error).toBeNull();
         expect(row?.attempts?.[0]?.outcome).toBe("succeeded");
         expect(row?.finishedAt).toBeTruthy();
+      });
+
+      it("stores `cancelled` for a job flagged for cancellation only when asked (cancelWins)", async () => {
+        const safe = { concurrencySafe: true };
+        const [a, b, c] = [
+          await submit(f.store, safe),
+          await submit(f.store, safe),
+          await submit(f.store, safe),
+        ];
+        for (const j of [a, b, c]) expect((await f.store.claim(j.id, W1)).kind).toBe("run");
+        await f.other.requestCancel(a.id);
+        await f.other.requestCancel(b.id);
+        const flagged = await f.store.finish(a.id, "succeeded", ok("ran"), { cancelWins: true });
+        expect(flagged?.status).toBe("cancelled");
+        expect(flagged?.attempts?.at(-1)?.outcome).toBe("cancelled");
+        expect(flagged?.result).toEqual(ok("ran"));
+        expect((await f.store.finish(b.id, "failed", ok("x")))?.status).toBe("failed");
+        const unflagged = await f.store.finish(c.id, "succeeded", ok("ran"), { cancelWins: true });
+        expect(unflagged?.status).toBe("succeeded");
+        expect(unflagged?.attempts?.at(-1)?.outcome).toBe("succeeded");
+        expect(await f.store.findJob(a.id)).toEqual(flagged);
       });
 
       it("lets one of two racing finishes win", async () => {

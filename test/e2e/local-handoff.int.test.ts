@@ -1,8 +1,8 @@
 /**
  * Serve mode hands a just-stored call to this process's worker without the queue (src/jobs/
- * local-handoff.ts): the row stays the truth, the session's order holds (a call that must wait
- * goes through the queue), and a call whose process died between its row and its run is queued
- * again by the reconciler and runs once. The crash of a serve process during handed-off calls is
+ * local-handoff.ts): the row stays the truth (the insert claims it), the session's order holds (a
+ * call that must wait goes through the queue), and a call whose process died between its row and
+ * its run is queued again by the reconciler and taken over: it runs once. The crash of a serve process during handed-off calls is
  * in local-handoff-crash.int.test.ts (its own processes).
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -70,14 +70,15 @@ it("a call whose process stopped between its row and its run is queued again and
   const sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id;
   const calls = `/v1/sessions/${sid}/calls`;
   await h.call("POST", `${calls}?wait=60`, { key: t.agentKey, body: bash("true") });
-  // As if the process died right after storing the row: the hand-off takes the call and never
-  // claims it (no queue entry, no lease, the row `queued`).
+  // As if the process died right after its insert claimed the row: the slot's claim is made
+  // (the row is stored `running`, attempt 1 open) but the run never starts, and no lease is held.
   const real = h.service.deps.handoff as CallHandoff;
   const dropped: string[] = [];
   h.service.deps.handoff = {
-    tryRun: async (jobId) => {
-      dropped.push(jobId);
-      return true;
+    reserve: (jobId, sessionId) => {
+      const slot = real.reserve(jobId, sessionId);
+      slot?.release();
+      return slot && { claim: slot.claim, run: () => void dropped.push(jobId), release: () => {} };
     },
     ended: () => undefined,
   };
@@ -85,18 +86,44 @@ it("a call whose process stopped between its row and its run is queued again and
   try {
     const sub = await h.call("POST", calls, { key: t.agentKey, body: bash("echo once >> /workspace/runs") });
     jid = sub.body.job.id;
-    expect(sub.body.job.status).toBe("queued");
+    expect(sub.body.job.status).toBe("running");
   } finally {
     h.service.deps.handoff = real;
   }
   expect(dropped).toEqual([jid]);
   const job = await waitForJob(h.call, t.agentKey, jid, { timeoutMs: 60_000 });
   expect(job.status, JSON.stringify(job)).toBe("succeeded");
+  // Taken over: the lost attempt is closed, the second ran it.
+  expect(job.attempts.map((a: { outcome?: string }) => a.outcome)).toEqual(["worker lost", "succeeded"]);
   expect(enqueued).toContain(jid);
   const runs = await h.call("POST", `${calls}?wait=60`, {
     key: t.agentKey,
     body: bash("cat /workspace/runs"),
   });
   expect(runs.body.job.result.content[0].text).toBe("once\n");
+  await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
+}, 120_000);
+
+it("a cancel whose message to the worker was lost still ends the call cancelled", async () => {
+  const t = await seedBashTenant(h.call, "lostcancel");
+  const sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id;
+  const calls = `/v1/sessions/${sid}/calls`;
+  await h.call("POST", `${calls}?wait=60`, { key: t.agentKey, body: bash("true") });
+  const sub = await h.call("POST", calls, { key: t.agentKey, body: bash("sleep 1; echo ran") });
+  const jid = sub.body.job.id;
+  await waitForJob(h.call, t.agentKey, jid, { until: ["running"], timeoutMs: 30_000 });
+  // Only the row's flag is set: the running call is not aborted and runs to its end.
+  const cancels = h.service.deps.cancels;
+  const send = cancels.requestCancel.bind(cancels);
+  cancels.requestCancel = async () => {};
+  try {
+    expect((await h.call("POST", `/v1/jobs/${jid}/cancel`, { key: t.agentKey })).status).toBe(200);
+  } finally {
+    cancels.requestCancel = send;
+  }
+  const job = await waitForJob(h.call, t.agentKey, jid, { timeoutMs: 60_000 });
+  expect(job.status, JSON.stringify(job)).toBe("cancelled");
+  expect(job.result.content[0].text).toContain("ran");
+  expect(job.attempts.at(-1).outcome).toBe("cancelled");
   await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
 }, 120_000);

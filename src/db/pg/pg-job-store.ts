@@ -5,7 +5,7 @@
  * submits of a session take distinct, gap-free numbers. Single transitions (finish, requeue)
  * are one conditional UPDATE.
  */
-import { and, count, eq, gt, inArray, lt, lte, notInArray, sql } from "drizzle-orm";
+import { and, count, eq, gt, inArray, lt, lte, notInArray, type SQL, sql } from "drizzle-orm";
 import { nowIso } from "../../service/clock.js";
 import { newId } from "../../service/ids.js";
 import type { JobRow, JobStatus, SessionRow, StoredResult } from "../schema.js";
@@ -17,7 +17,11 @@ import {
   type AuditRecord,
   attemptsAfterClaim,
   type ClaimOptions,
+  claimAtInsert,
   FINAL_STATUSES,
+  type FinishOptions,
+  type InsertClaim,
+  type InsertClaimed,
   type JobStore,
   type StoreClaim,
   takeoverAudit,
@@ -31,25 +35,53 @@ export class PgJobStore implements JobStore {
   constructor(private readonly db: PgDb) {}
 
   async insertJob(row: JobRow, entry: AuditRecord, opts: ActiveBound = {}): Promise<JobRow | undefined> {
+    const out = await this.insert(row, entry, opts);
+    return out.kind === "taken" ? out.job : undefined;
+  }
+
+  insertClaimed(
+    row: JobRow,
+    entry: AuditRecord,
+    opts: ActiveBound & { claim: InsertClaim },
+  ): Promise<InsertClaimed> {
+    return this.insert(row, entry, opts, opts.claim);
+  }
+
+  private async insert(
+    row: JobRow,
+    entry: AuditRecord,
+    opts: ActiveBound,
+    claimFor?: InsertClaim,
+  ): Promise<InsertClaimed> {
     const key = row.idempotencyKey ?? undefined;
     try {
-      return await this.db.transaction(async (tx) => {
+      return await this.db.transaction(async (tx): Promise<InsertClaimed> => {
         const dup = await findByKey(tx, row.sessionId, key);
-        if (dup) return dup;
+        if (dup) return { kind: "taken", job: dup };
+        let claim: StoreClaim = { kind: "skip", reason: row.status };
         if (row.status === "queued") {
           await requireActiveSlot(tx, row.tenantId, opts.maxActive);
           row.seq = await takeSeq(tx, row.sessionId);
+          // takeSeq holds the session's row lock: its pin cannot change before this commits.
+          if (claimFor) {
+            const [session] = (await tx
+              .select()
+              .from(sessions)
+              .where(eq(sessions.id, row.sessionId))) as SessionRow[];
+            const blocker = await firstBlocker(tx, row);
+            claim = claimAtInsert(row, session, blocker, claimFor);
+          }
         }
         await tx.insert(jobs).values(row);
         await writeAudit(tx, entry);
-        return undefined;
+        return { kind: "stored", claim };
       });
     } catch (err) {
       // A concurrent submit with the same key committed first: the unique index stopped ours, or
       // its job took the tenant's last slot while ours waited for the lock. Either way it is ours.
       const raced = isUniqueViolation(err) || err instanceof ActiveCallsFull;
       const dup = raced ? await findByKey(this.db, row.sessionId, key) : undefined;
-      if (dup) return dup;
+      if (dup) return { kind: "taken", job: dup };
       throw err;
     }
   }
@@ -76,21 +108,7 @@ export class PgJobStore implements JobStore {
         .from(sessions)
         .where(eq(sessions.id, job.sessionId))) as SessionRow[];
       if (job.cancelRequested || session?.status !== "active") return { kind: "skip", reason: "cancelled" };
-      if (opts.onlyOnHost && session.hostId !== (opts.hostId ?? null))
-        return { kind: "skip", reason: "elsewhere" };
-      const [blocker] = await tx
-        .select({ id: jobs.id })
-        .from(jobs)
-        .where(
-          and(
-            eq(jobs.sessionId, job.sessionId),
-            lt(jobs.seq, job.seq ?? 0),
-            inArray(jobs.status, ["queued", "running"]),
-            job.concurrencySafe ? eq(jobs.concurrencySafe, false) : undefined,
-          ),
-        )
-        .orderBy(jobs.seq)
-        .limit(1);
+      const blocker = await firstBlocker(tx, job);
       if (blocker) return { kind: "wait", blockedBy: blocker.id };
       const now = nowIso();
       const startedAt = job.startedAt ?? now;
@@ -136,12 +154,22 @@ export class PgJobStore implements JobStore {
     jobId: string,
     status: JobStatus,
     result: StoredResult,
-    error?: string,
+    opts: FinishOptions = {},
   ): Promise<JobRow | undefined> {
     const now = nowIso();
+    // SET expressions see the row as it was: the flag is read by this very statement.
+    const final = opts.cancelWins
+      ? sql`case when ${jobs.cancelRequested} then 'cancelled' else ${status} end`
+      : sql`${status}`;
     const [done] = (await this.db
       .update(jobs)
-      .set({ status, result, finishedAt: now, error: error ?? null, attempts: closeLastAttempt(now, status) })
+      .set({
+        status: sql`${final}`,
+        result,
+        finishedAt: now,
+        error: opts.error ?? null,
+        attempts: closeLastAttempt(now, final),
+      })
       .where(and(eq(jobs.id, jobId), notInArray(jobs.status, [...FINAL_STATUSES])))
       .returning()) as JobRow[];
     return done;
@@ -240,6 +268,27 @@ async function requireActiveSlot(tx: Tx, tenantId: string, max: number | undefin
   if ((row?.n ?? 0) >= max) throw new ActiveCallsFull(max);
 }
 
+/** The first job ahead of `job` in its session that still blocks it (all, or only unsafe ones). */
+async function firstBlocker(
+  tx: Tx,
+  job: Pick<JobRow, "sessionId" | "seq" | "concurrencySafe">,
+): Promise<{ id: string } | undefined> {
+  const [blocker] = await tx
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(
+      and(
+        eq(jobs.sessionId, job.sessionId),
+        lt(jobs.seq, job.seq ?? 0),
+        inArray(jobs.status, ["queued", "running"]),
+        job.concurrencySafe ? eq(jobs.concurrencySafe, false) : undefined,
+      ),
+    )
+    .orderBy(jobs.seq)
+    .limit(1);
+  return blocker;
+}
+
 async function takeSeq(tx: Tx, sessionId: string): Promise<number> {
   const [row] = await tx
     .update(sessions)
@@ -251,7 +300,7 @@ async function takeSeq(tx: Tx, sessionId: string): Promise<number> {
 }
 
 /** Sets endedAt and outcome on the last attempt while it is still open (jsonb in place). */
-function closeLastAttempt(endedAt: string, outcome: string) {
+function closeLastAttempt(endedAt: string, outcome: string | SQL) {
   return sql`case when jsonb_array_length(coalesce(${jobs.attempts}, '[]'::jsonb)) > 0
     and (${jobs.attempts} -> -1 ->> 'endedAt') is null
     then jsonb_set(jsonb_set(${jobs.attempts}, '{-1,endedAt}', to_jsonb(${endedAt}::text)),

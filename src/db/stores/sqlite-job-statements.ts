@@ -4,7 +4,7 @@
  * (claim, attempt, finish, queue position, successors and audit: ~0.5 ms of a warm call).
  * Values reach them as placeholders; each column's own encoder still applies (JSON columns).
  */
-import { type AnyColumn, and, count, eq, gt, inArray, lt, Param, sql } from "drizzle-orm";
+import { type AnyColumn, and, count, eq, getTableColumns, gt, inArray, lt, Param, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
 import { perDatabase } from "../prepared.js";
 import { audit, jobs, sessions } from "../schema.js";
@@ -48,8 +48,16 @@ function blocker(db: Db, onlyUnsafe: boolean) {
   );
 }
 
+/** The finish's status: `cancelled` for a job flagged for cancellation when `cancelWins` is 1. */
+const finalStatus = sql`case when ${p("cancelWins")} = 1 and ${jobs.cancelRequested} = 1 then 'cancelled' else ${p("status")} end`;
+
 function build(db: Db) {
   return {
+    // Every column a placeholder of its own name: a whole JobRow is the statement's parameters.
+    insertJob: db
+      .insert(jobs)
+      .values(Object.fromEntries(Object.keys(getTableColumns(jobs)).map((k) => [k, p(k)])) as never)
+      .prepare(),
     blockedByAny: blocker(db, false),
     blockedByUnsafe: blocker(db, true),
     claim: db
@@ -71,11 +79,11 @@ function build(db: Db) {
     finish: db
       .update(jobs)
       .set({
-        status: into(jobs.status, "status"),
+        status: finalStatus,
         result: into(jobs.result, "result"),
         finishedAt: into(jobs.finishedAt, "now"),
         error: into(jobs.error, "error"),
-        attempts: closeLastAttempt(p("now"), p("status")),
+        attempts: closeLastAttempt(p("now"), finalStatus),
       })
       .where(
         sql`${jobs.id} = ${p("id")} and ${jobs.status} not in ('succeeded','failed','denied','cancelled','interrupted')`,

@@ -15,6 +15,10 @@ import {
   type AuditRecord,
   attemptsAfterClaim,
   type ClaimOptions,
+  claimAtInsert,
+  type FinishOptions,
+  type InsertClaim,
+  type InsertClaimed,
   type JobStore,
   type StoreClaim,
   takeoverAudit,
@@ -27,25 +31,49 @@ export class SqliteJobStore implements JobStore {
   constructor(private readonly db: Db) {}
 
   async insertJob(row: JobRow, entry: AuditRecord, opts: ActiveBound = {}): Promise<JobRow | undefined> {
+    const out = this.insert(row, entry, opts);
+    return out.kind === "taken" ? out.job : undefined;
+  }
+
+  async insertClaimed(
+    row: JobRow,
+    entry: AuditRecord,
+    opts: ActiveBound & { claim: InsertClaim },
+  ): Promise<InsertClaimed> {
+    return this.insert(row, entry, opts, opts.claim);
+  }
+
+  private insert(row: JobRow, entry: AuditRecord, opts: ActiveBound, claimFor?: InsertClaim): InsertClaimed {
     const key = row.idempotencyKey ?? undefined;
     try {
-      return this.db.transaction((tx) => {
+      return this.db.transaction((tx): InsertClaimed => {
         const dup = findByKey(tx, row.sessionId, key);
-        if (dup) return dup;
+        if (dup) return { kind: "taken", job: dup };
+        let claim: StoreClaim = { kind: "skip", reason: row.status };
         if (row.status === "queued") {
           requireActiveSlot(this.db, row.tenantId, opts.maxActive);
           row.seq = takeSeq(this.db, row.sessionId);
+          if (claimFor) claim = this.claimNew(row, claimFor);
         }
-        tx.insert(jobs).values(row).run();
+        jobStatementsFor(this.db).insertJob.run(row);
         writeAudit(this.db, entry);
-        return undefined;
+        return { kind: "stored", claim };
       });
     } catch (err) {
       // Another process inserted the key between our check and our insert.
       const dup = isUniqueViolation(err) ? findByKey(this.db, row.sessionId, key) : undefined;
-      if (dup) return dup;
+      if (dup) return { kind: "taken", job: dup };
       throw err;
     }
+  }
+
+  /** The insert's own claim of a new row (it has its `seq`), read in the insert's transaction. */
+  private claimNew(row: JobRow, opts: InsertClaim): StoreClaim {
+    const session = preparedFor(this.db).sessionById.get({ id: row.sessionId });
+    const s = jobStatementsFor(this.db);
+    const ahead = { sessionId: row.sessionId, seq: row.seq ?? 0 };
+    const blocker = (row.concurrencySafe ? s.blockedByUnsafe : s.blockedByAny).get(ahead);
+    return claimAtInsert(row, session, blocker, opts);
   }
 
   async withdrawQueued(jobId: string): Promise<boolean> {
@@ -68,8 +96,6 @@ export class SqliteJobStore implements JobStore {
         return { kind: "skip", reason: job.status };
       const session = preparedFor(this.db).sessionById.get({ id: job.sessionId });
       if (job.cancelRequested || session?.status !== "active") return { kind: "skip", reason: "cancelled" };
-      if (opts.onlyOnHost && session.hostId !== (opts.hostId ?? null))
-        return { kind: "skip", reason: "elsewhere" };
       const s = jobStatementsFor(this.db);
       const ahead = { sessionId: job.sessionId, seq: job.seq ?? 0 };
       const blocker = (job.concurrencySafe ? s.blockedByUnsafe : s.blockedByAny).get(ahead);
@@ -101,14 +127,15 @@ export class SqliteJobStore implements JobStore {
     jobId: string,
     status: JobStatus,
     result: StoredResult,
-    error?: string,
+    opts: FinishOptions = {},
   ): Promise<JobRow | undefined> {
     return jobStatementsFor(this.db).finish.get({
       id: jobId,
       status,
+      cancelWins: opts.cancelWins ? 1 : 0,
       result,
       now: nowIso(),
-      error: error ?? null,
+      error: opts.error ?? null,
     });
   }
 

@@ -117,19 +117,24 @@ export class ExecRun {
   /** Attaches a host connection; a re-attach first replays what was kept, marked `r`. */
   attach(sock, replay) {
     if (replay) for (const ev of this.events) send(sock, { ...ev, r: 1 });
-    if (this.final) return answer(sock, this.final);
+    if (this.final) return reply(sock, this.final);
     if (this.sub && this.sub !== sock) this.sub.destroy();
     this.sub = sock;
-    this.onCancel = () => this.kill("cancel");
-    this.onClose = () => {
+    const onCancel = () => this.kill("cancel");
+    const onClose = () => {
       if (this.sub !== sock) return;
       this.sub = null;
       // A keyed call belongs to its job, not to this connection: it runs on until a worker
       // re-attaches or its timeout. Unkeyed calls (library use) end with their connection.
       if (!this.keyed) this.kill("cancel");
     };
-    sock.on("toolshed-cancel", this.onCancel);
-    sock.once("close", this.onClose);
+    sock.on("toolshed-cancel", onCancel);
+    sock.once("close", onClose);
+    // Answered: the connection may serve another request, which these must not hear.
+    this.detach = () => {
+      sock.off("toolshed-cancel", onCancel);
+      sock.off("close", onClose);
+    };
   }
 
   start(resolveCwd) {
@@ -361,13 +366,11 @@ export class ExecRun {
     clearTimeout(this.timer);
     this.final = final;
     this.onDone?.();
-    const sock = this.sub;
-    if (!sock) return;
-    // The connection may serve another request: nothing of this call stays on it.
-    this.sub = null;
-    sock.off("toolshed-cancel", this.onCancel);
-    sock.off("close", this.onClose);
-    answer(sock, final);
+    if (this.sub) {
+      this.detach?.();
+      reply(this.sub, final);
+      this.sub = null;
+    }
   }
 }
 
@@ -375,21 +378,17 @@ export function send(sock, msg) {
   if (!sock.destroyed) sock.write(`${JSON.stringify(msg)}\n`);
 }
 
-/** A request's last line, after which its connection is closed. */
+/** The message that ends a request. */
 export function reply(sock, msg) {
-  if (!sock.destroyed) sock.end(`${JSON.stringify(msg)}\n`);
+  replyLine(sock, JSON.stringify(msg));
 }
 
 /**
- * A request's last line, after which its connection may carry another request: the executor
- * (which owns the connection) takes it back on 'toolshed-done', or closes it.
+ * Ends a request with `line`: the connection stays open for the next one where the executor
+ * offered that (`toolshedDone`), else it is closed after the line.
  */
-export function answer(sock, msg) {
-  answerLine(sock, JSON.stringify(msg));
-}
-
-export function answerLine(sock, line) {
+export function replyLine(sock, line) {
   if (sock.destroyed) return;
-  sock.write(`${line}\n`);
-  sock.emit("toolshed-done");
+  if (sock.toolshedDone) sock.toolshedDone(`${line}\n`);
+  else sock.end(`${line}\n`);
 }

@@ -8,20 +8,19 @@
 //   exec  → {"op":"exec", argv, cwd, env, stdin, timeoutMs, maxOutputBytes, as, key, cwdFd, acks}
 //   file  → {"op":"readFile"|"writeFile"|"stat"|"realPath", path, ..., key, acks}
 //   spawn → {"op":"spawn", argv, cwd, env, as} then {"op":"stdin"|"eof"|"kill"} lines
-//   all   ← {"t":"hello",...} on connect; {"t":"a"} once a request arrived; then
+//   all   ← {"t":"hello","v":3,...} on connect; {"t":"a"} once a request arrived; then
 //   exec  ← {"t":"o","s":1|2,"d":text[,"r":1 replayed]} ... {"t":"x", exitCode, timedOut, ...}
 //   file  ← {"t":"r",...} or {"t":"e", code, message}
 // A request with a `key` is remembered (call-memo.mjs): sent again, it re-attaches or answers
-// what it answered before; it never runs twice. After an exec's "x" or a file op's or ping's
-// answer the connection may carry the host's next request (never before: one at a time);
-// spawn and failed requests end theirs.
+// what it answered before; it never runs twice. Protocol 3: once a request (other than spawn) is
+// answered, its connection takes the next request; the host may also just close it.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import * as path from "node:path";
 import { CallMemo, validKey } from "./call-memo.mjs";
-import { answer, answerLine, ExecRun, reply, send } from "./exec-run.mjs";
+import { ExecRun, reply, replyLine, send } from "./exec-run.mjs";
 import { FileClient } from "./file-client.mjs";
 import { forkServer } from "./fork-server.mjs";
 import { identitiesFrom, ReaderPool } from "./identities.mjs";
@@ -62,22 +61,17 @@ function topUp() {
 function dial() {
   spares++;
   const sock = connect(SOCKET);
-  // Serving a request; between requests the connection is one of the spares.
+  // `busy` while a request is served on it; a connection whose request was answered whole is a
+  // spare again (protocol 3: the host reuses it for its next request instead of a new dial).
   let busy = false;
   sock.on("error", () => {});
-  sock.once("connect", () => send(sock, { t: "hello", v: 2, token: TOKEN, boot: BOOT }));
+  sock.once("connect", () => send(sock, { t: "hello", v: 3, token: TOKEN, boot: BOOT }));
   sock.once("close", () => {
     if (busy) return;
     spares--;
+    if (spares >= SPARES) return;
     setTimeout(topUp, backoffMs);
     backoffMs = Math.min(backoffMs * 2, 500);
-  });
-  // The request's last line is sent (answer): the connection is a spare again. The host sends
-  // another request on it only after that line, and closes those it has too many of.
-  sock.on("toolshed-done", () => {
-    sock.off("close", topUp);
-    busy = false;
-    spares++;
   });
   readLines(sock, (line) => {
     let msg;
@@ -94,16 +88,21 @@ function dial() {
       else sock.emit("toolshed-msg", msg);
       return;
     }
-    // A cancel of a request already answered: nothing is left to cancel.
+    // A cancel that crossed its request's answer: that request is over.
     if (msg.op === "cancel") return;
     busy = true;
     spares--;
     backoffMs = 20;
-    // A dial costs this process ~0.1 ms, which would sit between the request and its command's
-    // start: with a spare left, the next one is dialled only if this connection closes (the host
-    // has its answer). With none left (requests side by side, a long-lived process), at once.
-    if (spares === 0 || msg.op === "spawn") topUp();
-    else sock.once("close", topUp);
+    topUp();
+    // The answer that ends a request (reply()) leaves the connection open and spare again, except
+    // a long-lived process's: its connection is its own until it ends.
+    if (msg.op !== "spawn")
+      sock.toolshedDone = (line) => {
+        sock.toolshedDone = undefined;
+        sock.write(line);
+        busy = false;
+        spares++;
+      };
     memo.ack(msg.acks);
     // The ack tells the host the request arrived: without it, a retry cannot run anything twice.
     send(sock, { t: "a" });
@@ -140,8 +139,8 @@ async function handle(sock, msg) {
   if (msg.op === "exec") return exec(sock, msg);
   if (msg.op === "spawn")
     return runSpawn(sock, msg, { name: "mcp", ...ids.mcp, identity: ids.mcp }, resolveCwd);
-  if (msg.op === "ping") return answer(sock, { t: "r", boot: BOOT });
-  if (FILE_OPS.has(msg.op)) return answerLine(sock, await fileOp(msg));
+  if (msg.op === "ping") return reply(sock, { t: "r", boot: BOOT });
+  if (FILE_OPS.has(msg.op)) return replyLine(sock, await fileOp(msg));
   return reply(sock, { t: "e", code: "EINVAL", message: `unknown op ${msg.op}` });
 }
 

@@ -2,6 +2,7 @@
 
 import { isTerminal } from "../../contracts/job.js";
 import type { JobRow, JobStatus, StoredResult } from "../../db/rows.js";
+import type { FinishOptions } from "../../db/store.js";
 import { asUnavailable, UnavailableError } from "../../errors.js";
 import type { Logger } from "../../log.js";
 import type { ServiceDeps } from "../ports.js";
@@ -50,9 +51,9 @@ export function finishJob(
   jobId: string,
   status: JobStatus,
   result: StoredResult,
-  error?: string,
+  opts?: FinishOptions,
 ): Promise<JobRow | undefined> {
-  return deps.store.finish(jobId, status, result, error);
+  return deps.store.finish(jobId, status, result, opts);
 }
 
 /**
@@ -70,15 +71,20 @@ export async function publishState(
 /**
  * publishState for a row the caller just read: the events are handed to the bus before this
  * returns its promise, so an append or enqueue the caller issues next goes out after them.
+ * `earlier`: statuses the row went through unpublished (an insert that claimed its row stored it
+ * `running` at once): their events go first, in the same write.
  */
 export async function publishRow(
   deps: Pick<ServiceDeps, "events" | "logger"> & Partial<Pick<ServiceDeps, "db" | "webhooks">>,
   row: JobRow,
+  earlier: readonly JobStatus[] = [],
 ) {
   const jobId = row.id;
+  for (const status of earlier) logTransition(deps.logger, { ...row, status });
   logTransition(deps.logger, row);
   try {
     const events: { type: "status" | "result"; data: unknown }[] = [
+      ...earlier.map((status) => ({ type: "status" as const, data: { status } })),
       { type: "status", data: { status: row.status } },
     ];
     if (row.result && isTerminal(row.status)) {

@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import type { JobView } from "../../contracts/job.js";
 import type { JobRow, JobStatus, SessionRow, StoredDecision, StoredResult } from "../../db/rows.js";
+import type { InsertClaim, InsertClaimed } from "../../db/store.js";
 import { ConflictError, isDatabaseUnreachable } from "../../errors.js";
 import type { ToolInput } from "../../permission/types.js";
 import type { ToolBase } from "../../toolkit/tool-base.js";
@@ -65,8 +66,26 @@ export async function submitCall(
   // Re-checked inside the write: a concurrent submit with the same key may have won meanwhile
   // (in another process the unique index is what stops it), and so may concurrent submits that
   // all passed the early quota check: the write is what holds the tenant to its limit.
-  const raced = await insertUnlessKeyTaken(deps, p, row, maxActiveCalls);
-  if (raced) return { job: sameRequest(raced, requestHash), created: false };
+  // A call this process's worker can run now is claimed by its own insert (one transaction).
+  const slot = row.status === "queued" ? deps.handoff?.reserve(row.id, row.sessionId) : undefined;
+  let stored: InsertClaimed;
+  try {
+    stored = await insertUnlessKeyTaken(deps, p, row, maxActiveCalls, slot?.claim);
+  } catch (err) {
+    slot?.release();
+    throw err;
+  }
+  if (stored.kind === "taken") {
+    slot?.release();
+    return { job: sameRequest(stored.job, requestHash), created: false };
+  }
+  if (slot && stored.claim.kind === "run") {
+    // Its events (`queued`, then `running`) go out with the run's start, in one write.
+    slot.run(stored.claim);
+    deps.metrics.inc("toolshed_calls_submitted_total", { behavior: row.decision.behavior });
+    return { job: toJobView(row), created: true };
+  }
+  slot?.release();
   try {
     await publishAndEnqueue(deps, row);
   } catch (err) {
@@ -93,23 +112,30 @@ async function publishAndEnqueue(deps: ServiceDeps, row: JobRow): Promise<void> 
   // `row` is the row as stored (the insert gave it its `seq`; nothing else changes it before it
   // is queued).
   const published = deps.readiness.bound("redis", publishRow(deps, row)).catch(() => undefined);
-  if (row.status === "queued" && !(await deps.handoff?.tryRun(row.id))) await enqueueOrWithdraw(deps, row.id);
+  if (row.status === "queued") await enqueueOrWithdraw(deps, row.id);
   await published;
 }
 
 /**
- * Inserts the job and its audit entry; returns the job that holds the key when one does. A
- * queued job past the tenant's limit on queued + running calls is refused (429).
+ * Inserts the job and its audit entry (claimed by the insert when `claim` is given and it may
+ * start now); `taken` when a job already holds the key. A queued job past the tenant's limit on
+ * queued + running calls is refused (429).
  */
 function insertUnlessKeyTaken(
   deps: Pick<ServiceDeps, "store">,
   p: Principal,
   row: JobRow,
   maxActiveCalls: number,
-): Promise<JobRow | undefined> {
-  return withinActiveCalls(maxActiveCalls, (bound) =>
-    deps.store.insertJob(row, decisionAudit(p.keyId, row), bound),
-  );
+  claim: InsertClaim | undefined,
+): Promise<InsertClaimed> {
+  return withinActiveCalls(maxActiveCalls, async (bound) => {
+    const audit = decisionAudit(p.keyId, row);
+    if (claim) return deps.store.insertClaimed(row, audit, { ...bound, claim });
+    const taken = await deps.store.insertJob(row, audit, bound);
+    return taken
+      ? { kind: "taken", job: taken }
+      : { kind: "stored", claim: { kind: "skip", reason: row.status } };
+  });
 }
 
 /** `{tool, input}` as canonical JSON, hashed: what an idempotency key stands for. */

@@ -1,7 +1,7 @@
 /**
  * A session's Toolkit from its tenant's stored configuration (tool groups, skills, external
  * tools, MCP server names) and the session's own choices (basic tools and skills, active groups).
- * Built per request: it reads a few small rows and constructs no sandbox, so no cache is needed.
+ * Built from the tenant's cached configuration, and shared by the calls that would build the same.
  * Stored configuration is validated when written; here, names that have vanished since (a removed
  * external tool, say) are dropped with a warning instead of breaking every call of the tenant.
  */
@@ -111,19 +111,65 @@ export async function sessionToolkit(
     invalidateTenantConfig(deps.db, session.tenantId);
     throw err;
   });
+  // A tenant with MCP servers has listings that change under the same configuration: built anew.
+  const cacheable = stored.mcpServers.length === 0;
+  const key = cacheable ? builtKey(deps.tools, stored, opts.wrap, session) : undefined;
+  const hit = key && builtToolkits.get(key.scope)?.get(key.session);
+  if (hit) return hit;
   const { config, dropped } = dropStaleMembers(builtinNames, stored);
   if (dropped.length > 0)
     deps.logger.warn({ tenantId: session.tenantId, dropped }, "tool groups name members that are gone");
   const known = new Set(config.skills.map((s) => s.name));
   const row = { ...session, skills: session.skills?.filter((n) => known.has(n)) ?? null };
   const builtins = opts.wrap ? deps.tools.list().map(opts.wrap) : deps.tools.list();
+  let built: SessionToolkit;
   try {
-    return buildTenantToolkit(builtins, config, row, opts.mcps);
+    built = buildTenantToolkit(builtins, config, row, opts.mcps);
   } catch (err) {
     if (!(err instanceof ToolkitConfigError)) throw err;
     deps.logger.warn({ tenantId: session.tenantId, err: err.message }, "tool configuration does not build");
     throw new ConflictError(`the tenant's tool configuration is inconsistent: ${err.message}`);
   }
+  if (key) remember(key, built);
+  return built;
+}
+
+/**
+ * Built toolkits, shared by the calls that would build the same one: a warm call built its
+ * session's toolkit twice (submit and run) from the same rows. A built toolkit holds no per-call
+ * state (the run's state is in its context). Keyed by what the build reads: the registry of
+ * built-ins, the tenant's configuration as loaded (cached per process; a change or a reload is a
+ * new object, so entries of an old one are never served), the decoration (the worker's crash
+ * guard is one function for the process), then the session's own choices.
+ */
+const builtToolkits = new WeakMap<object, Map<string, SessionToolkit>>();
+const scopes = new WeakMap<object, WeakMap<object, Map<unknown, object>>>();
+const NO_WRAP = {};
+const MAX_PER_SCOPE = 256;
+
+function builtKey(
+  tools: ToolRegistry,
+  config: TenantToolConfig,
+  wrap: SessionToolkitOptions["wrap"],
+  session: SessionRow,
+): { scope: object; session: string } {
+  const byConfig = scopes.get(tools) ?? new WeakMap<object, Map<unknown, object>>();
+  scopes.set(tools, byConfig);
+  const byWrap = byConfig.get(config) ?? new Map<unknown, object>();
+  byConfig.set(config, byWrap);
+  const w = wrap ?? NO_WRAP;
+  const scope = byWrap.get(w) ?? {};
+  byWrap.set(w, scope);
+  return { scope, session: JSON.stringify([session.tools, session.skills, session.activeGroups]) };
+}
+
+function remember(key: { scope: object; session: string }, built: SessionToolkit): void {
+  const entries = builtToolkits.get(key.scope) ?? new Map<string, SessionToolkit>();
+  builtToolkits.set(key.scope, entries);
+  if (entries.size >= MAX_PER_SCOPE) entries.delete(entries.keys().next().value as string);
+  // Shared by calls: its active groups must not be changed in place by one of them.
+  Object.freeze(built.activeGroups);
+  entries.set(key.session, built);
 }
 
 /**

@@ -23,18 +23,11 @@ export type Claim = StoreClaim;
  * at a time, so a claim here may take such a job over (the take-over check decides whether
  * it runs again).
  */
-export async function claimJob(
-  deps: ServiceDeps,
-  jobId: string,
-  opts: { handoff?: boolean } = {},
-): Promise<Claim> {
-  // A hand-off claims a row its own request just stored (never one to take over), and only while
-  // the session is pinned to this worker.
+export async function claimJob(deps: ServiceDeps, jobId: string): Promise<Claim> {
   const claim = await deps.store.claim(jobId, {
     worker: workerIdentity(),
-    takeOver: !opts.handoff,
+    takeOver: true,
     ...(deps.hostId ? { hostId: deps.hostId } : {}),
-    ...(opts.handoff ? { onlyOnHost: true } : {}),
   });
   if (claim.kind === "skip" && claim.reason === "cancelled") {
     // An earlier attempt may have started it (its sandbox went away mid-run, as when the session
@@ -78,7 +71,7 @@ export async function failJob(
   jobId: string,
   message: string,
 ): Promise<JobRow | undefined> {
-  const final = await finishJob(deps, jobId, "failed", textResult(message, "error"), message);
+  const final = await finishJob(deps, jobId, "failed", textResult(message, "error"), { error: message });
   if (final) {
     deps.metrics.jobFinished("failed", final);
     await publishRow(deps, final);

@@ -45,13 +45,15 @@ export async function executeJob(
     await runTransfer(deps, claim, transfer);
     return undefined;
   }
-  const guard = new CrashGuard(job.id);
   let built: Awaited<ReturnType<typeof sessionToolkit>>;
   try {
     const mcps = await sessionMcpToolSets(deps.mcp, deps, session, { local: true });
-    built = await sessionToolkit(deps, session, { wrap: (t) => guard.wrap(t), mcps });
+    built = await sessionToolkit(deps, session, { wrap: crashGuard.wrap, mcps });
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
+    // Announced as a run that starts is (below, off the hot path), so that a follower sees
+    // `running`, and `queued` for a row its insert claimed (published nowhere else), before `failed`.
+    await publishRow(deps, job, claim.atInsert ? ["queued"] : []);
     return failJob(deps, job.id, `Error: ${err.message}`);
   }
   const { toolkit, activeGroups } = built;
@@ -60,7 +62,9 @@ export async function executeJob(
   // The claim's row is the `running` row as stored; whatever is sent after its events is sent from
   // callbacks on this promise, which run in the order they were registered, so call order holds.
   const running = Promise.resolve(job);
-  let pending: Promise<unknown> = running.then((row) => publishRow(deps, row));
+  let pending: Promise<unknown> = running.then((row) =>
+    publishRow(deps, row, claim.atInsert ? ["queued"] : []),
+  );
   const afterRunning = (send: () => Promise<unknown>) => {
     pending = Promise.all([pending, running.then(send).catch(() => undefined)]);
   };
@@ -83,7 +87,9 @@ export async function executeJob(
     jobId: job.id,
     sessionId: session.id,
     acquire: () => acquireSessionSandbox(deps, session),
-    onInstance: (instance) => recordAttemptSandbox(deps, job.id, instance),
+    // Recorded by the insert already when it knew the instance (InsertClaim.sandbox).
+    onInstance: (instance) =>
+      instance === job.attempts?.at(-1)?.sandbox ? undefined : recordAttemptSandbox(deps, job.id, instance),
     liveInstance: job.runs > 1,
     onUnavailable: (err) => (unavailable ??= err),
   });
@@ -111,6 +117,7 @@ export async function executeJob(
     await wakeSuccessors(deps, job);
     return final;
   }
+  let crash: { err: unknown } | undefined;
   const ctx: ToolRunContext = {
     sessionId: session.id,
     sandbox: jsb.sandbox,
@@ -134,22 +141,26 @@ export async function executeJob(
       await saveActiveGroups(deps.db, session.id, groups);
     },
     taskStore: new DbTaskStore(deps.db),
+    reportCrash: (err) => {
+      crash ??= { err };
+    },
   };
 
   const response = await toolkit.callTool(job.tool, job.input, ctx, { callId: job.id });
-  if (unavailable || guard.crash !== undefined) await pending;
+  if (unavailable || crash) await pending;
   if (unavailable) throw unavailable;
-  if (guard.crash !== undefined) {
+  if (crash) {
     // The tool's own database step (the session's cwd, its task list): done again once it is back.
-    if (isDatabaseUnreachable(guard.crash)) throw guard.crash;
-    deps.logger.error({ err: guard.crash, jobId: job.id, tool: job.tool }, "tool threw");
-    return failJob(deps, job.id, guard.message);
+    if (isDatabaseUnreachable(crash.err)) throw crash.err;
+    deps.logger.error({ err: crash.err, jobId: job.id, tool: job.tool }, "tool threw");
+    return failJob(deps, job.id, `Error: the tool failed unexpectedly (job ${job.id}).`);
   }
-  const cancelled = signal.aborted || (await deps.store.findJob(job.id))?.cancelRequested === true;
-  const status = statusOf(response, cancelled);
-  const final = await finishJob(deps, job.id, status, toResult(response));
+  // A cancel this worker was not told about (its message lost) is on the row: the finish reads
+  // the flag itself and stores `cancelled` then.
+  const status = statusOf(response, signal.aborted);
+  const final = await finishJob(deps, job.id, status, toResult(response), { cancelWins: true });
   if (final) {
-    deps.metrics.jobFinished(status, job);
+    deps.metrics.jobFinished(final.status, job);
     afterRunning(() => publishRow(deps, final));
   }
   await pending;
@@ -160,21 +171,16 @@ export async function executeJob(
 }
 
 /**
- * The outermost middleware of every built-in tool in a job: an unexpected exception is logged
- * and answered with a generic text (never the raw error); cancels and sandbox failures pass.
+ * The outermost middleware of every built-in tool in a job: an unexpected exception is reported
+ * to the call (`ctx.reportCrash`, which fails it with a generic text, never the raw error);
+ * cancels and sandbox failures pass. One for the process, so that a session's wrapped toolkit
+ * can be built once and shared by its calls (sessionToolkit caches it).
  */
 class CrashGuard implements ToolMiddleware {
-  crash: unknown;
-  readonly message: string;
-
-  constructor(jobId: string) {
-    this.message = `Error: the tool failed unexpectedly (job ${jobId}).`;
-  }
-
-  wrap(tool: ToolBase): ToolBase {
+  readonly wrap = (tool: ToolBase): ToolBase => {
     const middlewares = [this, ...tool.middlewares];
     return new Proxy(tool, { get: (t, key) => (key === "middlewares" ? middlewares : Reflect.get(t, key)) });
-  }
+  };
 
   async *onToolCall(
     _tool: ToolBase,
@@ -186,11 +192,13 @@ class CrashGuard implements ToolMiddleware {
       yield* next(input);
     } catch (err) {
       if (err instanceof SandboxUnavailableError || ctx.signal.aborted) throw err;
-      this.crash = err;
-      throw new Error(this.message);
+      ctx.reportCrash?.(err);
+      throw new Error("Error: the tool failed unexpectedly.");
     }
   }
 }
+
+const crashGuard = new CrashGuard();
 
 function statusOf(r: ToolResponse, cancelled: boolean): JobStatus {
   if (r.state === "interrupted") return cancelled ? "cancelled" : "failed";

@@ -8,6 +8,7 @@ import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { externalTools, sessions, toolGroups } from "../../../src/db/schema.js";
 import { ConflictError } from "../../../src/errors.js";
+import { sessionToolkit } from "../../../src/service/sessions/build-toolkit.js";
 import {
   listSessionTools,
   resolveSessionTool,
@@ -96,5 +97,32 @@ describe("session toolkit", () => {
     await expect(names()).rejects.toThrow(ConflictError);
     const res = await t.call("GET", `/v1/sessions/${sid}/tools`, { key: a.agentKey });
     expect(res.status, JSON.stringify(res.body)).toBe(409);
+  });
+
+  it("a built toolkit is shared by calls that would build the same one, and never outlives a change", async () => {
+    const first = await sessionToolkit(t.deps, session());
+    expect(await sessionToolkit(t.deps, session())).toBe(first);
+    expect(Object.isFrozen(first.activeGroups)).toBe(true);
+    // The session's own choices are part of what was built.
+    await saveActiveGroups(t.deps.db, sid, ["research"]);
+    const active = await sessionToolkit(t.deps, session());
+    expect(active).not.toBe(first);
+    expect(active.activeGroups).toEqual(["research"]);
+    // A decorated build (the worker's crash guard) is its own.
+    const wrap = (tool: Parameters<NonNullable<Parameters<typeof sessionToolkit>[2]>["wrap"] & {}>[0]) =>
+      tool;
+    const wrapped = await sessionToolkit(t.deps, session(), { wrap });
+    expect(wrapped).not.toBe(active);
+    expect(await sessionToolkit(t.deps, session(), { wrap })).toBe(wrapped);
+    // A configuration written in this process is seen at once: a new build.
+    const put = await t.call("PUT", `/v1/tenants/${a.tenantId}/tool-groups`, {
+      key: a.adminKey,
+      body: [{ name: "research", description: "Research.", tools: ["lookup"] }],
+    });
+    expect(put.status).toBe(200);
+    const changed = await sessionToolkit(t.deps, session());
+    expect(changed).not.toBe(active);
+    // Grep left the group: it is basic again for this session, which chose it.
+    expect(changed.listing.tools.map((x) => x.name)).toEqual(["reset_tools", "Read", "Grep", "lookup"]);
   });
 });

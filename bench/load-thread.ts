@@ -1,0 +1,35 @@
+/**
+ * A load generator on its own thread: `width` sessions each make `perSession` calls in a row,
+ * all sessions at once, over HTTP. A real client never shares the service's event loop; run in
+ * the bench's own thread, the client's fetches (~0.5 ms of CPU per call) are taken from the
+ * service's one thread and the figure is the service's and its client's together.
+ */
+import { Worker } from "node:worker_threads";
+
+export interface LoadSpec {
+  base: string;
+  key: string;
+  sids: string[];
+  perSession: number;
+  tool: string;
+  input: object;
+}
+
+export interface LoadResult {
+  seconds: number;
+  calls: number;
+  failures: number;
+  lastFailure: string;
+}
+
+/** Runs the load on a new thread (load-thread-worker.mjs); resolves with what it measured. */
+export function loadOnThread(spec: LoadSpec): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL("./load-thread-worker.mjs", import.meta.url), { workerData: spec });
+    worker.once("message", (r: LoadResult) => {
+      resolve(r);
+      void worker.terminate();
+    });
+    worker.once("error", reject);
+  });
+}

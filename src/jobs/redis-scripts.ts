@@ -1,0 +1,41 @@
+/**
+ * Lua scripts on the command connection, for the writes every call makes: one command and one
+ * reply where a MULTI sent four to nine (ioredis builds a command object, a promise and a reply
+ * parse for each, which made these the largest Redis cost of a warm call). A script is atomic as
+ * the MULTI was. ioredis sends EVALSHA and falls back to EVAL after a Redis restart (NOSCRIPT).
+ */
+import type { Redis } from "ioredis";
+
+const SCRIPTS = {
+  /**
+   * KEYS[1] the job's stream; ARGV: maxLen, ttlS, job channel, job notice, tenant channel ("" for
+   * none), tenant notice, then (type, data) per event: appended in order, capped, the stream's
+   * expiry renewed, then the notices published.
+   */
+  toolshedJobEvents: `
+    for i = 7, #ARGV, 2 do
+      redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'type', ARGV[i], 'data', ARGV[i + 1])
+    end
+    redis.call('EXPIRE', KEYS[1], ARGV[2])
+    redis.call('PUBLISH', ARGV[3], ARGV[4])
+    if ARGV[5] ~= '' then redis.call('PUBLISH', ARGV[5], ARGV[6]) end
+    return 1`,
+  /** KEYS[1] a fixed window's counter; ARGV[1] its expiry in seconds. The count after this hit. */
+  toolshedHit: `
+    local n = redis.call('INCR', KEYS[1])
+    redis.call('EXPIRE', KEYS[1], ARGV[1])
+    return n`,
+} as const;
+
+export interface ScriptedRedis {
+  toolshedJobEvents(key: string, ...args: string[]): Promise<number>;
+  toolshedHit(key: string, ttlS: number): Promise<number>;
+}
+
+/** `redis` with the scripts defined on it (once per connection). */
+export function scripted(redis: Redis): ScriptedRedis {
+  for (const [name, lua] of Object.entries(SCRIPTS)) {
+    if (!(name in redis)) redis.defineCommand(name, { numberOfKeys: 1, lua });
+  }
+  return redis as unknown as ScriptedRedis;
+}

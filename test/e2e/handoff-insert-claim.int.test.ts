@@ -1,0 +1,257 @@
+/**
+ * The insert that claims its own row (serve mode's hand-off, JobStore.insertClaimed), seen from
+ * outside: a job's SSE stream still says `queued`, `running`, then the result, once each and in
+ * order, also when the run fails before its tool (the toolkit could not be built); a cancel that
+ * lands between the insert and the run's start keeps the command from ever starting; and every
+ * slot a submit reserved is given back (no lease key, no running entry left), whatever the
+ * submit's end, so the process keeps handing calls off.
+ */
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { ValidationError } from "../../src/errors.js";
+import type { CallHandoff, HandoffSlot } from "../../src/service/ports.js";
+import { type Harness, seedBashTenant, startHarness } from "../support/harness.js";
+import { pollUntil, waitForJob, waitForJobs } from "../support/wait-for-job.js";
+
+let h: Harness;
+let enqueued: string[];
+beforeAll(async () => {
+  // Two slots: a slot that is never given back shows as a hand-off that no longer happens.
+  h = await startHarness({ mode: "serve", env: { WORKER_CONCURRENCY: "2" } });
+  enqueued = [];
+  const queue = h.service.deps.queue;
+  const enqueue = queue.enqueue.bind(queue);
+  queue.enqueue = (jobId, opts) => {
+    enqueued.push(jobId);
+    return enqueue(jobId, opts);
+  };
+});
+afterAll(async () => {
+  await h?.stop();
+});
+
+const bash = (command: string) => ({ tool: "Bash", input: { command } });
+
+/** A session whose container is up and which is pinned to this process (its first call placed it). */
+async function pinnedSession(name: string) {
+  const t = await seedBashTenant(h.call, name);
+  const sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id as string;
+  const calls = `/v1/sessions/${sid}/calls`;
+  const first = await h.call("POST", `${calls}?wait=60`, { key: t.agentKey, body: bash("true") });
+  expect(first.body.job.status).toBe("succeeded");
+  return { t, sid, calls };
+}
+
+/** The whole SSE stream of a job (the server ends it after `result`): event names and data. */
+async function streamOf(key: string, jid: string): Promise<{ event: string; data: unknown }[]> {
+  const res = await fetch(`${h.url}/v1/jobs/${jid}/events`, {
+    headers: { authorization: `Bearer ${key}` },
+    signal: AbortSignal.timeout(60_000),
+  });
+  expect(res.status).toBe(200);
+  const out: { event: string; data: unknown }[] = [];
+  for (const block of (await res.text()).split("\n\n")) {
+    const event = /^event: (.*)$/m.exec(block)?.[1];
+    const data = /^data: (.*)$/m.exec(block)?.[1];
+    if (event) out.push({ event, data: data === undefined ? null : JSON.parse(data) });
+  }
+  return out;
+}
+
+const statuses = (events: { event: string; data: unknown }[]) =>
+  events.filter((e) => e.event !== "chunk").map((e) => `${e.event}:${(e.data as { status: string }).status}`);
+
+it("a handed-off call's stream: queued, running, chunks, then its end, once each and in order", async () => {
+  const { t, sid, calls } = await pinnedSession("sse");
+  const sub = await h.call("POST", calls, { key: t.agentKey, body: bash("echo a; sleep 0.3; echo b") });
+  expect(sub.body.job.status).toBe("running");
+  const jid = sub.body.job.id as string;
+  expect(enqueued).not.toContain(jid);
+  const events = await streamOf(t.agentKey, jid);
+  expect(statuses(events)).toEqual([
+    "status:queued",
+    "status:running",
+    "status:succeeded",
+    "result:succeeded",
+  ]);
+  // Chunks come between `running` and the end.
+  const kinds = events.map((e) => e.event);
+  expect(kinds.lastIndexOf("chunk")).toBeLessThan(kinds.length - 2);
+  expect(kinds.indexOf("chunk")).toBeGreaterThan(1);
+  await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
+}, 60_000);
+
+it("a handed-off call whose toolkit cannot be built still streams queued and running before failed", async () => {
+  const { t, sid, calls } = await pinnedSession("nokit");
+  // The worker's side only (the submit lists the same tool sets): as if the tenant's MCP
+  // configuration became unusable between the submit and the run.
+  const clients = h.service.deps.mcp!.clients;
+  const toolSets = clients.toolSets.bind(clients);
+  clients.toolSets = (tenantId, opts) => {
+    if (tenantId === t.tenantId && new Error().stack?.includes("executeJob"))
+      throw new ValidationError("the MCP configuration is unusable", []);
+    return toolSets(tenantId, opts);
+  };
+  try {
+    const sub = await h.call("POST", `${calls}?wait=30`, { key: t.agentKey, body: bash("echo never") });
+    expect(sub.body.job.status, JSON.stringify(sub.body)).toBe("failed");
+    expect(enqueued).not.toContain(sub.body.job.id);
+    const events = await streamOf(t.agentKey, sub.body.job.id);
+    expect(statuses(events)).toEqual(["status:queued", "status:running", "status:failed", "result:failed"]);
+  } finally {
+    clients.toolSets = toolSets;
+  }
+  await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
+}, 60_000);
+
+it("a cancel between the insert that claimed the call and its run: the command never starts", async () => {
+  const { t, sid, calls } = await pinnedSession("cancelgap");
+  const real = h.service.deps.handoff as CallHandoff;
+  let start: (() => void) | undefined;
+  // The run starts only once the test says so: the row is `running` (attempt 1) meanwhile.
+  h.service.deps.handoff = {
+    reserve: (jobId, sessionId) => {
+      const slot = real.reserve(jobId, sessionId);
+      return (
+        slot && {
+          claim: slot.claim,
+          run: (claim) => {
+            start = () => slot.run(claim);
+          },
+          release: () => slot.release(),
+        }
+      );
+    },
+    ended: (jobId) => real.ended(jobId),
+  };
+  let jid: string;
+  try {
+    const sub = await h.call("POST", calls, { key: t.agentKey, body: bash("echo ran > /workspace/ran") });
+    jid = sub.body.job.id;
+    expect(sub.body.job.status).toBe("running");
+  } finally {
+    h.service.deps.handoff = real;
+  }
+  expect(start).toBeDefined();
+  expect((await h.call("POST", `/v1/jobs/${jid}/cancel`, { key: t.agentKey })).status).toBe(200);
+  start!();
+  const job = await waitForJob(h.call, t.agentKey, jid, { timeoutMs: 30_000 });
+  expect(job.status, JSON.stringify(job)).toBe("cancelled");
+  expect(job.attempts).toHaveLength(1);
+  const ls = await h.call("POST", `${calls}?wait=30`, {
+    key: t.agentKey,
+    body: bash("test -e /workspace/ran && echo RAN || echo absent"),
+  });
+  expect(ls.body.job.result.content[0].text.trim()).toBe("absent");
+  await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
+}, 60_000);
+
+it("every reserved slot is given back, whatever the submit's end; no lease or running entry is left", async () => {
+  const { t, sid, calls } = await pinnedSession("slots");
+  const real = h.service.deps.handoff as CallHandoff;
+  const slots = new Map<string, string[]>();
+  h.service.deps.handoff = {
+    reserve: (jobId, sessionId) => {
+      const slot = real.reserve(jobId, sessionId);
+      if (!slot) return undefined;
+      const ends: string[] = [];
+      slots.set(jobId, ends);
+      const tracked: HandoffSlot = {
+        claim: slot.claim,
+        run: (claim) => {
+          ends.push("run");
+          slot.run(claim);
+        },
+        release: () => {
+          ends.push("release");
+          slot.release();
+        },
+      };
+      return tracked;
+    },
+    ended: (jobId) => real.ended(jobId),
+  };
+  const store = h.service.deps.store;
+  const insertClaimed = store.insertClaimed.bind(store);
+  try {
+    // A store that fails the insert (the database refused it): 5xx, and the slot is given back.
+    store.insertClaimed = async () => {
+      throw new Error("disk I/O error");
+    };
+    const broken = await h.call("POST", calls, { key: t.agentKey, body: bash("echo x") });
+    expect(broken.status).toBeGreaterThanOrEqual(500);
+    store.insertClaimed = insertClaimed;
+    // Racing submits with one idempotency key (one is `taken`), and calls that must wait.
+    const keyed = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        h.call("POST", calls, { key: t.agentKey, body: { ...bash("sleep 0.3"), idempotencyKey: "k" } }),
+      ),
+    );
+    const others = await Promise.all(
+      Array.from({ length: 3 }, (_, i) =>
+        h.call("POST", calls, { key: t.agentKey, body: bash(`echo ${i}`) }),
+      ),
+    );
+    const ids = [...new Set([...keyed, ...others].map((s) => s.body.job.id as string))];
+    expect(ids).toHaveLength(4);
+    await waitForJobs(h.call, t.agentKey, ids, undefined, { timeoutMs: 60_000 });
+  } finally {
+    store.insertClaimed = insertClaimed;
+    h.service.deps.handoff = real;
+  }
+  expect(slots.size).toBeGreaterThan(2);
+  for (const [jobId, ends] of slots) expect(ends.length, `${jobId}: ${ends.join(",")}`).toBe(1);
+  expect([...slots.values()].flat()).toContain("release");
+  // Nothing is left behind: no lease key, no entry in the worker's running map (both slots free).
+  const redis = new Redis(h.config.REDIS_URL);
+  try {
+    await pollUntil(
+      async () => ({ leases: await redis.keys(`${h.config.QUEUE_PREFIX}*handoff:*`), free: freeSlots(real) }),
+      (x) => x.leases.length === 0 && x.free === 2,
+      { timeoutMs: 10_000, what: "no lease key and both slots free" },
+    );
+  } finally {
+    redis.disconnect();
+  }
+  // And the process still hands calls off.
+  const next = await h.call("POST", `${calls}?wait=30`, { key: t.agentKey, body: bash("true") });
+  expect(next.body.job.status).toBe("succeeded");
+  expect(enqueued).not.toContain(next.body.job.id);
+  await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
+}, 120_000);
+
+/** How many slots the hand-off gives now (each taken one is given back at once). */
+function freeSlots(handoff: CallHandoff): number {
+  const taken: HandoffSlot[] = [];
+  for (let i = 0; i < 8; i++) {
+    const slot = handoff.reserve(`job_probe_${i}`, "ses_probe");
+    if (!slot) break;
+    taken.push(slot);
+  }
+  for (const slot of taken) slot.release();
+  return taken.length;
+}
+
+it("safe calls submitted behind a running unsafe one wait for it; with nothing unsafe ahead, its insert claims it", async () => {
+  const { t, sid, calls } = await pinnedSession("safe");
+  const rules = { allow: ["Bash", "Read"], deny: [], ask: [] };
+  await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, { key: t.adminKey, body: rules });
+  const write = await h.call("POST", calls, {
+    key: t.agentKey,
+    body: bash("sleep 0.3; echo written > /workspace/f"),
+  });
+  expect(write.body.job.status).toBe("running");
+  const read = (p: string) => ({ tool: "Read", input: { file_path: p } });
+  const reads = await Promise.all([
+    h.call("POST", calls, { key: t.agentKey, body: read("/workspace/f") }),
+    h.call("POST", calls, { key: t.agentKey, body: read("/workspace/f") }),
+  ]);
+  for (const r of reads) expect(r.body.job?.status, JSON.stringify(r.body)).toBe("queued");
+  const done = await waitForJobs(h.call, t.agentKey, [write.body.job.id, ...reads.map((r) => r.body.job.id)]);
+  expect(done.map((j) => j.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
+  for (const j of done.slice(1)) expect(JSON.stringify(j.result.content)).toContain("written");
+  // Nothing unsafe ahead: a safe call is claimed by its own insert.
+  const alone = await h.call("POST", calls, { key: t.agentKey, body: read("/workspace/f") });
+  expect(alone.body.job.status).toBe("running");
+  await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
+}, 60_000);
