@@ -20,6 +20,7 @@
  *   E id fd             that stream is at its end (every holder of it closed it)
  *   X pid code signal   the command exited (signal 0 when it exited normally)
  *   K id ok             the kill ran as uid (ok 1) or could not be started (ok 0)
+ *   R                   once, first: this process adopts the commands' orphans (see main)
  *
  * A command's streams are pipes whose other ends stay here: its output is relayed over this
  * process's stdout instead of each command connecting back to the executor, so a start costs no
@@ -43,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -429,6 +431,15 @@ int main(int argc, char **argv) {
   fcntl(0, F_SETFD, FD_CLOEXEC);
   fcntl(1, F_SETFD, FD_CLOEXEC);
   fcntl(1, F_SETFL, fcntl(1, F_GETFL) | O_NONBLOCK);
+  /* A child subreaper: a process a command leaves behind (its parent exited) becomes our child,
+   * not init's. Every live process of a command is then our child or below one, so when our
+   * children list is empty nothing a command started is alive: the executor reads that list
+   * (/proc/<pid>/task/<pid>/children, one look under the kernel's lock) instead of all of /proc
+   * after a call. Adopted orphans are reaped here like commands (X lines no request names). */
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1) == 0) {
+    say("R\n");
+    if (flush_out() < 0) return 0;
+  }
 
   size_t cap = 1 << 16, have = 0;
   char *buf = malloc(cap);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OutputStream, Sandbox } from "../../src/sandbox/sandbox.js";
-import { createTestProvider, sh, type TestProvider } from "./harness.js";
+import { createTestProvider, execAsRoot, serviceContainers, sh, type TestProvider } from "./harness.js";
 
 describe("sandbox exec", () => {
   let t: TestProvider;
@@ -31,6 +31,23 @@ describe("sandbox exec", () => {
       timedOut: false,
       truncated: false,
     });
+  });
+
+  it("serves a session's calls over the same connections, replies and all", async () => {
+    const [info] = await serviceContainers(t.serviceId, "ses_exec");
+    // The executor's sockets (its host connections and the file helper's channel), by inode.
+    const sockets = async (name: string) => {
+      const list = `ls -l /proc/$(pgrep -f '^node /opt/toolshed/executor.mjs')/fd | grep -o 'socket:.[0-9]*.' | sort`;
+      await execAsRoot(info!.Id, ["sh", "-c", `${list} > /tmp/${name}; chmod 644 /tmp/${name}`]);
+      return (await sb.exec(sh(`cat /tmp/${name}`))).stdout;
+    };
+    const before = await sockets("before");
+    expect(before).toMatch(/socket/);
+    for (let i = 0; i < 5; i++) {
+      expect((await sb.exec(sh(`echo ${i}`))).stdout).toBe(`${i}\n`);
+      expect(await sb.stat("/workspace")).toMatchObject({ type: "directory" });
+    }
+    expect(await sockets("after")).toBe(before);
   });
 
   it("passes stdin, env and cwd, and runs in /workspace by default", async () => {
@@ -185,8 +202,9 @@ describe("sandbox exec", () => {
     for (const [start] of spans) expect(start! < earliestEnd!).toBe(true);
   });
 
-  it("reaps zombies through the init", async () => {
-    // The orphaned grandchild is reparented to PID 1, which must reap it once it exits.
+  it("reaps zombies", async () => {
+    // The orphaned grandchild is reparented to the fork server (PID 1 without it), which must
+    // reap it once it exits.
     await sb.exec(sh("(sleep 0.2 &) ; true"));
     await new Promise((r) => setTimeout(r, 600));
     const r = await sb.exec(sh("ps -eo stat= | grep -c '^Z' || true"));

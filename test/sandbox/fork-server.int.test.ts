@@ -115,6 +115,30 @@ describe("sandbox fork server", () => {
     expect((await sb.exec(sh("echo next"))).stdout).toBe("next\n");
   });
 
+  it("adopts what a command leaves behind, and the calls still report it until it is gone", async () => {
+    // A double fork: the shell that started the sleep ends first, so it is an orphan at once.
+    const left = await sb.exec(sh("(setsid sleep 611 >/dev/null 2>&1 </dev/null &); true"));
+    expect(left).toMatchObject({ exitCode: 0, leftoverCount: 1 });
+    const pid = left.leftover?.[0]?.pid;
+    expect(pid).toEqual(expect.any(Number));
+    // Its parent is the fork server, not the init: a live process of a command is always the fork
+    // server's child or below one, which is what lets a call's end skip reading all of /proc.
+    const parent = await sb.exec(
+      sh(`tr '\\0' ' ' </proc/$(awk '/^PPid/ {print $2}' /proc/${pid}/status)/cmdline`),
+    );
+    expect(parent.stdout).toContain("toolshed-spawner");
+    // A later call started it no more than this one; once it is killed, nothing is left to report.
+    const next = await sb.exec(sh("echo next"));
+    expect(next.leftoverCount).toBeUndefined();
+    expect(
+      (await sb.exec(sh(`kill ${pid}; while kill -0 ${pid} 2>/dev/null; do sleep 0.05; done`))).exitCode,
+    ).toBe(0);
+    // The fork server reaped it (no zombie is left for the init), and the call after leaves nothing.
+    const after = await sb.exec(sh("ps -eo stat=,args= | grep -c '^Z' || true"));
+    expect(after).toMatchObject({ stdout: "0\n" });
+    expect(after.leftoverCount).toBeUndefined();
+  });
+
   it("ends a call whose start hangs in the fork server, and kills the command if it starts late", async () => {
     const [info] = await serviceContainers(t.serviceId, "ses_fork");
     await execAsRoot(info!.Id, ["sh", "-c", "kill -STOP $(pgrep -x toolshed-spawne)"]);

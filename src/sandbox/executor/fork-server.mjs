@@ -10,13 +10,14 @@
 // without it, a spawner that died): the caller then uses Node's spawn, as before.
 import { spawn as nodeSpawn } from "node:child_process";
 import { EventEmitter } from "node:events";
-import { existsSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync } from "node:fs";
 import { constants as osc } from "node:os";
 import { Readable } from "node:stream";
 
 export const SPAWNER_BIN = "/usr/local/libexec/toolshed-spawner";
 const CWD_FD = 9;
 const NL = 0x0a;
+const PROC_PEEK = Buffer.alloc(512);
 const SIGNAL_NAMES = Object.fromEntries(Object.entries(osc.signals).map(([name, n]) => [n, name]));
 
 class ForkedChild extends EventEmitter {
@@ -83,6 +84,11 @@ class ForkedChild extends EventEmitter {
   }
 }
 
+/** Bytes read in one read() from the start of an open /proc file (generated again per read). */
+function readProc(fd) {
+  return readSync(fd, PROC_PEEK, 0, PROC_PEEK.length, 0);
+}
+
 export class ForkServer {
   constructor() {
     this.proc = null;
@@ -92,6 +98,9 @@ export class ForkServer {
     this.byId = new Map(); // request id → ForkedChild, until its streams ended (O and E name the request)
     this.kills = new Map(); // id → resolve(ok)
     this.rest = null; // unparsed bytes of the spawner's output
+    // The spawner's children list and stat, open once it said it adopts the commands' orphans
+    // (R): they name the process, not its number, so once it is reaped they fail to read.
+    this.adopted = null;
   }
 
   /** Starts the spawner when the image has one; resolves either way (false: not available). */
@@ -118,6 +127,28 @@ export class ForkServer {
   /** The spawner's pid while it runs (it is root's; processes.mjs skips it). */
   get pid() {
     return this.proc?.pid;
+  }
+
+  /**
+   * True when nothing the spawner started (a command, or any process below one) is alive. It
+   * adopts the commands' orphans, so a live one is its child or below one: its children list
+   * (one look under the kernel's lock) is then not empty. That holds only while the spawner
+   * itself has not exited (its children then went to the init), so its state is read after the
+   * list. False when that cannot be told (no spawner, an older one, a kernel without the list)
+   * or when it has any child at all.
+   */
+  nothingAlive() {
+    const pid = this.proc?.pid;
+    if (!this.adopted || pid === undefined) return false;
+    try {
+      if (readProc(this.adopted.children) !== 0) return false;
+      // "pid (toolshed-spawne) S ...": a zombie (Z) or a dying task (X) no longer adopts anything.
+      const stat = PROC_PEEK.toString("latin1", 0, readProc(this.adopted.stat));
+      const state = stat[stat.lastIndexOf(")") + 2];
+      return state !== undefined && state !== "Z" && state !== "X";
+    } catch {
+      return false;
+    }
   }
 
   /**
@@ -216,6 +247,15 @@ export class ForkServer {
       const sig = Number(c);
       // Its streams may outlive it (a background process holding them): they go on by request id.
       child.exited(sig ? null : code, sig ? (SIGNAL_NAMES[sig] ?? `SIG${sig}`) : null);
+    } else if (kind === "R") {
+      const pid = this.proc?.pid;
+      if (pid === undefined || this.adopted) return;
+      try {
+        const children = openSync(`/proc/${pid}/task/${pid}/children`, "r");
+        this.adopted = { children, stat: openSync(`/proc/${pid}/stat`, "r") };
+      } catch {
+        // No such list (gVisor): /proc is read after each call, as without it.
+      }
     } else if (kind === "K") {
       const resolve = this.kills.get(a);
       this.kills.delete(a);
@@ -227,6 +267,11 @@ export class ForkServer {
   lost() {
     if (this.proc === null && this.pending.size === 0 && this.byId.size === 0) return;
     this.proc = null;
+    if (this.adopted) {
+      closeSync(this.adopted.children);
+      closeSync(this.adopted.stat);
+      this.adopted = null;
+    }
     for (const [id, entry] of this.pending) {
       entry.reject(Object.assign(new Error("the fork server stopped"), { code: "EIO" }));
       this.pending.delete(id);

@@ -16,9 +16,14 @@ function statusHead(pid) {
   }
 }
 
-/** pid → short command line of every live process whose real uid is `uid`. */
+/**
+ * pid → short command line of every live process whose real uid is `uid` (an identity whose
+ * commands the fork server starts while there is one: Node's spawn only once it is gone).
+ */
 export function processesOf(uid) {
   const found = new Map();
+  // Each such process is one the fork server started or below one: none alive, none to look for.
+  if (forkServer.nothingAlive()) return found;
   let entries;
   try {
     entries = readdirSync("/proc");
@@ -34,7 +39,7 @@ export function processesOf(uid) {
     try {
       const status = statusHead(name);
       const m = /\nUid:\s+(\d+)/.exec(status);
-      // Zombies hold nothing and are reaped by init; they are not "still running".
+      // Zombies hold nothing and are reaped (by the fork server or init); they are not "still running".
       if (!m || Number(m[1]) !== uid || /\nState:\s+Z/.test(status)) continue;
       const cmd = readFileSync(`/proc/${name}/cmdline`, "latin1").replaceAll("\0", " ").trim();
       found.set(Number(name), cmd.slice(0, 200));

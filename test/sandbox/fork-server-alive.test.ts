@@ -1,0 +1,88 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pollUntil } from "../support/wait-for-job.js";
+
+// The executor skips reading /proc after a call when the fork server proves that nothing it
+// started is alive (fork-server.mjs#nothingAlive). Stand-ins for the spawner, real processes read
+// through this machine's /proc, pin down when that proof may be given.
+interface ForkServerLike {
+  adopted: unknown;
+  proc: { pid?: number; kill?: (signal: string) => void } | null;
+  start(bin: string): Promise<boolean>;
+  onLine(line: string): void;
+  nothingAlive(): boolean;
+}
+const modulePath = "../../src/sandbox/executor/fork-server.mjs";
+const { ForkServer } = (await import(modulePath)) as { ForkServer: new () => ForkServerLike };
+
+describe("fork server: nothing alive", () => {
+  let dir: string;
+  const started: ChildProcess[] = [];
+  const servers: ForkServerLike[] = [];
+  const told = (server: ForkServerLike) =>
+    pollUntil(
+      () => server.adopted,
+      (adopted) => adopted !== null,
+      { timeoutMs: 10_000, intervalMs: 10, what: "the stand-in's R line" },
+    );
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "fork-alive-"));
+  });
+  afterAll(async () => {
+    for (const p of started) p.kill("SIGKILL");
+    for (const s of servers) s.proc?.kill?.("SIGKILL");
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** A stand-in spawner: a shell script run by ForkServer.start. */
+  const standIn = async (name: string, body: string): Promise<ForkServerLike> => {
+    const bin = join(dir, name);
+    await writeFile(bin, `#!/bin/sh\n${body}\n`);
+    await chmod(bin, 0o755);
+    const server = new ForkServer();
+    expect(await server.start(bin)).toBe(true);
+    servers.push(server);
+    return server;
+  };
+
+  it("is proved only by a spawner that adopts orphans and has no child", async () => {
+    expect(new ForkServer().nothingAlive()).toBe(false);
+    const lone = await standIn("lone", "printf 'R\\n'; exec sleep 60");
+    await told(lone);
+    expect(lone.nothingAlive()).toBe(true);
+    // An older spawner does not adopt: what a command leaves goes to the init, out of its sight.
+    const older = await standIn("older", "exec sleep 60");
+    expect(older.nothingAlive()).toBe(false);
+    // Any child at all (here one that survives the exec) may be, or hold, a live process.
+    const parent = await standIn("parent", "printf 'R\\n'; sleep 61 & exec sleep 60");
+    await told(parent);
+    expect(parent.nothingAlive()).toBe(false);
+  });
+
+  it("is not proved by a spawner that exited and is not yet reaped", async () => {
+    // A zombie's children list is empty (they went to the init when it exited): its state says
+    // it adopts nothing any more. `true` here becomes a zombie that `sleep` never waits for.
+    const holder = spawn("/bin/sh", ["-c", "true & echo $!; exec sleep 60"], {
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    started.push(holder);
+    const zombie = await new Promise<number>((resolve) =>
+      holder.stdout!.once("data", (b: Buffer) => resolve(Number(b.toString().trim()))),
+    );
+    const server = new ForkServer();
+    server.proc = { pid: zombie };
+    await pollUntil(
+      () => readFileSync(`/proc/${zombie}/stat`, "latin1"),
+      (stat) => stat.includes(") Z "),
+      { timeoutMs: 10_000, intervalMs: 10, what: "the zombie" },
+    );
+    server.onLine("R");
+    expect(server.adopted).not.toBeNull();
+    expect(server.nothingAlive()).toBe(false);
+  });
+});
