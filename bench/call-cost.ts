@@ -157,9 +157,7 @@ export async function run(args: string[]): Promise<void> {
     console.log(`one warm session, ${n} calls each (service and client in this process)`);
     const costs: [string, Cost][] = [];
     for (const [label, once] of kinds) {
-      const c = await profiled(profiles[label.slice(0, 9)], () =>
-        measure(n, redis, counter, once),
-      );
+      const c = await profiled(profiles[label.slice(0, 9)], () => measure(n, redis, counter, once));
       costs.push([label, c]);
       console.log(
         `${label.padEnd(26)} wall ${c.wallMs.toFixed(2)} ms  CPU ${c.cpuMs.toFixed(2)} ms  ` +

@@ -211,6 +211,7 @@ async function runOnce(opts: Options): Promise<void> {
         // The same load again from a client on its own thread (as a real client is: elsewhere),
         // with the CPU it took: the machine's (every process) and this process's, per call.
         const machine0 = machineCpuMs();
+        const containers0 = containersCpuMs();
         const process0 = process.cpuUsage();
         const apart = await loadOnThread({
           base,
@@ -224,6 +225,11 @@ async function runOnce(opts: Options): Promise<void> {
         if (apart.failures > 0) lastFailure = apart.lastFailure;
         const oursApart = apart.calls / apart.seconds;
         const machinePerCall = (machineCpuMs() - machine0) / apart.calls;
+        const containers1 = containersCpuMs();
+        const containersPerCall =
+          containers0 === undefined || containers1 === undefined
+            ? undefined
+            : (containers1 - containers0) / apart.calls;
         const spent = process.cpuUsage(process0);
         const processPerCall = (spent.user + spent.system) / 1000 / apart.calls;
         // The same number of concurrent `docker exec`s of the same command, one per container.
@@ -240,7 +246,7 @@ async function runOnce(opts: Options): Promise<void> {
           `throughput ${width} sessions: ${ours.toFixed(1)} Bash echo calls/s over HTTP; raw docker exec ${rawRate.toFixed(1)}/s at ${width} concurrent; ratio ${(ours / rawRate).toFixed(1)} (≥ 10 at 50)`,
         );
         console.log(
-          `  client on its own thread: ${oursApart.toFixed(1)} calls/s; ratio ${(oursApart / rawRate).toFixed(1)}; CPU per call ${machinePerCall.toFixed(2)} ms on the machine, ${processPerCall.toFixed(2)} ms of it this process (service and client)`,
+          `  client on its own thread: ${oursApart.toFixed(1)} calls/s; ratio ${(oursApart / rawRate).toFixed(1)}; CPU per call ${machinePerCall.toFixed(2)} ms on the machine, ${processPerCall.toFixed(2)} ms of it this process (service and client)${containersPerCall === undefined ? "" : `, ${containersPerCall.toFixed(2)} ms the containers (bash, the executor)`}`,
         );
       }
       const cold = await timeEach(5, async () => call(await newSession(), "Bash", { command: "true" }));
@@ -291,4 +297,13 @@ function machineCpuMs(): number {
   // user nice system idle iowait irq softirq steal: all but idle and iowait, in USER_HZ (100/s).
   const [user, nice, system, , , irq, softirq, steal] = fields as number[];
   return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) * 10;
+}
+
+/** CPU time of every container of this engine (cgroup v1 cpuacct, cgroupfs driver), in ms; undefined elsewhere. */
+function containersCpuMs(): number | undefined {
+  try {
+    return Number(readFileSync("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage", "utf8")) / 1e6;
+  } catch {
+    return undefined;
+  }
 }
