@@ -11,9 +11,9 @@
  *    (`BullJobQueue.missing` and `ensureQueued` count it), renewed at half that: no reconciler, in
  *    any process, queues it again behind this one's back;
  *  - a crash after the insert lets the lease expire: the `running` row is queued again and taken
- *    over as after a stalled BullMQ job (a built-in tool's first attempt names no sandbox until
- *    it used one, so one that had not started yet simply runs; any other tool's ends
- *    `interrupted`, as after any claim: service/worker/takeover.ts).
+ *    over as after a stalled BullMQ job (a built-in tool runs again in the same executor
+ *    instance, which re-attaches or runs what never started; any other tool ends `interrupted`,
+ *    as after any claim: service/worker/takeover.ts).
  */
 import { isDatabaseUnreachable } from "../errors.js";
 import { withLogContext } from "../log.js";

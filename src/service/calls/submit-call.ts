@@ -80,7 +80,7 @@ export async function submitCall(
     return { job: sameRequest(stored.job, requestHash), created: false };
   }
   if (slot && stored.claim.kind === "run") {
-    // Its events (`queued`, then `running`) go out with the run's start, in one write.
+    // Its events (`queued`, then `running`) go out with the run's first write (run-events.ts).
     slot.run(stored.claim);
     deps.metrics.inc("toolshed_calls_submitted_total", { behavior: row.decision.behavior });
     return { job: toJobView(row), created: true };
