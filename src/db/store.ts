@@ -40,6 +40,7 @@ export interface ClaimOptions {
 export interface FinishOptions {
   /** The job's `error` column (a failure outside the tool). */
   error?: string;
+  /** A job flagged for cancellation is stored `cancelled` (see `finish`). */
   cancelWins?: boolean;
 }
 
