@@ -4,11 +4,10 @@
  * (claim, attempt, finish, queue position, successors and audit: ~0.5 ms of a warm call).
  * Values reach them as placeholders; each column's own encoder still applies (JSON columns).
  */
-import { type AnyColumn, and, count, eq, getTableColumns, gt, inArray, lt, Param, sql } from "drizzle-orm";
+import { type AnyColumn, and, eq, getTableColumns, gt, inArray, lt, Param, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
 import { perDatabase } from "../prepared.js";
 import { audit, jobs, sessions } from "../schema.js";
-import { ACTIVE_STATUSES } from "../store.js";
 
 const p = sql.placeholder;
 
