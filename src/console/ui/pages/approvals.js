@@ -12,7 +12,7 @@ import {
   useEvents,
   useInterval,
 } from "/console/assets/lib.js";
-import { useEffect, useState } from "/console/assets/vendor/hooks.mjs";
+import { useEffect, useRef, useState } from "/console/assets/vendor/hooks.mjs";
 
 function ApprovalRow({ item, now, onAnswered }) {
   const { job, decision, expiresAt } = item;
@@ -82,9 +82,15 @@ export function ApprovalsPage({ tenantId, me }) {
     resolved: (r) => r?.jobId && drop(r.jobId),
   });
   // The list as it is now: at first, and every second while the stream is down (a reconnect).
+  // While the stream is live it is the truth: a list read before the stream's latest events must
+  // not land after them and replace them (a call shown by the stream would vanish until the next).
+  const liveNow = useRef(live);
+  liveNow.current = live;
   const fetchAll = () =>
     api("GET", `/v1/approvals${qs({ limit: 200, tenantId: me.role === "admin" ? tenantId : undefined })}`)
-      .then((r) => setItems(new Map((r.items ?? []).map((item) => [item.job.id, item]))))
+      .then((r) => {
+        if (liveNow.current !== "live") setItems(new Map((r.items ?? []).map((item) => [item.job.id, item])));
+      })
       .catch(() => undefined);
   useEffect(() => {
     setItems(new Map());
