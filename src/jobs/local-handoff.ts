@@ -7,9 +7,9 @@
  *    with the checks of a claim (the session active and pinned here, no earlier conflicting call
  *    of the session queued or running); a call that must wait for an earlier one of its session
  *    is stored `queued` and goes to the queue as before, and is promoted there;
- *  - while it runs, a lease key with the queue's lock duration stands for its queue entry
- *    (`BullJobQueue.missing` and `ensureQueued` count it), renewed at half that: no reconciler, in
- *    any process, queues it again behind this one's back;
+ *  - while it runs (from 50 ms on: most calls end before), a lease key with the queue's lock
+ *    duration stands for its queue entry (`BullJobQueue.missing` and `ensureQueued` count it),
+ *    renewed at half that: no reconciler, in any process, queues it again behind this one's back;
  *  - a crash after the insert lets the lease expire: the `running` row is queued again and taken
  *    over as after a stalled BullMQ job (a built-in tool runs again in the same executor
  *    instance, which re-attaches or runs what never started; any other tool ends `interrupted`,
@@ -25,6 +25,9 @@ import { throughDatabaseOutage } from "../service/worker/database-outage.js";
 import { executeJob } from "../service/worker/execute-job.js";
 import { workerIdentity } from "../service/worker/worker-identity.js";
 import type { BullJobQueue } from "./queue.js";
+
+/** How long a run goes before its lease is written (see `lease`: far below the reconciler's 250 ms). */
+const LEASE_AFTER_MS = 50;
 
 /** A run's end: the row as it is then. */
 type Ended = NonNullable<ReturnType<CallHandoff["ended"]>>;
@@ -53,20 +56,38 @@ export function startLocalHandoff(deps: ServiceDeps, opts: LocalHandoffOptions):
   const release = (jobId: string, ac: AbortController) => {
     if (opts.running.get(jobId) === ac) opts.running.delete(jobId);
   };
-  // Never awaited on the call's path: the reconciler looks twice, 250 ms apart, before it acts.
   const hold = (jobId: string) =>
     opts.queue.holdLease(jobId, opts.leaseMs).catch((err: unknown) => {
       deps.logger.debug({ err, jobId }, "hand-off lease not written");
     });
   const drop = (jobId: string) => opts.queue.dropLease(jobId).catch(() => undefined);
+  // One run's lease, written once the run has lasted LEASE_AFTER_MS and renewed at half its
+  // duration; returns its end. A reconciler (any process) looks at a running row without a queue
+  // entry twice, 250 ms apart, before it acts: a lease written by then keeps it off. Most calls
+  // end sooner and never write one, nor delete it (two Redis writes less per call). This
+  // process's own reconciler leaves the run alone regardless (it is in `running`).
+  const lease = (jobId: string): (() => void) => {
+    let renew: NodeJS.Timeout | undefined;
+    const start = setTimeout(() => {
+      void hold(jobId);
+      renew = setInterval(() => void hold(jobId), Math.max(1000, opts.leaseMs / 2));
+      renew.unref();
+    }, LEASE_AFTER_MS);
+    start.unref();
+    return () => {
+      clearTimeout(start);
+      if (renew === undefined) return;
+      clearInterval(renew);
+      void drop(jobId);
+    };
+  };
 
   const execute = async (
     jobId: string,
     claim: Extract<Claim, { kind: "run" }>,
     ac: AbortController,
+    endLease: () => void,
   ): Ended => {
-    const renew = setInterval(() => void hold(jobId), Math.max(1000, opts.leaseMs / 2));
-    renew.unref();
     let final: Awaited<Ended>;
     // A step the database's going away interrupted is done again as the queue's worker does it:
     // claimed anew (the row is `running` by this attempt), so that the take-over check decides
@@ -82,9 +103,8 @@ export function startLocalHandoff(deps: ServiceDeps, opts: LocalHandoffOptions):
         throughDatabaseOutage(deps, step, { signal: opts.closing }),
       ).catch((err: unknown) => onError(jobId, err));
     } finally {
-      clearInterval(renew);
+      endLease();
       release(jobId, ac);
-      void drop(jobId);
     }
     // The row this run stored, or as it is now (a transfer, a retry queued elsewhere).
     return final ?? (await deps.store.findJob(jobId).catch(() => undefined));
@@ -113,7 +133,7 @@ export function startLocalHandoff(deps: ServiceDeps, opts: LocalHandoffOptions):
       // Listening for cancels before the row exists, as the queue's worker does before its claim.
       const ac = new AbortController();
       opts.running.set(jobId, ac);
-      void hold(jobId);
+      const endLease = lease(jobId);
       let settled = false;
       const sandbox = deps.sandboxes.knownInstance?.(sessionId);
       return {
@@ -125,7 +145,7 @@ export function startLocalHandoff(deps: ServiceDeps, opts: LocalHandoffOptions):
         run(claim) {
           if (settled) return;
           settled = true;
-          const run = execute(jobId, claim, ac).catch((err: unknown) => {
+          const run = execute(jobId, claim, ac, endLease).catch((err: unknown) => {
             deps.logger.error({ err, jobId }, "handed-off job failed");
             return undefined;
           });
@@ -135,8 +155,8 @@ export function startLocalHandoff(deps: ServiceDeps, opts: LocalHandoffOptions):
         release() {
           if (settled) return;
           settled = true;
+          endLease();
           release(jobId, ac);
-          void drop(jobId);
         },
       };
     },
