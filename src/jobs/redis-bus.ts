@@ -8,7 +8,14 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { JobStatus } from "../contracts/job.js";
-import type { CancelBus, JobEvent, JobEvents, JobEventType, JobNotice } from "../service/ports.js";
+import type {
+  CancelBus,
+  JobEvent,
+  JobEventInput,
+  JobEvents,
+  JobEventType,
+  JobNotice,
+} from "../service/ports.js";
 import { type ScriptedRedis, scripted } from "./redis-scripts.js";
 
 export interface RedisBusOptions {
@@ -77,7 +84,7 @@ export class RedisBus implements JobEvents, CancelBus {
   }
 
   /** Sent at once on the one command connection, which Redis serves in order: call order holds. */
-  async append(jobId: string, ...events: { type: JobEventType; data: unknown }[]): Promise<void> {
+  async append(jobId: string, ...events: JobEventInput[]): Promise<void> {
     await this.send(jobId, events);
   }
 
@@ -86,14 +93,14 @@ export class RedisBus implements JobEvents, CancelBus {
     jobId: string,
     tenantId: string,
     status: JobStatus,
-    events: { type: JobEventType; data: unknown }[],
+    events: JobEventInput[],
   ): Promise<void> {
     await this.send(jobId, events, { tenantId, status });
   }
 
   private async send(
     jobId: string,
-    events: { type: JobEventType; data: unknown }[],
+    events: JobEventInput[],
     tenant?: { tenantId: string; status: JobStatus },
   ): Promise<void> {
     const args = [

@@ -21,6 +21,9 @@ import type { SkillFiles } from "./tool-config/skill-files.js";
 
 export type JobEventType = "status" | "chunk" | "result";
 
+/** An event as it is sent (its id is given by the stream). */
+export type JobEventInput = { type: JobEventType; data: unknown };
+
 export interface JobEvent {
   /** Monotonic per job (a Redis stream id); SSE `id:` and `Last-Event-ID`. */
   id: string;
@@ -40,7 +43,7 @@ export interface JobEvents {
    * Appends events in order, in one round trip. Appends of a job are stored in the order they
    * are called, even when an earlier one has not resolved yet (callers need not chain them).
    */
-  append(jobId: string, ...events: { type: JobEventType; data: unknown }[]): Promise<void>;
+  append(jobId: string, ...events: JobEventInput[]): Promise<void>;
   /** Events strictly after `afterId` (all when absent), oldest first. */
   read(jobId: string, afterId?: string, count?: number): Promise<JobEvent[]>;
   /** Calls `onChange` whenever the job gets a new event, from any process; returns unsubscribe. */
@@ -49,12 +52,7 @@ export interface JobEvents {
    * A status change: appends its events (as `append`) and tells every process's watchers of the
    * tenant (the approvals stream), in one round trip.
    */
-  publishStatus(
-    jobId: string,
-    tenantId: string,
-    status: JobStatus,
-    events: { type: JobEventType; data: unknown }[],
-  ): Promise<void>;
+  publishStatus(jobId: string, tenantId: string, status: JobStatus, events: JobEventInput[]): Promise<void>;
   /** Calls `onNotice` for each status change of the tenant's jobs, from any process; returns unsubscribe. */
   watchTenant(tenantId: string, onNotice: (n: JobNotice) => void): Promise<() => void>;
 }

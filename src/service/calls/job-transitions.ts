@@ -5,7 +5,7 @@ import type { JobRow, JobStatus, StoredResult } from "../../db/rows.js";
 import type { FinishOptions } from "../../db/store.js";
 import { asUnavailable, UnavailableError } from "../../errors.js";
 import type { Logger } from "../../log.js";
-import type { JobEventType, ServiceDeps } from "../ports.js";
+import type { JobEventInput, ServiceDeps } from "../ports.js";
 import { recordWebhookEvents } from "../webhooks/record-events.js";
 import { fairPriority } from "./fair-priority.js";
 
@@ -82,13 +82,11 @@ export function publishRow(
   return publishEvents(deps, row, [...earlier.map(statusEvent), ...rowEvents(row)], earlier);
 }
 
-type EventInput = { type: JobEventType; data: unknown };
-
 /** A status event. */
-export const statusEvent = (status: JobStatus): EventInput => ({ type: "status", data: { status } });
+export const statusEvent = (status: JobStatus): JobEventInput => ({ type: "status", data: { status } });
 
 /** The events of a row's status: the status, and the result once final. */
-export function rowEvents(row: JobRow): EventInput[] {
+export function rowEvents(row: JobRow): JobEventInput[] {
   const events = [statusEvent(row.status)];
   if (row.result && isTerminal(row.status))
     events.push({ type: "result", data: { status: row.status, result: row.result } });
@@ -103,7 +101,7 @@ export function rowEvents(row: JobRow): EventInput[] {
 export async function publishEvents(
   deps: Pick<ServiceDeps, "events" | "logger"> & Partial<Pick<ServiceDeps, "db" | "webhooks">>,
   row: JobRow,
-  events: EventInput[],
+  events: JobEventInput[],
   passed: readonly JobStatus[] = [],
 ): Promise<void> {
   const jobId = row.id;

@@ -79,13 +79,19 @@ export async function submitCall(
     slot?.release();
     return { job: sameRequest(stored.job, requestHash), created: false };
   }
-  if (slot && stored.claim.kind === "run") {
-    // Its events (`queued`, then `running`) go out with the run's first write (run-events.ts).
-    slot.run(stored.claim);
-    deps.metrics.inc("toolshed_calls_submitted_total", { behavior: row.decision.behavior });
-    return { job: toJobView(row), created: true };
+  // A claimed call's events (`queued`, then `running`) go out with its run's first write
+  // (run-events.ts); any other is published and queued here.
+  if (slot && stored.claim.kind === "run") slot.run(stored.claim);
+  else {
+    slot?.release();
+    await publishStored(deps, row);
   }
-  slot?.release();
+  deps.metrics.inc("toolshed_calls_submitted_total", { behavior: row.decision.behavior });
+  return { job: toJobView(row), created: true };
+}
+
+/** publishAndEnqueue for a stored row, which a database lost after its commit does not undo. */
+async function publishStored(deps: ServiceDeps, row: JobRow): Promise<void> {
   try {
     await publishAndEnqueue(deps, row);
   } catch (err) {
@@ -98,8 +104,6 @@ export async function submitCall(
       "database lost after the job was stored",
     );
   }
-  deps.metrics.inc("toolshed_calls_submitted_total", { behavior: row.decision.behavior });
-  return { job: toJobView(row), created: true };
 }
 
 /** Publishes the stored job's `queued` event and queues it (withdrawn if the queue refuses). */

@@ -103,7 +103,6 @@ export async function sessionToolkit(
   session: SessionRow,
   opts: SessionToolkitOptions = {},
 ): Promise<SessionToolkit> {
-  const builtinNames = deps.tools.list().map((t) => t.name);
   // The cache holds the loading promise; a failed load must not be served for the whole TTL.
   const stored = await cachedTenantConfig(deps.db, session.tenantId, () =>
     loadTenantToolConfig(deps, session.tenantId),
@@ -113,9 +112,11 @@ export async function sessionToolkit(
   });
   // A tenant with MCP servers has listings that change under the same configuration: built anew.
   const cacheable = stored.mcpServers.length === 0;
-  const key = cacheable ? builtKey(deps.tools, stored, opts.wrap, session) : undefined;
-  const hit = key && builtToolkits.get(key.scope)?.get(key.session);
+  const entries = cacheable ? builtFor(deps.tools, stored, opts.wrap) : undefined;
+  const key = JSON.stringify([session.tools, session.skills, session.activeGroups]);
+  const hit = entries?.get(key);
   if (hit) return hit;
+  const builtinNames = deps.tools.list().map((t) => t.name);
   const { config, dropped } = dropStaleMembers(builtinNames, stored);
   if (dropped.length > 0)
     deps.logger.warn({ tenantId: session.tenantId, dropped }, "tool groups name members that are gone");
@@ -130,7 +131,12 @@ export async function sessionToolkit(
     deps.logger.warn({ tenantId: session.tenantId, err: err.message }, "tool configuration does not build");
     throw new ConflictError(`the tenant's tool configuration is inconsistent: ${err.message}`);
   }
-  if (key) remember(key, built);
+  if (entries) {
+    if (entries.size >= MAX_PER_SCOPE) entries.delete(entries.keys().next().value as string);
+    // Shared by calls: its active groups must not be changed in place by one of them.
+    Object.freeze(built.activeGroups);
+    entries.set(key, built);
+  }
   return built;
 }
 
@@ -142,34 +148,23 @@ export async function sessionToolkit(
  * new object, so entries of an old one are never served), the decoration (the worker's crash
  * guard is one function for the process), then the session's own choices.
  */
-const builtToolkits = new WeakMap<object, Map<string, SessionToolkit>>();
-const scopes = new WeakMap<object, WeakMap<object, Map<unknown, object>>>();
+const builtToolkits = new WeakMap<object, WeakMap<object, Map<unknown, Map<string, SessionToolkit>>>>();
 const NO_WRAP = {};
 const MAX_PER_SCOPE = 256;
 
-function builtKey(
+/** The built toolkits of one registry, configuration and decoration, by the session's choices. */
+function builtFor(
   tools: ToolRegistry,
   config: TenantToolConfig,
   wrap: SessionToolkitOptions["wrap"],
-  session: SessionRow,
-): { scope: object; session: string } {
-  const byConfig = scopes.get(tools) ?? new WeakMap<object, Map<unknown, object>>();
-  scopes.set(tools, byConfig);
-  const byWrap = byConfig.get(config) ?? new Map<unknown, object>();
+): Map<string, SessionToolkit> {
+  const byConfig = builtToolkits.get(tools) ?? new WeakMap();
+  builtToolkits.set(tools, byConfig);
+  const byWrap = byConfig.get(config) ?? new Map();
   byConfig.set(config, byWrap);
-  const w = wrap ?? NO_WRAP;
-  const scope = byWrap.get(w) ?? {};
-  byWrap.set(w, scope);
-  return { scope, session: JSON.stringify([session.tools, session.skills, session.activeGroups]) };
-}
-
-function remember(key: { scope: object; session: string }, built: SessionToolkit): void {
-  const entries = builtToolkits.get(key.scope) ?? new Map<string, SessionToolkit>();
-  builtToolkits.set(key.scope, entries);
-  if (entries.size >= MAX_PER_SCOPE) entries.delete(entries.keys().next().value as string);
-  // Shared by calls: its active groups must not be changed in place by one of them.
-  Object.freeze(built.activeGroups);
-  entries.set(key.session, built);
+  const entries = byWrap.get(wrap ?? NO_WRAP) ?? new Map<string, SessionToolkit>();
+  byWrap.set(wrap ?? NO_WRAP, entries);
+  return entries;
 }
 
 /**

@@ -9,16 +9,15 @@
  */
 import type { JobRow, JobStatus } from "../../db/rows.js";
 import { publishEvents, rowEvents, statusEvent } from "../calls/job-transitions.js";
-import type { JobEventType, ServiceDeps } from "../ports.js";
+import type { JobEventInput, ServiceDeps } from "../ports.js";
 
 const RUNNING_GRACE_MS = 5;
 
-type EventInput = { type: JobEventType; data: unknown };
 type Deps = Pick<ServiceDeps, "events" | "logger"> & Partial<Pick<ServiceDeps, "db" | "webhooks">>;
 
 export class RunEvents {
   /** Not sent yet, in order. */
-  private readonly outbox: EventInput[];
+  private readonly outbox: JobEventInput[];
   /** The statuses in the outbox, while `running` is unsent (logged when sent). */
   private passed: JobStatus[] | undefined;
   private timer: NodeJS.Timeout | undefined;
