@@ -106,6 +106,11 @@ chmod 0700 "$root/home/agent"
 # uids than the workspace's owner, so every directory is safe to read.
 install -m 0644 "$here/sandbox/gitconfig" "$root/etc/gitconfig"
 
+# The C.UTF-8 locale (every command's LANG) in a locale archive: glibc then maps it whole in one
+# open, where from its folder it opens and maps each of its 13 categories (about 70 syscalls at
+# every start of bash, ~0.1 ms of CPU per command). The same locale data either way.
+chroot "$root" /usr/bin/localedef --add-to-archive /usr/lib/locale/C.utf8
+
 # The executor, root's and read-only to everyone else (the container starts it as uid 0).
 cp -r "$executor_src/." "$root/opt/toolshed/"
 chown -R 0:0 "$root/opt/toolshed"

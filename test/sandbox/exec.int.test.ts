@@ -184,6 +184,14 @@ describe("sandbox exec", () => {
     expect(growth).toBeLessThan(50 * 1024 * 1024);
   });
 
+  it("runs commands in C.UTF-8, loaded from the image's locale archive", async () => {
+    // The archive is what spares each command's start a dozen opens and mappings (images/build.sh);
+    // what a command sees is C.UTF-8 as before: characters, not bytes.
+    expect((await sb.exec(sh("localedef --list-archive"))).stdout.split("\n")).toContain("C.utf8");
+    const r = await sb.exec(sh('x=héllo; echo "${#x} $(locale | grep LC_CTYPE)"'));
+    expect(r).toMatchObject({ exitCode: 0, stdout: '5 LC_CTYPE="C.UTF-8"\n', stderr: "" });
+  });
+
   it("caps on byte boundaries without breaking UTF-8 text", async () => {
     const r = await sb.exec(sh("printf 'é%.0s' $(seq 1 100)", { maxOutputBytes: 11 }));
     expect(r.truncated).toBe(true);
