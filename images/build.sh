@@ -111,6 +111,14 @@ install -m 0644 "$here/sandbox/gitconfig" "$root/etc/gitconfig"
 # every start of bash, ~0.1 ms of CPU per command). The same locale data either way.
 chroot "$root" /usr/bin/localedef --add-to-archive /usr/lib/locale/C.utf8
 
+# bash is Debian's static build of the same bash (bash-static: same version, options and
+# builtins): a start then maps no shared library and relocates nothing, ~0.3 ms of CPU less per
+# command, and every Bash call starts one. The dynamic binary stays as bash.dynamic (diverted, so
+# that no package operation puts it back behind the image's back).
+cp -p "$root/bin/bash" "$root/bin/bash.dynamic"
+chroot "$root" dpkg-divert --quiet --local --no-rename --divert /bin/bash.dynamic --add /bin/bash
+cp "$root/bin/bash-static" "$root/bin/bash"
+
 # The executor, root's and read-only to everyone else (the container starts it as uid 0).
 cp -r "$executor_src/." "$root/opt/toolshed/"
 chown -R 0:0 "$root/opt/toolshed"

@@ -192,6 +192,15 @@ describe("sandbox exec", () => {
     expect(r).toMatchObject({ exitCode: 0, stdout: '5 LC_CTYPE="C.UTF-8"\n', stderr: "" });
   });
 
+  it("starts bash as Debian's static build of the same bash: no shared library to map", async () => {
+    const r = await sb.exec(sh('grep -c "[.]so" /proc/$$/maps; echo "$BASH ${BASH_VERSINFO[0]}"; /bin/bash.dynamic -c \'echo "${BASH_VERSION}"\''));
+    const [libraries, shell, dynamicVersion] = r.stdout.trim().split("\n");
+    expect(libraries).toBe("0");
+    expect(shell).toBe("/usr/bin/bash 5");
+    // The same release as the dynamic binary it replaces.
+    expect((await sb.exec(sh('echo "${BASH_VERSION}"'))).stdout.trim()).toBe(dynamicVersion);
+  });
+
   it("caps on byte boundaries without breaking UTF-8 text", async () => {
     const r = await sb.exec(sh("printf 'é%.0s' $(seq 1 100)", { maxOutputBytes: 11 }));
     expect(r.truncated).toBe(true);
