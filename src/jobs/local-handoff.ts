@@ -31,6 +31,7 @@ const LEASE_AFTER_MS = 50;
 
 /** A run's end: the row as it is then. */
 type Ended = NonNullable<ReturnType<CallHandoff["ended"]>>;
+type EndRow = Awaited<Ended>;
 
 export interface LocalHandoff extends CallHandoff {
   /** No more hand-offs; resolves when those running have ended (`force`: at once). */
@@ -49,7 +50,8 @@ export interface LocalHandoffOptions {
 }
 
 export function startLocalHandoff(deps: ServiceDeps, opts: LocalHandoffOptions): LocalHandoff {
-  const runs = new Map<string, Ended>();
+  /** Each run: `run` resolves when it is over, `end` once its final row is stored (or it is over). */
+  const runs = new Map<string, { run: Ended; end: Ended }>();
   let closed = false;
   // Only this hand-off's own entry: a queue delivery of the same job (queued again for a retry
   // while this run was ending) registers its own, which its cancels must still reach.
@@ -87,6 +89,7 @@ export function startLocalHandoff(deps: ServiceDeps, opts: LocalHandoffOptions):
     claim: Extract<Claim, { kind: "run" }>,
     ac: AbortController,
     endLease: () => void,
+    onStored: (row: NonNullable<EndRow>) => void,
   ): Ended => {
     let final: Awaited<Ended>;
     // A step the database's going away interrupted is done again as the queue's worker does it:
@@ -96,7 +99,7 @@ export function startLocalHandoff(deps: ServiceDeps, opts: LocalHandoffOptions):
     const step = async () => {
       const current = first ?? (await claimJob(deps, jobId));
       first = undefined;
-      return current.kind === "run" ? executeJob(deps, current, ac.signal) : undefined;
+      return current.kind === "run" ? executeJob(deps, current, ac.signal, onStored) : undefined;
     };
     try {
       final = await withLogContext({ jobId, traceId: claim.job.traceId ?? undefined }, () =>
@@ -145,11 +148,16 @@ export function startLocalHandoff(deps: ServiceDeps, opts: LocalHandoffOptions):
         run(claim) {
           if (settled) return;
           settled = true;
-          const run = execute(jobId, claim, ac, endLease).catch((err: unknown) => {
+          // A waiter hears the final row once it is stored (the run then still sends its events
+          // and wakes its successors); otherwise whatever the run ends with.
+          let answer: (row: EndRow) => void = () => {};
+          const end: Ended = new Promise((resolve) => (answer = resolve));
+          const run = execute(jobId, claim, ac, endLease, answer).catch((err: unknown) => {
             deps.logger.error({ err, jobId }, "handed-off job failed");
             return undefined;
           });
-          runs.set(jobId, run);
+          void run.then(answer);
+          runs.set(jobId, { run, end });
           void run.finally(() => runs.delete(jobId));
         },
         release() {
@@ -160,10 +168,10 @@ export function startLocalHandoff(deps: ServiceDeps, opts: LocalHandoffOptions):
         },
       };
     },
-    ended: (jobId) => runs.get(jobId),
+    ended: (jobId) => runs.get(jobId)?.end,
     async close(force = false) {
       closed = true;
-      if (!force) await Promise.allSettled([...runs.values()]);
+      if (!force) await Promise.allSettled([...runs.values()].map((r) => r.run));
     },
   };
 }

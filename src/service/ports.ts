@@ -151,8 +151,9 @@ export interface ServiceDeps {
 export interface CallHandoff {
   reserve(jobId: string, sessionId: string): HandoffSlot | undefined;
   /**
-   * While `jobId` runs here: resolves with its row once this run ended (final, or back to
-   * `queued` for a retry elsewhere). Undefined when it does not run here.
+   * While `jobId` runs here: resolves with its row once this run stored its final row (its
+   * events and successors may still be on their way), or as it is when the run ended otherwise
+   * (back to `queued` for a retry elsewhere). Undefined when it does not run here.
    */
   ended(jobId: string): Promise<JobRow | undefined> | undefined;
 }

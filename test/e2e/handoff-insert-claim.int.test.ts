@@ -4,7 +4,8 @@
  * order, also when the run fails before its tool (the toolkit could not be built); a cancel that
  * lands between the insert and the run's start keeps the command from ever starting; and every
  * slot a submit reserved is given back (no lease key, no running entry left), whatever the
- * submit's end, so the process keeps handing calls off.
+ * submit's end, so the process keeps handing calls off; and a waiter is answered from the stored
+ * row, without waiting for the run's events.
  */
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -254,4 +255,45 @@ it("safe calls submitted behind a running unsafe one wait for it; with nothing u
   const alone = await h.call("POST", calls, { key: t.agentKey, body: read("/workspace/f") });
   expect(alone.body.job.status).toBe("running");
   await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
+}, 60_000);
+
+it("a waiter is answered once the final row is stored, while the run's events are still on their way", async () => {
+  const { t, calls } = await pinnedSession("early");
+  const bus = h.service.deps.events;
+  const publishStatus = bus.publishStatus.bind(bus);
+  // The run's last write (its status, chunks and result) is held until the answer came, or for 5 s.
+  let held = true;
+  let open: () => void = () => {};
+  const gate = new Promise<void>((r) => (open = r));
+  const letGo = () => {
+    held = false;
+    open();
+  };
+  bus.publishStatus = async (jobId, tenantId, status, events) => {
+    if (status === "succeeded") await gate;
+    return publishStatus(jobId, tenantId, status, events);
+  };
+  const fallback = setTimeout(letGo, 5000);
+  let jid: string;
+  try {
+    const sub = await h.call("POST", `${calls}?wait=30`, { key: t.agentKey, body: bash("echo early") });
+    // Answered while the events were held (it waited for them before: `held` was false by then).
+    expect(held).toBe(true);
+    expect(sub.body.job.status).toBe("succeeded");
+    expect(sub.body.job.result.content[0].text).toContain("early");
+    jid = sub.body.job.id;
+  } finally {
+    clearTimeout(fallback);
+    bus.publishStatus = publishStatus;
+    letGo();
+  }
+  // The events still go out, once each and in order.
+  const stream = await streamOf(t.agentKey, jid);
+  expect(stream.some((e) => e.event === "chunk")).toBe(true);
+  expect(statuses(stream)).toEqual([
+    "status:queued",
+    "status:running",
+    "status:succeeded",
+    "result:succeeded",
+  ]);
 }, 60_000);

@@ -193,7 +193,11 @@ describe("sandbox exec", () => {
   });
 
   it("starts bash as Debian's static build of the same bash: no shared library to map", async () => {
-    const r = await sb.exec(sh('grep -c "[.]so" /proc/$$/maps; echo "$BASH ${BASH_VERSINFO[0]}"; /bin/bash.dynamic -c \'echo "${BASH_VERSION}"\''));
+    const r = await sb.exec(
+      sh(
+        'grep -c "[.]so" /proc/$$/maps; echo "$BASH ${BASH_VERSINFO[0]}"; /bin/bash.dynamic -c \'echo "${BASH_VERSION}"\'',
+      ),
+    );
     const [libraries, shell, dynamicVersion] = r.stdout.trim().split("\n");
     expect(libraries).toBe("0");
     expect(shell).toBe("/usr/bin/bash 5");

@@ -33,12 +33,15 @@ type Running = Extract<Claim, { kind: "run" }>;
  * the job: a tool that fails is a result, an unexpected exception a generic `failed`. The
  * sandbox is acquired on first use, so `reset_tools`, `Skill` and the task tools never start a
  * container. Resolves with the final row when this run stored it (undefined: it did not, or a
- * transfer ran).
+ * transfer ran). `onStored` hears that row as soon as it is stored, before its events are sent and
+ * its successors woken: a waiter in this process answers from it (the row is the truth; a stream
+ * follower that comes before the events closes with the stored result, follow-job-events.ts).
  */
 export async function executeJob(
   deps: ServiceDeps,
   claim: Running,
   signal: AbortSignal,
+  onStored?: (row: JobRow) => void,
 ): Promise<JobRow | undefined> {
   const { job, session } = claim;
   const transfer = transferKind(job.tool);
@@ -98,6 +101,7 @@ export async function executeJob(
     const text = textResult(interruptedText(verdict.why), "interrupted");
     const final = await finishJob(deps, job.id, "interrupted", text);
     if (final) {
+      onStored?.(final);
       const data = { outcome: "interrupted", why: verdict.why };
       await writeAudit(deps.db, { ...auditKeys(job), kind: "attempt", actorKeyId: null, data });
       deps.metrics.jobFinished("interrupted", job);
@@ -149,7 +153,10 @@ export async function executeJob(
   // the flag itself and stores `cancelled` then.
   const status = statusOf(response, signal.aborted);
   const final = await finishJob(deps, job.id, status, toResult(response), { cancelWins: true });
-  if (final) deps.metrics.jobFinished(final.status, job);
+  if (final) {
+    onStored?.(final);
+    deps.metrics.jobFinished(final.status, job);
+  }
   await events.end(final);
   // Stored: the executor may forget what it kept for this job.
   jsb.used()?.acknowledge?.(job.id);
