@@ -4,7 +4,7 @@
  * (`stat`), its `readFile`, a process start inside the container (`true`, `bash -c "echo hi"`) and a
  * raw dockerode exec in the same container; then throughput with 20 and 50 sessions next to raw
  * `docker exec` at the same concurrency (the HTTP load from this thread, then from a client on its
- * own thread, bench/load-thread.ts); the ratios the latency work aims at; a cold session start
+ * own thread, bench/load-thread.ts, with fetch and with node:http); the ratios the latency work aims at; a cold session start
  * next to a raw hardened `docker run`; and the same table under gVisor when runsc is registered.
  */
 
@@ -209,29 +209,38 @@ async function runOnce(opts: Options): Promise<void> {
         );
         const ours = (width * perSession) / ((performance.now() - t0) / 1000);
         // The same load again from a client on its own thread (as a real client is: elsewhere),
-        // with the CPU it took: the machine's (every process) and this process's, per call.
-        const machine0 = machineCpuMs();
-        const containers0 = containersCpuMs();
-        const process0 = process.cpuUsage();
-        const apart = await loadOnThread({
-          base,
-          key: agent,
-          sids,
-          perSession,
-          tool: "Bash",
-          input: { command: "echo hi" },
-        });
-        failures += apart.failures;
-        if (apart.failures > 0) lastFailure = apart.lastFailure;
-        const oursApart = apart.calls / apart.seconds;
-        const machinePerCall = (machineCpuMs() - machine0) / apart.calls;
-        const containers1 = containersCpuMs();
-        const containersPerCall =
-          containers0 === undefined || containers1 === undefined
-            ? undefined
-            : (containers1 - containers0) / apart.calls;
-        const spent = process.cpuUsage(process0);
-        const processPerCall = (spent.user + spent.system) / 1000 / apart.calls;
+        // with the CPU it took: the machine's (every process) and this process's, per call. Once
+        // with fetch, once with node:http (a load generator's client: less of its own CPU in it).
+        const apart: { client: "fetch" | "http"; rate: number; cpu: string }[] = [];
+        for (const client of ["fetch", "http"] as const) {
+          const machine0 = machineCpuMs();
+          const containers0 = containersCpuMs();
+          const process0 = process.cpuUsage();
+          const r = await loadOnThread({
+            base,
+            key: agent,
+            sids,
+            perSession,
+            tool: "Bash",
+            input: { command: "echo hi" },
+            client,
+          });
+          failures += r.failures;
+          if (r.failures > 0) lastFailure = r.lastFailure;
+          const machinePerCall = (machineCpuMs() - machine0) / r.calls;
+          const containers1 = containersCpuMs();
+          const containersPerCall =
+            containers0 === undefined || containers1 === undefined
+              ? undefined
+              : (containers1 - containers0) / r.calls;
+          const spent = process.cpuUsage(process0);
+          const processPerCall = (spent.user + spent.system) / 1000 / r.calls;
+          apart.push({
+            client,
+            rate: r.calls / r.seconds,
+            cpu: `CPU per call ${machinePerCall.toFixed(2)} ms on the machine, ${processPerCall.toFixed(2)} ms of it this process (service and client)${containersPerCall === undefined ? "" : `, ${containersPerCall.toFixed(2)} ms the containers (bash, the executor)`}`,
+          });
+        }
         // The same number of concurrent `docker exec`s of the same command, one per container.
         const perExec = 4;
         const containers = await Promise.all(sids.map(containerOf));
@@ -245,9 +254,10 @@ async function runOnce(opts: Options): Promise<void> {
         console.log(
           `throughput ${width} sessions: ${ours.toFixed(1)} Bash echo calls/s over HTTP; raw docker exec ${rawRate.toFixed(1)}/s at ${width} concurrent; ratio ${(ours / rawRate).toFixed(1)} (≥ 10 at 50)`,
         );
-        console.log(
-          `  client on its own thread: ${oursApart.toFixed(1)} calls/s; ratio ${(oursApart / rawRate).toFixed(1)}; CPU per call ${machinePerCall.toFixed(2)} ms on the machine, ${processPerCall.toFixed(2)} ms of it this process (service and client)${containersPerCall === undefined ? "" : `, ${containersPerCall.toFixed(2)} ms the containers (bash, the executor)`}`,
-        );
+        for (const a of apart)
+          console.log(
+            `  client on its own thread (${a.client}): ${a.rate.toFixed(1)} calls/s; ratio ${(a.rate / rawRate).toFixed(1)}; ${a.cpu}`,
+          );
       }
       const cold = await timeEach(5, async () => call(await newSession(), "Bash", { command: "true" }));
       const rawRun = await measureRawDockerRun(docker, config.SANDBOX_IMAGE, 5, join(dataDir, "raw"));

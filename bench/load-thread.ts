@@ -2,7 +2,9 @@
  * A load generator on its own thread: `width` sessions each make `perSession` calls in a row,
  * all sessions at once, over HTTP. A real client never shares the service's event loop; run in
  * the bench's own thread, the client's fetches (~0.5 ms of CPU per call) are taken from the
- * service's one thread and the figure is the service's and its client's together.
+ * service's one thread and the figure is the service's and its client's together. On its own
+ * thread the client still shares the machine's cores: its `http` variant (node:http on kept-alive
+ * connections, as a load generator) takes less of them than `fetch`.
  */
 import { Worker } from "node:worker_threads";
 
@@ -13,6 +15,8 @@ export interface LoadSpec {
   perSession: number;
   tool: string;
   input: object;
+  /** The thread's HTTP client: the global fetch, or node:http on kept-alive connections. */
+  client: "fetch" | "http";
 }
 
 export interface LoadResult {
