@@ -15,6 +15,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   lists: () => import("./lists.js"),
   warm: () => import("./warm.js"),
   cost: () => import("./call-cost.js"),
+  container: () => import("./container-cpu.js"),
 };
 
 async function main(): Promise<void> {
