@@ -19,14 +19,17 @@ import { subscribedWebhook } from "./webhook-config.js";
 /** The `approvedBy` of an approval that expired (service/calls/approval-expiry.ts). */
 const EXPIRY_ACTOR = "expiry";
 
-/** The events a job in this state announces, with their `data`. */
-function eventsFor(row: JobRow): [WebhookEvent, unknown][] {
-  if (row.status === "awaiting_approval") return [["job.awaiting_approval", toApprovalItem(row)]];
-  if (row.status === "awaiting_external") return [["job.awaiting_external", { job: toJobView(row) }]];
+/**
+ * The events a job in this state announces, each with how to make its `data` (made only for an
+ * event the tenant subscribed to: most tenants have no webhook, and a job's view copies its result).
+ */
+function eventsFor(row: JobRow): [WebhookEvent, () => unknown][] {
+  const job = () => ({ job: toJobView(row) });
+  if (row.status === "awaiting_approval") return [["job.awaiting_approval", () => toApprovalItem(row)]];
+  if (row.status === "awaiting_external") return [["job.awaiting_external", job]];
   if (!isTerminal(row.status)) return [];
-  const out: [WebhookEvent, unknown][] = [["job.finished", { job: toJobView(row) }]];
-  if (row.status === "denied" && row.approvedBy === EXPIRY_ACTOR)
-    out.push(["approval.expired", { job: toJobView(row) }]);
+  const out: [WebhookEvent, () => unknown][] = [["job.finished", job]];
+  if (row.status === "denied" && row.approvedBy === EXPIRY_ACTOR) out.push(["approval.expired", job]);
   return out;
 }
 
@@ -45,7 +48,7 @@ export async function recordWebhookEvents(
     if (!hook.events.includes(event)) continue;
     const id = newId("whd");
     const createdAt = nowIso();
-    const body = JSON.stringify({ id, event, createdAt, tenantId: row.tenantId, data });
+    const body = JSON.stringify({ id, event, createdAt, tenantId: row.tenantId, data: data() });
     const inserted = await deps.db
       .insert(webhookDeliveries)
       .values({
