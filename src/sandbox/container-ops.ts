@@ -73,12 +73,27 @@ export async function stopContainer(docker: Dockerode, name: string, graceSecond
 }
 
 /** Force-removes a container; already gone is fine. */
+/** How long a removal waits out the engine's 409 (another request on the container still in progress). */
+const REMOVE_CONFLICT_MS = 10_000;
+
+/**
+ * Removes the container (running or not); resolves once it is gone. A 409 means another request
+ * on it is still being served: a removal already in progress, or the create or start of a process
+ * that died meanwhile (the engine finishes it). It is tried again until gone, for a bounded time,
+ * so that a caller's "removed" means removed.
+ */
 export async function removeContainer(docker: Dockerode, name: string): Promise<void> {
-  try {
-    await docker.getContainer(name).remove({ force: true });
-  } catch (err) {
-    // 409: a removal is already in progress.
-    if (statusOf(err) !== 404 && statusOf(err) !== 409) throw err;
+  const until = Date.now() + REMOVE_CONFLICT_MS;
+  for (;;) {
+    try {
+      await docker.getContainer(name).remove({ force: true });
+      return;
+    } catch (err) {
+      if (statusOf(err) === 404) return;
+      if (statusOf(err) !== 409) throw err;
+      if (Date.now() >= until) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 }
 
