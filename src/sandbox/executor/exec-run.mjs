@@ -232,7 +232,7 @@ export class ExecRun {
       this.events.push(ev);
       this.onKept(ev.d.length);
     }
-    if (this.sub) send(this.sub, ev);
+    if (this.sub) sendBatched(this.sub, ev);
   }
 
   kill(reason) {
@@ -376,6 +376,24 @@ export class ExecRun {
 
 export function send(sock, msg) {
   if (!sock.destroyed) sock.write(`${JSON.stringify(msg)}\n`);
+}
+
+/**
+ * A command's output: held until this turn of the event loop is over, so that its chunks and
+ * the answer that often follows in the same turn (the fork server sends a short command's
+ * output and exit together) reach the host in one write, which it reads in one wake-up.
+ */
+function sendBatched(sock, msg) {
+  if (sock.destroyed) return;
+  if (!sock.toolshedCorked) {
+    sock.toolshedCorked = true;
+    sock.cork();
+    setImmediate(() => {
+      sock.toolshedCorked = false;
+      sock.uncork();
+    });
+  }
+  sock.write(`${JSON.stringify(msg)}\n`);
 }
 
 /** The message that ends a request. */
