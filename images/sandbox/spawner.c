@@ -21,10 +21,13 @@
  *   X pid code signal   the command exited (signal 0 when it exited normally)
  *   K id ok             the kill ran as uid (ok 1) or could not be started (ok 0)
  *   R                   once, first: this process adopts the commands' orphans (see main)
+ * P, O and E lines are held until a line that ends something (X, F, K) is queued, HOLD_NS has
+ * passed, or a chunk's worth is queued: a short command's start, output, ends and exit reach the
+ * executor in one write, which it handles in one wake-up (unheld: up to seven, one per line).
  *
  * A command's streams are pipes whose other ends stay here: its output is relayed over this
  * process's stdout instead of each command connecting back to the executor, so a start costs no
- * connection, and a short command's output, end and exit reach the executor in one write.
+ * connection.
  * The child is made with vfork: the spawner waits while it sets itself up (a few system calls)
  * and execs, so its result is known when vfork returns, without a pipe or a wake-up. In the
  * child, as libuv does for Node's spawn with uid/gid: setsid (own session and process group),
@@ -47,6 +50,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_FRAME (64u << 20)
@@ -56,14 +60,28 @@
 /* Past this much unsent output, commands' streams are not read until the executor catches up
  * (they block on their pipes); replies still queue, so starts and kills are never held up. */
 #define HIGH_WATER (1u << 20)
+/* How long a start, output or stream end may wait for more to send with it (see the header):
+ * long enough for a short command to end, short next to any timeout or a caller watching output. */
+#define HOLD_NS 5000000LL
 
 
 /* ---- the reply buffer, flushed to the executor without ever blocking this process ---- */
 
 static char *out;
 static size_t out_len, out_cap;
+/* When the oldest byte not yet written was queued (0: none); whether a line that must not wait
+ * is queued; whether a write fell short (then nothing more is written until there is room). */
+static long long held_at;
+static int urgent, stalled;
+
+static long long now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
 
 static void out_room(size_t more) {
+  if (!held_at) held_at = now_ns();
   if (out_len + more <= out_cap) return;
   size_t cap = out_cap ? out_cap : 1 << 16;
   while (cap < out_len + more) cap *= 2;
@@ -84,6 +102,7 @@ static void say(const char *fmt, ...) {
   out_room((size_t)n);
   memcpy(out + out_len, line, (size_t)n);
   out_len += (size_t)n;
+  if (fmt[0] != 'P' && fmt[0] != 'O' && fmt[0] != 'E') urgent = 1;
 }
 
 /* Writes what it can; returns -1 when the executor is gone. */
@@ -100,7 +119,16 @@ static int flush_out(void) {
   }
   memmove(out, out + done, out_len - done);
   out_len -= done;
+  stalled = out_len > 0;
+  if (!out_len) held_at = urgent = 0;
   return 0;
+}
+
+/* Whether what is queued goes now (see the header), given poll's answer for our stdout. */
+static int flush_due(short out_revents) {
+  if (!out_len) return 0;
+  if (stalled) return out_revents != 0;
+  return urgent || out_len >= CHUNK || now_ns() - held_at >= HOLD_NS;
 }
 
 /* ---- the commands' streams ---- */
@@ -455,7 +483,7 @@ int main(int argc, char **argv) {
     p[0] = (struct pollfd){.fd = 0, .events = POLLIN};
     p[1] = (struct pollfd){.fd = sfd, .events = POLLIN};
     /* Room to write is waited for only once a flush fell short. */
-    p[2] = (struct pollfd){.fd = 1, .events = out_len ? POLLOUT : 0};
+    p[2] = (struct pollfd){.fd = 1, .events = stalled ? POLLOUT : 0};
     int reading = out_len < HIGH_WATER;
     for (size_t i = 0; i < nstreams; i++) {
       /* Not read while the executor is behind (a negative fd is skipped, hangups included). */
@@ -463,7 +491,15 @@ int main(int argc, char **argv) {
       p[3 + i] = (struct pollfd){.fd = skip ? -1 : streams[i].fd, .events = streams[i].target == 0 ? POLLOUT : POLLIN};
     }
     size_t polled = nstreams;
-    if (poll(p, 3 + polled, -1) < 0) {
+    /* Held lines go when their time is up, if nothing else sends them first. */
+    struct timespec wait, *until = NULL;
+    if (out_len && !stalled) {
+      long long left = held_at + HOLD_NS - now_ns();
+      if (left < 0) left = 0;
+      wait = (struct timespec){.tv_sec = left / 1000000000LL, .tv_nsec = left % 1000000000LL};
+      until = &wait;
+    }
+    if (ppoll(p, 3 + polled, until, NULL) < 0) {
       if (errno == EINTR) continue;
       return 1;
     }
@@ -517,6 +553,6 @@ int main(int argc, char **argv) {
       memmove(buf, buf + used, have - used);
       have -= used;
     }
-    if (out_len && flush_out() < 0) return 0; /* the executor is gone */
+    if (flush_due(p[2].revents) && flush_out() < 0) return 0; /* the executor is gone */
   }
 }

@@ -7,6 +7,7 @@ import { constants as osc } from "node:os";
 import { StringDecoder } from "node:string_decoder";
 import { forkServer } from "./fork-server.mjs";
 import { killUid, processesOf } from "./processes.mjs";
+import { userEnv, userEnvList } from "./user-env.mjs";
 
 // After a kill, wait this long for stragglers still holding the pipes.
 const KILL_GRACE_MS = 1000;
@@ -17,64 +18,7 @@ export const CWD_FD = 9;
 const MAX_CWD_BYTES = 4096;
 const MAX_LEFTOVERS_LISTED = 20;
 
-export const BASE_ENV = {
-  PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-  SHELL: "/bin/bash",
-  LANG: "C.UTF-8",
-  TMPDIR: "/tmp",
-};
-
-// Read-only calls: git must not run programs named in repository or user configuration. These
-// are command-line scope (they win over .git/config); the kernel (a uid that cannot write) is the
-// guarantee, this is the second line.
-const READER_GIT_CONFIG = [
-  ["core.fsmonitor", "false"],
-  ["core.pager", "cat"],
-  ["core.hooksPath", "/dev/null"],
-  ["core.sshCommand", "false"],
-  ["core.askPass", "false"],
-  ["credential.helper", ""],
-  ["gpg.program", "false"],
-  ["log.showSignature", "false"],
-  ["gpg.ssh.program", "false"],
-  ["gpg.x509.program", "false"],
-  ["safe.bareRepository", "explicit"],
-  ["protocol.allow", "never"],
-];
-// Read-only calls find reader-bin/git first: it neutralises textconv and filters per repository.
-const READER_PATH = `/opt/toolshed/reader-bin:${BASE_ENV.PATH}`;
-const READER_ENV = {
-  PATH: READER_PATH,
-  GIT_CONFIG_NOSYSTEM: "0",
-  GIT_CONFIG_GLOBAL: "/dev/null",
-  GIT_NO_REPLACE_OBJECTS: "1",
-  // `git status` refreshes the index opportunistically: a reader cannot write it, so do not try.
-  GIT_OPTIONAL_LOCKS: "0",
-  GIT_CONFIG_COUNT: String(READER_GIT_CONFIG.length),
-  ...Object.fromEntries(
-    READER_GIT_CONFIG.flatMap(([k, v], i) => [
-      [`GIT_CONFIG_KEY_${i}`, k],
-      [`GIT_CONFIG_VALUE_${i}`, v],
-    ]),
-  ),
-};
-
 export const clamp = (n, lo, hi) => Math.min(Math.max(Number.isFinite(n) ? Math.floor(n) : lo, lo), hi);
-
-export function userEnv(identity, name, extra) {
-  const env = { ...BASE_ENV, HOME: identity.home, USER: name, LOGNAME: name };
-  if (name === "reader") Object.assign(env, READER_ENV);
-  // The request's own variables last, except those that would undo the identity's confinement.
-  for (const [k, v] of Object.entries(extra ?? {})) {
-    if (
-      typeof v !== "string" ||
-      (name === "reader" && (k.startsWith("GIT_") || k === "HOME" || k === "PATH"))
-    )
-      continue;
-    env[k] = v;
-  }
-  return env;
-}
 
 /** Starts argv under `who` in its own process group (so that it can be killed whole). */
 export function spawnAs(who, req, stdio, resolveCwd) {
@@ -153,7 +97,7 @@ export class ExecRun {
     forkServer
       .spawn({
         argv: req.argv,
-        env: userEnv(who.identity, who.name, req.env),
+        env: userEnvList(who.identity, who.name, req.env),
         uid: who.uid,
         gid: who.gid,
         cwd,
@@ -232,7 +176,7 @@ export class ExecRun {
       this.events.push(ev);
       this.onKept(ev.d.length);
     }
-    if (this.sub) send(this.sub, ev);
+    if (this.sub) sendBatched(this.sub, ev);
   }
 
   kill(reason) {
@@ -376,6 +320,24 @@ export class ExecRun {
 
 export function send(sock, msg) {
   if (!sock.destroyed) sock.write(`${JSON.stringify(msg)}\n`);
+}
+
+/**
+ * A command's output: held until this turn of the event loop is over, so that its chunks and
+ * the answer that often follows in the same turn (the fork server sends a short command's
+ * output and exit together) reach the host in one write, which it reads in one wake-up.
+ */
+function sendBatched(sock, msg) {
+  if (sock.destroyed) return;
+  if (!sock.toolshedCorked) {
+    sock.toolshedCorked = true;
+    sock.cork();
+    setImmediate(() => {
+      sock.toolshedCorked = false;
+      sock.uncork();
+    });
+  }
+  sock.write(`${JSON.stringify(msg)}\n`);
 }
 
 /** The message that ends a request. */

@@ -152,18 +152,18 @@ export class ForkServer {
   }
 
   /**
-   * Starts `argv` as uid/gid with exactly `env`, in its own process group, after a chdir to
-   * `cwd` as that identity. `stdin` (a string) is written to its stdin, then closed (without
-   * it: /dev/null); `cwdFd` asks for descriptor 9. Resolves null when the fork server is
-   * unavailable; rejects with an Error carrying `code` (errno name) when the command could not start.
+   * Starts `argv` as uid/gid with exactly `env` (NAME=value strings), in its own process group,
+   * after a chdir to `cwd` as that identity. `stdin` (a string) is written to its stdin, then
+   * closed (without it: /dev/null); `cwdFd` asks for descriptor 9. Resolves null when the fork
+   * server is unavailable; rejects with an Error carrying `code` (errno name) when the command
+   * could not start.
    */
   spawn({ argv, env, uid, gid, cwd, stdin, cwdFd }) {
     if (!this.proc) return Promise.resolve(null);
     const id = String(++this.seq);
     const child = new ForkedChild([1, 2, ...(cwdFd ? [CWD_FD] : [])]);
     child.argv0 = argv[0];
-    const envList = Object.entries(env).map(([k, v]) => `${k}=${v}`);
-    const fields = ["S", id, uid, gid, cwdFd ? 1 : 0, cwd, argv.length, ...argv, envList.length, ...envList];
+    const fields = ["S", id, uid, gid, cwdFd ? 1 : 0, cwd, argv.length, ...argv, env.length, ...env];
     if (fields.some((f) => String(f).includes("\0"))) {
       return Promise.reject(Object.assign(new Error("argument contains a NUL byte"), { code: "EINVAL" }));
     }

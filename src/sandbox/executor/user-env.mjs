@@ -1,0 +1,92 @@
+// The environment a command gets: the same base for every command of an identity, then the
+// request's own variables, except those that would undo the identity's confinement.
+
+export const BASE_ENV = {
+  PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+  SHELL: "/bin/bash",
+  LANG: "C.UTF-8",
+  TMPDIR: "/tmp",
+};
+
+// Read-only calls: git must not run programs named in repository or user configuration. These
+// are command-line scope (they win over .git/config); the kernel (a uid that cannot write) is the
+// guarantee, this is the second line.
+const READER_GIT_CONFIG = [
+  ["core.fsmonitor", "false"],
+  ["core.pager", "cat"],
+  ["core.hooksPath", "/dev/null"],
+  ["core.sshCommand", "false"],
+  ["core.askPass", "false"],
+  ["credential.helper", ""],
+  ["gpg.program", "false"],
+  ["log.showSignature", "false"],
+  ["gpg.ssh.program", "false"],
+  ["gpg.x509.program", "false"],
+  ["safe.bareRepository", "explicit"],
+  ["protocol.allow", "never"],
+];
+// Read-only calls find reader-bin/git first: it neutralises textconv and filters per repository.
+const READER_PATH = `/opt/toolshed/reader-bin:${BASE_ENV.PATH}`;
+const READER_ENV = {
+  PATH: READER_PATH,
+  GIT_CONFIG_NOSYSTEM: "0",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_NO_REPLACE_OBJECTS: "1",
+  // `git status` refreshes the index opportunistically: a reader cannot write it, so do not try.
+  GIT_OPTIONAL_LOCKS: "0",
+  GIT_CONFIG_COUNT: String(READER_GIT_CONFIG.length),
+  ...Object.fromEntries(
+    READER_GIT_CONFIG.flatMap(([k, v], i) => [
+      [`GIT_CONFIG_KEY_${i}`, k],
+      [`GIT_CONFIG_VALUE_${i}`, v],
+    ]),
+  ),
+};
+
+export function userEnv(identity, name, extra) {
+  const env = { ...BASE_ENV, HOME: identity.home, USER: name, LOGNAME: name };
+  if (name === "reader") Object.assign(env, READER_ENV);
+  // The request's own variables last, except those that would undo the identity's confinement.
+  for (const [k, v] of Object.entries(extra ?? {})) {
+    if (
+      typeof v !== "string" ||
+      (name === "reader" && (k.startsWith("GIT_") || k === "HOME" || k === "PATH"))
+    )
+      continue;
+    env[k] = v;
+  }
+  return env;
+}
+
+// The fork server takes the environment as NAME=value strings; an identity's base ones are
+// built once (a read-only call's base alone is 36 variables).
+const baseLists = new Map();
+
+/**
+ * userEnv as the fork server's NAME=value list, in the same order. Without request variables
+ * that replace a base one (or integer-like names, which an object would order first), the
+ * identity's cached base list is extended; otherwise it is built from userEnv.
+ */
+export function userEnvList(identity, name, extra) {
+  const key = `${name}\0${identity.home}`;
+  let base = baseLists.get(key);
+  if (!base) {
+    base = Object.entries(userEnv(identity, name)).map(([k, v]) => `${k}=${v}`);
+    baseLists.set(key, base);
+  }
+  const own = Object.entries(extra ?? {});
+  if (own.length === 0) return base;
+  const baseKeys = name === "reader" ? READER_KEYS : PLAIN_KEYS;
+  if (own.some(([k]) => baseKeys.has(k) || /^\d/.test(k))) {
+    return Object.entries(userEnv(identity, name, extra)).map(([k, v]) => `${k}=${v}`);
+  }
+  const list = base.slice();
+  for (const [k, v] of own) {
+    if (typeof v !== "string" || (name === "reader" && k.startsWith("GIT_"))) continue;
+    list.push(`${k}=${v}`);
+  }
+  return list;
+}
+
+const PLAIN_KEYS = new Set([...Object.keys(BASE_ENV), "HOME", "USER", "LOGNAME"]);
+const READER_KEYS = new Set([...PLAIN_KEYS, ...Object.keys(READER_ENV)]);

@@ -1,0 +1,78 @@
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pollUntil } from "../support/wait-for-job.js";
+
+// The executor writes a command's output and the answer that follows it in the same turn of its
+// event loop to the host in one write (exec-run.mjs), so the host reads them in one wake-up. A
+// stand-in fork server answers a start with the whole of a short command at once, as the real one
+// does (images/sandbox/spawner.c); the host's connection is a stream that records each write.
+interface ForkServerLike {
+  proc: { kill?: (signal: string) => void } | null;
+  start(bin: string): Promise<boolean>;
+  lost(): void;
+}
+interface ExecRunLike {
+  final: { t: string; exitCode: number | null } | null;
+  attach(sock: Writable, replay: boolean): void;
+}
+const forkServerPath = "../../src/sandbox/executor/fork-server.mjs";
+const execRunPath = "../../src/sandbox/executor/exec-run.mjs";
+const { forkServer } = (await import(forkServerPath)) as { forkServer: ForkServerLike };
+const { ExecRun } = (await import(execRunPath)) as {
+  ExecRun: new (req: object, who: object, opts: object) => ExecRunLike;
+};
+
+describe("executor: a command's output and its answer", () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "exec-batch-"));
+    const bin = join(dir, "spawner");
+    // Once the start request's first byte is in: started, "hi" on stdout, both streams ended, exited 0.
+    await writeFile(
+      bin,
+      "#!/bin/sh\nprintf 'R\\n'; head -c 1 >/dev/null\nprintf 'P 1 %s\\nO 1 1 3\\nhi\\nE 1 1\\nE 1 2\\nX %s 0 0\\n' $$ $$\nexec sleep 60\n",
+    );
+    await chmod(bin, 0o755);
+    expect(await forkServer.start(bin)).toBe(true);
+  });
+  afterAll(async () => {
+    forkServer.proc?.kill?.("SIGKILL");
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("reach the host in one write", async () => {
+    const writes: string[][] = [];
+    const sock = Object.assign(
+      new Writable({
+        write(chunk: Buffer, _enc, cb) {
+          writes.push([chunk.toString()]);
+          cb();
+        },
+        writev(chunks, cb) {
+          writes.push(chunks.map((c) => String(c.chunk)));
+          cb();
+        },
+      }),
+      { toolshedDone: (line: string) => sock.write(line) },
+    );
+    const run = new ExecRun(
+      { argv: ["true"], timeoutMs: 10_000, maxOutputBytes: 1000 },
+      { name: "agent", uid: 100000, gid: 100000, identity: { home: "/home/agent" } },
+      { keyed: false, resolveCwd: () => "/", leftovers: new Set() },
+    );
+    run.attach(sock, false);
+    await pollUntil(
+      () => writes.flat().join(""),
+      (text) => text.includes('"t":"x"'),
+      { timeoutMs: 10_000, intervalMs: 10, what: "the answer" },
+    );
+    expect(run.final).toMatchObject({ t: "x", exitCode: 0 });
+    expect(writes).toHaveLength(1);
+    expect(JSON.parse(writes[0]![0]!)).toEqual({ t: "o", s: 1, d: "hi\n" });
+    expect(JSON.parse(writes[0]![1]!)).toMatchObject({ t: "x", exitCode: 0 });
+  });
+});

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+
+// The fork server gets a command's environment as NAME=value strings built from a cached base per
+// identity (user-env.mjs): it must be exactly userEnv's, in the same order, whatever the request adds.
+type Env = Record<string, unknown>;
+const modulePath = "../../src/sandbox/executor/user-env.mjs";
+const { userEnv, userEnvList } = (await import(modulePath)) as {
+  userEnv: (identity: { home: string }, name: string, extra?: Env) => Record<string, string>;
+  userEnvList: (identity: { home: string }, name: string, extra?: Env) => string[];
+};
+const agent = { home: "/home/agent" };
+const readers = { home: "/nonexistent" };
+const asList = (env: Record<string, string>) => Object.entries(env).map(([k, v]) => `${k}=${v}`);
+
+describe("a command's environment as the fork server's list", () => {
+  it.each([
+    ["agent, nothing added", agent, "agent", undefined],
+    ["agent, a variable of its own", agent, "agent", { FOO: "1", BAR: "two" }],
+    ["agent, base variables replaced", agent, "agent", { PATH: "/x", LANG: "C", ZED: "z" }],
+    ["agent, an integer-like name", agent, "agent", { "1": "a", FOO: "b" }],
+    ["agent, a value that is not a string", agent, "agent", { N: 5, S: "s" }],
+    ["reader, nothing added", readers, "reader", undefined],
+    ["reader, its own and a git variable", readers, "reader", { FOO: "1", GIT_DIR: "/evil" }],
+    ["reader, git configuration replaced", readers, "reader", { GIT_CONFIG_COUNT: "0", BAR: "2" }],
+    ["reader, HOME and PATH refused", readers, "reader", { HOME: "/tmp", PATH: "/tmp", LANG: "C" }],
+    ["editor, the agent's home as a variable", { home: "/nonexistent" }, "editor", { HOME: "/home/agent" }],
+  ])("%s", (_what, identity, name, extra) => {
+    const want = asList(userEnv(identity, name, extra as Env | undefined));
+    expect(userEnvList(identity, name, extra as Env | undefined)).toEqual(want);
+    // Asked again (the base is cached now), and with nothing added after something was.
+    expect(userEnvList(identity, name, extra as Env | undefined)).toEqual(want);
+    expect(userEnvList(identity, name)).toEqual(asList(userEnv(identity, name)));
+  });
+});
