@@ -18,8 +18,14 @@ import { benchConfig, jsonClient, tearDown } from "./support.js";
 const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
 
 /** Counts every statement run on any better-sqlite3 database of this process, by its SQL. */
-function countStatements(): { start(): void; stop(): Map<string, number>; timesMs(): Map<string, number> } {
+function countStatements(): {
+  start(): void;
+  stop(): Map<string, number>;
+  timesMs(): Map<string, number>;
+  databases: Set<BetterSqlite.Database>;
+} {
   const seen = new Map<string, number>();
+  const databases = new Set<BetterSqlite.Database>();
   const times = new Map<string, number>();
   let on = false;
   const probe = new BetterSqlite(":memory:");
@@ -27,7 +33,8 @@ function countStatements(): { start(): void; stop(): Map<string, number>; timesM
   probe.close();
   for (const m of ["run", "all", "get", "iterate"]) {
     const original = proto[m] as (...a: unknown[]) => unknown;
-    proto[m] = function (this: { source: string }, ...args: unknown[]) {
+    proto[m] = function (this: { source: string; database: BetterSqlite.Database }, ...args: unknown[]) {
+      databases.add(this.database);
       if (!on) return original.apply(this, args);
       const key = `${m.padEnd(4)} ${this.source.replace(/\s+/g, " ").slice(0, 110)}`;
       seen.set(key, (seen.get(key) ?? 0) + 1);
@@ -46,6 +53,7 @@ function countStatements(): { start(): void; stop(): Map<string, number>; timesM
       on = true;
     },
     timesMs: () => new Map(times),
+    databases,
     stop: () => {
       on = false;
       return new Map(seen);
@@ -67,6 +75,29 @@ interface Cost {
   /** Time inside each statement's run/get/all, summed over the calls. */
   statementMs: Map<string, number>;
   redis: Map<string, number>;
+  /** WAL frames (pages) written per call: what the calls' commits cost the log. */
+  walFrames: number;
+}
+
+/**
+ * The WAL frames the calls write: the log is emptied first and not checkpointed meanwhile, so
+ * its frame count after is every page every commit wrote (a page written by two commits counts
+ * twice, as the log does). Returns the count's reader; the checkpoints resume after it.
+ */
+function walFrames(dbs: Set<BetterSqlite.Database>): () => number {
+  for (const db of dbs) {
+    db.pragma("wal_checkpoint(TRUNCATE)");
+    db.pragma("wal_autocheckpoint = 0");
+  }
+  return () => {
+    let frames = 0;
+    for (const db of dbs) {
+      const [row] = db.pragma("wal_checkpoint(PASSIVE)") as { log: number }[];
+      frames += Math.max(0, row?.log ?? 0);
+      db.pragma("wal_autocheckpoint = 1000");
+    }
+    return frames;
+  };
 }
 
 async function measure(
@@ -76,6 +107,7 @@ async function measure(
   once: () => Promise<void>,
 ): Promise<Cost> {
   const r0 = await redisCalls(redis);
+  const frames = walFrames(counter.databases);
   counter.start();
   const c0 = process.cpuUsage();
   const t0 = performance.now();
@@ -84,13 +116,21 @@ async function measure(
   const cpu = process.cpuUsage(c0);
   const statements = counter.stop();
   const statementMs = counter.timesMs();
+  const walFramesPerCall = frames() / n;
   const r1 = await redisCalls(redis);
   const redisDelta = new Map<string, number>();
   for (const [k, v] of r1) {
     const d = v - (r0.get(k) ?? 0) - (k === "info" ? 1 : 0);
     if (d > 0) redisDelta.set(k, d);
   }
-  return { wallMs, cpuMs: (cpu.user + cpu.system) / 1000 / n, statements, statementMs, redis: redisDelta };
+  return {
+    wallMs,
+    cpuMs: (cpu.user + cpu.system) / 1000 / n,
+    statements,
+    statementMs,
+    redis: redisDelta,
+    walFrames: walFramesPerCall,
+  };
 }
 
 const perCall = (m: Map<string, number>, n: number) =>
@@ -161,7 +201,8 @@ export async function run(args: string[]): Promise<void> {
       costs.push([label, c]);
       console.log(
         `${label.padEnd(26)} wall ${c.wallMs.toFixed(2)} ms  CPU ${c.cpuMs.toFixed(2)} ms  ` +
-          `SQL ${(total(c.statements) / n).toFixed(1)}  Redis ${(total(c.redis) / n).toFixed(1)} per call`,
+          `SQL ${(total(c.statements) / n).toFixed(1)}  Redis ${(total(c.redis) / n).toFixed(1)}  ` +
+          `WAL pages ${c.walFrames.toFixed(1)} per call`,
       );
     }
     const [, read] = costs[1]!;
