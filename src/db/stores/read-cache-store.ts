@@ -23,21 +23,8 @@ export class DbReadCache implements ReadCacheStore {
   }
 
   async put(sessionId: string, entry: ReadCacheEntry): Promise<void> {
-    const values = { ...entry, sessionId, updatedAt: nowIso() };
-    if (dialectOf(this.db) === "sqlite") {
-      // Exactly the entry's fields (a caller's extra ones must not reach the statement).
-      const { filePath, lines, mtimeMs, contentHash, sizeBytes, updatedAt } = values;
-      preparedFor(this.db).putReadCache.run({
-        sessionId,
-        filePath,
-        lines,
-        mtimeMs,
-        contentHash,
-        sizeBytes,
-        updatedAt,
-      });
-      return;
-    }
+    if (dialectOf(this.db) === "sqlite") return putReadCacheEntry(this.db, sessionId, entry, nowIso());
+    const values = readCacheRow(sessionId, entry, nowIso());
     const { readCache } = tablesOf(this.db);
     await this.db
       .insert(readCache)
@@ -51,4 +38,15 @@ export class DbReadCache implements ReadCacheStore {
       .delete(readCache)
       .where(and(eq(readCache.sessionId, sessionId), eq(readCache.filePath, filePath)));
   }
+}
+
+/** The row of an entry: exactly the entry's fields (a caller's extra ones must not reach a statement). */
+export function readCacheRow(sessionId: string, entry: ReadCacheEntry, updatedAt: string) {
+  const { filePath, lines, mtimeMs, contentHash, sizeBytes } = entry;
+  return { sessionId, filePath, lines, mtimeMs, contentHash, sizeBytes, updatedAt };
+}
+
+/** Replaces the file's entry, on SQLite (a prepared statement; inside a caller's transaction too). */
+export function putReadCacheEntry(db: Db, sessionId: string, entry: ReadCacheEntry, updatedAt: string): void {
+  preparedFor(db).putReadCache.run(readCacheRow(sessionId, entry, updatedAt));
 }
