@@ -22,3 +22,16 @@ export function pendingApproval(status: AnyColumn): SQL {
 export function queuedJob(status: AnyColumn): SQL {
   return sql`${status} = 'queued'`;
 }
+
+/**
+ * An upsert's `DO UPDATE … WHERE` for a read-cache entry: only when the file changed (its hash,
+ * mtime or size). A file read again unchanged then rewrites no row, so its commit writes no page.
+ * `existing` is the table's column set (either dialect's).
+ */
+export function readCacheEntryChanged(existing: {
+  contentHash: AnyColumn;
+  mtimeMs: AnyColumn;
+  sizeBytes: AnyColumn;
+}): SQL {
+  return sql`${existing.contentHash} <> excluded.content_hash or ${existing.mtimeMs} <> excluded.mtime_ms or ${existing.sizeBytes} <> excluded.size_bytes`;
+}

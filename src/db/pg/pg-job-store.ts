@@ -9,7 +9,7 @@ import { and, count, eq, gt, inArray, lt, lte, notInArray, type SQL, sql } from 
 import { nowIso } from "../../service/clock.js";
 import { newId } from "../../service/ids.js";
 import type { ReadCacheEntry } from "../../toolkit/read-cache.js";
-import { activeJob, pendingApproval, queuedJob } from "../job-predicates.js";
+import { activeJob, pendingApproval, queuedJob, readCacheEntryChanged } from "../job-predicates.js";
 import type { JobRow, JobStatus, SessionRow, StoredResult } from "../schema.js";
 import {
   ACTIVE_STATUSES,
@@ -313,7 +313,11 @@ function putReadCache(db: PgDb, sessionId: string, entries: readonly ReadCacheEn
     db
       .insert(readCache)
       .values(rows)
-      .onConflictDoUpdate({ target: [readCache.sessionId, readCache.filePath], set }),
+      .onConflictDoUpdate({
+        target: [readCache.sessionId, readCache.filePath],
+        set,
+        setWhere: readCacheEntryChanged(readCache),
+      }),
   );
 }
 

@@ -3,6 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { nowIso } from "../../service/clock.js";
 import type { ReadCacheEntry, ReadCacheStore } from "../../toolkit/read-cache.js";
 import { type Db, dialectOf, first, tablesOf } from "../db.js";
+import { readCacheEntryChanged } from "../job-predicates.js";
 import { preparedFor } from "../prepared.js";
 
 export class DbReadCache implements ReadCacheStore {
@@ -29,7 +30,11 @@ export class DbReadCache implements ReadCacheStore {
     await this.db
       .insert(readCache)
       .values(values)
-      .onConflictDoUpdate({ target: [readCache.sessionId, readCache.filePath], set: values });
+      .onConflictDoUpdate({
+        target: [readCache.sessionId, readCache.filePath],
+        set: values,
+        setWhere: readCacheEntryChanged(readCache),
+      });
   }
 
   async delete(sessionId: string, filePath: string): Promise<void> {
