@@ -1,6 +1,6 @@
 /**
- * The job-status terms of the partial indexes on `jobs` (both dialects' schemas use them), for
- * the queries that seek those indexes. SQLite uses a partial index only for a query that carries
+ * SQL terms both dialects share. First the job-status terms of the partial indexes on `jobs`
+ * (both dialects' schemas use them), for the queries that seek those indexes. SQLite uses a partial index only for a query that carries
  * the index's own term, with literals: a status bound as a parameter never matches, and the query
  * then scans. So these are SQL with the statuses inlined, shared by the index and its queries.
  */

@@ -40,9 +40,9 @@ function blocker(db: Db, onlyUnsafe: boolean) {
         ),
       )
       // Any one blocker will do (the claim only waits), so no ORDER BY: SQLite then seeks the
-      // partial (session, status, seq) index to the session's few queued/running jobs. Ordered by seq it
-      // walked (session, seq) over every earlier job of the session (O(calls) per claim), and
-      // ordered after the seek (`+seq`) it paid a sorter per claim (~15x this).
+      // partial index of the calls not yet over (jobs_active_idx) to the session's few. Ordered
+      // by seq it walked (session, seq) over every earlier job of the session (O(calls) per
+      // claim), and ordered after the seek (`+seq`) it paid a sorter per claim (~15x this).
       .limit(1)
       .prepare()
   );
