@@ -432,10 +432,13 @@ export function storeContract(
           sizeBytes: text.length,
         });
         await f.readCache.put(s.sessionId, entry("/workspace/x", "old"));
-        const readCache = {
-          sessionId: s.sessionId,
-          entries: [entry("/workspace/x", "new"), entry("/workspace/y", "y")],
-        };
+        // Two of one file: the last one stands.
+        const entries = [
+          entry("/workspace/x", "mid"),
+          entry("/workspace/x", "new"),
+          entry("/workspace/y", "y"),
+        ];
+        const readCache = { sessionId: s.sessionId, entries };
         expect((await f.store.finish(a.id, "succeeded", ok("a"), { readCache }))?.status).toBe("succeeded");
         expect(await f.readCache.get(s.sessionId, "/workspace/x")).toEqual(entry("/workspace/x", "new"));
         expect(await f.readCache.get(s.sessionId, "/workspace/y")).toEqual(entry("/workspace/y", "y"));

@@ -299,9 +299,11 @@ async function firstBlocker(
   return blocker;
 }
 
-/** A CTE that replaces the session's read-cache entries for these files. */
+/** A CTE that replaces the session's read-cache entries for these files (the last one per file). */
 function putReadCache(db: PgDb, sessionId: string, entries: readonly ReadCacheEntry[], now: string) {
-  const rows = entries.map((e) => readCacheRow(sessionId, e, now));
+  // One row per file: an upsert may not touch a row twice in one statement.
+  const last = new Map(entries.map((e) => [e.filePath, e]));
+  const rows = [...last.values()].map((e) => readCacheRow(sessionId, e, now));
   const set = {
     lines: sql`excluded.lines`,
     mtimeMs: sql`excluded.mtime_ms`,
