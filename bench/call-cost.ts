@@ -19,11 +19,17 @@ const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
 
 /**
  * Counts every statement run on any better-sqlite3 database of this process, by its SQL, while
- * started: the statement methods are wrapped only then, so that the CPU and wall figures (taken
- * in a pass of their own) do not pay for the counting.
+ * started (and notes the databases they ran on): the statement methods are wrapped only then, so
+ * that the CPU and wall figures (taken in a pass of their own) do not pay for the counting.
  */
-function countStatements(): { start(): void; stop(): Map<string, number>; timesMs(): Map<string, number> } {
+function countStatements(): {
+  start(): void;
+  stop(): Map<string, number>;
+  timesMs(): Map<string, number>;
+  databases: Set<BetterSqlite.Database>;
+} {
   const seen = new Map<string, number>();
+  const databases = new Set<BetterSqlite.Database>();
   const times = new Map<string, number>();
   const probe = new BetterSqlite(":memory:");
   const proto = Object.getPrototypeOf(probe.prepare("select 1")) as Record<string, unknown>;
@@ -36,7 +42,8 @@ function countStatements(): { start(): void; stop(): Map<string, number>; timesM
       times.clear();
       methods.forEach((m, i) => {
         const original = originals[i]!;
-        proto[m] = function (this: { source: string }, ...args: unknown[]) {
+        proto[m] = function (this: { source: string; database: BetterSqlite.Database }, ...args: unknown[]) {
+          databases.add(this.database);
           const key = `${m.padEnd(4)} ${this.source.replace(/\s+/g, " ").slice(0, 110)}`;
           seen.set(key, (seen.get(key) ?? 0) + 1);
           const t0 = performance.now();
@@ -49,6 +56,7 @@ function countStatements(): { start(): void; stop(): Map<string, number>; timesM
       });
     },
     timesMs: () => new Map(times),
+    databases,
     stop: () => {
       methods.forEach((m, i) => {
         proto[m] = originals[i];
@@ -72,6 +80,38 @@ interface Cost {
   /** Time inside each statement's run/get/all, summed over the calls. */
   statementMs: Map<string, number>;
   redis: Map<string, number>;
+  /** WAL frames (pages) written per call: what the calls' commits cost the log. */
+  walFrames: number;
+}
+
+/**
+ * WAL frames (pages) per call, from `n` more calls run with the log emptied first and not
+ * checkpointed meanwhile: its frame count after is every page every commit wrote (a page written
+ * by two commits counts twice, as the log does). A pass of its own, after the timed one, so that
+ * the timed calls pay their checkpoints as a service's calls do.
+ */
+async function walPagesPerCall(
+  dbs: Set<BetterSqlite.Database>,
+  n: number,
+  once: () => Promise<void>,
+): Promise<number> {
+  if (dbs.size === 0) return 0;
+  const autocheckpoint = [...dbs].map((db) => db.pragma("wal_autocheckpoint", { simple: true }) as number);
+  for (const db of dbs) {
+    db.pragma("wal_checkpoint(TRUNCATE)");
+    db.pragma("wal_autocheckpoint = 0");
+  }
+  let frames = 0;
+  try {
+    for (let i = 0; i < n; i++) await once();
+  } finally {
+    [...dbs].forEach((db, i) => {
+      const [row] = db.pragma("wal_checkpoint(PASSIVE)") as { log: number }[];
+      frames += Math.max(0, row?.log ?? 0);
+      db.pragma(`wal_autocheckpoint = ${autocheckpoint[i]}`);
+    });
+  }
+  return frames / n;
 }
 
 /**
@@ -103,7 +143,14 @@ async function measure(
     const d = v - (r0.get(k) ?? 0) - (k === "info" ? 1 : 0);
     if (d > 0) redisDelta.set(k, d);
   }
-  return { wallMs, cpuMs: (cpu.user + cpu.system) / 1000 / n, statements, statementMs, redis: redisDelta };
+  return {
+    wallMs,
+    cpuMs: (cpu.user + cpu.system) / 1000 / n,
+    statements,
+    statementMs,
+    redis: redisDelta,
+    walFrames: await walPagesPerCall(counter.databases, Math.min(n, 100), once),
+  };
 }
 
 const perCall = (m: Map<string, number>, n: number) =>
@@ -174,7 +221,8 @@ export async function run(args: string[]): Promise<void> {
       costs.push([label, c]);
       console.log(
         `${label.padEnd(26)} wall ${c.wallMs.toFixed(2)} ms  CPU ${c.cpuMs.toFixed(2)} ms  ` +
-          `SQL ${(total(c.statements) / n).toFixed(1)}  Redis ${(total(c.redis) / n).toFixed(1)} per call`,
+          `SQL ${(total(c.statements) / n).toFixed(1)}  Redis ${(total(c.redis) / n).toFixed(1)}  ` +
+          `WAL pages ${c.walFrames.toFixed(1)} per call`,
       );
     }
     const [, read] = costs[1]!;

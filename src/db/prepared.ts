@@ -6,6 +6,7 @@
  */
 import { and, count, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "./db.js";
+import { readCacheEntryChanged } from "./job-predicates.js";
 import { apiKeys, jobs, readCache, sessions, tenantRules } from "./schema.js";
 import { ACTIVE_STATUSES } from "./store.js";
 
@@ -60,6 +61,7 @@ function build(db: Db) {
           sizeBytes: sql`excluded.size_bytes`,
           updatedAt: sql`excluded.updated_at`,
         },
+        setWhere: readCacheEntryChanged(readCache),
       })
       .prepare(),
   };

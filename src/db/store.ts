@@ -6,6 +6,7 @@
  * workers on other hosts) cannot both win a transition.
  */
 import { nowIso } from "../service/clock.js";
+import type { ReadCacheEntry } from "../toolkit/read-cache.js";
 import type { JobAttempt, JobRow, JobStatus, SessionRow, StoredDecision, StoredResult } from "./schema.js";
 
 /** An audit entry written in the same transaction as the change it records. */
@@ -42,7 +43,23 @@ export interface FinishOptions {
   error?: string;
   /** A job flagged for cancellation is stored `cancelled` (see `finish`). */
   cancelWins?: boolean;
+  /**
+   * The run's read-cache entries (its Read, Write, Edit), stored with the finish whether or not
+   * it applies (as the run's own put was): on Postgres in the finish's statement (one round trip
+   * less per call), on SQLite as their own writes just before it (as cheap as it gets there).
+   */
+  readCache?: { sessionId: string; entries: readonly ReadCacheEntry[] };
 }
+
+/** A finish as stored: the row, and whether a call of its session may be waiting on it. */
+export type FinishedJob = JobRow & {
+  /**
+   * False when no call of the session took a queue position after this one before the finish
+   * committed: none can be waiting on it, so there is nothing to wake. True when one did, or
+   * when the store cannot tell exactly.
+   */
+  laterCalls: boolean;
+};
 
 /** How a pending approval ends: what to set on the job, rules to remember, and the audit entry. */
 export interface ApprovalOutcome {
@@ -138,7 +155,7 @@ export interface JobStore {
     status: JobStatus,
     result: StoredResult,
     opts?: FinishOptions,
-  ): Promise<JobRow | undefined>;
+  ): Promise<FinishedJob | undefined>;
   /**
    * Ends a pending approval once: `decide` sees the job as locked (`awaiting_approval`) and
    * returns the outcome, or undefined to leave it (not due). A `queued` outcome takes the

@@ -11,6 +11,7 @@ import {
   type AuditRecord,
   type JobStore,
 } from "../../src/db/store.js";
+import type { ReadCacheStore } from "../../src/toolkit/read-cache.js";
 import { jobRow as newJobRow } from "../support/rows.js";
 
 export interface StoreFixture {
@@ -23,6 +24,8 @@ export interface StoreFixture {
   /** Pins the session to a worker host (as placement does). */
   pin(sessionId: string, hostId: string): Promise<void>;
   auditKinds(jobId: string): Promise<string[]>;
+  /** The session read cache over the store's database. */
+  readCache: ReadCacheStore;
   close(): Promise<void>;
 }
 
@@ -48,8 +51,11 @@ const W2 = { worker: "host-b/2/y", takeOver: false };
 
 export function storeContract(
   dialect: string,
-  /** `recordsHostId`: whether this dialect's schema has `jobs.host_id` yet. */
-  opts: { recordsHostId: boolean },
+  /**
+   * `recordsHostId`: whether this dialect's schema has `jobs.host_id` yet. `exactLaterCalls`:
+   * whether a finish says `laterCalls: false` when no call was queued after it (else always true).
+   */
+  opts: { recordsHostId: boolean; exactLaterCalls: boolean },
   open: () => Promise<StoreFixture>,
 ): void {
   describe(`JobStore contract (${dialect})`, () => {
@@ -364,7 +370,7 @@ export function storeContract(
         expect(await f.other.finish(a.id, "failed", ok("second"), { error: "late" })).toBeUndefined();
         const row = await f.store.findJob(a.id);
         // What finish returns is the row as stored (its events are sent from it).
-        expect(stored).toEqual(row);
+        expect(stored).toEqual({ ...row, laterCalls: expect.any(Boolean) });
         expect(row?.status).toBe("succeeded");
         expect(row?.result).toEqual(ok("first"));
         expect(row?.error).toBeNull();
@@ -390,7 +396,56 @@ export function storeContract(
         const unflagged = await f.store.finish(c.id, "succeeded", ok("ran"), { cancelWins: true });
         expect(unflagged?.status).toBe("succeeded");
         expect(unflagged?.attempts?.at(-1)?.outcome).toBe("succeeded");
-        expect(await f.store.findJob(a.id)).toEqual(flagged);
+        expect({ ...(await f.store.findJob(a.id)), laterCalls: flagged?.laterCalls }).toEqual(flagged);
+      });
+
+      it("says whether a call of the session took a queue position after the finished one", async () => {
+        const a = await submit(f.store);
+        await f.store.claim(a.id, W1);
+        const b = await submit(f.other);
+        // b is queued behind a: a's finish must say so (its successors are woken from it).
+        expect((await f.store.finish(a.id, "succeeded", ok("a")))?.laterCalls).toBe(true);
+        await f.store.claim(b.id, W1);
+        const asked = await submit(f.other, { status: "awaiting_approval" });
+        // A pending approval takes no position; an approval that queues it takes one.
+        const nothingAfter = await f.store.finish(b.id, "succeeded", ok("b"));
+        if (opts.exactLaterCalls) expect(nothingAfter?.laterCalls).toBe(false);
+        const c = await submit(f.store);
+        await f.store.claim(c.id, W1);
+        const approve = (job: JobRow): ApprovalOutcome => ({
+          set: { status: "queued", decision: job.decision, approvedBy: "key_x" },
+          remember: [],
+          audit: decisionAudit(job),
+        });
+        expect(await f.other.settleApproval(asked.id, approve)).toBe(true);
+        expect((await f.store.finish(c.id, "succeeded", ok("c")))?.laterCalls).toBe(true);
+      });
+
+      it("stores the run's read-cache entries with the finish, one per file", async () => {
+        const a = await submit(f.store);
+        await f.store.claim(a.id, W1);
+        const entry = (filePath: string, text: string) => ({
+          filePath,
+          lines: [text],
+          mtimeMs: 1.5,
+          contentHash: text.padEnd(64, "0"),
+          sizeBytes: text.length,
+        });
+        await f.readCache.put(s.sessionId, entry("/workspace/x", "old"));
+        // Two of one file: the last one stands.
+        const entries = [
+          entry("/workspace/x", "mid"),
+          entry("/workspace/x", "new"),
+          entry("/workspace/y", "y"),
+        ];
+        const readCache = { sessionId: s.sessionId, entries };
+        expect((await f.store.finish(a.id, "succeeded", ok("a"), { readCache }))?.status).toBe("succeeded");
+        expect(await f.readCache.get(s.sessionId, "/workspace/x")).toEqual(entry("/workspace/x", "new"));
+        expect(await f.readCache.get(s.sessionId, "/workspace/y")).toEqual(entry("/workspace/y", "y"));
+        // A finish that does not apply (the job is final already) still stores what the run read.
+        const late = { sessionId: s.sessionId, entries: [entry("/workspace/z", "z")] };
+        expect(await f.other.finish(a.id, "failed", ok("late"), { readCache: late })).toBeUndefined();
+        expect(await f.readCache.get(s.sessionId, "/workspace/z")).toEqual(entry("/workspace/z", "z"));
       });
 
       it("lets one of two racing finishes win", async () => {

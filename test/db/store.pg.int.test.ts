@@ -15,6 +15,7 @@ import { type OpenedPg, openPg } from "../../src/db/pg/open-pg.js";
 import { PgJobStore } from "../../src/db/pg/pg-job-store.js";
 import * as pgSchema from "../../src/db/pg/schema.js";
 import { audit, sessions } from "../../src/db/pg/schema.js";
+import { DbReadCache } from "../../src/db/stores/read-cache-store.js";
 import { seedDialectSession } from "../support/dialects.js";
 import { dropDatabase, freshDatabase, localPostgresUrl } from "../support/postgres.js";
 import { storeContract } from "./store-contract.js";
@@ -32,12 +33,13 @@ describe.skipIf(!server && !process.env.CI)("Postgres store", () => {
     if (dbUrl) await dropDatabase(server!, dbUrl);
   });
 
-  storeContract("postgres", { recordsHostId: true }, async () => {
+  storeContract("postgres", { recordsHostId: true, exactLaterCalls: false }, async () => {
     const a: OpenedPg = await openPg(dbUrl);
     const b: OpenedPg = await openPg(dbUrl);
     return {
       store: new PgJobStore(a.db),
       other: new PgJobStore(b.db),
+      readCache: new DbReadCache(a.db as unknown as Db),
       async seedSession() {
         const sessionId = `ses_${Math.random().toString(36).slice(2)}`;
         return { sessionId, ...(await seedDialectSession(a.db as unknown as Db, sessionId)) };

@@ -5,13 +5,14 @@ import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { openDb } from "../../src/db/open.js";
 import { audit, sessions } from "../../src/db/schema.js";
+import { DbReadCache } from "../../src/db/stores/read-cache-store.js";
 import { SqliteJobStore } from "../../src/db/stores/sqlite-job-store.js";
 import { seedDialectSession } from "../support/dialects.js";
 import { openTestDb } from "../support/test-db.js";
 import { storeContract } from "./store-contract.js";
 
 // The SQLite schema gains jobs.host_id with the hosts work (its migration 0005).
-storeContract("sqlite", { recordsHostId: true }, async () => {
+storeContract("sqlite", { recordsHostId: true, exactLaterCalls: true }, async () => {
   const dir = mkdtempSync(join(tmpdir(), "tss-"));
   const file = join(dir, "t.db");
   const a = openTestDb(file);
@@ -19,6 +20,7 @@ storeContract("sqlite", { recordsHostId: true }, async () => {
   return {
     store: new SqliteJobStore(a.db),
     other: new SqliteJobStore(b.db),
+    readCache: new DbReadCache(a.db),
     async seedSession() {
       const sessionId = `ses_${Math.random().toString(36).slice(2)}`;
       return { sessionId, ...(await seedDialectSession(a.db, sessionId)) };

@@ -8,6 +8,8 @@
 import { and, count, eq, gt, inArray, lt, lte, notInArray, type SQL, sql } from "drizzle-orm";
 import { nowIso } from "../../service/clock.js";
 import { newId } from "../../service/ids.js";
+import type { ReadCacheEntry } from "../../toolkit/read-cache.js";
+import { activeJob, pendingApproval, queuedJob, readCacheEntryChanged } from "../job-predicates.js";
 import type { JobRow, JobStatus, SessionRow, StoredResult } from "../schema.js";
 import {
   ACTIVE_STATUSES,
@@ -19,6 +21,7 @@ import {
   type ClaimOptions,
   claimAtInsert,
   FINAL_STATUSES,
+  type FinishedJob,
   type FinishOptions,
   type InsertClaim,
   type InsertClaimed,
@@ -26,8 +29,9 @@ import {
   type StoreClaim,
   takeoverAudit,
 } from "../store.js";
+import { readCacheRow } from "../stores/read-cache-store.js";
 import type { PgDb } from "./open-pg.js";
-import { audit, jobs, sessions } from "./schema.js";
+import { audit, jobs, readCache, sessions } from "./schema.js";
 
 type Tx = Parameters<Parameters<PgDb["transaction"]>[0]>[0];
 
@@ -61,16 +65,11 @@ export class PgJobStore implements JobStore {
         let claim: StoreClaim = { kind: "skip", reason: row.status };
         if (row.status === "queued") {
           await requireActiveSlot(tx, row.tenantId, opts.maxActive);
-          row.seq = await takeSeq(tx, row.sessionId);
-          // takeSeq holds the session's row lock: its pin cannot change before this commits.
-          if (claimFor) {
-            const [session] = (await tx
-              .select()
-              .from(sessions)
-              .where(eq(sessions.id, row.sessionId))) as SessionRow[];
-            const blocker = await firstBlocker(tx, row);
-            claim = claimAtInsert(row, session, blocker, claimFor);
-          }
+          // takeSeq holds the session's row lock: its pin cannot change before this commits. The
+          // session comes back from the update that took the number (no read of its own).
+          const session = await takeSeqAndSession(tx, row.sessionId);
+          row.seq = session.nextSeq - 1;
+          if (claimFor) claim = claimAtInsert(row, session, await firstBlocker(tx, row), claimFor);
         }
         await tx.insert(jobs).values(row);
         await writeAudit(tx, entry);
@@ -155,13 +154,18 @@ export class PgJobStore implements JobStore {
     status: JobStatus,
     result: StoredResult,
     opts: FinishOptions = {},
-  ): Promise<JobRow | undefined> {
+  ): Promise<FinishedJob | undefined> {
     const now = nowIso();
     // SET expressions see the row as it was: the flag is read by this very statement.
     const final = opts.cancelWins
       ? sql`case when ${jobs.cancelRequested} then 'cancelled' else ${status} end`
       : sql`${status}`;
-    const [done] = (await this.db
+    // The run's read-cache entries in the same statement (a data-modifying CTE: one round trip).
+    const cache = opts.readCache;
+    const db = cache?.entries.length
+      ? this.db.with(putReadCache(this.db, cache.sessionId, cache.entries, now))
+      : this.db;
+    const [done] = (await db
       .update(jobs)
       .set({
         status: sql`${final}`,
@@ -172,7 +176,11 @@ export class PgJobStore implements JobStore {
       })
       .where(and(eq(jobs.id, jobId), notInArray(jobs.status, [...FINAL_STATUSES])))
       .returning()) as JobRow[];
-    return done;
+    // Not told exactly here: a submit whose transaction took the session's next seq before this
+    // statement ran but commits after its snapshot would go unseen (READ COMMITTED). Seeing it
+    // would take a lock on the session row, ordered after the job's (deleteSession takes them
+    // the other way round). So the caller always looks for successors (queuedAfter), as before.
+    return done && { ...done, laterCalls: true };
   }
 
   async settleApproval(
@@ -202,7 +210,7 @@ export class PgJobStore implements JobStore {
     const rows = await this.db
       .select({ id: jobs.id })
       .from(jobs)
-      .where(and(eq(jobs.status, "awaiting_approval"), lte(jobs.approvalExpiresAt, now)));
+      .where(and(pendingApproval(jobs.status), lte(jobs.approvalExpiresAt, now)));
     return rows.map((r) => r.id);
   }
 
@@ -233,7 +241,9 @@ export class PgJobStore implements JobStore {
     return this.db
       .select({ id: jobs.id, safe: jobs.concurrencySafe })
       .from(jobs)
-      .where(and(eq(jobs.sessionId, sessionId), eq(jobs.status, "queued"), gt(jobs.seq, seq)))
+      .where(
+        and(eq(jobs.sessionId, sessionId), activeJob(jobs.status), queuedJob(jobs.status), gt(jobs.seq, seq)),
+      )
       .orderBy(jobs.seq)
       .limit(limit);
   }
@@ -280,13 +290,48 @@ async function firstBlocker(
       and(
         eq(jobs.sessionId, job.sessionId),
         lt(jobs.seq, job.seq ?? 0),
-        inArray(jobs.status, ["queued", "running"]),
+        activeJob(jobs.status),
         job.concurrencySafe ? eq(jobs.concurrencySafe, false) : undefined,
       ),
     )
     .orderBy(jobs.seq)
     .limit(1);
   return blocker;
+}
+
+/** A CTE that replaces the session's read-cache entries for these files (the last one per file). */
+function putReadCache(db: PgDb, sessionId: string, entries: readonly ReadCacheEntry[], now: string) {
+  // One row per file: an upsert may not touch a row twice in one statement.
+  const last = new Map(entries.map((e) => [e.filePath, e]));
+  const rows = [...last.values()].map((e) => readCacheRow(sessionId, e, now));
+  const set = {
+    lines: sql`excluded.lines`,
+    mtimeMs: sql`excluded.mtime_ms`,
+    contentHash: sql`excluded.content_hash`,
+    sizeBytes: sql`excluded.size_bytes`,
+    updatedAt: sql`excluded.updated_at`,
+  };
+  return db.$with("put_read_cache").as(
+    db
+      .insert(readCache)
+      .values(rows)
+      .onConflictDoUpdate({
+        target: [readCache.sessionId, readCache.filePath],
+        set,
+        setWhere: readCacheEntryChanged(readCache),
+      }),
+  );
+}
+
+/** takeSeq, returning the session row as the update left it (`nextSeq` is the number + 1). */
+async function takeSeqAndSession(tx: Tx, sessionId: string): Promise<SessionRow> {
+  const [row] = (await tx
+    .update(sessions)
+    .set({ nextSeq: sql`${sessions.nextSeq} + 1`, lastUsedAt: nowIso() })
+    .where(eq(sessions.id, sessionId))
+    .returning()) as SessionRow[];
+  if (!row) throw new Error(`session ${sessionId} vanished`);
+  return row;
 }
 
 async function takeSeq(tx: Tx, sessionId: string): Promise<number> {

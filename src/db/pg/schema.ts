@@ -15,6 +15,7 @@ import {
   text,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+import { activeJob, pendingApproval } from "../job-predicates.js";
 import type { JobAttempt, JobStatus, KeyRole, RuleStrings, StoredDecision, StoredResult } from "../schema.js";
 import { sessions, tenants } from "./schema-core.js";
 
@@ -77,11 +78,14 @@ export const jobs = pgTable(
   },
   (t) => [
     uniqueIndex("jobs_session_idem_idx").on(t.sessionId, t.idempotencyKey),
-    index("jobs_session_seq_idx").on(t.sessionId, t.seq),
-    // The claim's "an earlier call of the session still queued or running?" seeks here, rather
-    // than walking every earlier job of a long session (O(calls) per claim without it).
-    index("jobs_session_status_seq_idx").on(t.sessionId, t.status, t.seq),
-    index("jobs_status_idx").on(t.status),
+    // Partial indexes hold only the few rows their queries look for, so that a call's insert and
+    // finish write fewer index pages (job-predicates.ts: their queries must carry the same term).
+    // The calls not yet over: a claim's "an earlier call of the session still queued or
+    // running?", the successors to wake after a finish, recovery, a lost host's calls (status
+    // first, so that a sweep of every session seeks it too).
+    index("jobs_active_idx").on(t.status, t.sessionId, t.seq).where(activeJob(t.status)),
+    // The approvals that expire: pending ones only.
+    index("jobs_approval_expiry_idx").on(t.approvalExpiresAt).where(pendingApproval(t.status)),
     // The lists: a tenant's jobs newest first, and its jobs in one status (the approvals inbox).
     index("jobs_tenant_created_idx").on(t.tenantId, t.createdAt, t.id),
     index("jobs_tenant_status_created_idx").on(t.tenantId, t.status, t.createdAt, t.id),

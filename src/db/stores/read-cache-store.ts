@@ -3,6 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { nowIso } from "../../service/clock.js";
 import type { ReadCacheEntry, ReadCacheStore } from "../../toolkit/read-cache.js";
 import { type Db, dialectOf, first, tablesOf } from "../db.js";
+import { readCacheEntryChanged } from "../job-predicates.js";
 import { preparedFor } from "../prepared.js";
 
 export class DbReadCache implements ReadCacheStore {
@@ -23,26 +24,17 @@ export class DbReadCache implements ReadCacheStore {
   }
 
   async put(sessionId: string, entry: ReadCacheEntry): Promise<void> {
-    const values = { ...entry, sessionId, updatedAt: nowIso() };
-    if (dialectOf(this.db) === "sqlite") {
-      // Exactly the entry's fields (a caller's extra ones must not reach the statement).
-      const { filePath, lines, mtimeMs, contentHash, sizeBytes, updatedAt } = values;
-      preparedFor(this.db).putReadCache.run({
-        sessionId,
-        filePath,
-        lines,
-        mtimeMs,
-        contentHash,
-        sizeBytes,
-        updatedAt,
-      });
-      return;
-    }
+    if (dialectOf(this.db) === "sqlite") return putReadCacheEntry(this.db, sessionId, entry, nowIso());
+    const values = readCacheRow(sessionId, entry, nowIso());
     const { readCache } = tablesOf(this.db);
     await this.db
       .insert(readCache)
       .values(values)
-      .onConflictDoUpdate({ target: [readCache.sessionId, readCache.filePath], set: values });
+      .onConflictDoUpdate({
+        target: [readCache.sessionId, readCache.filePath],
+        set: values,
+        setWhere: readCacheEntryChanged(readCache),
+      });
   }
 
   async delete(sessionId: string, filePath: string): Promise<void> {
@@ -51,4 +43,15 @@ export class DbReadCache implements ReadCacheStore {
       .delete(readCache)
       .where(and(eq(readCache.sessionId, sessionId), eq(readCache.filePath, filePath)));
   }
+}
+
+/** The row of an entry: exactly the entry's fields (a caller's extra ones must not reach a statement). */
+export function readCacheRow(sessionId: string, entry: ReadCacheEntry, updatedAt: string) {
+  const { filePath, lines, mtimeMs, contentHash, sizeBytes } = entry;
+  return { sessionId, filePath, lines, mtimeMs, contentHash, sizeBytes, updatedAt };
+}
+
+/** Replaces the file's entry, on SQLite (a prepared statement; inside a caller's transaction too). */
+export function putReadCacheEntry(db: Db, sessionId: string, entry: ReadCacheEntry, updatedAt: string): void {
+  preparedFor(db).putReadCache.run(readCacheRow(sessionId, entry, updatedAt));
 }

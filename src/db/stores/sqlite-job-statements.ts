@@ -4,8 +4,9 @@
  * (claim, attempt, finish, queue position, successors and audit: ~0.5 ms of a warm call).
  * Values reach them as placeholders; each column's own encoder still applies (JSON columns).
  */
-import { type AnyColumn, and, eq, getTableColumns, gt, inArray, lt, Param, sql } from "drizzle-orm";
+import { type AnyColumn, and, eq, getTableColumns, gt, lt, Param, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
+import { activeJob, queuedJob } from "../job-predicates.js";
 import { perDatabase } from "../prepared.js";
 import { audit, jobs, sessions } from "../schema.js";
 
@@ -34,14 +35,14 @@ function blocker(db: Db, onlyUnsafe: boolean) {
         and(
           eq(jobs.sessionId, p("sessionId")),
           lt(jobs.seq, p("seq")),
-          inArray(jobs.status, ["queued", "running"]),
+          activeJob(jobs.status),
           onlyUnsafe ? eq(jobs.concurrencySafe, false) : undefined,
         ),
       )
       // Any one blocker will do (the claim only waits), so no ORDER BY: SQLite then seeks the
-      // (session, status, seq) index to the session's few queued/running jobs. Ordered by seq it
-      // walked (session, seq) over every earlier job of the session (O(calls) per claim), and
-      // ordered after the seek (`+seq`) it paid a sorter per claim (~15x this).
+      // partial index of the calls not yet over (jobs_active_idx) to the session's few. Ordered
+      // by seq it walked (session, seq) over every earlier job of the session (O(calls) per
+      // claim), and ordered after the seek (`+seq`) it paid a sorter per claim (~15x this).
       .limit(1)
       .prepare()
   );
@@ -87,7 +88,15 @@ function build(db: Db) {
       .where(
         sql`${jobs.id} = ${p("id")} and ${jobs.status} not in ('succeeded','failed','denied','cancelled','interrupted')`,
       )
-      .returning()
+      // Whether a call of the session took a queue position after this one (laterCalls): exact
+      // here, as no other writer, in any process, runs between this statement's read and write.
+      .returning({
+        ...getTableColumns(jobs),
+        laterCalls:
+          sql<boolean>`(select ${sessions.nextSeq} from ${sessions} where ${sessions.id} = ${jobs.sessionId}) > coalesce(${jobs.seq}, 0) + 1`.mapWith(
+            Boolean,
+          ),
+      })
       .prepare(),
     takeSeq: db
       .update(sessions)
@@ -95,10 +104,25 @@ function build(db: Db) {
       .where(eq(sessions.id, p("sessionId")))
       .returning({ next: sessions.nextSeq })
       .prepare(),
+    // takeSeq for an insert that claims its row: the session as this transaction sees it comes
+    // back with the number (its status and pin decide the claim), instead of a read of its own.
+    takeSeqAndSession: db
+      .update(sessions)
+      .set({ nextSeq: sql`${sessions.nextSeq} + 1`, lastUsedAt: into(sessions.lastUsedAt, "now") })
+      .where(eq(sessions.id, p("sessionId")))
+      .returning()
+      .prepare(),
     queuedAfter: db
       .select({ id: jobs.id, safe: jobs.concurrencySafe })
       .from(jobs)
-      .where(and(eq(jobs.sessionId, p("sessionId")), eq(jobs.status, "queued"), gt(jobs.seq, p("seq"))))
+      .where(
+        and(
+          eq(jobs.sessionId, p("sessionId")),
+          activeJob(jobs.status),
+          queuedJob(jobs.status),
+          gt(jobs.seq, p("seq")),
+        ),
+      )
       .orderBy(jobs.seq)
       .limit(p("limit"))
       .prepare(),

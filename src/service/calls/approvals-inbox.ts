@@ -5,6 +5,7 @@
 import { eq, gt, isNull, or, type SQL } from "drizzle-orm";
 import type { JobView } from "../../contracts/job.js";
 import { type Db, tablesOf } from "../../db/db.js";
+import { pendingApproval } from "../../db/job-predicates.js";
 import type { JobRow } from "../../db/rows.js";
 import { nowIso } from "../clock.js";
 import { type Page, type PageQuery, selectPage } from "../page.js";
@@ -42,7 +43,8 @@ export async function listApprovals(
   const tenantId = await listTenant(deps.db, p, q.tenantId);
   const { jobs } = tablesOf(deps.db);
   const where: (SQL | undefined)[] = [
-    eq(jobs.status, "awaiting_approval"),
+    // Inlined: across tenants (a platform admin's inbox) it walks the pending approvals' own index.
+    pendingApproval(jobs.status),
     // Past its expiry it is about to be denied by the sweep: not something to answer any more.
     or(isNull(jobs.approvalExpiresAt), gt(jobs.approvalExpiresAt, nowIso())),
   ];

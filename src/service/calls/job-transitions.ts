@@ -2,7 +2,7 @@
 
 import { isTerminal } from "../../contracts/job.js";
 import type { JobRow, JobStatus, StoredResult } from "../../db/rows.js";
-import type { FinishOptions } from "../../db/store.js";
+import type { FinishedJob, FinishOptions } from "../../db/store.js";
 import { asUnavailable, UnavailableError } from "../../errors.js";
 import type { Logger } from "../../log.js";
 import type { JobEventInput, ServiceDeps } from "../ports.js";
@@ -52,7 +52,7 @@ export function finishJob(
   status: JobStatus,
   result: StoredResult,
   opts?: FinishOptions,
-): Promise<JobRow | undefined> {
+): Promise<FinishedJob | undefined> {
   return deps.store.finish(jobId, status, result, opts);
 }
 

@@ -13,6 +13,7 @@
  */
 import { and, eq, inArray, isNull, or } from "drizzle-orm";
 import { type Db, first, tablesOf } from "../../db/db.js";
+import { activeJob } from "../../db/job-predicates.js";
 
 /** The host a job's session is pinned to, or null (not placed yet, re-homing, or no such job). */
 export async function hostOfJob(db: Db, jobId: string): Promise<string | null> {
@@ -130,7 +131,7 @@ export async function releaseLostHost(db: Db, hostId: string): Promise<string[]>
           jobs.sessionId,
           released.map((r) => r.id),
         ),
-        inArray(jobs.status, ["queued", "running"]),
+        activeJob(jobs.status),
       ),
     )
     .orderBy(jobs.seq);

@@ -9,7 +9,7 @@
  */
 
 import type { JobRow } from "../../db/rows.js";
-import type { StoreClaim } from "../../db/store.js";
+import type { FinishedJob, StoreClaim } from "../../db/store.js";
 import { finishJob, logTransition, publishRow, publishState } from "../calls/job-transitions.js";
 import { textResult } from "../calls/job-view.js";
 import type { ServiceDeps } from "../ports.js";
@@ -83,14 +83,16 @@ export async function failJob(
 /**
  * Wakes the session's jobs that may start now that `job` (a row, or its id) finished: the next
  * queued job, and when it is concurrency-safe, the safe ones right after it. Others stay
- * delayed (no stampede).
+ * delayed (no stampede). A finish that saw no later call of the session (`laterCalls` false)
+ * has none to wake: a call queued after it commits sees it finished and is not held by it.
  */
 export async function wakeSuccessors(
   deps: ServiceDeps,
-  finished: string | Pick<JobRow, "sessionId" | "seq">,
+  finished: string | (Pick<JobRow, "sessionId" | "seq"> & Partial<Pick<FinishedJob, "laterCalls">>),
 ): Promise<void> {
   const job = typeof finished === "string" ? await deps.store.findJob(finished) : finished;
   if (!job || job.seq === null) return;
+  if ("laterCalls" in job && job.laterCalls === false) return;
   const next = await deps.store.queuedAfter(job.sessionId, job.seq, 32);
   const firstUnsafe = next.findIndex((n) => !n.safe);
   const wake =

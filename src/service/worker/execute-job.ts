@@ -23,6 +23,7 @@ import { saveActiveGroups } from "../sessions/tool-list.js";
 import { type Claim, failJob, recordAttemptSandbox, wakeSuccessors } from "./claim-job.js";
 import { jobSandbox } from "./job-sandbox.js";
 import { RunEvents } from "./run-events.js";
+import { RunReadCache } from "./run-read-cache.js";
 import { runTransfer } from "./run-transfer.js";
 import { interruptedText, judgeTakeover } from "./takeover.js";
 
@@ -108,10 +109,11 @@ export async function executeJob(
       deps.logger.warn({ jobId: job.id, why: verdict.why }, "job interrupted, not run again");
     }
     await events.end(final);
-    await wakeSuccessors(deps, job);
+    await wakeSuccessors(deps, final ?? job);
     return final;
   }
   let crash: { err: unknown } | undefined;
+  const readCache = new RunReadCache(deps.readCache, session.id);
   const ctx: ToolRunContext = {
     sessionId: session.id,
     sandbox: jsb.sandbox,
@@ -119,7 +121,7 @@ export async function executeJob(
     home: session.home,
     workingDirectories: session.workingDirectories,
     mode: session.mode as ToolRunContext["mode"],
-    readCache: deps.readCache,
+    readCache,
     signal,
     autoAllowedEdit:
       session.mode === "accept_edits" &&
@@ -152,7 +154,10 @@ export async function executeJob(
   // A cancel this worker was not told about (its message lost) is on the row: the finish reads
   // the flag itself and stores `cancelled` then.
   const status = statusOf(response, signal.aborted);
-  const final = await finishJob(deps, job.id, status, toResult(response), { cancelWins: true });
+  const final = await finishJob(deps, job.id, status, toResult(response), {
+    cancelWins: true,
+    readCache: readCache.held(),
+  });
   if (final) {
     onStored?.(final);
     deps.metrics.jobFinished(final.status, job);
@@ -160,7 +165,7 @@ export async function executeJob(
   await events.end(final);
   // Stored: the executor may forget what it kept for this job.
   jsb.used()?.acknowledge?.(job.id);
-  await wakeSuccessors(deps, job);
+  await wakeSuccessors(deps, final ?? job);
   return final;
 }
 

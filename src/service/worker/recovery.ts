@@ -5,16 +5,13 @@
  */
 import { and, asc, gt, inArray } from "drizzle-orm";
 import { type Db, tablesOf } from "../../db/db.js";
-
-const EXPECTS_RUN = ["queued", "running"] as const;
+// `queued` or `running`, as the partial index on them has it (a query with the statuses bound scans).
+import { activeJob } from "../../db/job-predicates.js";
 
 /** Ids of every job that expects a run. */
 export async function jobsExpectingRun(db: Db): Promise<string[]> {
   const { jobs } = tablesOf(db);
-  const rows = await db
-    .select({ id: jobs.id })
-    .from(jobs)
-    .where(inArray(jobs.status, [...EXPECTS_RUN]));
+  const rows = await db.select({ id: jobs.id }).from(jobs).where(activeJob(jobs.status));
   return rows.map((r) => r.id);
 }
 
@@ -24,7 +21,7 @@ export async function jobsExpectingRunAfter(db: Db, cursor: string, limit: numbe
   const rows = await db
     .select({ id: jobs.id })
     .from(jobs)
-    .where(and(inArray(jobs.status, [...EXPECTS_RUN]), gt(jobs.id, cursor)))
+    .where(and(activeJob(jobs.status), gt(jobs.id, cursor)))
     .orderBy(asc(jobs.id))
     .limit(limit);
   return rows.map((r) => r.id);
@@ -47,7 +44,7 @@ export async function expectingRunElsewhere(
   const rows = await db
     .select({ id: jobs.id, status: jobs.status, attempts: jobs.attempts })
     .from(jobs)
-    .where(and(inArray(jobs.id, [...ids]), inArray(jobs.status, [...EXPECTS_RUN])));
+    .where(and(inArray(jobs.id, [...ids]), activeJob(jobs.status)));
   return rows
     .filter((row) => {
       const last = row.attempts?.at(-1);

@@ -1,0 +1,94 @@
+/**
+ * The queries on a call's path and the workers' sweeps seek an index on `jobs`, never scan the
+ * table. The partial indexes (job-predicates.ts) hold only active or pending rows, and SQLite
+ * uses one only for a query that carries its term with the statuses inlined: a query that binds
+ * them as parameters scans the table, and fails here.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type Database from "better-sqlite3";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import type { OpenedDb } from "../../src/db/open.js";
+import { SqliteJobStore } from "../../src/db/stores/sqlite-job-store.js";
+import { releaseLostHost } from "../../src/service/sessions/session-hosts.js";
+import { jobsExpectingRun, jobsExpectingRunAfter } from "../../src/service/worker/recovery.js";
+import { seedDialectSession } from "../support/dialects.js";
+import { jobRow } from "../support/rows.js";
+import { openTestDb } from "../support/test-db.js";
+
+let dir: string;
+let opened: OpenedDb;
+/** Every statement prepared on the database, by its SQL. */
+let prepared: Set<string>;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "tsq-"));
+  opened = openTestDb(join(dir, "t.db"));
+  const sqlite = (opened.db as unknown as { $client: Database.Database }).$client;
+  const prepare = sqlite.prepare.bind(sqlite);
+  prepared = new Set();
+  sqlite.prepare = ((source: string) => {
+    prepared.add(source);
+    return prepare(source);
+  }) as typeof sqlite.prepare;
+});
+afterEach(() => {
+  opened.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The query plan of each statement that reads `jobs` with a status term, as SQLite would run it. */
+function plansOnJobs(): Map<string, string[]> {
+  const sqlite = (opened.db as unknown as { $client: Database.Database }).$client;
+  const plans = new Map<string, string[]>();
+  for (const source of [...prepared]) {
+    if (!/from "jobs"|update "jobs"/.test(source) || !/"status"/.test(source)) continue;
+    const params = Array.from(source.match(/\?/g) ?? [], () => null);
+    const rows = sqlite.prepare(`explain query plan ${source}`).all(...params) as { detail: string }[];
+    plans.set(
+      source,
+      rows.map((r) => r.detail),
+    );
+  }
+  return plans;
+}
+
+it("a call's claim, finish and successors, recovery and a lost host's release seek indexes", async () => {
+  const sessionId = "ses_plans";
+  const { tenantId } = await seedDialectSession(opened.db, sessionId);
+  const store = new SqliteJobStore(opened.db);
+  const audit = (jobId: string) => ({
+    tenantId,
+    sessionId,
+    jobId,
+    kind: "decision" as const,
+    actorKeyId: null,
+    data: {},
+  });
+  const a = jobRow({ id: "job_a", tenantId, sessionId });
+  const b = jobRow({ id: "job_b", tenantId, sessionId, concurrencySafe: true });
+  await store.insertJob(a, audit(a.id), { maxActive: 10 });
+  await store.insertClaimed(b, audit(b.id), { maxActive: 10, claim: { worker: "w", hostId: "h" } });
+  await store.claim(a.id, { worker: "w", takeOver: false });
+  await store.finish(a.id, "succeeded", { content: [], state: "success" });
+  await store.queuedAfter(sessionId, 1, 32);
+  await store.dueApprovals(new Date().toISOString());
+  await jobsExpectingRun(opened.db);
+  await jobsExpectingRunAfter(opened.db, "", 100);
+  await releaseLostHost(opened.db, "h");
+  const plans = plansOnJobs();
+  const seeks = (pattern: RegExp) => [...plans].filter(([source]) => pattern.test(source));
+  // Each of these was seen, and each seeks (or walks) the partial index it is written for.
+  for (const [what, pattern, index] of [
+    ["blocker", /"seq" < \?/, "jobs_active_idx"],
+    ["queued after", /"seq" > \?/, "jobs_active_idx"],
+    ["due approvals", /"approval_expires_at" <= \?/, "jobs_approval_expiry_idx"],
+    ["expecting a run", /^select "id" from "jobs" where "jobs"."status" in/, "jobs_active_idx"],
+  ] as const) {
+    const found = seeks(pattern);
+    expect(found.length, what).toBeGreaterThan(0);
+    for (const [source, plan] of found) expect(plan.join(" | "), `${what}: ${source}`).toContain(index);
+  }
+  for (const [source, plan] of plans) expect(plan, source).not.toContain("SCAN jobs");
+});
