@@ -35,7 +35,7 @@ export async function openDatabase(config: {
       close: pg.close,
     };
   }
-  const sqlite = openDb(join(config.DATA_DIR, "toolshed.db"));
+  const sqlite = openDb(join(config.DATA_DIR, "toolshed.db"), { checkpointInBackground: true });
   return {
     dialect: "sqlite",
     db: sqlite.db,

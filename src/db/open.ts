@@ -10,6 +10,7 @@ import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import type { Db } from "./db.js";
 import * as schema from "./schema.js";
+import { checkpointInBackground } from "./wal-checkpointer.js";
 
 export interface OpenedDb {
   db: Db;
@@ -40,8 +41,12 @@ function cacheStatements(sqlite: Database.Database, max = 500): void {
   }) as typeof sqlite.prepare;
 }
 
-/** Opens the database file (creating its folder), with WAL, foreign keys and migrations. */
-export function openDb(file: string): OpenedDb {
+/**
+ * Opens the database file (creating its folder), with WAL, foreign keys and migrations.
+ * `checkpointInBackground`: the service's connection, whose WAL checkpoints run on a thread of
+ * their own rather than inside a call's commit (wal-checkpointer.ts).
+ */
+export function openDb(file: string, opts: { checkpointInBackground?: boolean } = {}): OpenedDb {
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
   const sqlite = new Database(file);
   sqlite.pragma("journal_mode = WAL");
@@ -53,7 +58,16 @@ export function openDb(file: string): OpenedDb {
   const db = drizzle(sqlite, { schema });
   migrate(db, { migrationsFolder: MIGRATIONS });
   beginImmediate(db);
-  return { db, ping: () => void sqlite.prepare("select 1").get(), close: () => sqlite.close() };
+  const stopCheckpoints =
+    opts.checkpointInBackground && file !== ":memory:" ? checkpointInBackground(sqlite, file) : undefined;
+  return {
+    db,
+    ping: () => void sqlite.prepare("select 1").get(),
+    close: () => {
+      stopCheckpoints?.();
+      sqlite.close();
+    },
+  };
 }
 
 /**

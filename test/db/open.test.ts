@@ -1,11 +1,16 @@
-/** The DB opener: migrations applied, WAL, foreign keys and a busy timeout; reopening is idempotent. */
-import { mkdtempSync, rmSync } from "node:fs";
+/**
+ * The DB opener: migrations applied, WAL, foreign keys and a busy timeout; reopening is idempotent;
+ * the service's connection checkpoints on a thread of its own.
+ */
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { openDb } from "../../src/db/open.js";
 import { sessions } from "../../src/db/schema.js";
+import { BACKSTOP_PAGES } from "../../src/db/wal-checkpointer.js";
+import { pollUntil } from "../support/wait-for-job.js";
 
 let dir: string;
 beforeEach(() => {
@@ -54,4 +59,24 @@ it("applies the migrations with WAL, foreign keys and a busy timeout", () => {
     ]),
   );
   raw.close();
+});
+
+it("checkpoints the service's WAL on a thread of its own: no call's commit pays for it", async () => {
+  const file = join(dir, "ckpt.db");
+  const opened = openDb(file, { checkpointInBackground: true });
+  const sqlite = (opened.db as unknown as { $client: Database.Database }).$client;
+  // The writer's own automatic checkpoint is only a backstop far above what is written here.
+  expect(sqlite.pragma("wal_autocheckpoint", { simple: true })).toBe(BACKSTOP_PAGES);
+  sqlite.exec("create table blobs (b blob)");
+  const insert = sqlite.prepare("insert into blobs values (?)");
+  // ~1,500 pages: past SQLite's default threshold (1,000), below the backstop.
+  for (let i = 0; i < 1500; i++) insert.run(Buffer.alloc(4000, i % 251));
+  const pages = () => statSync(file).size / 4096;
+  // The pages reach the database file only by a checkpoint: the thread's.
+  await pollUntil(
+    async () => pages(),
+    (n) => n >= 1500,
+    { timeoutMs: 10_000, what: "a background checkpoint" },
+  );
+  opened.close();
 });
