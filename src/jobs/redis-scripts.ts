@@ -20,16 +20,19 @@ const SCRIPTS = {
     redis.call('PUBLISH', ARGV[3], ARGV[4])
     if ARGV[5] ~= '' then redis.call('PUBLISH', ARGV[5], ARGV[6]) end
     return 1`,
-  /** KEYS[1] a fixed window's counter; ARGV[1] its expiry in seconds. The count after this hit. */
+  /**
+   * KEYS[1] a fixed window's counter; ARGV[1] its expiry in seconds, ARGV[2] how many hits to count
+   * (1 when absent). The count after them.
+   */
   toolshedHit: `
-    local n = redis.call('INCR', KEYS[1])
+    local n = redis.call('INCRBY', KEYS[1], tonumber(ARGV[2] or '1'))
     redis.call('EXPIRE', KEYS[1], ARGV[1])
     return n`,
 } as const;
 
 export interface ScriptedRedis {
   toolshedJobEvents(key: string, ...args: string[]): Promise<number>;
-  toolshedHit(key: string, ttlS: number): Promise<number>;
+  toolshedHit(key: string, ttlS: number, count: number): Promise<number>;
 }
 
 /** `redis` with the scripts defined on it (once per connection). */

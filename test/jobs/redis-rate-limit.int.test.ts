@@ -22,3 +22,30 @@ it("allows `limit` hits per window, then answers the seconds to wait", async () 
   expect(wait).toBeLessThanOrEqual(3600);
   expect(await rl.hit("t2", 2, 3600)).toBeNull();
 });
+
+it("counts a large limit's hits in batches: most hits make no Redis write", async () => {
+  const rl = new RedisRateLimiter(redis, prefix);
+  // A limit of 1,000: batches of 10, so 25 hits take three batches (30 counted in Redis).
+  for (let i = 0; i < 25; i++) expect(await rl.hit("batched", 1000, 3600)).toBeNull();
+  const [key] = await redis.keys(`${prefix}:rate:batched:*`);
+  expect(Number(await redis.get(key!))).toBe(30);
+});
+
+it("never allows more than the limit across processes, and loses at most a batch each", async () => {
+  // Two processes' limiters on one limit of 300 (batches of 3), hitting in turns until both are refused.
+  const a = new RedisRateLimiter(redis, prefix);
+  const b = new RedisRateLimiter(redis, prefix);
+  let allowed = 0;
+  let refusedA = false;
+  let refusedB = false;
+  while (!refusedA || !refusedB) {
+    if (!refusedA) (await a.hit("shared", 300, 3600)) === null ? allowed++ : (refusedA = true);
+    if (!refusedB) (await b.hit("shared", 300, 3600)) === null ? allowed++ : (refusedB = true);
+  }
+  expect(allowed).toBeLessThanOrEqual(300);
+  expect(allowed).toBeGreaterThanOrEqual(300 - 2 * 2);
+  // Concurrent hits of one process, past the limit: still never more than it.
+  const c = new RedisRateLimiter(redis, prefix);
+  const answers = await Promise.all(Array.from({ length: 150 }, () => c.hit("burst", 100, 3600)));
+  expect(answers.filter((w) => w === null).length).toBe(100);
+});
