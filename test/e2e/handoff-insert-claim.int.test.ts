@@ -5,7 +5,8 @@
  * lands between the insert and the run's start keeps the command from ever starting; and every
  * slot a submit reserved is given back (no lease key, no running entry left), whatever the
  * submit's end, so the process keeps handing calls off; and a waiter is answered from the stored
- * row, without waiting for the run's events.
+ * row, without waiting for the run's events, and a next call sent at once (an Edit after its Read)
+ * finds what the answered run stored with its end (its read-cache entry).
  */
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -296,4 +297,68 @@ it("a waiter is answered once the final row is stored, while the run's events ar
     "status:succeeded",
     "result:succeeded",
   ]);
+}, 60_000);
+
+it("a client that sends the next call the moment it is answered: an Edit right after its Read, while the Read's events are held", async () => {
+  const { t, sid, calls } = await pinnedSession("readedit");
+  const rules = { allow: ["Bash", "Read", "Edit", "Write"], deny: [], ask: [] };
+  await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, { key: t.adminKey, body: rules });
+  const wait = async (body: unknown) => {
+    const r = await h.call("POST", `${calls}?wait=30`, { key: t.agentKey, body });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    return r.body.job as { id: string; status: string; result: { content: { text: string }[] } };
+  };
+  expect((await wait(bash("printf 'one\\n' > /workspace/re.txt"))).status).toBe("succeeded");
+  const bus = h.service.deps.events;
+  const publishStatus = bus.publishStatus.bind(bus);
+  // The Read's last write (its end's events) is held until the calls after it were answered (or
+  // 10 s). Its run holds one of the two hand-off slots meanwhile; the others run in the second.
+  let open: () => void = () => {};
+  const gate = new Promise<void>((r) => (open = r));
+  let heldJob: string | undefined;
+  bus.publishStatus = async (jobId, tenantId, status, events) => {
+    if (status === "succeeded" && (heldJob ??= jobId) === jobId) await gate;
+    return publishStatus(jobId, tenantId, status, events);
+  };
+  let opened = false;
+  const fallback = setTimeout(() => {
+    opened = true;
+    open();
+  }, 10_000);
+  const ids: string[] = [];
+  try {
+    const read = await wait({ tool: "Read", input: { file_path: "/workspace/re.txt" } });
+    expect(read.status).toBe("succeeded");
+    expect(heldJob).toBe(read.id);
+    // Answered with its run still sending: the Edit must find what the Read stored with its end.
+    const edit = await wait({
+      tool: "Edit",
+      input: { file_path: "/workspace/re.txt", old_string: "one", new_string: "two" },
+    });
+    expect(edit.status, JSON.stringify(edit.result)).toBe("succeeded");
+    // And the Edit's own entry: a Write right after it needs no Read in between.
+    const write = await wait({
+      tool: "Write",
+      input: { file_path: "/workspace/re.txt", content: "three\n" },
+    });
+    expect(write.status, JSON.stringify(write.result)).toBe("succeeded");
+    ids.push(read.id, edit.id, write.id);
+    expect(opened, "answered only once the held events went").toBe(false);
+  } finally {
+    clearTimeout(fallback);
+    bus.publishStatus = publishStatus;
+    open();
+  }
+  const cat = await wait(bash("cat /workspace/re.txt"));
+  expect(cat.result.content[0]?.text).toContain("three");
+  // Each held run's events still go out, once each and in order.
+  for (const jid of ids) {
+    expect(statuses(await streamOf(t.agentKey, jid))).toEqual([
+      "status:queued",
+      "status:running",
+      "status:succeeded",
+      "result:succeeded",
+    ]);
+  }
+  await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
 }, 60_000);
