@@ -362,3 +362,36 @@ it("a client that sends the next call the moment it is answered: an Edit right a
   }
   await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
 }, 60_000);
+
+it("a stream follower that comes after the early answer, while the run's end events are held, gets the stored result once", async () => {
+  const { t, sid, calls } = await pinnedSession("follower");
+  const bus = h.service.deps.events;
+  const publishStatus = bus.publishStatus.bind(bus);
+  let open: () => void = () => {};
+  const gate = new Promise<void>((r) => (open = r));
+  let released = false;
+  const release = () => {
+    released = true;
+    open();
+  };
+  bus.publishStatus = async (jobId, tenantId, status, events) => {
+    if (status === "succeeded") await gate;
+    return publishStatus(jobId, tenantId, status, events);
+  };
+  const fallback = setTimeout(release, 10_000);
+  try {
+    const sub = await h.call("POST", `${calls}?wait=30`, { key: t.agentKey, body: bash("echo followed") });
+    expect(sub.body.job.status, JSON.stringify(sub.body)).toBe("succeeded");
+    const stream = await streamOf(t.agentKey, sub.body.job.id);
+    // Closed by the stored row, not by the events still held.
+    expect(released).toBe(false);
+    const results = stream.filter((e) => e.event === "result");
+    expect(results).toHaveLength(1);
+    expect(results[0]?.data).toEqual({ status: "succeeded", result: sub.body.job.result });
+  } finally {
+    clearTimeout(fallback);
+    bus.publishStatus = publishStatus;
+    release();
+  }
+  await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
+}, 60_000);
