@@ -317,7 +317,8 @@ it("a client that sends the next call the moment it is answered: an Edit right a
   const gate = new Promise<void>((r) => (open = r));
   let heldJob: string | undefined;
   bus.publishStatus = async (jobId, tenantId, status, events) => {
-    if (status === "succeeded" && (heldJob ??= jobId) === jobId) await gate;
+    if (status === "succeeded") heldJob ??= jobId;
+    if (status === "succeeded" && heldJob === jobId) await gate;
     return publishStatus(jobId, tenantId, status, events);
   };
   let opened = false;
