@@ -210,6 +210,7 @@ describe("sandbox exec", () => {
     // The archive is what spares each command's start a dozen opens and mappings (images/build.sh);
     // what a command sees is C.UTF-8 as before: characters, not bytes.
     expect((await sb.exec(sh("localedef --list-archive"))).stdout.split("\n")).toContain("C.utf8");
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's own ${…}, not a template.
     const r = await sb.exec(sh('x=héllo; echo "${#x} $(locale | grep LC_CTYPE)"'));
     expect(r).toMatchObject({ exitCode: 0, stdout: '5 LC_CTYPE="C.UTF-8"\n', stderr: "" });
   });
@@ -217,6 +218,7 @@ describe("sandbox exec", () => {
   it("starts bash as Debian's static build of the same bash: no shared library to map", async () => {
     const r = await sb.exec(
       sh(
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's own ${…}, not a template.
         'grep -c "[.]so" /proc/$$/maps; echo "$BASH ${BASH_VERSINFO[0]}"; /bin/bash.dynamic -c \'echo "${BASH_VERSION}"\'',
       ),
     );
@@ -224,6 +226,7 @@ describe("sandbox exec", () => {
     expect(libraries).toBe("0");
     expect(shell).toBe("/usr/bin/bash 5");
     // The same release as the dynamic binary it replaces.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's own ${…}, not a template.
     expect((await sb.exec(sh('echo "${BASH_VERSION}"'))).stdout.trim()).toBe(dynamicVersion);
   });
 
