@@ -24,6 +24,8 @@
  * P, O and E lines are held until a line that ends something (X, F, K) is queued, HOLD_NS has
  * passed, or a chunk's worth is queued: a short command's start, output, ends and exit reach the
  * executor in one write, which it handles in one wake-up (unheld: up to seven, one per line).
+ * An E of a command that exited already (a process it left held the stream) is not held: its
+ * call waits for it, and no X may come to send it with.
  *
  * A command's streams are pipes whose other ends stay here: its output is relayed over this
  * process's stdout instead of each command connecting back to the executor, so a start costs no
@@ -61,8 +63,11 @@
  * (they block on their pipes); replies still queue, so starts and kills are never held up. */
 #define HIGH_WATER (1u << 20)
 /* How long a start, output or stream end may wait for more to send with it (see the header):
- * long enough for a short command to end, short next to any timeout or a caller watching output. */
+ * long enough for a short command to end, short next to any timeout or a caller watching output.
+ * (A test builds it with another value.) */
+#ifndef HOLD_NS
 #define HOLD_NS 5000000LL
+#endif
 
 
 /* ---- the reply buffer, flushed to the executor without ever blocking this process ---- */
@@ -139,12 +144,14 @@ struct stream {
   int target;  /* 0 (its stdin, written), 1, 2 or 9 (read and relayed) */
   char *data;  /* stdin only: what is still to write */
   size_t len, off;
+  pid_t pid;   /* the command's */
+  int exited;  /* its X is queued: this stream's end may be the last thing its call waits for */
 };
 
 static struct stream *streams;
 static size_t nstreams, streams_cap;
 
-static void add_stream(int fd, const char *id, int target, char *data, size_t len) {
+static void add_stream(int fd, const char *id, int target, char *data, size_t len, pid_t pid) {
   if (nstreams == streams_cap) {
     size_t cap = streams_cap ? streams_cap * 2 : 64;
     struct stream *grown = realloc(streams, cap * sizeof *grown);
@@ -152,14 +159,19 @@ static void add_stream(int fd, const char *id, int target, char *data, size_t le
     streams = grown;
     streams_cap = cap;
   }
-  streams[nstreams] = (struct stream){.fd = fd, .target = target, .data = data, .len = len};
+  streams[nstreams] = (struct stream){.fd = fd, .target = target, .data = data, .len = len, .pid = pid};
   snprintf(streams[nstreams++].id, sizeof streams->id, "%s", id);
 }
 
 static void drop_stream(size_t i) {
   close(streams[i].fd);
   free(streams[i].data);
-  if (streams[i].target != 0) say("E %s %d\n", streams[i].id, streams[i].target);
+  if (streams[i].target != 0) {
+    say("E %s %d\n", streams[i].id, streams[i].target);
+    /* Its command exited before (a process it left held the stream): nothing else may come to
+     * send this end with, and the call's answer waits for it. */
+    if (streams[i].exited) urgent = 1;
+  }
   streams[i] = streams[--nstreams];
 }
 
@@ -335,10 +347,10 @@ static void spawn_child(const char *id, struct start *r, int cwdfd, const char *
   for (int i = 0; i < 4; i++) {
     if (ours[i] < 0) continue;
     if (i == 0) {
-      add_stream(ours[0], id, 0, in_copy, in_copy ? (size_t)inlen : 0);
+      add_stream(ours[0], id, 0, in_copy, in_copy ? (size_t)inlen : 0, pid);
       in_copy = NULL;
     } else {
-      add_stream(ours[i], id, i == 3 ? CWD_FD : i, NULL, 0);
+      add_stream(ours[i], id, i == 3 ? CWD_FD : i, NULL, 0, pid);
     }
     ours[i] = -1;
   }
@@ -437,6 +449,8 @@ static void reap(void) {
   while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
     if (WIFEXITED(st)) say("X %d %d 0\n", (int)pid, WEXITSTATUS(st));
     else if (WIFSIGNALED(st)) say("X %d -1 %d\n", (int)pid, WTERMSIG(st));
+    for (size_t i = 0; i < nstreams; i++)
+      if (streams[i].pid == pid) streams[i].exited = 1;
   }
 }
 

@@ -5,7 +5,8 @@
  * lands between the insert and the run's start keeps the command from ever starting; and every
  * slot a submit reserved is given back (no lease key, no running entry left), whatever the
  * submit's end, so the process keeps handing calls off; and a waiter is answered from the stored
- * row, without waiting for the run's events.
+ * row, without waiting for the run's events, and a next call sent at once (an Edit after its Read)
+ * finds what the answered run stored with its end (its read-cache entry).
  */
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -61,6 +62,32 @@ async function streamOf(key: string, jid: string): Promise<{ event: string; data
 
 const statuses = (events: { event: string; data: unknown }[]) =>
   events.filter((e) => e.event !== "chunk").map((e) => `${e.event}:${(e.data as { status: string }).status}`);
+
+/**
+ * Holds the last write of runs that succeed (their status, chunks and result), each one `hold`
+ * picks, until `release()` or `fallbackMs`; `released` says whether that came yet.
+ */
+function holdRunEnds(fallbackMs: number, hold: (jobId: string) => boolean = () => true) {
+  const bus = h.service.deps.events;
+  const publishStatus = bus.publishStatus.bind(bus);
+  let open: () => void = () => {};
+  const gate = new Promise<void>((r) => (open = r));
+  const held = {
+    released: false,
+    release() {
+      clearTimeout(fallback);
+      bus.publishStatus = publishStatus;
+      held.released = true;
+      open();
+    },
+  };
+  const fallback = setTimeout(() => held.release(), fallbackMs);
+  bus.publishStatus = async (jobId, tenantId, status, events) => {
+    if (status === "succeeded" && hold(jobId)) await gate;
+    return publishStatus(jobId, tenantId, status, events);
+  };
+  return held;
+}
 
 it("a handed-off call's stream: queued, running, chunks, then its end, once each and in order", async () => {
   const { t, sid, calls } = await pinnedSession("sse");
@@ -259,33 +286,18 @@ it("safe calls submitted behind a running unsafe one wait for it; with nothing u
 
 it("a waiter is answered once the final row is stored, while the run's events are still on their way", async () => {
   const { t, calls } = await pinnedSession("early");
-  const bus = h.service.deps.events;
-  const publishStatus = bus.publishStatus.bind(bus);
   // The run's last write (its status, chunks and result) is held until the answer came, or for 5 s.
-  let held = true;
-  let open: () => void = () => {};
-  const gate = new Promise<void>((r) => (open = r));
-  const letGo = () => {
-    held = false;
-    open();
-  };
-  bus.publishStatus = async (jobId, tenantId, status, events) => {
-    if (status === "succeeded") await gate;
-    return publishStatus(jobId, tenantId, status, events);
-  };
-  const fallback = setTimeout(letGo, 5000);
+  const held = holdRunEnds(5000);
   let jid: string;
   try {
     const sub = await h.call("POST", `${calls}?wait=30`, { key: t.agentKey, body: bash("echo early") });
-    // Answered while the events were held (it waited for them before: `held` was false by then).
-    expect(held).toBe(true);
+    // Answered while the events were held (it waited for them before: released by then).
+    expect(held.released).toBe(false);
     expect(sub.body.job.status).toBe("succeeded");
     expect(sub.body.job.result.content[0].text).toContain("early");
     jid = sub.body.job.id;
   } finally {
-    clearTimeout(fallback);
-    bus.publishStatus = publishStatus;
-    letGo();
+    held.release();
   }
   // The events still go out, once each and in order.
   const stream = await streamOf(t.agentKey, jid);
@@ -296,4 +308,75 @@ it("a waiter is answered once the final row is stored, while the run's events ar
     "status:succeeded",
     "result:succeeded",
   ]);
+}, 60_000);
+
+it("a client that sends the next call the moment it is answered: an Edit right after its Read, while the Read's events are held", async () => {
+  const { t, sid, calls } = await pinnedSession("readedit");
+  const rules = { allow: ["Bash", "Read", "Edit", "Write"], deny: [], ask: [] };
+  await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, { key: t.adminKey, body: rules });
+  const wait = async (body: unknown) => {
+    const r = await h.call("POST", `${calls}?wait=30`, { key: t.agentKey, body });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    return r.body.job as { id: string; status: string; result: { content: { text: string }[] } };
+  };
+  expect((await wait(bash("printf 'one\\n' > /workspace/re.txt"))).status).toBe("succeeded");
+  // The Read's last write (its end's events) is held until the calls after it were answered (or
+  // 10 s). Its run holds one of the two hand-off slots meanwhile; the others run in the second.
+  let heldJob: string | undefined;
+  const held = holdRunEnds(10_000, (jobId) => {
+    heldJob ??= jobId;
+    return heldJob === jobId;
+  });
+  const ids: string[] = [];
+  try {
+    const read = await wait({ tool: "Read", input: { file_path: "/workspace/re.txt" } });
+    expect(read.status).toBe("succeeded");
+    expect(heldJob).toBe(read.id);
+    // Answered with its run still sending: the Edit must find what the Read stored with its end.
+    const edit = await wait({
+      tool: "Edit",
+      input: { file_path: "/workspace/re.txt", old_string: "one", new_string: "two" },
+    });
+    expect(edit.status, JSON.stringify(edit.result)).toBe("succeeded");
+    // And the Edit's own entry: a Write right after it needs no Read in between.
+    const write = await wait({
+      tool: "Write",
+      input: { file_path: "/workspace/re.txt", content: "three\n" },
+    });
+    expect(write.status, JSON.stringify(write.result)).toBe("succeeded");
+    ids.push(read.id, edit.id, write.id);
+    expect(held.released, "answered only once the held events went").toBe(false);
+  } finally {
+    held.release();
+  }
+  const cat = await wait(bash("cat /workspace/re.txt"));
+  expect(cat.result.content[0]?.text).toContain("three");
+  // Each held run's events still go out, once each and in order.
+  for (const jid of ids) {
+    expect(statuses(await streamOf(t.agentKey, jid))).toEqual([
+      "status:queued",
+      "status:running",
+      "status:succeeded",
+      "result:succeeded",
+    ]);
+  }
+  await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
+}, 60_000);
+
+it("a stream follower that comes after the early answer, while the run's end events are held, gets the stored result once", async () => {
+  const { t, sid, calls } = await pinnedSession("follower");
+  const held = holdRunEnds(10_000);
+  try {
+    const sub = await h.call("POST", `${calls}?wait=30`, { key: t.agentKey, body: bash("echo followed") });
+    expect(sub.body.job.status, JSON.stringify(sub.body)).toBe("succeeded");
+    const stream = await streamOf(t.agentKey, sub.body.job.id);
+    // Closed by the stored row, not by the events still held.
+    expect(held.released).toBe(false);
+    const results = stream.filter((e) => e.event === "result");
+    expect(results).toHaveLength(1);
+    expect(results[0]?.data).toEqual({ status: "succeeded", result: sub.body.job.result });
+  } finally {
+    held.release();
+  }
+  await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
 }, 60_000);

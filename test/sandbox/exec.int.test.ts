@@ -117,6 +117,28 @@ describe("sandbox exec", () => {
     expect(await strays()).toEqual([]);
   });
 
+  it("a cancel or timeout that comes while the fork server still holds the start is applied when it arrives", async () => {
+    // The fork server holds a command's start (its pid) up to 5 ms for more to send with it:
+    // a cancel or a timeout in that window finds no pid yet and must be kept, not lost. Aborted
+    // at once and after 1-4 ms (at least one lands in the window); a lost one would run the
+    // command to its one-minute timeout.
+    for (const identity of ["agent", "reader"] as const) {
+      for (const after of [0, 1, 2, 3, 4]) {
+        const ac = new AbortController();
+        const run = sb.exec(sh("exec sleep 737", { signal: ac.signal, timeoutMs: 60_000, identity }));
+        setTimeout(() => ac.abort(), after);
+        expect(await run, `${identity}, cancelled after ${after} ms`).toMatchObject({
+          exitCode: null,
+          cancelled: true,
+          timedOut: false,
+        });
+      }
+      const timedOut = await sb.exec(sh("exec sleep 738", { timeoutMs: 1, identity }));
+      expect(timedOut, identity).toMatchObject({ exitCode: null, timedOut: true, cancelled: false });
+    }
+    expect((await strays()).filter((l) => /sleep 73[78]/.test(l))).toEqual([]);
+  });
+
   it("read-only git works as usual but runs no program named in the repository's configuration", async () => {
     const setup = [
       "rm -rf /workspace/r && git init -q /workspace/r && cd /workspace/r",

@@ -25,12 +25,17 @@ function frame(fields: string[]): Buffer {
 describe.skipIf(!asRoot)("fork server relay: what is sent together", () => {
   let dir: string;
   let bin: string;
+  /** The same, holding lines for ten minutes: whatever comes in time was not held. */
+  let longHold: string;
   const killed: number[] = [];
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), "spawner-relay-"));
     bin = join(dir, "toolshed-spawner");
     execFileSync("gcc", ["-O2", "-Wall", "-Werror", "-static", "-s", "-o", bin, SOURCE]);
+    longHold = join(dir, "toolshed-spawner-long-hold");
+    const tenMinutes = "-DHOLD_NS=600000000000LL";
+    execFileSync("gcc", ["-O2", "-Wall", "-Werror", "-static", "-s", tenMinutes, "-o", longHold, SOURCE]);
   });
   afterAll(() => {
     for (const pid of killed) {
@@ -46,8 +51,8 @@ describe.skipIf(!asRoot)("fork server relay: what is sent together", () => {
     Number(/\nsyscw: (\d+)\n/.exec(readFileSync(`/proc/${pid}/task/${pid}/io`, "utf8"))?.[1]);
 
   /** A spawner, once it said R, then one command as nobody (descriptor 9 asked for). */
-  const run = async (argv: string[]) => {
-    const proc = spawn(bin, [], { stdio: ["pipe", "pipe", "ignore"] });
+  const run = async (argv: string[], spawner = bin) => {
+    const proc = spawn(spawner, [], { stdio: ["pipe", "pipe", "ignore"] });
     let text = "";
     proc.stdout.on("data", (b: Buffer) => {
       text += b.toString("latin1");
@@ -107,5 +112,30 @@ describe.skipIf(!asRoot)("fork server relay: what is sent together", () => {
     process.kill(pid, "SIGKILL");
     await pollUntil(all, (text) => text.includes(`X ${pid} -1 9\n`), { timeoutMs: 20_000, what: "its end" });
     proc.stdin.end();
+  });
+
+  it("does not hold the end of a stream that outlived its command: the call waits for it", async () => {
+    // The command exits at once; a process it left closes the streams later and lives on, so no
+    // X comes to send their ends with. Held, they would come only after the hold (ten minutes
+    // in this build); the call's answer waits for them.
+    const script = "(sleep 0.1; exec >&- 2>&- 9>&-; exec sleep 600) & exit 0";
+    const { proc, all } = await run(["sh", "-c", script], longHold);
+    try {
+      const ends = ["E 1 1\n", "E 1 2\n", "E 1 9\n"];
+      const seen = await pollUntil(all, (t) => ends.every((e) => t.includes(e)), {
+        timeoutMs: 20_000,
+        what: "the ends of streams that outlived their command",
+      });
+      expect(seen).toMatch(/\nX \d+ 0 0\n/);
+    } finally {
+      // The survivor: among the spawner's children (it adopts the commands' orphans).
+      const children = readFileSync(`/proc/${proc.pid}/task/${proc.pid}/children`, "utf8").trim().split(" ");
+      for (const pid of children.filter(Boolean)) {
+        try {
+          process.kill(Number(pid), "SIGKILL");
+        } catch {}
+      }
+      proc.stdin.end();
+    }
   });
 });

@@ -96,6 +96,24 @@ describe.each(["read-only", "accept-edits"] as const)("a command forced through 
       expect(r.text).not.toMatch(/rc=0/);
     });
 
+    it("gains nothing through the image's other bash binaries (bash-static, bash.dynamic, rbash)", async () => {
+      // /bin/bash is bash-static; the dynamic build stays as bash.dynamic (docs/sandbox.md). Run
+      // by name, each is the reader's own process, no more able to write than bash itself.
+      const tries = ["/bin/bash-static", "/bin/bash.dynamic", "/bin/rbash"].map(
+        (b) =>
+          `${b} -c 'touch /workspace/via' 2>/dev/null; echo rc=$?; ${b} -c 'echo x >> /workspace/kept.txt' 2>/dev/null; echo rc=$?; ` +
+          `${b} -c 'echo evil >> /home/agent/.bashrc' 2>/dev/null; echo rc=$?`,
+      );
+      const r = await bash(
+        `${tries.join("; ")}; stat -L -c '%a %u' /bin/bash /bin/bash-static /bin/bash.dynamic`,
+      );
+      expect(r.text.match(/rc=\d+/g)).toHaveLength(9);
+      expect(r.text).not.toMatch(/rc=0/);
+      // Root's, and neither set-id nor writable by anyone else.
+      expect(r.text.trim().split("\n").slice(-3)).toEqual(["755 0", "755 0", "755 0"]);
+      expect((await bash("cat /workspace/kept.txt")).text).toBe("v1\n");
+    });
+
     it("leaves nothing running after the call", async () => {
       await bash("setsid sleep 901 >/dev/null 2>&1 < /dev/null & nohup sleep 902 >/dev/null 2>&1 & echo bg");
       const ps = await bash("ps -eo args | grep -c '^sleep 90[12]' || true");

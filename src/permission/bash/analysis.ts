@@ -16,7 +16,9 @@ export const MAX_COMMAND_LENGTH = 65_536;
 /** How deep `sh -c '...'` and `eval` strings are opened. */
 const MAX_NESTING = 3;
 
-const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "ash"]);
+// With the sandbox image's other names for bash: `bash-static` (its /bin/bash), `bash.dynamic`
+// (the dynamic build, diverted) and `rbash` (Debian's link to bash) run `-c` code as bash does.
+const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "ash", "rbash", "bash-static", "bash.dynamic"]);
 
 /** Everything the layers need to know about one command string. */
 export interface BashAnalysis {

@@ -107,4 +107,22 @@ describe("splitting beyond the reference", () => {
     expect(d.bypassImmune).toBe(true);
     expect(d.message).toContain(text);
   });
+
+  // The sandbox image's other names for bash (docs/sandbox.md: /bin/bash is bash-static, the
+  // dynamic build stays as bash.dynamic; rbash is Debian's link to bash): their `-c` code is
+  // code like bash's, so a deny rule or a safety check sees into it as into `bash -c`.
+  it.each(["bash-static", "/usr/bin/bash-static", "bash.dynamic", "/bin/bash.dynamic", "rbash"])(
+    "%s -c is opened as bash -c is",
+    (shell) => {
+      const d = check(`${shell} -c 'rm -rf /'`);
+      expect(d.bypassImmune).toBe(true);
+      expect(d.message).toContain("dangerous pattern: rm -rf");
+      const denied = checkPermission(
+        bash,
+        { command: `${shell} -c 'rm x'` },
+        bashCtx("bypass", { deny: ["rm:*"] }),
+      );
+      expect(denied).toMatchObject({ behavior: "deny", rule: "Bash(rm:*)" });
+    },
+  );
 });
