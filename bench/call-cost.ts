@@ -13,7 +13,7 @@ import { join } from "node:path";
 import BetterSqlite from "better-sqlite3";
 import { Redis } from "ioredis";
 import { startService } from "../src/cli/compose.js";
-import { benchConfig, jsonClient, tearDown } from "./support.js";
+import { benchConfig, benchTenant, jsonClient, tearDown } from "./support.js";
 
 const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
 
@@ -195,11 +195,8 @@ export async function run(args: string[]): Promise<void> {
   const base = service.url!;
   const req = jsonClient(base);
   try {
-    const tenant = await req("POST", "/v1/tenants", ADMIN, { name: "bench" });
-    const agent = (await req("POST", `/v1/tenants/${tenant.id}/keys`, ADMIN, { role: "agent" }))
-      .key as string;
-    await req("PUT", `/v1/tenants/${tenant.id}/rules`, ADMIN, { allow: ["Read", "Bash"], deny: [], ask: [] });
-    const sid = (await req("POST", "/v1/sessions", agent, {})).id as string;
+    const { agent, newSession } = await benchTenant(req, ADMIN, ["Read", "Bash"]);
+    const sid = await newSession();
     const file = "/workspace/bench-4k";
     const call = (tool: string, input: object) => async () => {
       const { job } = await req("POST", `/v1/sessions/${sid}/calls?wait=60`, agent, { tool, input });

@@ -25,7 +25,7 @@ import {
   type Timing,
   timeEach,
 } from "./sandbox-latency.js";
-import { benchConfig, jsonClient, tearDown } from "./support.js";
+import { benchConfig, benchTenant, jsonClient, tearDown } from "./support.js";
 
 const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
 const mib = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MiB`;
@@ -82,11 +82,7 @@ async function runOnce(opts: Options): Promise<void> {
     }
   };
   try {
-    const tenant = await req("POST", "/v1/tenants", ADMIN, { name: "bench" });
-    const agent = (await req("POST", `/v1/tenants/${tenant.id}/keys`, ADMIN, { role: "agent" }))
-      .key as string;
-    await req("PUT", `/v1/tenants/${tenant.id}/rules`, ADMIN, { allow: ["Read", "Bash"], deny: [], ask: [] });
-    const newSession = async () => (await req("POST", "/v1/sessions", agent, {})).id as string;
+    const { tenantId, agent, newSession } = await benchTenant(req, ADMIN, ["Read", "Bash"]);
     let failures = 0;
     let lastFailure = "";
     // A failed call is counted and reported, not fatal: the figures say how many there were.
@@ -104,7 +100,7 @@ async function runOnce(opts: Options): Promise<void> {
     await call(sid, "Bash", { command: `head -c 4096 /dev/zero | tr '\\0' x > ${file}` });
     for (let i = 0; i < 20; i++) await call(sid, "Read", { file_path: file });
     for (let i = 0; i < 20; i++) await call(sid, "Bash", { command: "echo hi" });
-    const sandbox = await service.deps.sandboxes.acquire({ sessionId: sid, tenantId: tenant.id });
+    const sandbox = await service.deps.sandboxes.acquire({ sessionId: sid, tenantId: tenantId });
     const exec = async (argv: string[]) => {
       const r = await sandbox.exec({ argv, timeoutMs: 10_000, maxOutputBytes: 1 << 20 });
       if (r.exitCode !== 0) throw new Error(`${argv.join(" ")} failed: ${r.stderr}`);
@@ -132,7 +128,7 @@ async function runOnce(opts: Options): Promise<void> {
     // first, batch by batch, so that both see the same load.
     const plainSid = await newSession();
     await call(plainSid, "Bash", { command: "true" });
-    const plain = await service.deps.sandboxes.acquire({ sessionId: plainSid, tenantId: tenant.id });
+    const plain = await service.deps.sandboxes.acquire({ sessionId: plainSid, tenantId: tenantId });
     await rawExecAsRoot(await containerOf(plainSid), [
       "sh",
       "-c",

@@ -21,7 +21,7 @@ import Dockerode from "dockerode";
 import { startService } from "../src/cli/compose.js";
 import { loadConfig } from "../src/config.js";
 import { fmt, measureRawDockerRun, summarize } from "./sandbox-latency.js";
-import { jsonClient, tearDown } from "./support.js";
+import { benchTenant, jsonClient, tearDown } from "./support.js";
 
 const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
 const clusterDir = process.env.CLUSTER_DIR ?? "/var/tmp/toolshed-cluster";
@@ -99,11 +99,7 @@ export async function run(args: string[]): Promise<void> {
     workers.push(
       await startWorker({ ...env, ...disk("w1"), SANDBOX_DIR: join(dataDir, "sb1"), DOCKER_HOST: undefined }),
     );
-    const tenant = await req("POST", "/v1/tenants", ADMIN, { name: "bench" });
-    const agent = (await req("POST", `/v1/tenants/${tenant.id}/keys`, ADMIN, { role: "agent" }))
-      .key as string;
-    await req("PUT", `/v1/tenants/${tenant.id}/rules`, ADMIN, { allow: ["Bash"], deny: [], ask: [] });
-    const newSession = async () => (await req("POST", "/v1/sessions", agent, {})).id as string;
+    const { agent, newSession } = await benchTenant(req, ADMIN, ["Bash"]);
     let failures = 0;
     const call = async (sid: string, command: string) => {
       const { job } = await req("POST", `/v1/sessions/${sid}/calls?wait=60`, agent, {

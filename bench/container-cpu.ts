@@ -11,7 +11,7 @@ import { join } from "node:path";
 import Dockerode from "dockerode";
 import { startService } from "../src/cli/compose.js";
 import { sessionPaths } from "../src/sandbox/session-paths.js";
-import { benchConfig, jsonClient, tearDown } from "./support.js";
+import { benchConfig, benchTenant, jsonClient, tearDown } from "./support.js";
 
 const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
 
@@ -60,11 +60,8 @@ export async function run(args: string[]): Promise<void> {
   const service = await startService(config, "serve");
   const req = jsonClient(service.url!);
   try {
-    const tenant = await req("POST", "/v1/tenants", ADMIN, { name: "bench" });
-    const agent = (await req("POST", `/v1/tenants/${tenant.id}/keys`, ADMIN, { role: "agent" }))
-      .key as string;
-    await req("PUT", `/v1/tenants/${tenant.id}/rules`, ADMIN, { allow: ["Read", "Bash"], deny: [], ask: [] });
-    const sid = (await req("POST", "/v1/sessions", agent, {})).id as string;
+    const { agent, newSession } = await benchTenant(req, ADMIN, ["Read", "Bash"]);
+    const sid = await newSession();
     const call = async () => {
       const { job } = await req("POST", `/v1/sessions/${sid}/calls?wait=60`, agent, {
         tool: "Bash",

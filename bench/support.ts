@@ -67,3 +67,20 @@ export function jsonClient(base: string) {
     return json;
   };
 }
+
+/**
+ * A bench tenant: created with the admin key, an agent key, rules that allow `tools`; returns the
+ * tenant's id, the agent key and a way to open sessions with it.
+ */
+export async function benchTenant(
+  req: ReturnType<typeof jsonClient>,
+  adminKey: string,
+  tools: string[],
+): Promise<{ tenantId: string; agent: string; newSession: () => Promise<string> }> {
+  const tenant = await req("POST", "/v1/tenants", adminKey, { name: "bench" });
+  const agent = (await req("POST", `/v1/tenants/${tenant.id}/keys`, adminKey, { role: "agent" }))
+    .key as string;
+  await req("PUT", `/v1/tenants/${tenant.id}/rules`, adminKey, { allow: tools, deny: [], ask: [] });
+  const newSession = async () => (await req("POST", "/v1/sessions", agent, {})).id as string;
+  return { tenantId: tenant.id as string, agent, newSession };
+}

@@ -13,7 +13,7 @@ import Dockerode from "dockerode";
 import { startService } from "../src/cli/compose.js";
 import type { DockerSandboxProvider } from "../src/sandbox/docker-provider.js";
 import { fmt, measureRawDockerRun, summarize } from "./sandbox-latency.js";
-import { benchConfig, jsonClient, tearDown } from "./support.js";
+import { benchConfig, benchTenant, jsonClient, tearDown } from "./support.js";
 
 const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
 
@@ -35,12 +35,8 @@ export async function run(args: string[]): Promise<void> {
         .map((l) => l.toFixed(2))
         .join(" ")}`,
     );
-    const tenant = await req("POST", "/v1/tenants", ADMIN, { name: "bench" });
-    const agent = (await req("POST", `/v1/tenants/${tenant.id}/keys`, ADMIN, { role: "agent" }))
-      .key as string;
-    await req("PUT", `/v1/tenants/${tenant.id}/rules`, ADMIN, { allow: ["Bash"], deny: [], ask: [] });
+    const { tenantId, agent, newSession } = await benchTenant(req, ADMIN, ["Bash"]);
     let failures = 0;
-    const newSession = async () => (await req("POST", "/v1/sessions", agent, {})).id as string;
     const call = async (sid: string) => {
       const { job } = await req("POST", `/v1/sessions/${sid}/calls?wait=60`, agent, {
         tool: "Bash",
@@ -75,14 +71,14 @@ export async function run(args: string[]): Promise<void> {
     const acquireOnly: number[] = [];
     const firstExec: number[] = [];
     const secondExec: number[] = [];
-    const skills = await service.deps.skillFiles.tenantDir(tenant.id);
+    const skills = await service.deps.skillFiles.tenantDir(tenantId);
     const execTrue = { argv: ["true"], timeoutMs: 10_000, maxOutputBytes: 1024 };
     for (let i = 0; i < n; i++) {
       await refilled();
       const t0 = performance.now();
       const sb = await provider.acquire({
         sessionId: `ses_bw${i}`,
-        tenantId: tenant.id,
+        tenantId: tenantId,
         readOnlyMounts: [{ hostPath: skills, containerPath: "/skills" }],
       });
       const t1 = performance.now();
