@@ -7,10 +7,17 @@
 
 import type { AnyColumn } from "drizzle-orm";
 import { type SQL, sql } from "drizzle-orm";
+import type { JobStatus } from "../contracts/job.js";
 
-/** `queued` or `running`: the rows of jobs_active_idx (a session's calls not yet over). */
+/**
+ * A call not yet over: these statuses take one of a tenant's active-call slots (its
+ * `maxActiveCalls`), and their rows are jobs_active_idx's.
+ */
+export const ACTIVE_STATUSES = ["queued", "running"] as const satisfies readonly JobStatus[];
+
+/** `queued` or `running` (ACTIVE_STATUSES, inlined): the rows of jobs_active_idx. */
 export function activeJob(status: AnyColumn): SQL {
-  return sql`${status} in ('queued', 'running')`;
+  return sql`${status} in (${sql.raw(ACTIVE_STATUSES.map((s) => `'${s}'`).join(", "))})`;
 }
 
 /** `awaiting_approval`: the rows of jobs_approval_expiry_idx (pending a human, until expiry). */
@@ -24,14 +31,23 @@ export function queuedJob(status: AnyColumn): SQL {
 }
 
 /**
- * An upsert's `DO UPDATE … WHERE` for a read-cache entry: only when the file changed (its hash,
- * mtime or size). A file read again unchanged then rewrites no row, so its commit writes no page.
- * `existing` is the table's column set (either dialect's).
+ * A read-cache upsert's `DO UPDATE`: the file's entry replaced by the new one, only when the file
+ * changed (its hash, mtime or size), so that a file read again unchanged rewrites no row and its
+ * commit writes no page. `existing` is the table's column set (either dialect's).
  */
-export function readCacheEntryChanged(existing: {
+export function readCacheReplacement(existing: {
   contentHash: AnyColumn;
   mtimeMs: AnyColumn;
   sizeBytes: AnyColumn;
-}): SQL {
-  return sql`${existing.contentHash} <> excluded.content_hash or ${existing.mtimeMs} <> excluded.mtime_ms or ${existing.sizeBytes} <> excluded.size_bytes`;
+}): { set: Record<"lines" | "mtimeMs" | "contentHash" | "sizeBytes" | "updatedAt", SQL>; setWhere: SQL } {
+  return {
+    set: {
+      lines: sql`excluded.lines`,
+      mtimeMs: sql`excluded.mtime_ms`,
+      contentHash: sql`excluded.content_hash`,
+      sizeBytes: sql`excluded.size_bytes`,
+      updatedAt: sql`excluded.updated_at`,
+    },
+    setWhere: sql`${existing.contentHash} <> excluded.content_hash or ${existing.mtimeMs} <> excluded.mtime_ms or ${existing.sizeBytes} <> excluded.size_bytes`,
+  };
 }

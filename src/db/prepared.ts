@@ -6,7 +6,7 @@
  */
 import { and, count, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "./db.js";
-import { readCacheEntryChanged } from "./job-predicates.js";
+import { readCacheReplacement } from "./job-predicates.js";
 import { apiKeys, jobs, readCache, sessions, tenantRules } from "./schema.js";
 import { ACTIVE_STATUSES } from "./store.js";
 
@@ -54,14 +54,7 @@ function build(db: Db) {
       })
       .onConflictDoUpdate({
         target: [readCache.sessionId, readCache.filePath],
-        set: {
-          lines: sql`excluded.lines`,
-          mtimeMs: sql`excluded.mtime_ms`,
-          contentHash: sql`excluded.content_hash`,
-          sizeBytes: sql`excluded.size_bytes`,
-          updatedAt: sql`excluded.updated_at`,
-        },
-        setWhere: readCacheEntryChanged(readCache),
+        ...readCacheReplacement(readCache),
       })
       .prepare(),
   };

@@ -75,8 +75,7 @@ export interface ApprovalOutcome {
   audit: AuditRecord;
 }
 
-/** The statuses that take one of a tenant's active-call slots (its `maxActiveCalls`). */
-export const ACTIVE_STATUSES: readonly JobStatus[] = ["queued", "running"];
+export { ACTIVE_STATUSES } from "./job-predicates.js";
 
 /**
  * Thrown, with nothing written, when a job would enter `queued` while its tenant already has

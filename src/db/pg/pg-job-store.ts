@@ -9,7 +9,7 @@ import { and, count, eq, gt, inArray, lt, lte, notInArray, type SQL, sql } from 
 import { nowIso } from "../../service/clock.js";
 import { newId } from "../../service/ids.js";
 import type { ReadCacheEntry } from "../../toolkit/read-cache.js";
-import { activeJob, pendingApproval, queuedJob, readCacheEntryChanged } from "../job-predicates.js";
+import { activeJob, pendingApproval, queuedJob, readCacheReplacement } from "../job-predicates.js";
 import type { JobRow, JobStatus, SessionRow, StoredResult } from "../schema.js";
 import {
   ACTIVE_STATUSES,
@@ -304,21 +304,13 @@ function putReadCache(db: PgDb, sessionId: string, entries: readonly ReadCacheEn
   // One row per file: an upsert may not touch a row twice in one statement.
   const last = new Map(entries.map((e) => [e.filePath, e]));
   const rows = [...last.values()].map((e) => readCacheRow(sessionId, e, now));
-  const set = {
-    lines: sql`excluded.lines`,
-    mtimeMs: sql`excluded.mtime_ms`,
-    contentHash: sql`excluded.content_hash`,
-    sizeBytes: sql`excluded.size_bytes`,
-    updatedAt: sql`excluded.updated_at`,
-  };
   return db.$with("put_read_cache").as(
     db
       .insert(readCache)
       .values(rows)
       .onConflictDoUpdate({
         target: [readCache.sessionId, readCache.filePath],
-        set,
-        setWhere: readCacheEntryChanged(readCache),
+        ...readCacheReplacement(readCache),
       }),
   );
 }

@@ -3,7 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { nowIso } from "../../service/clock.js";
 import type { ReadCacheEntry, ReadCacheStore } from "../../toolkit/read-cache.js";
 import { type Db, dialectOf, first, tablesOf } from "../db.js";
-import { readCacheEntryChanged } from "../job-predicates.js";
+import { readCacheReplacement } from "../job-predicates.js";
 import { preparedFor } from "../prepared.js";
 
 export class DbReadCache implements ReadCacheStore {
@@ -32,8 +32,7 @@ export class DbReadCache implements ReadCacheStore {
       .values(values)
       .onConflictDoUpdate({
         target: [readCache.sessionId, readCache.filePath],
-        set: values,
-        setWhere: readCacheEntryChanged(readCache),
+        ...readCacheReplacement(readCache),
       });
   }
 

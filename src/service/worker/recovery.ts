@@ -5,7 +5,6 @@
  */
 import { and, asc, gt, inArray } from "drizzle-orm";
 import { type Db, tablesOf } from "../../db/db.js";
-// `queued` or `running`, as the partial index on them has it (a query with the statuses bound scans).
 import { activeJob } from "../../db/job-predicates.js";
 
 /** Ids of every job that expects a run. */
