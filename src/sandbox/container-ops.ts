@@ -72,7 +72,6 @@ export async function stopContainer(docker: Dockerode, name: string, graceSecond
   }
 }
 
-/** Force-removes a container; already gone is fine. */
 /** How long a removal waits out the engine's 409 (another request on the container still in progress). */
 const REMOVE_CONFLICT_MS = 10_000;
 

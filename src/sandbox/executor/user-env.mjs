@@ -43,18 +43,20 @@ const READER_ENV = {
   ),
 };
 
+/** Whether a request's own variable reaches the command: not one that would undo the identity's confinement. */
+function kept(name, k, v) {
+  return (
+    typeof v === "string" && !(name === "reader" && (k.startsWith("GIT_") || k === "HOME" || k === "PATH"))
+  );
+}
+
+const asList = (env) => Object.entries(env).map(([k, v]) => `${k}=${v}`);
+
 export function userEnv(identity, name, extra) {
   const env = { ...BASE_ENV, HOME: identity.home, USER: name, LOGNAME: name };
   if (name === "reader") Object.assign(env, READER_ENV);
-  // The request's own variables last, except those that would undo the identity's confinement.
-  for (const [k, v] of Object.entries(extra ?? {})) {
-    if (
-      typeof v !== "string" ||
-      (name === "reader" && (k.startsWith("GIT_") || k === "HOME" || k === "PATH"))
-    )
-      continue;
-    env[k] = v;
-  }
+  // The request's own variables last.
+  for (const [k, v] of Object.entries(extra ?? {})) if (kept(name, k, v)) env[k] = v;
   return env;
 }
 
@@ -71,20 +73,15 @@ export function userEnvList(identity, name, extra) {
   const key = `${name}\0${identity.home}`;
   let base = baseLists.get(key);
   if (!base) {
-    base = Object.entries(userEnv(identity, name)).map(([k, v]) => `${k}=${v}`);
+    base = asList(userEnv(identity, name));
     baseLists.set(key, base);
   }
   const own = Object.entries(extra ?? {});
   if (own.length === 0) return base;
   const baseKeys = name === "reader" ? READER_KEYS : PLAIN_KEYS;
-  if (own.some(([k]) => baseKeys.has(k) || /^\d/.test(k))) {
-    return Object.entries(userEnv(identity, name, extra)).map(([k, v]) => `${k}=${v}`);
-  }
+  if (own.some(([k]) => baseKeys.has(k) || /^\d/.test(k))) return asList(userEnv(identity, name, extra));
   const list = base.slice();
-  for (const [k, v] of own) {
-    if (typeof v !== "string" || (name === "reader" && k.startsWith("GIT_"))) continue;
-    list.push(`${k}=${v}`);
-  }
+  for (const [k, v] of own) if (kept(name, k, v)) list.push(`${k}=${v}`);
   return list;
 }
 
