@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- container [n=1000] [command="echo hi"]`: where one session container's CPU
+ * `npm run bench -- container [n=1000] [command="echo hi"] [--curve]`: where one session container's CPU
  * goes per warm Bash call over HTTP, by process: the executor, the fork server, and the commands
  * it started and reaped (bash and what it ran), from the container's cgroup (v1 cpuacct) and each
  * process's /proc schedstat. Calls are made one after another; the figures are CPU, not time.
@@ -53,8 +53,10 @@ function snapshot(cid: string) {
 }
 
 export async function run(args: string[]): Promise<void> {
-  const N = Number(args[0] ?? 1000);
-  const CMD = args[1] ?? "echo hi";
+  const CURVE = args.includes("--curve");
+  const plain = args.filter((a) => a !== "--curve");
+  const N = Number(plain[0] ?? 1000);
+  const CMD = plain[1] ?? "echo hi";
   const dataDir = mkdtempSync(join(tmpdir(), "tsb-"));
   const config = benchConfig(dataDir, ADMIN, { WORKER_CONCURRENCY: "64" });
   const service = await startService(config, "serve");
@@ -69,8 +71,12 @@ export async function run(args: string[]): Promise<void> {
       });
       if (job.status !== "succeeded") throw new Error(JSON.stringify(job));
     };
-    for (let i = 0; i < 30; i++) await call();
     const docker = new Dockerode();
+    if (CURVE) {
+      await curve(docker, call, sessionPaths(join(dataDir, "sb"), config.SERVICE_ID, sid).containerName, N);
+      return;
+    }
+    for (let i = 0; i < 30; i++) await call();
     const name = sessionPaths(join(dataDir, "sb"), config.SERVICE_ID, sid).containerName;
     const cid = (await docker.getContainer(name).inspect()).Id;
     const a = snapshot(cid);
@@ -94,5 +100,41 @@ export async function run(args: string[]): Promise<void> {
     console.log(`  rest (exited processes, by cgroup total − live sched): ${per(b.total - a.total - named)}`);
   } finally {
     await tearDown(service, config, dataDir);
+  }
+}
+
+/**
+ * `--curve`: a fresh session's executor CPU per call against how many calls it has served (the
+ * first call, then calls 2-10, 11-100, 101-1000, ...): how much of a call's cost is the executor's
+ * JIT still warming. The first call also pays the session's claim of a warm container.
+ */
+async function curve(docker: Dockerode, call: () => Promise<void>, name: string, n: number): Promise<void> {
+  await call();
+  const cid = (await docker.getContainer(name).inspect()).Id;
+  const executorPid = () => {
+    const s = snapshot(cid);
+    for (const [pid, p] of s.procs) if (p.comm === "node") return { pid, s };
+    throw new Error("no executor in the container");
+  };
+  let { pid, s: prev } = executorPid();
+  let done = 1;
+  console.log(`executor ${pid}; CPU per call over each span (ms): executor sched / container total`);
+  for (const upto of [2, 10, 30, 100, 300, 1000, 3000, 10000].filter((u) => u <= n)) {
+    for (let i = done; i < upto; i++) await call();
+    const cur = snapshot(cid);
+    const k = upto - done;
+    const ex = (cur.procs.get(pid)?.sched ?? 0) - (prev.procs.get(pid)?.sched ?? 0);
+    let live = 0;
+    const others: string[] = [];
+    for (const [p, after] of cur.procs) {
+      const d = after.sched - (prev.procs.get(p)?.sched ?? 0);
+      live += d;
+      if (p !== pid && d / k >= 0.005) others.push(`${after.comm} ${(d / k).toFixed(3)}`);
+    }
+    console.log(
+      `  calls ${String(done + 1).padStart(5)}-${String(upto).padEnd(5)} executor ${(ex / k).toFixed(3)} container ${((cur.total - prev.total) / k).toFixed(3)} (${others.join(", ")}; exited ${((cur.total - prev.total - live) / k).toFixed(3)})`,
+    );
+    prev = cur;
+    done = upto;
   }
 }
