@@ -230,12 +230,16 @@ async function runOnce(opts: Options): Promise<void> {
         // The same load again from a client on its own thread (as a real client is: elsewhere),
         // with the CPU it took: the machine's (every process) and this process's, per call. Once
         // with fetch, once with node:http (a load generator's client: less of its own CPU in it).
+        // This run's containers (the machine may run others'): their full ids, for the split.
+        const runIds = new Set(
+          await Promise.all(sids.map(async (s) => (await (await containerOf(s)).inspect()).Id)),
+        );
         const apart: { client: "fetch" | "http"; rate: number; cpu: string; split?: string[] }[] = [];
         for (const client of ["fetch", "http"] as const) {
           // The split by process, around the node:http run only (it is read before and after).
-          const procs0 = client === "http" ? snapProcs() : undefined;
+          const procs0 = client === "http" ? snapProcs(runIds) : undefined;
           const machine0 = machineCpuMs();
-          const containers0 = containersCpuMs();
+          const containers0 = containersCpuMs(runIds);
           const process0 = process.cpuUsage();
           const r = await loadOnThread({
             base,
@@ -249,13 +253,13 @@ async function runOnce(opts: Options): Promise<void> {
           failures += r.failures;
           if (r.failures > 0) lastFailure = r.lastFailure;
           const machinePerCall = (machineCpuMs() - machine0) / r.calls;
-          const containers1 = containersCpuMs();
+          const containers1 = containersCpuMs(runIds);
           const containersPerCall =
             containers0 === undefined || containers1 === undefined
               ? undefined
               : (containers1 - containers0) / r.calls;
           const spent = process.cpuUsage(process0);
-          const split = procs0 && splitReport(procs0, snapProcs(), r.calls);
+          const split = procs0 && splitReport(procs0, snapProcs(runIds), r.calls);
           const processPerCall = (spent.user + spent.system) / 1000 / r.calls;
           apart.push({
             client,
@@ -336,10 +340,16 @@ function machineCpuMs(): number {
   return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) * 10;
 }
 
-/** CPU time of every container of this engine (cgroup v1 cpuacct, cgroupfs driver), in ms; undefined elsewhere. */
-function containersCpuMs(): number | undefined {
+/**
+ * CPU time of this run's containers (cgroup v1 cpuacct, cgroupfs driver), in ms; undefined
+ * elsewhere. Only these: other work on a shared machine may run containers of its own.
+ */
+function containersCpuMs(ids: Set<string>): number | undefined {
   try {
-    return Number(readFileSync("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage", "utf8")) / 1e6;
+    let ms = 0;
+    for (const id of ids)
+      ms += Number(readFileSync(`/sys/fs/cgroup/cpuacct/docker/${id}/cpuacct.usage`, "utf8")) / 1e6;
+    return ms;
   } catch {
     return undefined;
   }

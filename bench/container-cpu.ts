@@ -30,6 +30,8 @@ function procCpu(pid: number) {
     comm: readFileSync(`/proc/${pid}/comm`, "utf8").trim(),
     sched,
     self: (Number(f[11]) + Number(f[12])) * 10,
+    user: Number(f[11]) * 10,
+    sys: Number(f[12]) * 10,
     children: (Number(f[13]) + Number(f[14])) * 10,
   };
 }
@@ -63,8 +65,7 @@ export async function run(args: string[]): Promise<void> {
   const req = jsonClient(service.url!);
   try {
     const { agent, newSession } = await benchTenant(req, ADMIN, ["Read", "Bash"]);
-    const sid = await newSession();
-    const call = async () => {
+    const callIn = (sid: string) => async () => {
       const { job } = await req("POST", `/v1/sessions/${sid}/calls?wait=60`, agent, {
         tool: "Bash",
         input: { command: CMD },
@@ -72,13 +73,27 @@ export async function run(args: string[]): Promise<void> {
       if (job.status !== "succeeded") throw new Error(JSON.stringify(job));
     };
     const docker = new Dockerode();
+    // A session on a claimed warm container gets its name just after its first result: wait for it.
+    const containerId = async (sid: string): Promise<string> => {
+      const c = docker.getContainer(sessionPaths(join(dataDir, "sb"), config.SERVICE_ID, sid).containerName);
+      for (let i = 0; ; i++) {
+        try {
+          return (await c.inspect()).Id;
+        } catch (err) {
+          if (i >= 50) throw err;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+    };
     if (CURVE) {
-      await curve(docker, call, sessionPaths(join(dataDir, "sb"), config.SERVICE_ID, sid).containerName, N);
+      await curve(newSession, callIn, containerId, N);
       return;
     }
+    const sid = await newSession();
+    const call = callIn(sid);
     for (let i = 0; i < 30; i++) await call();
     const name = sessionPaths(join(dataDir, "sb"), config.SERVICE_ID, sid).containerName;
-    const cid = (await docker.getContainer(name).inspect()).Id;
+    const cid = await containerId(sid);
     const a = snapshot(cid);
     const p0 = process.cpuUsage();
     for (let i = 0; i < N; i++) await call();
@@ -104,37 +119,57 @@ export async function run(args: string[]): Promise<void> {
 }
 
 /**
- * `--curve`: a fresh session's executor CPU per call against how many calls it has served (the
- * first call, then calls 2-10, 11-100, 101-1000, ...): how much of a call's cost is the executor's
- * JIT still warming. The first call also pays the session's claim of a warm container.
+ * `--curve`: a fresh session's executor CPU per call against how many calls it has served (calls
+ * 2-10, 11-30, ... after its first), measured in turns, call by call, with a session whose
+ * executor already served `n` calls: both see the same load, and the fresh one's excess over the
+ * warm one is its JIT warming. The fresh session is started after the warm one's `n` calls (its
+ * container has idled in the warm pool meanwhile, as a claimed container has).
  */
-async function curve(docker: Dockerode, call: () => Promise<void>, name: string, n: number): Promise<void> {
-  await call();
-  const cid = (await docker.getContainer(name).inspect()).Id;
-  const executorPid = () => {
-    const s = snapshot(cid);
-    for (const [pid, p] of s.procs) if (p.comm === "node") return { pid, s };
+async function curve(
+  newSession: () => Promise<string>,
+  callIn: (sid: string) => () => Promise<void>,
+  containerId: (sid: string) => Promise<string>,
+  n: number,
+): Promise<void> {
+  const executorOf = async (sid: string) => {
+    const cid = await containerId(sid);
+    for (const [pid, p] of snapshot(cid).procs) if (p.comm === "node" && p.self > 0) return { cid, pid };
     throw new Error("no executor in the container");
   };
-  let { pid, s: prev } = executorPid();
+  // The executor is the container's first node process (the file helper is its child, started after).
+  const executorSched = (e: { cid: string; pid: number }) => {
+    const s = snapshot(e.cid);
+    const pids = [...s.procs.entries()].filter(([, p]) => p.comm === "node").map(([pid]) => pid);
+    const p = s.procs.get(Math.min(...pids));
+    return { sched: p?.sched ?? 0, user: p?.user ?? 0, sys: p?.sys ?? 0 };
+  };
+  const warmSid = await newSession();
+  const warm = callIn(warmSid);
+  for (let i = 0; i < n; i++) await warm();
+  const warmEx = await executorOf(warmSid);
+  const freshSid = await newSession();
+  const fresh = callIn(freshSid);
+  await fresh();
+  const freshEx = await executorOf(freshSid);
+  console.log(`executor CPU per call (ms), a fresh session's against one that served ${n} calls, in turns:`);
   let done = 1;
-  console.log(`executor ${pid}; CPU per call over each span (ms): executor sched / container total`);
-  for (const upto of [2, 10, 30, 100, 300, 1000, 3000, 10000].filter((u) => u <= n)) {
-    for (let i = done; i < upto; i++) await call();
-    const cur = snapshot(cid);
-    const k = upto - done;
-    const ex = (cur.procs.get(pid)?.sched ?? 0) - (prev.procs.get(pid)?.sched ?? 0);
-    let live = 0;
-    const others: string[] = [];
-    for (const [p, after] of cur.procs) {
-      const d = after.sched - (prev.procs.get(p)?.sched ?? 0);
-      live += d;
-      if (p !== pid && d / k >= 0.005) others.push(`${after.comm} ${(d / k).toFixed(3)}`);
+  for (const upto of [10, 30, 100, 300, 1000, 3000].filter((u) => u <= n)) {
+    const f0 = executorSched(freshEx);
+    const w0 = executorSched(warmEx);
+    for (let i = done; i < upto; i++) {
+      await fresh();
+      await warm();
     }
+    const k = upto - done;
+    const f1 = executorSched(freshEx);
+    const w1 = executorSched(warmEx);
+    const f = (f1.sched - f0.sched) / k;
+    const w = (w1.sched - w0.sched) / k;
+    const us = (a: { user: number; sys: number }, b: { user: number; sys: number }) =>
+      `user ${((b.user - a.user) / k).toFixed(2)} sys ${((b.sys - a.sys) / k).toFixed(2)}`;
     console.log(
-      `  calls ${String(done + 1).padStart(5)}-${String(upto).padEnd(5)} executor ${(ex / k).toFixed(3)} container ${((cur.total - prev.total) / k).toFixed(3)} (${others.join(", ")}; exited ${((cur.total - prev.total - live) / k).toFixed(3)})`,
+      `  calls ${String(done + 1).padStart(5)}-${String(upto).padEnd(5)} fresh ${f.toFixed(3)} (${us(f0, f1)}) warm ${w.toFixed(3)} (${us(w0, w1)}) excess ${(f - w).toFixed(3)}`,
     );
-    prev = cur;
     done = upto;
   }
 }

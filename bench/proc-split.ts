@@ -17,18 +17,26 @@ function read(path: string): string | undefined {
   }
 }
 
-function groupOf(pid: number, tid: number, comm: string, tcomm: string): string {
+function groupOf(pid: number, tid: number, comm: string, tcomm: string, ours: Set<string>): string {
   // Node names no thread of its own: the client's thread is the busiest of the others.
   if (pid === process.pid)
     return tid === pid ? "this process: main thread (the service)" : `this process: thread ${tid} ${tcomm}`;
   const cg = read(`/proc/${pid}/cgroup`) ?? "";
-  if (cg.includes("/docker/")) return `container: ${comm === "node" ? "node (executor, file helper)" : comm}`;
+  const docker = /\/docker\/([0-9a-f]{64})/.exec(cg);
+  // Another run's containers (the machine is shared) are counted apart from this run's.
+  if (docker) {
+    if (!ours.has(docker[1]!)) return "other containers (not this run's)";
+    return `container: ${comm === "node" ? "node (executor, file helper)" : comm}`;
+  }
   if (/^kworker|^ksoftirqd|^rcu_|^migration|^kdamond/.test(comm)) return "kernel threads";
   return comm;
 }
 
-/** Every live thread's on-CPU time, the containers' cgroup total and the machine's, all in ms. */
-export function snapProcs(): Snap {
+/**
+ * Every live thread's on-CPU time, the cgroup total of this run's containers (`ours`, full ids)
+ * and the machine's, all in ms.
+ */
+export function snapProcs(ours: Set<string>): Snap {
   const threads = new Map<string, { group: string; ns: number }>();
   for (const p of readdirSync("/proc")) {
     const pid = Number(p);
@@ -44,10 +52,15 @@ export function snapProcs(): Snap {
       const s = read(`/proc/${pid}/task/${t}/schedstat`);
       if (s === undefined) continue;
       const tcomm = (read(`/proc/${pid}/task/${t}/comm`) ?? "").trim();
-      threads.set(`${pid}/${t}`, { group: groupOf(pid, Number(t), comm, tcomm), ns: Number(s.split(" ")[0]) });
+      threads.set(`${pid}/${t}`, {
+        group: groupOf(pid, Number(t), comm, tcomm, ours),
+        ns: Number(s.split(" ")[0]),
+      });
     }
   }
-  const containers = Number(read("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage") ?? Number.NaN) / 1e6;
+  let containers = 0;
+  for (const id of ours)
+    containers += Number(read(`/sys/fs/cgroup/cpuacct/docker/${id}/cpuacct.usage`) ?? Number.NaN) / 1e6;
   const [user, nice, system, , , irq, softirq, steal] = (read("/proc/stat") ?? "")
     .split("\n", 1)[0]!
     .trim()
@@ -77,7 +90,7 @@ export function splitReport(a: Snap, b: Snap, calls: number): string[] {
   const rows = [...by.entries()].filter(([, ms]) => ms / calls >= 0.01).sort((x, y) => y[1] - x[1]);
   const f = (ms: number) => (ms / calls).toFixed(3);
   return [
-    `machine ${f(machine)} ms per call; by thread group (live threads' schedstat):`,
+    `machine ${f(machine)} ms per call (other work on the machine included); by thread group (live threads' schedstat):`,
     ...rows.map(([g, ms]) => `    ${f(ms).padStart(6)}  ${g}`),
     `    ${f(exited).padStart(6)}  container: exited processes (the commands: bash), cgroup total − live`,
     `    ${f(machine - live - exited).padStart(6)}  rest (exited host processes, interrupts; /proc/stat ticks are coarse)`,
