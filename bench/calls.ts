@@ -6,8 +6,9 @@
  * `docker exec` at the same concurrency (the HTTP load from this thread, then from a client on its
  * own thread, bench/load-thread.ts, with fetch and with node:http); the ratios the latency work aims at; a cold session start
  * next to a raw hardened `docker run`; and the same table under gVisor when runsc is registered.
- * `--throughput-only [--widths 50]`: the throughput part alone (runc), with the machine's CPU per
- * call split by process around its node:http run (bench/proc-split.ts).
+ * `--throughput-only [--widths 50] [--profile F]`: the throughput part alone (runc), with the
+ * machine's CPU per call split by process around its node:http run (bench/proc-split.ts), and a CPU
+ * profile of the service's thread during that run.
  */
 
 import { randomBytes } from "node:crypto";
@@ -18,6 +19,7 @@ import Dockerode from "dockerode";
 import { startService } from "../src/cli/compose.js";
 import { runtimeRegistered } from "../src/sandbox/sandbox-runtime.js";
 import { sessionPaths } from "../src/sandbox/session-paths.js";
+import { profiled } from "./call-cost.js";
 import { loadOnThread } from "./load-thread.js";
 import { snapProcs, splitReport } from "./proc-split.js";
 import {
@@ -50,6 +52,8 @@ interface Options {
   only: boolean;
   /** `--widths 50[,20]`: the session counts of the throughput part. */
   widths: number[];
+  /** `--profile <file>`: a CPU profile of the service's thread during the node:http run. */
+  profile?: string;
   idle: number;
 }
 
@@ -62,10 +66,19 @@ export async function run(args: string[]): Promise<void> {
   const widths = (valued("--widths") ?? "20,50").split(",").map(Number);
   const only = args.includes("--throughput-only");
   const plain = args.filter(
-    (a, i) => !a.startsWith("--") && args[i - 1] !== "--idle" && args[i - 1] !== "--widths",
+    (a, i) => !a.startsWith("--") && !["--idle", "--widths", "--profile"].includes(args[i - 1] ?? ""),
   );
   const n = Number(plain[0] ?? 200);
-  await runOnce({ n, runtime: "runc", throughput: true, only, widths, idle });
+  const profile = valued("--profile");
+  await runOnce({
+    n,
+    runtime: "runc",
+    throughput: true,
+    only,
+    widths,
+    idle,
+    ...(profile ? { profile } : {}),
+  });
   if (only) return;
   if (await runtimeRegistered(new Dockerode(), "runsc")) {
     console.log("\n— the same under gVisor (SANDBOX_RUNTIME=runsc) —");
@@ -241,15 +254,17 @@ async function runOnce(opts: Options): Promise<void> {
           const machine0 = machineCpuMs();
           const containers0 = containersCpuMs(runIds);
           const process0 = process.cpuUsage();
-          const r = await loadOnThread({
-            base,
-            key: agent,
-            sids,
-            perSession,
-            tool: "Bash",
-            input: { command: "echo hi" },
-            client,
-          });
+          const r = await profiled(client === "http" ? opts.profile : undefined, () =>
+            loadOnThread({
+              base,
+              key: agent,
+              sids,
+              perSession,
+              tool: "Bash",
+              input: { command: "echo hi" },
+              client,
+            }),
+          );
           failures += r.failures;
           if (r.failures > 0) lastFailure = r.lastFailure;
           const machinePerCall = (machineCpuMs() - machine0) / r.calls;
