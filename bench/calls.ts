@@ -6,9 +6,11 @@
  * `docker exec` at the same concurrency (the HTTP load from this thread, then from a client on its
  * own thread, bench/load-thread.ts, with fetch and with node:http); the ratios the latency work aims at; a cold session start
  * next to a raw hardened `docker run`; and the same table under gVisor when runsc is registered.
- * `--throughput-only [--widths 50] [--profile F]`: the throughput part alone (runc), with the
- * machine's CPU per call split by process around its node:http run (bench/proc-split.ts), and a CPU
- * profile of the service's thread during that run.
+ * `--throughput-only [--widths 50] [--steady K] [--profile F]`: the throughput part alone (runc),
+ * with the machine's CPU per call split by process around its node:http runs
+ * (bench/proc-split.ts); `--steady K` adds a node:http row after K more unmeasured calls per
+ * session (steady state: the executors past their JIT's warm-up); a CPU profile of the service's
+ * thread during the node:http run.
  */
 
 import { randomBytes } from "node:crypto";
@@ -52,6 +54,8 @@ interface Options {
   only: boolean;
   /** `--widths 50[,20]`: the session counts of the throughput part. */
   widths: number[];
+  /** `--steady K`: an extra node:http row after K more (unmeasured) calls per session. */
+  steady: number;
   /** `--profile <file>`: a CPU profile of the service's thread during the node:http run. */
   profile?: string;
   idle: number;
@@ -66,7 +70,8 @@ export async function run(args: string[]): Promise<void> {
   const widths = (valued("--widths") ?? "20,50").split(",").map(Number);
   const only = args.includes("--throughput-only");
   const plain = args.filter(
-    (a, i) => !a.startsWith("--") && !["--idle", "--widths", "--profile"].includes(args[i - 1] ?? ""),
+    (a, i) =>
+      !a.startsWith("--") && !["--idle", "--widths", "--profile", "--steady"].includes(args[i - 1] ?? ""),
   );
   const n = Number(plain[0] ?? 200);
   const profile = valued("--profile");
@@ -76,6 +81,7 @@ export async function run(args: string[]): Promise<void> {
     throughput: true,
     only,
     widths,
+    steady: Number(valued("--steady") ?? 0),
     idle,
     ...(profile ? { profile } : {}),
   });
@@ -88,6 +94,7 @@ export async function run(args: string[]): Promise<void> {
       throughput: false,
       only: false,
       widths: [],
+      steady: 0,
       idle: 0,
     });
   } else {
@@ -98,7 +105,12 @@ export async function run(args: string[]): Promise<void> {
 async function runOnce(opts: Options): Promise<void> {
   const { n } = opts;
   const dataDir = mkdtempSync(join(tmpdir(), "tsb-"));
-  const config = benchConfig(dataDir, ADMIN, { WORKER_CONCURRENCY: "64", SANDBOX_RUNTIME: opts.runtime });
+  const config = benchConfig(dataDir, ADMIN, {
+    WORKER_CONCURRENCY: "64",
+    SANDBOX_RUNTIME: opts.runtime,
+    // `--steady`'s extra calls (K per session) would pass the default 6,000 calls a minute.
+    ...(opts.steady > 0 ? { TENANT_CALLS_PER_MINUTE: "1000000" } : {}),
+  });
   const service = await startService(config, "serve");
   const base = service.url!;
   const req = jsonClient(base);
@@ -247,14 +259,41 @@ async function runOnce(opts: Options): Promise<void> {
         const runIds = new Set(
           await Promise.all(sids.map(async (s) => (await (await containerOf(s)).inspect()).Id)),
         );
-        const apart: { client: "fetch" | "http"; rate: number; cpu: string; split?: string[] }[] = [];
-        for (const client of ["fetch", "http"] as const) {
-          // The split by process, around the node:http run only (it is read before and after).
+        const apart: { label: string; rate: number; cpu: string; split?: string[] }[] = [];
+        // `--steady K`: one more node:http run after K unmeasured calls per session (each
+        // executor then past its JIT's warm-up), as an extra row; the rows above are unchanged.
+        const runs: { client: "fetch" | "http"; label: string; warm: number }[] = [
+          { client: "fetch", label: "fetch", warm: 0 },
+          { client: "http", label: "http", warm: 0 },
+          ...(opts.steady > 0
+            ? [
+                {
+                  client: "http" as const,
+                  label: `http, steady: after ${opts.steady} more calls per session`,
+                  warm: opts.steady,
+                },
+              ]
+            : []),
+        ];
+        for (const { client, label, warm } of runs) {
+          if (warm > 0) {
+            const w = await loadOnThread({
+              base,
+              key: agent,
+              sids,
+              perSession: warm,
+              tool: "Bash",
+              input: { command: "echo hi" },
+              client,
+            });
+            failures += w.failures;
+          }
+          // The split by process, around the node:http runs only (it is read before and after).
           const procs0 = client === "http" ? snapProcs(runIds) : undefined;
           const machine0 = machineCpuMs();
           const containers0 = containersCpuMs(runIds);
           const process0 = process.cpuUsage();
-          const r = await profiled(client === "http" ? opts.profile : undefined, () =>
+          const r = await profiled(label === "http" ? opts.profile : undefined, () =>
             loadOnThread({
               base,
               key: agent,
@@ -277,7 +316,7 @@ async function runOnce(opts: Options): Promise<void> {
           const split = procs0 && splitReport(procs0, snapProcs(runIds), r.calls);
           const processPerCall = (spent.user + spent.system) / 1000 / r.calls;
           apart.push({
-            client,
+            label,
             rate: r.calls / r.seconds,
             split,
             cpu: `CPU per call ${machinePerCall.toFixed(2)} ms on the machine, ${processPerCall.toFixed(2)} ms of it this process (service and client)${containersPerCall === undefined ? "" : `, ${containersPerCall.toFixed(2)} ms the containers (bash, the executor)`}`,
@@ -298,7 +337,7 @@ async function runOnce(opts: Options): Promise<void> {
         );
         for (const a of apart) {
           console.log(
-            `  client on its own thread (${a.client}): ${a.rate.toFixed(1)} calls/s; ratio ${(a.rate / rawRate).toFixed(1)}; ${a.cpu}`,
+            `  client on its own thread (${a.label}): ${a.rate.toFixed(1)} calls/s; ratio ${(a.rate / rawRate).toFixed(1)}; ${a.cpu}`,
           );
           for (const line of a.split ?? []) console.log(`    ${line}`);
         }
