@@ -7,7 +7,11 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 
-type Snap = { threads: Map<string, { group: string; ns: number }>; containers: number; machine: number };
+export type Snap = {
+  threads: Map<string, { group: string; ns: number }>;
+  containers: number;
+  machine: number;
+};
 
 function read(path: string): string | undefined {
   try {
