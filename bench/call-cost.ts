@@ -161,7 +161,7 @@ const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b
  * `--profile <file>` / `--profile-bash <file>`: a CPU profile of the warm Reads (Bash calls)
  * alone (open it in Chrome's DevTools).
  */
-async function profiled<T>(file: string | undefined, work: () => Promise<T>): Promise<T> {
+export async function profiled<T>(file: string | undefined, work: () => Promise<T>): Promise<T> {
   if (!file) return work();
   const session = new Session();
   session.connect();

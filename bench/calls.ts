@@ -6,6 +6,11 @@
  * `docker exec` at the same concurrency (the HTTP load from this thread, then from a client on its
  * own thread, bench/load-thread.ts, with fetch and with node:http); the ratios the latency work aims at; a cold session start
  * next to a raw hardened `docker run`; and the same table under gVisor when runsc is registered.
+ * `--throughput-only [--widths 50] [--steady K] [--profile F]`: the throughput part alone (runc),
+ * with the machine's CPU per call split by process around its node:http runs
+ * (bench/proc-split.ts); `--steady K` adds a node:http row after K more unmeasured calls per
+ * session (steady state: the executors past their JIT's warm-up); a CPU profile of the service's
+ * thread during the node:http run.
  */
 
 import { randomBytes } from "node:crypto";
@@ -16,7 +21,9 @@ import Dockerode from "dockerode";
 import { startService } from "../src/cli/compose.js";
 import { runtimeRegistered } from "../src/sandbox/sandbox-runtime.js";
 import { sessionPaths } from "../src/sandbox/session-paths.js";
+import { profiled } from "./call-cost.js";
 import { loadOnThread } from "./load-thread.js";
+import { snapProcs, splitReport } from "./proc-split.js";
 import {
   fmt,
   measureRawDockerExec,
@@ -43,18 +50,53 @@ interface Options {
   n: number;
   runtime: "runc" | "runsc";
   throughput: boolean;
+  /** `--throughput-only`: only the throughput part (runc), without the single-session table. */
+  only: boolean;
+  /** `--widths 50[,20]`: the session counts of the throughput part. */
+  widths: number[];
+  /** `--steady K`: an extra node:http row after K more (unmeasured) calls per session. */
+  steady: number;
+  /** `--profile <file>`: a CPU profile of the service's thread during the node:http run. */
+  profile?: string;
   idle: number;
 }
 
 export async function run(args: string[]): Promise<void> {
-  const idleAt = args.indexOf("--idle");
-  const idle = idleAt >= 0 ? Number(args[idleAt + 1] ?? 0) : 0;
-  const plain = idleAt >= 0 ? args.filter((_, i) => i !== idleAt && i !== idleAt + 1) : args;
+  const valued = (name: string) => {
+    const at = args.indexOf(name);
+    return at >= 0 ? args[at + 1] : undefined;
+  };
+  const idle = Number(valued("--idle") ?? 0);
+  const widths = (valued("--widths") ?? "20,50").split(",").map(Number);
+  const only = args.includes("--throughput-only");
+  const plain = args.filter(
+    (a, i) =>
+      !a.startsWith("--") && !["--idle", "--widths", "--profile", "--steady"].includes(args[i - 1] ?? ""),
+  );
   const n = Number(plain[0] ?? 200);
-  await runOnce({ n, runtime: "runc", throughput: true, idle });
+  const profile = valued("--profile");
+  await runOnce({
+    n,
+    runtime: "runc",
+    throughput: true,
+    only,
+    widths,
+    steady: Number(valued("--steady") ?? 0),
+    idle,
+    ...(profile ? { profile } : {}),
+  });
+  if (only) return;
   if (await runtimeRegistered(new Dockerode(), "runsc")) {
     console.log("\n— the same under gVisor (SANDBOX_RUNTIME=runsc) —");
-    await runOnce({ n: Math.max(20, Math.floor(n / 4)), runtime: "runsc", throughput: false, idle: 0 });
+    await runOnce({
+      n: Math.max(20, Math.floor(n / 4)),
+      runtime: "runsc",
+      throughput: false,
+      only: false,
+      widths: [],
+      steady: 0,
+      idle: 0,
+    });
   } else {
     console.log("\nrunsc is not registered with dockerd: no gVisor table (scripts/register-runsc.sh)");
   }
@@ -63,7 +105,12 @@ export async function run(args: string[]): Promise<void> {
 async function runOnce(opts: Options): Promise<void> {
   const { n } = opts;
   const dataDir = mkdtempSync(join(tmpdir(), "tsb-"));
-  const config = benchConfig(dataDir, ADMIN, { WORKER_CONCURRENCY: "64", SANDBOX_RUNTIME: opts.runtime });
+  const config = benchConfig(dataDir, ADMIN, {
+    WORKER_CONCURRENCY: "64",
+    SANDBOX_RUNTIME: opts.runtime,
+    // `--steady`'s extra calls (K per session) would pass the default 6,000 calls a minute.
+    ...(opts.steady > 0 ? { TENANT_CALLS_PER_MINUTE: "1000000" } : {}),
+  });
   const service = await startService(config, "serve");
   const base = service.url!;
   const req = jsonClient(base);
@@ -95,96 +142,97 @@ async function runOnce(opts: Options): Promise<void> {
     };
 
     const rssIdle0 = process.memoryUsage().rss; // the service (in this process) with 0 sessions
-    const sid = await newSession();
-    const file = "/workspace/bench-4k";
-    await call(sid, "Bash", { command: `head -c 4096 /dev/zero | tr '\\0' x > ${file}` });
-    for (let i = 0; i < 20; i++) await call(sid, "Read", { file_path: file });
-    for (let i = 0; i < 20; i++) await call(sid, "Bash", { command: "echo hi" });
-    const sandbox = await service.deps.sandboxes.acquire({ sessionId: sid, tenantId: tenantId });
-    const exec = async (argv: string[]) => {
-      const r = await sandbox.exec({ argv, timeoutMs: 10_000, maxOutputBytes: 1 << 20 });
-      if (r.exitCode !== 0) throw new Error(`${argv.join(" ")} failed: ${r.stderr}`);
-    };
-    for (let i = 0; i < 20; i++) await exec(["true"]);
-
-    const rows: [string, Timing][] = [];
-    const row = (label: string, t: Timing) => {
-      rows.push([label, t]);
-      console.log(`${label.padEnd(44)} ${fmt(t)}`);
-      return t;
-    };
-    console.log(`runtime ${opts.runtime}, one warm session`);
-    const health = row(
-      "bare HTTP round trip (GET /healthz)",
-      await timeEach(n, async () => void (await fetch(`${base}/healthz`)).arrayBuffer()),
-    );
-    row("executor stat (protocol floor)", await timeEach(n, async () => void (await sandbox.stat(file))));
-    const readFile = row(
-      "executor readFile 4 KiB",
-      await timeEach(n, async () => void (await sandbox.readFile(file))),
-    );
-    // A second session whose fork server is stopped (killed as the container's root): its executor
-    // starts commands with Node's spawn, as every command did before. Measured in turns with the
-    // first, batch by batch, so that both see the same load.
-    const plainSid = await newSession();
-    await call(plainSid, "Bash", { command: "true" });
-    const plain = await service.deps.sandboxes.acquire({ sessionId: plainSid, tenantId: tenantId });
-    await rawExecAsRoot(await containerOf(plainSid), [
-      "sh",
-      "-c",
-      "kill -9 $(pgrep -x toolshed-spawne); true",
-    ]);
-    const execIn = (sb: typeof sandbox) => async (argv: string[]) => {
-      const r = await sb.exec({ argv, timeoutMs: 10_000, maxOutputBytes: 1 << 20 });
-      if (r.exitCode !== 0) throw new Error(`${argv.join(" ")} failed: ${r.stderr}`);
-    };
-    for (let i = 0; i < 10; i++) await execIn(plain)(["true"]).catch(() => undefined);
-    const inTurns = async (argv: string[]) => {
-      const ours: number[] = [];
-      const nodes: number[] = [];
-      const once = async (sb: typeof sandbox, into: number[]) => {
-        const t0 = performance.now();
-        await execIn(sb)(argv);
-        into.push(performance.now() - t0);
+    if (!opts.only) {
+      const sid = await newSession();
+      const file = "/workspace/bench-4k";
+      await call(sid, "Bash", { command: `head -c 4096 /dev/zero | tr '\\0' x > ${file}` });
+      for (let i = 0; i < 20; i++) await call(sid, "Read", { file_path: file });
+      for (let i = 0; i < 20; i++) await call(sid, "Bash", { command: "echo hi" });
+      const sandbox = await service.deps.sandboxes.acquire({ sessionId: sid, tenantId: tenantId });
+      const exec = async (argv: string[]) => {
+        const r = await sandbox.exec({ argv, timeoutMs: 10_000, maxOutputBytes: 1 << 20 });
+        if (r.exitCode !== 0) throw new Error(`${argv.join(" ")} failed: ${r.stderr}`);
       };
-      for (let i = 0; i < n; i++) {
-        await once(sandbox, ours);
-        await once(plain, nodes);
-      }
-      return [summarize(ours), summarize(nodes)] as const;
-    };
-    const [spawnTrue, nodeTrue] = await inTurns(["true"]);
-    row("executor spawn of `true`", spawnTrue);
-    const [echoHi, nodeEcho] = await inTurns(["bash", "-c", "echo hi"]);
-    row('executor bash -c "echo hi"', echoHi);
-    row("  before: spawn of `true` by Node's spawn", nodeTrue);
-    row('  before: bash -c "echo hi" by Node\'s spawn', nodeEcho);
-    const read = row(
-      "warm Read 4 KiB over HTTP with wait",
-      await timeEach(n, () => call(sid, "Read", { file_path: file })),
-    );
-    const echo = row(
-      "warm Bash echo over HTTP with wait",
-      await timeEach(n, () => call(sid, "Bash", { command: "echo hi" })),
-    );
-    await measureRawDockerExec(await containerOf(sid), 3, file);
-    const raw = row(
-      "raw dockerode exec of `cat` 4 KiB",
-      await measureRawDockerExec(
-        await containerOf(sid),
-        Math.min(n, opts.runtime === "runsc" ? 30 : 60),
-        file,
-      ),
-    );
-    console.log("ratios (aims in brackets):");
-    console.log(
-      `  (Read over HTTP − executor readFile) / bare HTTP = ${((read.p50 - readFile.p50) / health.p50).toFixed(2)} (≤ 3)`,
-    );
-    console.log(
-      `  executor spawn of true / raw docker exec = ${(spawnTrue.p50 / raw.p50).toFixed(3)} (≤ 0.03)`,
-    );
-    console.log(`  Bash echo over HTTP / raw docker exec = ${(echo.p50 / raw.p50).toFixed(3)} (≤ 0.1)`);
+      for (let i = 0; i < 20; i++) await exec(["true"]);
 
+      const rows: [string, Timing][] = [];
+      const row = (label: string, t: Timing) => {
+        rows.push([label, t]);
+        console.log(`${label.padEnd(44)} ${fmt(t)}`);
+        return t;
+      };
+      console.log(`runtime ${opts.runtime}, one warm session`);
+      const health = row(
+        "bare HTTP round trip (GET /healthz)",
+        await timeEach(n, async () => void (await fetch(`${base}/healthz`)).arrayBuffer()),
+      );
+      row("executor stat (protocol floor)", await timeEach(n, async () => void (await sandbox.stat(file))));
+      const readFile = row(
+        "executor readFile 4 KiB",
+        await timeEach(n, async () => void (await sandbox.readFile(file))),
+      );
+      // A second session whose fork server is stopped (killed as the container's root): its executor
+      // starts commands with Node's spawn, as every command did before. Measured in turns with the
+      // first, batch by batch, so that both see the same load.
+      const plainSid = await newSession();
+      await call(plainSid, "Bash", { command: "true" });
+      const plain = await service.deps.sandboxes.acquire({ sessionId: plainSid, tenantId: tenantId });
+      await rawExecAsRoot(await containerOf(plainSid), [
+        "sh",
+        "-c",
+        "kill -9 $(pgrep -x toolshed-spawne); true",
+      ]);
+      const execIn = (sb: typeof sandbox) => async (argv: string[]) => {
+        const r = await sb.exec({ argv, timeoutMs: 10_000, maxOutputBytes: 1 << 20 });
+        if (r.exitCode !== 0) throw new Error(`${argv.join(" ")} failed: ${r.stderr}`);
+      };
+      for (let i = 0; i < 10; i++) await execIn(plain)(["true"]).catch(() => undefined);
+      const inTurns = async (argv: string[]) => {
+        const ours: number[] = [];
+        const nodes: number[] = [];
+        const once = async (sb: typeof sandbox, into: number[]) => {
+          const t0 = performance.now();
+          await execIn(sb)(argv);
+          into.push(performance.now() - t0);
+        };
+        for (let i = 0; i < n; i++) {
+          await once(sandbox, ours);
+          await once(plain, nodes);
+        }
+        return [summarize(ours), summarize(nodes)] as const;
+      };
+      const [spawnTrue, nodeTrue] = await inTurns(["true"]);
+      row("executor spawn of `true`", spawnTrue);
+      const [echoHi, nodeEcho] = await inTurns(["bash", "-c", "echo hi"]);
+      row('executor bash -c "echo hi"', echoHi);
+      row("  before: spawn of `true` by Node's spawn", nodeTrue);
+      row('  before: bash -c "echo hi" by Node\'s spawn', nodeEcho);
+      const read = row(
+        "warm Read 4 KiB over HTTP with wait",
+        await timeEach(n, () => call(sid, "Read", { file_path: file })),
+      );
+      const echo = row(
+        "warm Bash echo over HTTP with wait",
+        await timeEach(n, () => call(sid, "Bash", { command: "echo hi" })),
+      );
+      await measureRawDockerExec(await containerOf(sid), 3, file);
+      const raw = row(
+        "raw dockerode exec of `cat` 4 KiB",
+        await measureRawDockerExec(
+          await containerOf(sid),
+          Math.min(n, opts.runtime === "runsc" ? 30 : 60),
+          file,
+        ),
+      );
+      console.log("ratios (aims in brackets):");
+      console.log(
+        `  (Read over HTTP − executor readFile) / bare HTTP = ${((read.p50 - readFile.p50) / health.p50).toFixed(2)} (≤ 3)`,
+      );
+      console.log(
+        `  executor spawn of true / raw docker exec = ${(spawnTrue.p50 / raw.p50).toFixed(3)} (≤ 0.03)`,
+      );
+      console.log(`  Bash echo over HTTP / raw docker exec = ${(echo.p50 / raw.p50).toFixed(3)} (≤ 0.1)`);
+    }
     if (opts.idle > 0) {
       const idleSids = await Promise.all(Array.from({ length: opts.idle }, newSession));
       await pool(idleSids, 10, (s) => call(s, "Bash", { command: "true" }));
@@ -194,7 +242,7 @@ async function runOnce(opts: Options): Promise<void> {
     }
     if (opts.throughput) {
       const perSession = 10;
-      for (const width of [20, 50]) {
+      for (const width of opts.widths) {
         const sids = await Promise.all(Array.from({ length: width }, newSession));
         await pool(sids, 10, (s) => call(s, "Bash", { command: "true" }));
         let t0 = performance.now();
@@ -207,33 +255,70 @@ async function runOnce(opts: Options): Promise<void> {
         // The same load again from a client on its own thread (as a real client is: elsewhere),
         // with the CPU it took: the machine's (every process) and this process's, per call. Once
         // with fetch, once with node:http (a load generator's client: less of its own CPU in it).
-        const apart: { client: "fetch" | "http"; rate: number; cpu: string }[] = [];
-        for (const client of ["fetch", "http"] as const) {
+        // This run's containers (the machine may run others'): their full ids, for the split.
+        const runIds = new Set(
+          await Promise.all(sids.map(async (s) => (await (await containerOf(s)).inspect()).Id)),
+        );
+        const apart: { label: string; rate: number; cpu: string; split?: string[] }[] = [];
+        // `--steady K`: one more node:http run after K unmeasured calls per session (each
+        // executor then past its JIT's warm-up), as an extra row; the rows above are unchanged.
+        const runs: { client: "fetch" | "http"; label: string; warm: number }[] = [
+          { client: "fetch", label: "fetch", warm: 0 },
+          { client: "http", label: "http", warm: 0 },
+          ...(opts.steady > 0
+            ? [
+                {
+                  client: "http" as const,
+                  label: `http, steady: after ${opts.steady} more calls per session`,
+                  warm: opts.steady,
+                },
+              ]
+            : []),
+        ];
+        for (const { client, label, warm } of runs) {
+          if (warm > 0) {
+            const w = await loadOnThread({
+              base,
+              key: agent,
+              sids,
+              perSession: warm,
+              tool: "Bash",
+              input: { command: "echo hi" },
+              client,
+            });
+            failures += w.failures;
+          }
+          // The split by process, around the node:http runs only (it is read before and after).
+          const procs0 = client === "http" ? snapProcs(runIds) : undefined;
           const machine0 = machineCpuMs();
-          const containers0 = containersCpuMs();
+          const containers0 = containersCpuMs(runIds);
           const process0 = process.cpuUsage();
-          const r = await loadOnThread({
-            base,
-            key: agent,
-            sids,
-            perSession,
-            tool: "Bash",
-            input: { command: "echo hi" },
-            client,
-          });
+          const r = await profiled(label === "http" ? opts.profile : undefined, () =>
+            loadOnThread({
+              base,
+              key: agent,
+              sids,
+              perSession,
+              tool: "Bash",
+              input: { command: "echo hi" },
+              client,
+            }),
+          );
           failures += r.failures;
           if (r.failures > 0) lastFailure = r.lastFailure;
           const machinePerCall = (machineCpuMs() - machine0) / r.calls;
-          const containers1 = containersCpuMs();
+          const containers1 = containersCpuMs(runIds);
           const containersPerCall =
             containers0 === undefined || containers1 === undefined
               ? undefined
               : (containers1 - containers0) / r.calls;
           const spent = process.cpuUsage(process0);
+          const split = procs0 && splitReport(procs0, snapProcs(runIds), r.calls);
           const processPerCall = (spent.user + spent.system) / 1000 / r.calls;
           apart.push({
-            client,
+            label,
             rate: r.calls / r.seconds,
+            split,
             cpu: `CPU per call ${machinePerCall.toFixed(2)} ms on the machine, ${processPerCall.toFixed(2)} ms of it this process (service and client)${containersPerCall === undefined ? "" : `, ${containersPerCall.toFixed(2)} ms the containers (bash, the executor)`}`,
           });
         }
@@ -250,15 +335,19 @@ async function runOnce(opts: Options): Promise<void> {
         console.log(
           `throughput ${width} sessions: ${ours.toFixed(1)} Bash echo calls/s over HTTP; raw docker exec ${rawRate.toFixed(1)}/s at ${width} concurrent; ratio ${(ours / rawRate).toFixed(1)} (≥ 10 at 50)`,
         );
-        for (const a of apart)
+        for (const a of apart) {
           console.log(
-            `  client on its own thread (${a.client}): ${a.rate.toFixed(1)} calls/s; ratio ${(a.rate / rawRate).toFixed(1)}; ${a.cpu}`,
+            `  client on its own thread (${a.label}): ${a.rate.toFixed(1)} calls/s; ratio ${(a.rate / rawRate).toFixed(1)}; ${a.cpu}`,
           );
+          for (const line of a.split ?? []) console.log(`    ${line}`);
+        }
       }
-      const cold = await timeEach(5, async () => call(await newSession(), "Bash", { command: "true" }));
-      const rawRun = await measureRawDockerRun(docker, config.SANDBOX_IMAGE, 5, join(dataDir, "raw"));
-      console.log(`cold session first call (HTTP)               ${fmt(cold)}`);
-      console.log(`raw hardened docker run … true               ${fmt(rawRun)}`);
+      if (!opts.only) {
+        const cold = await timeEach(5, async () => call(await newSession(), "Bash", { command: "true" }));
+        const rawRun = await measureRawDockerRun(docker, config.SANDBOX_IMAGE, 5, join(dataDir, "raw"));
+        console.log(`cold session first call (HTTP)               ${fmt(cold)}`);
+        console.log(`raw hardened docker run … true               ${fmt(rawRun)}`);
+      }
     }
     console.log(`failed calls during the run: ${failures}${failures ? ` (last: ${lastFailure})` : ""}`);
   } finally {
@@ -305,10 +394,16 @@ function machineCpuMs(): number {
   return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) * 10;
 }
 
-/** CPU time of every container of this engine (cgroup v1 cpuacct, cgroupfs driver), in ms; undefined elsewhere. */
-function containersCpuMs(): number | undefined {
+/**
+ * CPU time of this run's containers (cgroup v1 cpuacct, cgroupfs driver), in ms; undefined
+ * elsewhere. Only these: other work on a shared machine may run containers of its own.
+ */
+function containersCpuMs(ids: Set<string>): number | undefined {
   try {
-    return Number(readFileSync("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage", "utf8")) / 1e6;
+    let ms = 0;
+    for (const id of ids)
+      ms += Number(readFileSync(`/sys/fs/cgroup/cpuacct/docker/${id}/cpuacct.usage`, "utf8")) / 1e6;
+    return ms;
   } catch {
     return undefined;
   }

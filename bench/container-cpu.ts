@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- container [n=1000] [command="echo hi"]`: where one session container's CPU
+ * `npm run bench -- container [n=1000] [command="echo hi"] [--curve]`: where one session container's CPU
  * goes per warm Bash call over HTTP, by process: the executor, the fork server, and the commands
  * it started and reaped (bash and what it ran), from the container's cgroup (v1 cpuacct) and each
  * process's /proc schedstat. Calls are made one after another; the figures are CPU, not time.
@@ -30,6 +30,8 @@ function procCpu(pid: number) {
     comm: readFileSync(`/proc/${pid}/comm`, "utf8").trim(),
     sched,
     self: (Number(f[11]) + Number(f[12])) * 10,
+    user: Number(f[11]) * 10,
+    sys: Number(f[12]) * 10,
     children: (Number(f[13]) + Number(f[14])) * 10,
   };
 }
@@ -53,26 +55,45 @@ function snapshot(cid: string) {
 }
 
 export async function run(args: string[]): Promise<void> {
-  const N = Number(args[0] ?? 1000);
-  const CMD = args[1] ?? "echo hi";
+  const CURVE = args.includes("--curve");
+  const plain = args.filter((a) => a !== "--curve");
+  const N = Number(plain[0] ?? 1000);
+  const CMD = plain[1] ?? "echo hi";
   const dataDir = mkdtempSync(join(tmpdir(), "tsb-"));
   const config = benchConfig(dataDir, ADMIN, { WORKER_CONCURRENCY: "64" });
   const service = await startService(config, "serve");
   const req = jsonClient(service.url!);
   try {
     const { agent, newSession } = await benchTenant(req, ADMIN, ["Read", "Bash"]);
-    const sid = await newSession();
-    const call = async () => {
+    const callIn = (sid: string) => async () => {
       const { job } = await req("POST", `/v1/sessions/${sid}/calls?wait=60`, agent, {
         tool: "Bash",
         input: { command: CMD },
       });
       if (job.status !== "succeeded") throw new Error(JSON.stringify(job));
     };
-    for (let i = 0; i < 30; i++) await call();
     const docker = new Dockerode();
+    // A session on a claimed warm container gets its name just after its first result: wait for it.
+    const containerId = async (sid: string): Promise<string> => {
+      const c = docker.getContainer(sessionPaths(join(dataDir, "sb"), config.SERVICE_ID, sid).containerName);
+      for (let i = 0; ; i++) {
+        try {
+          return (await c.inspect()).Id;
+        } catch (err) {
+          if (i >= 50) throw err;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+    };
+    if (CURVE) {
+      await curve(newSession, callIn, containerId, N);
+      return;
+    }
+    const sid = await newSession();
+    const call = callIn(sid);
+    for (let i = 0; i < 30; i++) await call();
     const name = sessionPaths(join(dataDir, "sb"), config.SERVICE_ID, sid).containerName;
-    const cid = (await docker.getContainer(name).inspect()).Id;
+    const cid = await containerId(sid);
     const a = snapshot(cid);
     const p0 = process.cpuUsage();
     for (let i = 0; i < N; i++) await call();
@@ -94,5 +115,61 @@ export async function run(args: string[]): Promise<void> {
     console.log(`  rest (exited processes, by cgroup total − live sched): ${per(b.total - a.total - named)}`);
   } finally {
     await tearDown(service, config, dataDir);
+  }
+}
+
+/**
+ * `--curve`: a fresh session's executor CPU per call against how many calls it has served (calls
+ * 2-10, 11-30, ... after its first), measured in turns, call by call, with a session whose
+ * executor already served `n` calls: both see the same load, and the fresh one's excess over the
+ * warm one is its JIT warming. The fresh session is started after the warm one's `n` calls (its
+ * container has idled in the warm pool meanwhile, as a claimed container has).
+ */
+async function curve(
+  newSession: () => Promise<string>,
+  callIn: (sid: string) => () => Promise<void>,
+  containerId: (sid: string) => Promise<string>,
+  n: number,
+): Promise<void> {
+  const executorOf = async (sid: string) => {
+    const cid = await containerId(sid);
+    for (const [pid, p] of snapshot(cid).procs) if (p.comm === "node" && p.self > 0) return { cid, pid };
+    throw new Error("no executor in the container");
+  };
+  // The executor is the container's first node process (the file helper is its child, started after).
+  const executorSched = (e: { cid: string; pid: number }) => {
+    const s = snapshot(e.cid);
+    const pids = [...s.procs.entries()].filter(([, p]) => p.comm === "node").map(([pid]) => pid);
+    const p = s.procs.get(Math.min(...pids));
+    return { sched: p?.sched ?? 0, user: p?.user ?? 0, sys: p?.sys ?? 0 };
+  };
+  const warmSid = await newSession();
+  const warm = callIn(warmSid);
+  for (let i = 0; i < n; i++) await warm();
+  const warmEx = await executorOf(warmSid);
+  const freshSid = await newSession();
+  const fresh = callIn(freshSid);
+  await fresh();
+  const freshEx = await executorOf(freshSid);
+  console.log(`executor CPU per call (ms), a fresh session's against one that served ${n} calls, in turns:`);
+  let done = 1;
+  for (const upto of [10, 30, 100, 300, 1000, 3000].filter((u) => u <= n)) {
+    const f0 = executorSched(freshEx);
+    const w0 = executorSched(warmEx);
+    for (let i = done; i < upto; i++) {
+      await fresh();
+      await warm();
+    }
+    const k = upto - done;
+    const f1 = executorSched(freshEx);
+    const w1 = executorSched(warmEx);
+    const f = (f1.sched - f0.sched) / k;
+    const w = (w1.sched - w0.sched) / k;
+    const us = (a: { user: number; sys: number }, b: { user: number; sys: number }) =>
+      `user ${((b.user - a.user) / k).toFixed(2)} sys ${((b.sys - a.sys) / k).toFixed(2)}`;
+    console.log(
+      `  calls ${String(done + 1).padStart(5)}-${String(upto).padEnd(5)} fresh ${f.toFixed(3)} (${us(f0, f1)}) warm ${w.toFixed(3)} (${us(w0, w1)}) excess ${(f - w).toFixed(3)}`,
+    );
+    done = upto;
   }
 }
