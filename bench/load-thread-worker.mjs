@@ -38,19 +38,37 @@ function post(url) {
   });
 }
 
+/** A GET of `spec.get` (the bare HTTP round trip), over node:http; resolves when its body is read. */
+function get(url) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent }, (res) => {
+      res.on("data", () => {});
+      res.on("end", () => resolve({ job: { status: res.statusCode === 200 ? "succeeded" : `HTTP ${res.statusCode}` } }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
 async function viaFetch(url) {
   const res = await fetch(url, { method: "POST", headers, body });
   return res.json();
 }
 
-const call = spec.client === "http" ? post : viaFetch;
+const call = spec.get ? get : spec.client === "http" ? post : viaFetch;
+const url = (sid) => (spec.get ? `${spec.base}${spec.get}` : `${spec.base}/v1/sessions/${sid}/calls?wait=60`);
+// Each call's round trip (ms), when asked for: latency as a client in its own process sees it.
+const times = [];
 const t0 = performance.now();
 await Promise.all(
   spec.sids.map(async (sid) => {
     for (let i = 0; i < spec.perSession; i++) {
-      const json = await call(`${spec.base}/v1/sessions/${sid}/calls?wait=60`).catch((err) => ({
+      const c0 = performance.now();
+      const json = await call(url(sid)).catch((err) => ({
         error: String(err),
       }));
+      if (spec.times) times.push(performance.now() - c0);
       if (json.job?.status !== "succeeded") {
         failures++;
         lastFailure = JSON.stringify(json).slice(0, 300);
@@ -60,4 +78,4 @@ await Promise.all(
 );
 const seconds = (performance.now() - t0) / 1000;
 agent.destroy();
-parentPort.postMessage({ seconds, calls: spec.sids.length * spec.perSession, failures, lastFailure });
+parentPort.postMessage({ seconds, calls: spec.sids.length * spec.perSession, failures, lastFailure, times });

@@ -17,6 +17,10 @@ export interface LoadSpec {
   input: object;
   /** The thread's HTTP client: the global fetch, or node:http on kept-alive connections. */
   client: "fetch" | "http";
+  /** Instead of calls, GETs of this path (node:http; `tool` and `input` are then unused). */
+  get?: string;
+  /** Keep each call's round trip (`LoadResult.times`). */
+  times?: boolean;
 }
 
 export interface LoadResult {
@@ -24,6 +28,8 @@ export interface LoadResult {
   calls: number;
   failures: number;
   lastFailure: string;
+  /** Each call's round trip in ms, when `times` was asked for (else empty). */
+  times: number[];
 }
 
 /** Runs the load on a new thread (load-thread-worker.mjs); resolves with what it measured. */
