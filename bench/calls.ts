@@ -255,7 +255,10 @@ async function runOnce(opts: Options): Promise<void> {
         return summarize(r.times);
       };
       console.log("the same, client on its own thread (node:http):");
-      const health2 = row("  bare HTTP round trip (GET /healthz)", await timedOnThread({ sid, get: "/healthz" }));
+      const health2 = row(
+        "  bare HTTP round trip (GET /healthz)",
+        await timedOnThread({ sid, get: "/healthz" }),
+      );
       const read2 = row(
         "  warm Read 4 KiB over HTTP with wait",
         await timedOnThread({ sid, tool: "Read", input: { file_path: file } }),

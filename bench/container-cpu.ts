@@ -92,7 +92,6 @@ export async function run(args: string[]): Promise<void> {
     const sid = await newSession();
     const call = callIn(sid);
     for (let i = 0; i < 30; i++) await call();
-    const name = sessionPaths(join(dataDir, "sb"), config.SERVICE_ID, sid).containerName;
     const cid = await containerId(sid);
     const a = snapshot(cid);
     const p0 = process.cpuUsage();

@@ -43,7 +43,9 @@ function get(url) {
   return new Promise((resolve, reject) => {
     const req = request(url, { agent }, (res) => {
       res.on("data", () => {});
-      res.on("end", () => resolve({ job: { status: res.statusCode === 200 ? "succeeded" : `HTTP ${res.statusCode}` } }));
+      res.on("end", () =>
+        resolve({ job: { status: res.statusCode === 200 ? "succeeded" : `HTTP ${res.statusCode}` } }),
+      );
       res.on("error", reject);
     });
     req.on("error", reject);
