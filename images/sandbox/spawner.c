@@ -523,7 +523,6 @@ int main(int argc, char **argv) {
     }
     /* Streams first (backwards: dropping one moves the last into its place), then exits, so
      * that a command's last output and its end come before its X line in the same write. */
-    int hung_up = 0;
     for (size_t i = polled; i-- > 0;) {
       short rev = p[3 + i].revents;
       if (!rev) continue;
@@ -531,21 +530,13 @@ int main(int argc, char **argv) {
       int more = s->target == 0 ? feed(s) : (rev & POLLIN ? relay(s) : 0);
       /* POLLHUP with data still in the pipe: read until it is empty. */
       while (more && s->target != 0 && (rev & POLLHUP) && out_len < HIGH_WATER) more = relay(s);
-      if (!more) {
-        hung_up |= s->target != 0 && !s->exited;
-        drop_stream(i);
-      }
+      if (!more) drop_stream(i);
     }
-    /* A command's output ends as it exits (its descriptors close just before it becomes a
-     * zombie): looking now often finds it exited, and its X goes in this write rather than after
-     * one more wake-up for SIGCHLD. */
-    if (hung_up) reap();
     if (p[1].revents & POLLIN) {
       /* SIGCHLD is a standard signal: one is pending at most (another makes the fd readable again). */
       struct signalfd_siginfo si;
-      if (read(sfd, &si, sizeof si) < 0) {
-        /* Nothing pending (EAGAIN): reaping below costs one look. */
-      }
+      ssize_t got = read(sfd, &si, sizeof si);
+      (void)got; /* nothing pending (EAGAIN) costs reap() one look */
       reap();
     }
     if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
