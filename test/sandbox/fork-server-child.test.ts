@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pollUntil } from "../support/wait-for-job.js";
+import { agentRunOfTrue } from "./agent-exec-run.js";
 
 // A command started by the fork server is handed to ExecRun as a ChildProcess look-alike whose
 // streams are plain relays, not Readable streams (fork-server.mjs). What ExecRun relies on is
@@ -27,18 +28,10 @@ interface ForkServerLike {
   start(bin: string): Promise<boolean>;
   spawn(req: object): Promise<ChildLike | null>;
 }
-interface ExecRunLike {
-  final: { t: string; exitCode: number | null } | null;
-  attach(sock: object, replay: boolean): void;
-}
 const forkServerPath = "../../src/sandbox/executor/fork-server.mjs";
-const execRunPath = "../../src/sandbox/executor/exec-run.mjs";
 const { ForkServer, forkServer } = (await import(forkServerPath)) as {
   ForkServer: new () => ForkServerLike;
   forkServer: ForkServerLike;
-};
-const { ExecRun } = (await import(execRunPath)) as {
-  ExecRun: new (req: object, who: object, opts: object) => ExecRunLike;
 };
 
 const START = { argv: ["true"], env: [], uid: 100000, gid: 100000, cwd: "/" };
@@ -58,7 +51,10 @@ describe("fork server: a forked command as ExecRun sees it", () => {
   /** A stand-in spawner answering the first start request with `lines` (printf format). */
   const standIn = async (name: string, lines: string, server = new ForkServer()) => {
     const bin = join(dir, name);
-    await writeFile(bin, `#!/bin/sh\nprintf 'R\\n'; head -c 1 >/dev/null\nprintf '${lines}' $$ $$\nexec sleep 60\n`);
+    await writeFile(
+      bin,
+      `#!/bin/sh\nprintf 'R\\n'; head -c 1 >/dev/null\nprintf '${lines}' $$ $$\nexec sleep 60\n`,
+    );
     await chmod(bin, 0o755);
     expect(await server.start(bin)).toBe(true);
     servers.push(server);
@@ -107,7 +103,11 @@ describe("fork server: a forked command as ExecRun sees it", () => {
 
   it("decodes a character split between two chunks of output", async () => {
     // "é" is C3 A9: its first byte ends one O line's bytes, its second starts the next one's.
-    await standIn("split", "P 1 %s\\nO 1 1 1\\n\\303O 1 1 2\\n\\251\\nE 1 1\\nE 1 2\\nX %s 0 0\\n", forkServer);
+    await standIn(
+      "split",
+      "P 1 %s\\nO 1 1 1\\n\\303O 1 1 2\\n\\251\\nE 1 1\\nE 1 2\\nX %s 0 0\\n",
+      forkServer,
+    );
     const lines: string[] = [];
     const sock = {
       destroyed: false,
@@ -119,12 +119,7 @@ describe("fork server: a forked command as ExecRun sees it", () => {
       once() {},
       toolshedDone: (line: string) => lines.push(line),
     };
-    const run = new ExecRun(
-      { argv: ["true"], timeoutMs: 10_000, maxOutputBytes: 1000 },
-      { name: "agent", uid: 100000, gid: 100000, identity: { home: "/home/agent" } },
-      { keyed: false, resolveCwd: () => "/", leftovers: new Set() },
-    );
-    run.attach(sock, false);
+    const run = agentRunOfTrue(sock);
     await pollUntil(
       () => run.final,
       (final) => final !== null,
