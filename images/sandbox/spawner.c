@@ -218,6 +218,9 @@ struct start {
   int fds[4]; /* the child's ends: stdin (or -1 for /dev/null), stdout, stderr, cwd report (or -1) */
 };
 
+/* Opened once (close-on-exec): the stdin of every command that has none. */
+static int dev_null = -1;
+
 /* Set by a vfork child that could not start (shared memory until its _exit). */
 static volatile int child_errno;
 static volatile const char *child_stage;
@@ -272,7 +275,7 @@ static void __attribute__((noreturn)) child(const struct start *r) {
   signal(SIGPIPE, SIG_DFL);
   sigprocmask(SIG_SETMASK, &none, NULL);
   if (setsid() < 0) FAIL("setsid");
-  int in = r->fds[0] >= 0 ? r->fds[0] : open("/dev/null", O_RDONLY | O_CLOEXEC);
+  int in = r->fds[0] >= 0 ? r->fds[0] : dev_null >= 0 ? dev_null : open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (in < 0) FAIL("open");
   /* Our ends and every other command's are close-on-exec: the command gets 0-2 (and 9). */
   if (give(in, 0) < 0 || give(r->fds[1], 1) < 0 || give(r->fds[2], 2) < 0) FAIL("dup2");
@@ -469,6 +472,7 @@ int main(int argc, char **argv) {
   sigprocmask(SIG_BLOCK, &chld, NULL);
   int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
   if (sfd < 0) return 1;
+  dev_null = open("/dev/null", O_RDONLY | O_CLOEXEC);
   /* Everything of ours is close-on-exec: a command gets only its own streams. */
   fcntl(0, F_SETFD, FD_CLOEXEC);
   fcntl(1, F_SETFD, FD_CLOEXEC);
@@ -529,9 +533,10 @@ int main(int argc, char **argv) {
       if (!more) drop_stream(i);
     }
     if (p[1].revents & POLLIN) {
+      /* SIGCHLD is a standard signal: one is pending at most (another makes the fd readable again). */
       struct signalfd_siginfo si;
-      while (read(sfd, &si, sizeof si) > 0) {
-      }
+      ssize_t got = read(sfd, &si, sizeof si);
+      (void)got; /* nothing pending (EAGAIN) costs reap() one look */
       reap();
     }
     if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pollUntil } from "../support/wait-for-job.js";
+import { agentRunOfTrue } from "./agent-exec-run.js";
 
 // The executor writes a command's output and the answer that follows it in the same turn of its
 // event loop to the host in one write (exec-run.mjs), so the host reads them in one wake-up. A
@@ -14,16 +15,8 @@ interface ForkServerLike {
   start(bin: string): Promise<boolean>;
   lost(): void;
 }
-interface ExecRunLike {
-  final: { t: string; exitCode: number | null } | null;
-  attach(sock: Writable, replay: boolean): void;
-}
 const forkServerPath = "../../src/sandbox/executor/fork-server.mjs";
-const execRunPath = "../../src/sandbox/executor/exec-run.mjs";
 const { forkServer } = (await import(forkServerPath)) as { forkServer: ForkServerLike };
-const { ExecRun } = (await import(execRunPath)) as {
-  ExecRun: new (req: object, who: object, opts: object) => ExecRunLike;
-};
 
 describe("executor: a command's output and its answer", () => {
   let dir: string;
@@ -59,12 +52,7 @@ describe("executor: a command's output and its answer", () => {
       }),
       { toolshedDone: (line: string) => sock.write(line) },
     );
-    const run = new ExecRun(
-      { argv: ["true"], timeoutMs: 10_000, maxOutputBytes: 1000 },
-      { name: "agent", uid: 100000, gid: 100000, identity: { home: "/home/agent" } },
-      { keyed: false, resolveCwd: () => "/", leftovers: new Set() },
-    );
-    run.attach(sock, false);
+    const run = agentRunOfTrue(sock);
     await pollUntil(
       () => writes.flat().join(""),
       (text) => text.includes('"t":"x"'),

@@ -50,6 +50,10 @@ describe.skipIf(!asRoot)("fork server relay: what is sent together", () => {
   const writesBy = (pid: number) =>
     Number(/\nsyscw: (\d+)\n/.exec(readFileSync(`/proc/${pid}/task/${pid}/io`, "utf8"))?.[1]);
 
+  /** Read system calls made by the spawner itself. */
+  const readsBy = (pid: number) =>
+    Number(/\nsyscr: (\d+)\n/.exec(readFileSync(`/proc/${pid}/task/${pid}/io`, "utf8"))?.[1]);
+
   /** A spawner, once it said R, then one command as nobody (descriptor 9 asked for). */
   const run = async (argv: string[], spawner = bin) => {
     const proc = spawn(spawner, [], { stdio: ["pipe", "pipe", "ignore"] });
@@ -60,6 +64,7 @@ describe.skipIf(!asRoot)("fork server relay: what is sent together", () => {
     const all = () => text;
     await pollUntil(all, (t) => t === "R\n", { timeoutMs: 20_000, intervalMs: 10, what: "the R line" });
     const writesBefore = writesBy(proc.pid!);
+    const readsBefore = readsBy(proc.pid!);
     proc.stdin.write(
       frame([
         "S",
@@ -74,7 +79,12 @@ describe.skipIf(!asRoot)("fork server relay: what is sent together", () => {
         "PATH=/usr/bin:/bin",
       ]),
     );
-    return { proc, all, writes: () => writesBy(proc.pid!) - writesBefore };
+    return {
+      proc,
+      all,
+      writes: () => writesBy(proc.pid!) - writesBefore,
+      reads: () => readsBy(proc.pid!) - readsBefore,
+    };
   };
 
   it("sends a short command's start, output, ends and exit in one write", async () => {
@@ -96,6 +106,18 @@ describe.skipIf(!asRoot)("fork server relay: what is sent together", () => {
       for (const fd of [1, 2, 9]) expect(lines).toContain(`E 1 ${fd}\n`);
     }
     expect(fewest).toBe(1);
+  });
+
+  it("reads the request and the command's SIGCHLD once each, for a command without output", async () => {
+    // The streams of `true` only hang up (nothing to read); SIGCHLD is a standard signal, one
+    // pending at most: one read of the signal descriptor, not a second one to find it empty.
+    const { proc, all, reads } = await run(["true"]);
+    await pollUntil(all, (t) => /\nX \d+ 0 0\n$/.test(t), { timeoutMs: 20_000, what: "the X line" });
+    await pollUntil(reads, (n) => n >= 2, { timeoutMs: 20_000, what: "the SIGCHLD read" });
+    // Whatever else it would read comes right after, in the same turn of its loop.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(reads()).toBe(2);
+    proc.stdin.end();
   });
 
   it("does not hold a running command's start and output until it ends", async () => {

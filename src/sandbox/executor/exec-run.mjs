@@ -53,7 +53,11 @@ export class ExecRun {
     this.cwdText = "";
     this.startedAt = Date.now();
     this.max = clamp(req.maxOutputBytes, 0, Number.MAX_SAFE_INTEGER);
-    this.streams = [1, 2].map((s) => ({ s, bytes: 0, cut: false, decoder: new StringDecoder("utf8") }));
+    // A stream's decoder is made when its first output comes (most commands write to one or none).
+    this.streams = [
+      { s: 1, bytes: 0, cut: false, decoder: null },
+      { s: 2, bytes: 0, cut: false, decoder: null },
+    ];
     this.leftovers = opts.leftovers;
     this.start(opts.resolveCwd);
   }
@@ -167,6 +171,7 @@ export class ExecRun {
     const take = buf.length <= this.max - st.bytes ? buf : buf.subarray(0, this.max - st.bytes);
     if (take !== buf) this.truncated = st.cut = true;
     st.bytes += take.length;
+    st.decoder ??= new StringDecoder("utf8");
     const text = st.decoder.write(take);
     if (text) this.emit({ t: "o", s: st.s, d: text });
   }
@@ -204,23 +209,30 @@ export class ExecRun {
     }, KILL_GRACE_MS).unref();
   }
 
-  async finish() {
+  finish() {
     if (this.finishing) return;
     this.finishing = true;
     clearTimeout(this.timer);
     for (const st of this.streams) {
       // A character split by the cap is dropped rather than sent as U+FFFD.
-      const rest = st.cut ? "" : st.decoder.end();
+      const rest = st.cut || !st.decoder ? "" : st.decoder.end();
       if (rest) this.emit({ t: "o", s: st.s, d: rest });
     }
-    let exitCode = null;
+    // How it ended is as of now: a cancel that comes while its processes are settled changes nothing.
     const { exit, killedFor } = this;
+    // An agent call that ended by itself waits for nothing: its answer goes in this turn.
+    if (this.who.name === "agent" && !killedFor && !this.killing)
+      return this.answer(exit, killedFor, this.survivors());
+    this.settleProcesses().then((extra) => this.answer(exit, killedFor, extra));
+  }
+
+  answer(exit, killedFor, extra) {
+    let exitCode = null;
     // Neither code nor signal: the fork server died under it, and how it ended is unknown.
     const known = exit && (exit.code !== null || exit.signal !== null);
     if (known && !(killedFor && exit.signal === "SIGKILL")) {
       exitCode = exit.code ?? 128 + (osc.signals[exit.signal] ?? 0);
     }
-    const extra = await this.settleProcesses();
     const cwd = this.cwdText.trim();
     this.conclude({
       t: "x",
@@ -249,9 +261,16 @@ export class ExecRun {
       await who.release?.();
       return killed > 0 ? { killed } : {};
     }
-    // One scan: what runs now and was not reported before is this call's. The agent's calls do
-    // not overlap (a session runs them one at a time), so nothing else can have started it.
-    const alive = processesOf(who.uid);
+    return this.survivors();
+  }
+
+  /**
+   * An agent call's new survivors, in one scan: what runs now and was not reported before is this
+   * call's. The agent's calls do not overlap (a session runs them one at a time), so nothing else
+   * can have started it.
+   */
+  survivors() {
+    const alive = processesOf(this.who.uid);
     const left = [...alive].filter(([pid]) => !this.leftovers.has(pid));
     this.leftovers.clear();
     for (const pid of alive.keys()) this.leftovers.add(pid);

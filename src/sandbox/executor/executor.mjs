@@ -125,8 +125,8 @@ function readLines(sock, onLine) {
         if (piece.length) parts.push(piece);
         return;
       }
-      parts.push(piece);
-      const line = Buffer.concat(parts).toString("utf8");
+      // Most requests come in one chunk: nothing to join.
+      const line = parts.length ? Buffer.concat([...parts, piece]).toString("utf8") : piece.toString("utf8");
       parts = [];
       size = 0;
       start = nl + 1;

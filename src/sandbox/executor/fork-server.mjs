@@ -12,40 +12,96 @@ import { spawn as nodeSpawn } from "node:child_process";
 import { EventEmitter } from "node:events";
 import { closeSync, existsSync, openSync, readSync } from "node:fs";
 import { constants as osc } from "node:os";
-import { Readable } from "node:stream";
 
 export const SPAWNER_BIN = "/usr/local/libexec/toolshed-spawner";
 const CWD_FD = 9;
 const NL = 0x0a;
 const PROC_PEEK = Buffer.alloc(512);
+const NO_INPUT = Buffer.alloc(0);
 const SIGNAL_NAMES = Object.fromEntries(Object.entries(osc.signals).map(([name, n]) => [n, name]));
+
+/**
+ * One relayed stream of a forked command: what ExecRun uses of a Readable (`on("data")`,
+ * `destroy()`), without a stream's machinery (its buffers, ticks and events cost more than the
+ * whole of a short command's relay). Chunks and the end that come before the caller listens are
+ * kept and given to it, in order, when the child is handed over.
+ */
+class Relay {
+  constructor(child) {
+    this.child = child;
+    this.onData = null;
+    this.kept = null; // chunks before the hand-over
+    this.ended = false; // its E line came
+    this.done = false; // ended and told, or destroyed
+    this.destroyed = false;
+  }
+
+  on(event, fn) {
+    if (event === "data") this.onData = fn;
+    return this;
+  }
+
+  push(buf) {
+    if (this.destroyed || this.ended) return;
+    if (this.child.handed) this.onData?.(buf);
+    else if (this.kept) this.kept.push(buf);
+    else this.kept = [buf];
+  }
+
+  end() {
+    if (this.destroyed || this.ended) return;
+    this.ended = true;
+    if (this.child.handed) this.finish();
+  }
+
+  /** The hand-over: what came before it, then its end if that came too. */
+  flush() {
+    const kept = this.kept;
+    this.kept = null;
+    if (kept && !this.destroyed) for (const buf of kept) this.onData?.(buf);
+    if (this.ended) this.finish();
+  }
+
+  destroy() {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    this.kept = null;
+    this.finish();
+  }
+
+  finish() {
+    if (this.done) return;
+    this.done = true;
+    this.child.streamDone();
+  }
+}
 
 class ForkedChild extends EventEmitter {
   constructor(fds) {
     super();
     this.pid = undefined;
     this.stdio = [];
-    // Each relayed stream is a Readable fed by O lines and ended by its E line; 'close' waits
-    // until every one was read to its end (or destroyed), as Node's ChildProcess does.
+    // Each relayed stream is fed by O lines and ended by its E line; 'close' waits until every
+    // one ended (or was destroyed), as Node's ChildProcess waits for its streams.
     this.open = fds.length;
-    for (const fd of fds) {
-      const stream = new Readable({ read() {} });
-      stream.on("error", () => {});
-      stream.once("close", () => {
-        this.open--;
-        this.maybeClose();
-      });
-      this.stdio[fd] = stream;
-    }
+    for (const fd of fds) this.stdio[fd] = new Relay(this);
     this.exit = null;
     this.closed = false;
     this.handed = false;
+    this.handing = false;
   }
 
-  /** The caller has its listeners on: from now on 'exit' and 'close' are emitted (late ones now). */
+  /**
+   * The caller has its listeners on: what came meanwhile is given to it now (each stream's output
+   * and end, in order; then the exit), and from now on as it comes.
+   */
   handOver() {
     this.handed = true;
+    // 'exit' before 'close', as Node's: a stream's end given now must not close it first.
+    this.handing = true;
+    for (const relay of this.stdio) relay?.flush();
     if (this.exit) this.emit("exit", this.exit.code, this.exit.signal);
+    this.handing = false;
     this.maybeClose();
   }
 
@@ -60,13 +116,16 @@ class ForkedChild extends EventEmitter {
   }
 
   data(fd, buf) {
-    const stream = this.stdio[fd];
-    if (stream && !stream.destroyed && !stream.readableEnded) stream.push(buf);
+    this.stdio[fd]?.push(buf);
   }
 
   ended(fd) {
-    const stream = this.stdio[fd];
-    if (stream && !stream.destroyed && !stream.readableEnded) stream.push(null);
+    this.stdio[fd]?.end();
+  }
+
+  streamDone() {
+    this.open--;
+    this.maybeClose();
   }
 
   exited(code, signal) {
@@ -78,7 +137,7 @@ class ForkedChild extends EventEmitter {
   }
 
   maybeClose() {
-    if (this.closed || !this.handed || !this.exit || this.open > 0) return;
+    if (this.closed || !this.handed || this.handing || !this.exit || this.open > 0) return;
     this.closed = true;
     this.emit("close", this.exit.code, this.exit.signal);
   }
@@ -172,7 +231,7 @@ export class ForkServer {
     return new Promise((resolve, reject) => {
       this.pending.set(id, { child, resolve, reject });
       // The stdin bytes follow the last field raw, then the frame's final NUL.
-      this.write(fields, input ?? Buffer.alloc(0));
+      this.write(fields, input ?? NO_INPUT);
     });
   }
 
@@ -186,13 +245,19 @@ export class ForkServer {
     });
   }
 
+  /** One frame: its length, the fields each NUL-terminated, then `tail` (raw) and a NUL. */
   write(fields, tail) {
-    const body = Buffer.from(`${fields.join("\0")}\0`, "utf8");
-    const parts = tail ? [body, tail, Buffer.alloc(1)] : [body];
-    const length = parts.reduce((n, b) => n + b.length, 0);
-    const head = Buffer.alloc(4);
-    head.writeUInt32LE(length);
-    this.proc.stdin.write(Buffer.concat([head, ...parts]));
+    const text = `${fields.join("\0")}\0`;
+    const size = Buffer.byteLength(text);
+    const length = tail ? size + tail.length + 1 : size;
+    const frame = Buffer.allocUnsafe(4 + length);
+    frame.writeUInt32LE(length, 0);
+    frame.write(text, 4, "utf8");
+    if (tail) {
+      tail.copy(frame, 4 + size);
+      frame[3 + length] = 0;
+    }
+    this.proc.stdin.write(frame);
   }
 
   /** Lines, and after an O line exactly its byte count of a command's output. */
