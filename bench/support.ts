@@ -12,7 +12,7 @@ import { type Config, loadConfig } from "../src/config.js";
  * removes only what it made), the image a checkout names, and `extra` on top.
  */
 export function benchConfig(dataDir: string, adminKey: string, extra: Record<string, string> = {}): Config {
-  return loadConfig({
+  const config = loadConfig({
     PORT: "0",
     DATA_DIR: dataDir,
     TOOLSHED_ADMIN_KEY: adminKey,
@@ -23,6 +23,46 @@ export function benchConfig(dataDir: string, adminKey: string, extra: Record<str
     ...(process.env.SANDBOX_IMAGE ? { SANDBOX_IMAGE: process.env.SANDBOX_IMAGE } : {}),
     ...extra,
   });
+  removedOnSignal(config, dataDir);
+  return config;
+}
+
+/**
+ * What each bench service not torn down yet would leave behind. A bench stopped by a signal (a
+ * `timeout`, ^C) runs no `finally`: its containers stayed up, idle, taking memory and skewing the
+ * next runs' figures. On SIGINT or SIGTERM they are removed (for at most 30 s), then the process
+ * exits as the signal would have ended it.
+ */
+const leftBehind = new Map<string, () => Promise<void>>();
+let hooked = false;
+
+function removedOnSignal(config: Config, dataDir: string): void {
+  if (!hooked) {
+    hooked = true;
+    const onSignal = (signal: NodeJS.Signals) => {
+      console.error(`bench: ${signal}; removing the containers, data and Redis keys it made`);
+      const removed = Promise.allSettled([...leftBehind.values()].map((remove) => remove()));
+      const bound = new Promise((resolve) => setTimeout(resolve, 30_000).unref());
+      void Promise.race([removed, bound]).finally(() => process.exit(signal === "SIGINT" ? 130 : 143));
+    };
+    process.once("SIGINT", onSignal);
+    process.once("SIGTERM", onSignal);
+  }
+  leftBehind.set(config.SERVICE_ID, () => removeLeft(config, dataDir));
+}
+
+/** A run's containers (twice: one being made while the first pass listed them), data and Redis keys. */
+async function removeLeft(config: Config, dataDir: string): Promise<void> {
+  const docker = new Dockerode();
+  for (let pass = 0; pass < 2; pass++) {
+    const left = await docker.listContainers({
+      all: true,
+      filters: { label: [`toolshed.service=${config.SERVICE_ID}`] },
+    });
+    await Promise.allSettled(left.map((c) => docker.getContainer(c.Id).remove({ force: true })));
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+  await dropKeys(config.REDIS_URL, config.QUEUE_PREFIX);
 }
 
 /** Redis is shared: remove one run's queues (`{prefix}:`), streams and counters (`prefix:`). */
@@ -42,14 +82,8 @@ export async function dropKeys(url: string, prefix: string): Promise<void> {
 /** Stops the bench's service and removes everything it left: its containers, data and Redis keys. */
 export async function tearDown(service: RunningService, config: Config, dataDir: string): Promise<void> {
   await service.stop();
-  const docker = new Dockerode();
-  const left = await docker.listContainers({
-    all: true,
-    filters: { label: [`toolshed.service=${config.SERVICE_ID}`] },
-  });
-  await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true })));
-  rmSync(dataDir, { recursive: true, force: true });
-  await dropKeys(config.REDIS_URL, config.QUEUE_PREFIX);
+  await removeLeft(config, dataDir);
+  leftBehind.delete(config.SERVICE_ID);
 }
 
 /** A loose JSON client for a bench: any answer above 299 but 202 throws with its body. */
