@@ -47,7 +47,7 @@ describe("Last-Event-ID past the end", () => {
     const full = parseSse(await (await events(jid)).text());
     const last = full.at(-1)!;
     expect(last.event).toBe("result");
-    for (const id of [last.id!, "final", "99999999999999-0", "999999999999999999999999-7"]) {
+    for (const id of [last.id!, "final", "final-status", "99999999999999-0", "999999999999999999999999-7"]) {
       const res = await events(jid, id);
       expect(res.status, id).toBe(200);
       const resumed = parseSse(await res.text());

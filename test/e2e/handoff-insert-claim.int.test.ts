@@ -45,17 +45,22 @@ async function pinnedSession(name: string) {
 }
 
 /** The whole SSE stream of a job (the server ends it after `result`): event names and data. */
-async function streamOf(key: string, jid: string): Promise<{ event: string; data: unknown }[]> {
+async function streamOf(
+  key: string,
+  jid: string,
+  lastEventId?: string,
+): Promise<{ id?: string; event: string; data: unknown }[]> {
   const res = await fetch(`${h.url}/v1/jobs/${jid}/events`, {
-    headers: { authorization: `Bearer ${key}` },
+    headers: { authorization: `Bearer ${key}`, ...(lastEventId ? { "last-event-id": lastEventId } : {}) },
     signal: AbortSignal.timeout(60_000),
   });
   expect(res.status).toBe(200);
-  const out: { event: string; data: unknown }[] = [];
+  const out: { id?: string; event: string; data: unknown }[] = [];
   for (const block of (await res.text()).split("\n\n")) {
     const event = /^event: (.*)$/m.exec(block)?.[1];
     const data = /^data: (.*)$/m.exec(block)?.[1];
-    if (event) out.push({ event, data: data === undefined ? null : JSON.parse(data) });
+    const id = /^id: (.*)$/m.exec(block)?.[1];
+    if (event) out.push({ ...(id ? { id } : {}), event, data: data === undefined ? null : JSON.parse(data) });
   }
   return out;
 }
@@ -363,7 +368,7 @@ it("a client that sends the next call the moment it is answered: an Edit right a
   await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
 }, 60_000);
 
-it("a stream follower that comes after the early answer, while the run's end events are held, gets the stored result once", async () => {
+it("a stream follower that comes after the early answer, while the run's end events are held, gets the terminal status and the stored result once", async () => {
   const { t, sid, calls } = await pinnedSession("follower");
   const held = holdRunEnds(10_000);
   try {
@@ -375,6 +380,14 @@ it("a stream follower that comes after the early answer, while the run's end eve
     const results = stream.filter((e) => e.event === "result");
     expect(results).toHaveLength(1);
     expect(results[0]?.data).toEqual({ status: "succeeded", result: sub.body.job.result });
+    // The whole story still ends with the terminal status, then the result: the stored row
+    // stands in for both end events.
+    expect(statuses(stream).slice(-2)).toEqual(["status:succeeded", "result:succeeded"]);
+    expect(stream.at(-2)?.id).toBe("final-status");
+    // A client that resumes from that status gets the result alone.
+    const resumed = await streamOf(t.agentKey, sub.body.job.id, "final-status");
+    expect(statuses(resumed)).toEqual(["result:succeeded"]);
+    expect(held.released).toBe(false);
   } finally {
     held.release();
   }

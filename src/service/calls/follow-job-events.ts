@@ -4,10 +4,11 @@
  * gets a `result` event for a finished job.
  */
 
-import { isTerminal } from "../../contracts/job.js";
+import { isTerminal, type JobStatus } from "../../contracts/job.js";
 import { ValidationError } from "../../errors.js";
 import type { JobEvent, ServiceDeps } from "../ports.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
+import { statusEvent } from "./job-transitions.js";
 import { findJob, loadJob } from "./job-view.js";
 
 /** A stream event, or a `ping` when nothing happened for a while (keeps proxies from timing out). */
@@ -20,6 +21,8 @@ export interface EventFollower extends AsyncIterable<FollowedEvent> {
 const IDLE_RECHECK_MS = 10_000;
 /** The id of a `result` event rebuilt from the stored job (nothing follows it). */
 const FINAL_ID = "final";
+/** The id of the terminal `status` event sent before it (a resume from it gets the `result`). */
+const FINAL_STATUS_ID = "final-status";
 
 export async function followJobEvents(
   deps: ServiceDeps,
@@ -41,6 +44,10 @@ export async function followJobEvents(
 
   async function* run(): AsyncGenerator<FollowedEvent> {
     let last = afterId;
+    // Whether this stream owes its client the terminal `status` before a stored `result`: a new
+    // stream, or one that sent events, tells the whole story; a resume that finds nothing after
+    // its point (it had the end already, or the events expired) gets the `result` alone.
+    let owesStatus = resumeFrom === undefined;
     try {
       while (!closed) {
         const signal = new Promise<void>((r) => (wake = r));
@@ -51,9 +58,15 @@ export async function followJobEvents(
           yield e;
           last = e.id;
           if (e.type === "result") return;
+          owesStatus = !(e.type === "status" && isTerminal((e.data as { status: JobStatus }).status));
         }
         if (terminalBefore) {
-          yield await finalEvent(deps, jobId);
+          // The row is final but its end events are not (yet) in the stream: the run that stored
+          // it writes them a Redis round trip after its commit, or they expired.
+          const final = await finalEvent(deps, jobId);
+          if (owesStatus)
+            yield { id: FINAL_STATUS_ID, ...statusEvent((final.data as { status: JobStatus }).status) };
+          yield final;
           return;
         }
         let timer: NodeJS.Timeout | undefined;
@@ -73,11 +86,12 @@ export async function followJobEvents(
 const END_ID = "18446744073709551615-18446744073709551614";
 
 /**
- * Where a `Last-Event-ID` resumes. `final` (the rebuilt result's id) and ids past the end
- * resume after everything, so the stored `result` is sent again rather than nothing.
+ * Where a `Last-Event-ID` resumes. `final` (the rebuilt result's id), `final-status` (the
+ * terminal status sent before it) and ids past the end resume after everything, so the stored
+ * `result` is sent again rather than nothing.
  */
 function streamPosition(lastEventId: string): string {
-  if (lastEventId === FINAL_ID) return END_ID;
+  if (lastEventId === FINAL_ID || lastEventId === FINAL_STATUS_ID) return END_ID;
   const m = /^(\d{1,30})-(\d{1,30})$/.exec(lastEventId);
   if (!m) {
     throw new ValidationError("invalid Last-Event-ID", [
