@@ -16,8 +16,11 @@ describe("a command without stdin: its fd 0", () => {
   afterAll(async () => t?.cleanup());
 
   const flagsOf0 = async (identity?: "reader") =>
-    (await sb.exec(sh("readlink /proc/self/fd/0; grep ^flags /proc/self/fdinfo/0", identity ? { identity } : {})))
-      .stdout;
+    (
+      await sb.exec(
+        sh("readlink /proc/self/fd/0; grep ^flags /proc/self/fdinfo/0", identity ? { identity } : {}),
+      )
+    ).stdout;
 
   it("is /dev/null, read-only, and a flag one command sets on it does not reach the next", async () => {
     const before = await flagsOf0();
