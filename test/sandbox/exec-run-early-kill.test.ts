@@ -1,8 +1,9 @@
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pollUntil } from "../support/wait-for-job.js";
+import { startStandIn } from "./stand-in-spawner.js";
 
 // A timeout or cancel that comes while the fork server is still starting the command is kept
 // (killPending) and applied at the hand-over. An agent call whose command ended by itself is
@@ -29,13 +30,9 @@ describe("ExecRun: a kill that came before the hand-over", () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "early-kill-"));
-    const bin = join(dir, "spawner");
-    await writeFile(
-      bin,
-      `#!/bin/sh\nprintf 'R\\n'; head -c 1 >/dev/null; sleep 0.3\nprintf 'P 1 %s\\nE 1 1\\nE 1 2\\nX %s 0 0\\n' $$ $$\nexec sleep 60\n`,
-    );
-    await chmod(bin, 0o755);
-    expect(await forkServer.start(bin)).toBe(true);
+    expect(
+      await startStandIn(forkServer, dir, "sleep 0.3; printf 'P 1 %s\\nE 1 1\\nE 1 2\\nX %s 0 0\\n' $$ $$"),
+    ).toBe(true);
   });
   afterAll(async () => {
     forkServer.proc?.kill?.("SIGKILL");
