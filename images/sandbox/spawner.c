@@ -218,9 +218,6 @@ struct start {
   int fds[4]; /* the child's ends: stdin (or -1 for /dev/null), stdout, stderr, cwd report (or -1) */
 };
 
-/* Opened once (close-on-exec): the stdin of every command that has none. */
-static int dev_null = -1;
-
 /* Set by a vfork child that could not start (shared memory until its _exit). */
 static volatile int child_errno;
 static volatile const char *child_stage;
@@ -275,7 +272,9 @@ static void __attribute__((noreturn)) child(const struct start *r) {
   signal(SIGPIPE, SIG_DFL);
   sigprocmask(SIG_SETMASK, &none, NULL);
   if (setsid() < 0) FAIL("setsid");
-  int in = r->fds[0] >= 0 ? r->fds[0] : dev_null >= 0 ? dev_null : open("/dev/null", O_RDONLY | O_CLOEXEC);
+  /* Its own open of /dev/null, not one shared by every command: an open file's flags (O_NONBLOCK,
+   * O_APPEND, ...) are shared by all its copies, so one command could set them for the next. */
+  int in = r->fds[0] >= 0 ? r->fds[0] : open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (in < 0) FAIL("open");
   /* Our ends and every other command's are close-on-exec: the command gets 0-2 (and 9). */
   if (give(in, 0) < 0 || give(r->fds[1], 1) < 0 || give(r->fds[2], 2) < 0) FAIL("dup2");
@@ -472,7 +471,6 @@ int main(int argc, char **argv) {
   sigprocmask(SIG_BLOCK, &chld, NULL);
   int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
   if (sfd < 0) return 1;
-  dev_null = open("/dev/null", O_RDONLY | O_CLOEXEC);
   /* Everything of ours is close-on-exec: a command gets only its own streams. */
   fcntl(0, F_SETFD, FD_CLOEXEC);
   fcntl(1, F_SETFD, FD_CLOEXEC);

@@ -5,6 +5,7 @@
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { apiKeys } from "../../src/db/schema.js";
+import { seedTenant } from "../support/harness.js";
 import { newTenantCase, type TenantCase } from "./tenancy-fixture.js";
 
 let t: TenantCase["t"];
@@ -80,6 +81,39 @@ describe("Last-Event-ID past the end", () => {
       expect(((await res.json()) as { error: { details: { path: string }[] } }).error.details[0]!.path).toBe(
         "Last-Event-ID",
       );
+    }
+  });
+});
+
+describe("a stream closed by the stored final row (its events expired)", () => {
+  /** Drops the job's events, as their expiry in Redis does. */
+  const expire = (jid: string) => (t.bus as unknown as { logs: Map<string, unknown> }).logs.delete(jid);
+
+  it("a new follower gets the terminal status (final-status) then the result; a resume from either gets the result alone", async () => {
+    const jid = (await submit("rm z")).body.job.id;
+    expect(expire(jid)).toBe(true);
+    const fresh = parseSse(await (await events(jid)).text());
+    expect(fresh.map((e) => [e.event, e.id, e.data.status])).toEqual([
+      ["status", "final-status", "denied"],
+      ["result", "final", "denied"],
+    ]);
+    for (const id of ["final-status", "final", "1-0"]) {
+      const resumed = parseSse(await (await events(jid, id)).text());
+      expect(
+        resumed.map((e) => [e.event, e.id]),
+        id,
+      ).toEqual([["result", "final"]]);
+    }
+  });
+
+  it("another tenant's job is a 404 whatever Last-Event-ID it sends (no 400 telling it exists)", async () => {
+    const jid = (await submit("rm z")).body.job.id;
+    const other = await seedTenant(t.call, "other");
+    for (const id of [undefined, "final-status", "final", "nope"]) {
+      const res = await t.app.request(`/v1/jobs/${jid}/events`, {
+        headers: { authorization: `Bearer ${other.agentKey}`, ...(id ? { "last-event-id": id } : {}) },
+      });
+      expect(res.status, String(id)).toBe(404);
     }
   });
 });

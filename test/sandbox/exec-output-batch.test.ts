@@ -1,10 +1,11 @@
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pollUntil } from "../support/wait-for-job.js";
 import { agentRunOfTrue } from "./agent-exec-run.js";
+import { startStandIn } from "./stand-in-spawner.js";
 
 // The executor writes a command's output and the answer that follows it in the same turn of its
 // event loop to the host in one write (exec-run.mjs), so the host reads them in one wake-up. A
@@ -23,14 +24,9 @@ describe("executor: a command's output and its answer", () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "exec-batch-"));
-    const bin = join(dir, "spawner");
     // Once the start request's first byte is in: started, "hi" on stdout, both streams ended, exited 0.
-    await writeFile(
-      bin,
-      "#!/bin/sh\nprintf 'R\\n'; head -c 1 >/dev/null\nprintf 'P 1 %s\\nO 1 1 3\\nhi\\nE 1 1\\nE 1 2\\nX %s 0 0\\n' $$ $$\nexec sleep 60\n",
-    );
-    await chmod(bin, 0o755);
-    expect(await forkServer.start(bin)).toBe(true);
+    const lines = "printf 'P 1 %s\\nO 1 1 3\\nhi\\nE 1 1\\nE 1 2\\nX %s 0 0\\n' $$ $$";
+    expect(await startStandIn(forkServer, dir, lines)).toBe(true);
   });
   afterAll(async () => {
     forkServer.proc?.kill?.("SIGKILL");

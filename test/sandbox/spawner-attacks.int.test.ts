@@ -84,4 +84,34 @@ describe("fork server under a hostile command", () => {
     expect(r.stdout.split("\n"), r.stderr).toEqual(["attach -1 1", "seize -1 1", "mem 13", "stop 1", ""]);
     expect((await sb.exec(sh("echo alive"))).stdout).toBe("alive\n");
   });
+
+  // fd 0 of a command given no stdin: /dev/null, read-only, and its own open of it (an open
+  // file's flags are shared by every copy of its descriptor: one shared by all commands would let
+  // one set O_NONBLOCK or O_APPEND for every later command, of any identity).
+  const flagsOf0 = async (identity?: "reader") =>
+    (
+      await sb.exec(
+        sh("readlink /proc/self/fd/0; grep ^flags /proc/self/fdinfo/0", identity ? { identity } : {}),
+      )
+    ).stdout;
+
+  it("a command without stdin: fd 0 is /dev/null, read-only, and a flag one command sets on it does not reach the next", async () => {
+    const before = await flagsOf0();
+    expect(before).toMatch(/^\/dev\/null\nflags:\s+0?[0-7]*0\n$/);
+    const w = await sb.exec(sh("echo x >&0 && echo wrote || echo refused"));
+    expect(w.stdout).toBe("refused\n");
+    // O_NONBLOCK (and O_APPEND, O_NOATIME...) are flags of the open file, shared by every copy.
+    const set = await sb.exec({
+      argv: [
+        "python3",
+        "-c",
+        "import fcntl,os; fcntl.fcntl(0, fcntl.F_SETFL, fcntl.fcntl(0, fcntl.F_GETFL) | os.O_NONBLOCK | os.O_APPEND); print(oct(fcntl.fcntl(0, fcntl.F_GETFL)))",
+      ],
+      timeoutMs: 10_000,
+      maxOutputBytes: 1000,
+    });
+    expect(set.exitCode).toBe(0);
+    expect(await flagsOf0()).toBe(before);
+    expect(await flagsOf0("reader")).toBe(before);
+  });
 });

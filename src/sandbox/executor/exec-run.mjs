@@ -158,9 +158,11 @@ export class ExecRun {
       this.exit ??= { code, signal };
       this.finish();
     });
-    child.handOver?.();
-    // A cancel that came while the command was being started applies now.
+    // A timeout or cancel that came while the command was being started applies now, before the
+    // hand-over: that may give the command's whole end, and an agent call that ended by itself is
+    // answered in that turn (finish), which a kill applied after it would no longer change.
     if (this.killPending) this.kill(this.killPending);
+    child.handOver?.();
   }
 
   output(st, buf) {
