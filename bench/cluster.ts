@@ -21,7 +21,7 @@ import Dockerode from "dockerode";
 import { startService } from "../src/cli/compose.js";
 import { loadConfig } from "../src/config.js";
 import { fmt, measureRawDockerRun, summarize } from "./sandbox-latency.js";
-import { benchTenant, jsonClient, tearDown } from "./support.js";
+import { benchTenant, jsonClient, removedOnSignal, tearDown } from "./support.js";
 
 const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
 const clusterDir = process.env.CLUSTER_DIR ?? "/var/tmp/toolshed-cluster";
@@ -88,6 +88,9 @@ export async function run(args: string[]): Promise<void> {
     SANDBOX_WARM_POOL: "2",
   };
   const config = loadConfig({ ...env, LOG_LEVEL: "warn" });
+  // Both engines hold the run's containers (the second's sessions and warm pool).
+  const engines = [new Dockerode(), new Dockerode({ socketPath: `${clusterDir}/e2/docker.sock` })];
+  removedOnSignal(config, dataDir, engines);
   const api = await startService(config, "api").catch((err) => {
     database?.drop();
     throw err;
@@ -153,13 +156,7 @@ export async function run(args: string[]): Promise<void> {
       w.kill("SIGTERM");
       await exited;
     }
-    const docker2 = new Dockerode({ socketPath: `${clusterDir}/e2/docker.sock` });
-    const left = await docker2.listContainers({
-      all: true,
-      filters: { label: [`toolshed.service=${config.SERVICE_ID}`] },
-    });
-    await Promise.all(left.map((c) => docker2.getContainer(c.Id).remove({ force: true })));
-    await tearDown(api, config, dataDir);
+    await tearDown(api, config, dataDir, engines);
     database?.drop();
   }
 }

@@ -36,7 +36,12 @@ export function benchConfig(dataDir: string, adminKey: string, extra: Record<str
 const leftBehind = new Map<string, () => Promise<void>>();
 let hooked = false;
 
-function removedOnSignal(config: Config, dataDir: string): void {
+/** Registers a run's service (its containers on `engines`, data, Redis keys) for removal on a signal. */
+export function removedOnSignal(
+  config: Config,
+  dataDir: string,
+  engines: Dockerode[] = [new Dockerode()],
+): void {
   if (!hooked) {
     hooked = true;
     const onSignal = (signal: NodeJS.Signals) => {
@@ -48,18 +53,20 @@ function removedOnSignal(config: Config, dataDir: string): void {
     process.once("SIGINT", onSignal);
     process.once("SIGTERM", onSignal);
   }
-  leftBehind.set(config.SERVICE_ID, () => removeLeft(config, dataDir));
+  leftBehind.set(config.SERVICE_ID, () => removeLeft(config, dataDir, engines));
 }
 
-/** A run's containers (twice: one being made while the first pass listed them), data and Redis keys. */
-async function removeLeft(config: Config, dataDir: string): Promise<void> {
-  const docker = new Dockerode();
-  for (let pass = 0; pass < 2; pass++) {
-    const left = await docker.listContainers({
-      all: true,
-      filters: { label: [`toolshed.service=${config.SERVICE_ID}`] },
-    });
-    await Promise.allSettled(left.map((c) => docker.getContainer(c.Id).remove({ force: true })));
+/**
+ * A run's containers on each engine (twice: one being made while the first pass listed them; an
+ * engine that does not answer is skipped), data and Redis keys.
+ */
+async function removeLeft(config: Config, dataDir: string, engines: Dockerode[]): Promise<void> {
+  const label = `toolshed.service=${config.SERVICE_ID}`;
+  for (const docker of engines) {
+    for (let pass = 0; pass < 2; pass++) {
+      const left = await docker.listContainers({ all: true, filters: { label: [label] } }).catch(() => []);
+      await Promise.allSettled(left.map((c) => docker.getContainer(c.Id).remove({ force: true })));
+    }
   }
   rmSync(dataDir, { recursive: true, force: true });
   await dropKeys(config.REDIS_URL, config.QUEUE_PREFIX);
@@ -80,9 +87,14 @@ export async function dropKeys(url: string, prefix: string): Promise<void> {
 }
 
 /** Stops the bench's service and removes everything it left: its containers, data and Redis keys. */
-export async function tearDown(service: RunningService, config: Config, dataDir: string): Promise<void> {
+export async function tearDown(
+  service: RunningService,
+  config: Config,
+  dataDir: string,
+  engines: Dockerode[] = [new Dockerode()],
+): Promise<void> {
   await service.stop();
-  await removeLeft(config, dataDir);
+  await removeLeft(config, dataDir, engines);
   leftBehind.delete(config.SERVICE_ID);
 }
 
