@@ -4,14 +4,14 @@
  * (`stat`), its `readFile`, a process start inside the container (`true`, `bash -c "echo hi"`) and a
  * raw dockerode exec in the same container; then throughput with 20 and 50 sessions next to raw
  * `docker exec` at the same concurrency (the HTTP load from this thread, then from a client on its
- * own thread, bench/load-thread.ts, with fetch and with node:http); the ratios the latency work aims at,
+ * own thread, bench/load-thread.ts, with fetch and with node:http, then from a raw-socket load
+ * generator in its own process, bench/load-raw.mjs), each sessions' first calls and again, sustained,
+ * after K more calls per session (`--steady K`, default 200; 0: not); the ratios the latency work aims at,
  * with the single session's HTTP rows and ratios also measured from a client on its own thread; a cold session start
  * next to a raw hardened `docker run`; and the same table under gVisor when runsc is registered.
  * `--throughput-only [--widths 50] [--steady K] [--profile F]`: the throughput part alone (runc),
- * with the machine's CPU per call split by process around its node:http runs
- * (bench/proc-split.ts); `--steady K` adds a node:http row after K more unmeasured calls per
- * session (steady state: the executors past their JIT's warm-up); a CPU profile of the service's
- * thread during the node:http run.
+ * with the machine's CPU per call split by process around its node:http and raw runs
+ * (bench/proc-split.ts); a CPU profile of the service's thread during the node:http run.
  * `--quick`: the single-session table and its ratios alone (runc): no throughput, no cold start,
  * no gVisor table.
  */
@@ -25,7 +25,7 @@ import { startService } from "../src/cli/compose.js";
 import { runtimeRegistered } from "../src/sandbox/sandbox-runtime.js";
 import { sessionPaths } from "../src/sandbox/session-paths.js";
 import { profiled } from "./call-cost.js";
-import { loadOnThread } from "./load-thread.js";
+import { runLoad } from "./load-thread.js";
 import { snapProcs, splitReport } from "./proc-split.js";
 import {
   fmt,
@@ -57,7 +57,7 @@ interface Options {
   only: boolean;
   /** `--widths 50[,20]`: the session counts of the throughput part. */
   widths: number[];
-  /** `--steady K`: an extra node:http row after K more (unmeasured) calls per session. */
+  /** `--steady K`: node:http and raw rows again after K more (unmeasured) calls per session. */
   steady: number;
   /** `--profile <file>`: a CPU profile of the service's thread during the node:http run. */
   profile?: string;
@@ -85,7 +85,8 @@ export async function run(args: string[]): Promise<void> {
     throughput: !quick,
     only,
     widths,
-    steady: Number(valued("--steady") ?? 0),
+    // Sustained throughput is what a long-running service sees: measured by default (`--steady 0`: not).
+    steady: Number(valued("--steady") ?? 200),
     idle,
     ...(profile ? { profile } : {}),
   });
@@ -240,7 +241,7 @@ async function runOnce(opts: Options): Promise<void> {
       // in its own process sees them: the service's work after an answer (its events, waking the
       // next call) no longer delays the client's reading of it, as it does in this thread.
       const timedOnThread = async (spec: { sid: string; tool?: string; input?: object; get?: string }) => {
-        const r = await loadOnThread({
+        const r = await runLoad({
           base,
           key: agent,
           sids: [spec.sid],
@@ -299,24 +300,28 @@ async function runOnce(opts: Options): Promise<void> {
           await Promise.all(sids.map(async (s) => (await (await containerOf(s)).inspect()).Id)),
         );
         const apart: { label: string; rate: number; cpu: string; split?: string[] }[] = [];
-        // `--steady K`: one more node:http run after K unmeasured calls per session (each
-        // executor then past its JIT's warm-up), as an extra row; the rows above are unchanged.
-        const runs: { client: "fetch" | "http"; label: string; warm: number }[] = [
-          { client: "fetch", label: "fetch", warm: 0 },
-          { client: "http", label: "http", warm: 0 },
+        // Rows: fetch and node:http on a thread of this process, then raw sockets from a process
+        // of its own (a load generator like wrk: the least of its own CPU, counted apart). With
+        // `--steady K`: after K unmeasured calls per session (each executor and the service past
+        // their JITs' warm-up, as a long-running service and session are), node:http and raw again.
+        const runs: { client: "fetch" | "http" | "raw"; label: string; warm: number }[] = [
+          { client: "fetch", label: "on its own thread (fetch)", warm: 0 },
+          { client: "http", label: "on its own thread (http)", warm: 0 },
+          { client: "raw", label: "in its own process (raw sockets)", warm: 0 },
           ...(opts.steady > 0
             ? [
                 {
                   client: "http" as const,
-                  label: `http, steady: after ${opts.steady} more calls per session`,
+                  label: `on its own thread (http), steady: after ${opts.steady} more calls per session`,
                   warm: opts.steady,
                 },
+                { client: "raw" as const, label: "in its own process (raw sockets), steady", warm: 0 },
               ]
             : []),
         ];
         for (const { client, label, warm } of runs) {
           if (warm > 0) {
-            const w = await loadOnThread({
+            const w = await runLoad({
               base,
               key: agent,
               sids,
@@ -327,21 +332,22 @@ async function runOnce(opts: Options): Promise<void> {
             });
             failures += w.failures;
           }
-          // The split by process, around the node:http runs only (it is read before and after).
-          const procs0 = client === "http" ? snapProcs(runIds) : undefined;
-          const machine0 = machineCpuMs();
-          const containers0 = containersCpuMs(runIds);
-          const process0 = process.cpuUsage();
-          const r = await profiled(label === "http" ? opts.profile : undefined, () =>
-            loadOnThread({
-              base,
-              key: agent,
-              sids,
-              perSession,
-              tool: "Bash",
-              input: { command: "echo hi" },
-              client,
-            }),
+          // The split by process, around the node:http and raw runs (it is read before and after),
+          // from when the load generator is ready (for raw: its process started and connected).
+          let procs0: ReturnType<typeof snapProcs> | undefined;
+          let machine0 = 0;
+          let containers0: number | undefined;
+          let process0 = process.cpuUsage();
+          const r = await profiled(client === "http" && warm === 0 ? opts.profile : undefined, () =>
+            runLoad(
+              { base, key: agent, sids, perSession, tool: "Bash", input: { command: "echo hi" }, client },
+              () => {
+                procs0 = client !== "fetch" ? snapProcs(runIds) : undefined;
+                machine0 = machineCpuMs();
+                containers0 = containersCpuMs(runIds);
+                process0 = process.cpuUsage();
+              },
+            ),
           );
           failures += r.failures;
           if (r.failures > 0) lastFailure = r.lastFailure;
@@ -353,6 +359,11 @@ async function runOnce(opts: Options): Promise<void> {
               : (containers1 - containers0) / r.calls;
           const spent = process.cpuUsage(process0);
           const split = procs0 && splitReport(procs0, snapProcs(runIds), r.calls);
+          // The raw client's process exited before the second snapshot: its CPU is in "rest".
+          if (split && r.clientCpuMs !== undefined)
+            split.push(
+              `    ${(r.clientCpuMs / r.calls).toFixed(3).padStart(6)}  of the rest: the load generator's process (toolshed-load), from its first call`,
+            );
           const processPerCall = (spent.user + spent.system) / 1000 / r.calls;
           apart.push({
             label,
@@ -376,7 +387,7 @@ async function runOnce(opts: Options): Promise<void> {
         );
         for (const a of apart) {
           console.log(
-            `  client on its own thread (${a.label}): ${a.rate.toFixed(1)} calls/s; ratio ${(a.rate / rawRate).toFixed(1)}; ${a.cpu}`,
+            `  client ${a.label}: ${a.rate.toFixed(1)} calls/s; ratio ${(a.rate / rawRate).toFixed(1)}; ${a.cpu}`,
           );
           for (const line of a.split ?? []) console.log(`    ${line}`);
         }

@@ -110,7 +110,8 @@ export function splitReport(a: Snap, b: Snap, calls: number): string[] {
   return [
     `machine ${f(machine)} ms per call (other work on the machine included); by thread group (live threads' schedstat; minor page faults per call):`,
     ...rows.map(
-      ([g, ms]) => `    ${f(ms).padStart(6)}  ${((faultsBy.get(g) ?? 0) / calls).toFixed(1).padStart(6)}  ${g}`,
+      ([g, ms]) =>
+        `    ${f(ms).padStart(6)}  ${((faultsBy.get(g) ?? 0) / calls).toFixed(1).padStart(6)}  ${g}`,
     ),
     `    ${f(exited).padStart(6)}  container: exited processes (the commands: bash), cgroup total − live`,
     `    ${f(machine - live - exited).padStart(6)}  rest (exited host processes, interrupts; /proc/stat ticks are coarse)`,
