@@ -4,26 +4,18 @@
  * response there.
  */
 import { request } from "node:http";
-import type { AddressInfo } from "node:net";
-import { type ServerType, serve } from "@hono/node-server";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { ADMIN_KEY, createApiTestApp } from "../support/harness.js";
-import { NullSandboxProvider } from "../support/null-sandbox.js";
+import { ADMIN_KEY } from "../support/harness.js";
+import { servedApiTestApp } from "../support/served-app.js";
 
-let t: Awaited<ReturnType<typeof createApiTestApp>>;
-let server: ServerType;
+let served: Awaited<ReturnType<typeof servedApiTestApp>>;
 let port: number;
 
 beforeAll(async () => {
-  t = await createApiTestApp(new NullSandboxProvider());
-  server = serve({ fetch: t.app.fetch, port: 0, hostname: "127.0.0.1" });
-  await new Promise<void>((r) => server.once("listening", () => r()));
-  port = (server.address() as AddressInfo).port;
+  served = await servedApiTestApp();
+  port = served.port;
 });
-afterAll(async () => {
-  await new Promise((r) => server.close(r));
-  t.close();
-});
+afterAll(() => served.close());
 
 interface Answer {
   status: number;
