@@ -24,7 +24,9 @@ const isSecretKey = (key: string) => key === "headers" || key === "env" || key =
 /**
  * `fields` with every secret key (above) at its top or one level down censored; copied where
  * anything is censored, never changed (the caller may still use it). An object one level down is
- * copied with its prototype and property descriptors, so that an error is still serialized as one.
+ * copied with its prototype and property descriptors, so that an error is still serialized as one;
+ * a secret key it inherits (a class's `headers` getter) is censored too, in case its `toJSON`
+ * writes it (pino's paths missed that one).
  */
 export function redactSecrets(fields: Record<string, unknown>): Record<string, unknown> {
   let out: Record<string, unknown> | undefined;
@@ -44,11 +46,17 @@ export function redactSecrets(fields: Record<string, unknown>): Record<string, u
 }
 
 function censorOwnSecrets(value: object): object {
-  if (!SECRET_KEYS.some((k) => Object.hasOwn(value, k))) return value;
+  if (!SECRET_KEYS.some((k) => k in value)) return value;
   const descriptors = Object.getOwnPropertyDescriptors(value) as Record<string, PropertyDescriptor>;
   for (const k of SECRET_KEYS) {
-    const d = descriptors[k];
-    if (d) descriptors[k] = { value: REDACTED, enumerable: d.enumerable, writable: true, configurable: true };
+    // An inherited one (a getter a `toJSON` may read) is shadowed, left out of the line's own keys.
+    if (k in value)
+      descriptors[k] = {
+        value: REDACTED,
+        enumerable: descriptors[k]?.enumerable ?? false,
+        writable: true,
+        configurable: true,
+      };
   }
   return Object.create(Object.getPrototypeOf(value), descriptors) as object;
 }

@@ -87,6 +87,20 @@ describe("log lines never carry secrets", () => {
     expect(err.headers.authorization).toBe("Bearer tsk_secret");
   });
 
+  it("censors a secret a field inherits and writes from its toJSON (pino's paths did not)", () => {
+    class FetchedAnswer {
+      get headers() {
+        return { authorization: "Bearer tsk_secret" };
+      }
+      toJSON() {
+        return { headers: this.headers, ok: true };
+      }
+    }
+    const { logger, lines } = captured();
+    logger.info({ res: new FetchedAnswer() }, "m");
+    expect(fieldsOf(lines[0]!)).toEqual({ res: { headers: REDACTED, ok: true }, msg: "m" });
+  });
+
   it("censors a child logger's bindings", () => {
     const { logger, lines } = captured();
     const child = logger.child({ env: { TOKEN: "v" }, svc: "s" });
