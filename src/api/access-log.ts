@@ -72,9 +72,10 @@ function routeLabel(path: string): string {
 /**
  * Sets a header on the response. Under node-server, on Node's own response, which merges it into
  * the head it writes: the response's headers then stay the plain object `c.json` made (a fetch
- * `Headers` per request, built and read back into an object, cost ~5 µs). Elsewhere (`app.request`)
- * or when the response has its own value, on the response's headers, in place; rebuilt only when
- * they are immutable.
+ * `Headers` per request, built and read back into an object, cost ~5 µs). A value the response
+ * carries itself would win there (Node lets the head's own headers override); no route sets these.
+ * Elsewhere (`app.request`, or a head already sent), on the response's headers, in place; rebuilt
+ * only when they are immutable.
  */
 function stamp(c: Parameters<MiddlewareHandler<AppEnv>>[0], name: string, value: string): void {
   const outgoing = nodeOutgoing(c);
