@@ -4,6 +4,7 @@
  * status and duration; never headers, query strings or bodies (where secrets would be).
  */
 import { randomUUID } from "node:crypto";
+import { ServerResponse } from "node:http";
 import type { MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { type Logger, withLogContext } from "../log.js";
@@ -18,10 +19,8 @@ export function accessLog(deps: { logger: Logger; metrics: ApiPort["metrics"] })
     const requestId = incoming && /^[\w.-]{1,100}$/.test(incoming) ? incoming : `req_${randomUUID()}`;
     const trace = traceFrom(c.req.header("traceparent"));
     c.set("requestId", requestId);
-    c.header("x-request-id", requestId);
     await withLogContext({ requestId, traceId: trace.traceId }, next);
-    // Stamped on the response as it is (an error handler's too): `c.header` after the response
-    // exists would rebuild it (node-server then materialises a full fetch Response per request).
+    // Stamped once the response exists (an error handler's too).
     stamp(c, "x-request-id", requestId);
     stamp(c, "traceparent", formatTraceparent(trace));
     const route = routeOf(c);
@@ -51,18 +50,48 @@ export function accessLog(deps: { logger: Logger; metrics: ApiPort["metrics"] })
  * the metric's label set stays bounded; `unmatched` for a 404 no route answered.
  */
 function routeOf(c: Parameters<MiddlewareHandler<AppEnv>>[0]): string {
-  const path = matchedRoutes(c)
-    .map((r) => r.path)
-    .filter((p) => !p.endsWith("*"))
-    .at(-1);
-  return path === undefined ? "unmatched" : path.replace(/:(\w+)(\{[^}]*\})?/g, "{$1}");
+  const routes = matchedRoutes(c);
+  for (let i = routes.length - 1; i >= 0; i--) {
+    const path = routes[i]!.path;
+    if (!path.endsWith("*")) return routeLabel(path);
+  }
+  return "unmatched";
 }
 
-/** Sets a header on the finished response in place; rebuilt only when its headers are immutable. */
+/** Route patterns are the app's own (a bounded set): each is rewritten once. */
+const labels = new Map<string, string>();
+function routeLabel(path: string): string {
+  let label = labels.get(path);
+  if (label === undefined) {
+    label = path.replace(/:(\w+)(\{[^}]*\})?/g, "{$1}");
+    labels.set(path, label);
+  }
+  return label;
+}
+
+/**
+ * Sets a header on the response. Under node-server, on Node's own response, which merges it into
+ * the head it writes: the response's headers then stay the plain object `c.json` made (a fetch
+ * `Headers` per request, built and read back into an object, cost ~5 µs). A value the response
+ * carries itself would win there (Node lets the head's own headers override); no route sets these.
+ * Elsewhere (`app.request`, or a head already sent), on the response's headers, in place; rebuilt
+ * only when they are immutable.
+ */
 function stamp(c: Parameters<MiddlewareHandler<AppEnv>>[0], name: string, value: string): void {
+  const outgoing = nodeOutgoing(c);
+  if (outgoing && !outgoing.headersSent) {
+    outgoing.setHeader(name, value);
+    return;
+  }
   try {
     c.res.headers.set(name, value);
   } catch {
     c.header(name, value);
   }
+}
+
+/** Node's response under a real server (@hono/node-server's `env.outgoing`); absent in `app.request`. */
+function nodeOutgoing(c: Parameters<MiddlewareHandler<AppEnv>>[0]): ServerResponse | undefined {
+  const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
+  return outgoing instanceof ServerResponse ? outgoing : undefined;
 }

@@ -36,3 +36,19 @@ describe("traceFrom", () => {
     expect(t.flags).toBe("00");
   });
 });
+
+describe("new ids", () => {
+  it("are valid and distinct across many requests (more than one refill of the random pool)", () => {
+    const traces = new Set<string>();
+    const spans = new Set<string>();
+    for (let i = 0; i < 2000; i++) {
+      const t = traceFrom(undefined);
+      expect(t.traceId).toMatch(/^(?!0+$)[0-9a-f]{32}$/);
+      expect(t.spanId).toMatch(/^(?!0+$)[0-9a-f]{16}$/);
+      traces.add(t.traceId);
+      spans.add(t.spanId);
+    }
+    expect(traces.size).toBe(2000);
+    expect(spans.size).toBe(2000);
+  });
+});
