@@ -6,12 +6,11 @@ import * as path from "node:path";
 
 export async function readFile(p, maxBytes) {
   const limit = Number.isFinite(maxBytes) ? maxBytes : 64 * 1024 * 1024;
-  // O_NONBLOCK so that opening a FIFO cannot hang the request.
-  const fh = await fs.open(p, fsc.O_RDONLY | fsc.O_NONBLOCK);
+  const st = await regularFile(p);
+  // Opened for reading only once known to be a regular file, through the O_PATH descriptor's
+  // /proc entry (the same inode: a path swapped meanwhile is not followed). O_NONBLOCK still.
+  const fh = await fs.open(`/proc/self/fd/${st.fd}`, fsc.O_RDONLY | fsc.O_NONBLOCK).finally(() => st.close());
   try {
-    const st = await fh.stat();
-    if (st.isDirectory()) throw Object.assign(new Error(`${p} is a directory`), { code: "EISDIR" });
-    if (!st.isFile()) throw Object.assign(new Error(`${p} is not a regular file`), { code: "EIO" });
     if (st.size > limit) throw Object.assign(new Error(`${p} is ${st.size} bytes`), { code: "EFBIG" });
     // Read to EOF rather than trusting st.size: /proc files report 0 and files may grow.
     const chunks = [];
@@ -31,6 +30,27 @@ export async function readFile(p, maxBytes) {
     return { t: "r", data: data.toString("base64"), size: data.length, mtimeMs: st.mtimeMs, realPath: real };
   } finally {
     await fh.close();
+  }
+}
+
+/** Linux's O_PATH (not in Node's constants): a descriptor that names a file without opening it. */
+const O_PATH = 0o10000000;
+
+/**
+ * The path's file, looked at through an O_PATH descriptor: no open of its own, so a FIFO's
+ * writer is not woken and a device's driver not called, even for a read whose answer is then
+ * thrown away. Throws unless it is a regular file; `close` drops the descriptor.
+ */
+async function regularFile(p) {
+  const ph = await fs.open(p, O_PATH);
+  try {
+    const st = await ph.stat();
+    if (st.isDirectory()) throw Object.assign(new Error(`${p} is a directory`), { code: "EISDIR" });
+    if (!st.isFile()) throw Object.assign(new Error(`${p} is not a regular file`), { code: "EIO" });
+    return { fd: ph.fd, size: st.size, mtimeMs: st.mtimeMs, close: () => ph.close() };
+  } catch (err) {
+    await ph.close();
+    throw err;
   }
 }
 
