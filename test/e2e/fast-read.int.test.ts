@@ -13,7 +13,7 @@ let h: Harness;
 let t: Awaited<ReturnType<typeof seedTenant>>;
 let sid: string;
 /** Every call of the store's insert paths since the last `seen()`, by method. */
-let log: string[] = [];
+const log: string[] = [];
 let store: JobStore;
 
 beforeAll(async () => {
