@@ -61,9 +61,12 @@ export async function fastRead(
   try {
     const seq = session.nextSeq;
     if (await deps.store.busyBefore(session.id, seq)) return undefined;
-    const ran = await runAhead(deps, session, row, slot.claim.worker);
-    if (!ran) return count(deps, "discarded");
+    const running = runAhead(deps, session, row, slot.claim.worker);
+    // The audit entry's digest is made while the executor reads, once the request is on its way.
+    await new Promise(setImmediate);
     const audit = decisionAudit(p.keyId, row);
+    const ran = await running;
+    if (!ran) return count(deps, "discarded");
     const opts: FinishedInsert = { maxActive: maxActiveCalls, seq, hostId, readCache: ran.readCache };
     const stored = await deps.store.insertFinished(ran.final, audit, opts).catch((err: unknown) => {
       // The usual path meets the same refusal or outage and reports it as it does.
