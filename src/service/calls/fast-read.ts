@@ -73,14 +73,21 @@ export async function fastRead(
       deps.logger.debug({ err, jobId: row.id }, "fast read not stored");
       return undefined;
     });
-    // Stored or not, the executor may forget what it kept for this id (never used again).
-    ran.acknowledge();
-    if (!stored) return count(deps, "discarded");
+    if (!stored) {
+      // Stored or not, the executor may forget what it kept for this id (never used again).
+      ran.acknowledge();
+      return count(deps, "discarded");
+    }
     count(deps, "stored");
-    const events = [statusEvent("queued"), statusEvent("running"), ...ran.chunks, ...rowEvents(stored)];
-    // Handed to the bus now (in order before anything issued later); never throws.
-    void publishEvents(deps, stored, events, ["queued", "running"]);
     deps.metrics.jobFinished(stored.status, stored);
+    // The events (a Redis write), the webhook records and the executor's acknowledgement (a
+    // socket write each) go out once the answer is on its way: the row is the truth meanwhile (a
+    // follower that comes first closes with the stored result, follow-job-events.ts).
+    const events = [statusEvent("queued"), statusEvent("running"), ...ran.chunks, ...rowEvents(stored)];
+    setImmediate(() => {
+      ran.acknowledge();
+      void publishEvents(deps, stored, events, ["queued", "running"]);
+    });
     return stored;
   } finally {
     slot.release();
