@@ -34,6 +34,7 @@ const POSTGRES_FILES = [
   "test/e2e/cluster.int.test.ts",
   "test/console/console.int.test.ts",
   "test/e2e/quota-race.int.test.ts",
+  "test/e2e/fast-read.int.test.ts",
 ];
 
 /**

@@ -111,6 +111,14 @@ export interface InsertClaim {
   sandbox?: string;
 }
 
+/** What insertFinished checks and stores besides the row. */
+export interface FinishedInsert extends ActiveBound {
+  /** The session's next queue position as read before the run. */
+  seq: number;
+  hostId: string;
+  readCache?: FinishOptions["readCache"];
+}
+
 export interface JobStore {
   /**
    * Inserts the job and its audit entry; a `queued` job takes its session's next `seq`. When a
@@ -131,6 +139,21 @@ export interface JobStore {
     audit: AuditRecord,
     opts: ActiveBound & { claim: InsertClaim },
   ): Promise<InsertClaimed>;
+  /**
+   * Whether a job of the session ahead of `seq` (its next queue position, as read before) is
+   * still queued or running: a call that may run before it is stored must find none.
+   */
+  busyBefore(sessionId: string, seq: number): Promise<boolean>;
+  /**
+   * Stores a call that already ran, in its final state, with its audit entry and its run's
+   * read-cache entries, in one transaction (a read-only call run before it was stored:
+   * service/calls/fast-read.ts). It takes the queue position `opts.seq` only while that is still
+   * the session's next one (no call of the session was queued since it was read, by any process)
+   * and the session is active and pinned to `opts.hostId`; otherwise nothing is written and
+   * undefined is returned. Past `opts.maxActive` (counted as an insert of a queued call would
+   * be), ActiveCallsFull, nothing written.
+   */
+  insertFinished(row: JobRow, audit: AuditRecord, opts: FinishedInsert): Promise<JobRow | undefined>;
   /** Deletes a still-`queued` job and its audit entries (its enqueue failed); true when it did. */
   withdrawQueued(jobId: string): Promise<boolean>;
   /**

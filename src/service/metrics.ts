@@ -11,6 +11,10 @@ const COUNTERS = {
   toolshed_http_requests_total: { help: "HTTP requests by method and status", labels: ["method", "status"] },
   toolshed_calls_submitted_total: { help: "Tool calls submitted, by decision", labels: ["behavior"] },
   toolshed_jobs_finished_total: { help: "Jobs finished by a worker, by status", labels: ["status"] },
+  toolshed_fast_reads_total: {
+    help: "Read-only calls run before they were stored, by outcome (stored, or discarded and run in order)",
+    labels: ["outcome"],
+  },
   toolshed_sandbox_retries_total: { help: "Jobs retried because the sandbox was unavailable", labels: [] },
   toolshed_jobs_reconciled_total: {
     help: "Jobs queued again because their queue entry was gone",

@@ -31,6 +31,12 @@ export interface ToolBase extends PermissionSubject {
   readonly inputSchema: JsonSchemaObject;
   readonly isConcurrencySafe: boolean;
   readonly isReadOnly: boolean;
+  /**
+   * Whether a call may run before it is stored and be thrown away unseen: it changes nothing
+   * anywhere (no write, no start, no message; its sandbox operations only read regular files).
+   * Absent: no.
+   */
+  readonly runsAhead?: boolean;
   /** Execution is delegated outside Toolshed; `call` must not be used. */
   readonly isExternalTool: boolean;
   /** Receives the session state (for us: the ToolRunContext's read cache and cwd). */

@@ -23,6 +23,8 @@ export interface StoreFixture {
   session(id: string): Promise<{ nextSeq: number; rules: RuleStrings }>;
   /** Pins the session to a worker host (as placement does). */
   pin(sessionId: string, hostId: string): Promise<void>;
+  /** Marks the session deleted (as its delete does first). */
+  retire(sessionId: string): Promise<void>;
   auditKinds(jobId: string): Promise<string[]>;
   /** The session read cache over the store's database. */
   readCache: ReadCacheStore;
@@ -236,6 +238,107 @@ export function storeContract(
           kind: "stored",
           claim: { kind: "wait", blockedBy: expect.any(String) },
         });
+      });
+
+      it("insertFinished stores a call that ran, final, only while nothing could have ordered it otherwise", async () => {
+        await f.pin(s.sessionId, "host-a");
+        const nextSeq = async () => (await f.session(s.sessionId)).nextSeq;
+        const cached = (text: string) => ({
+          sessionId: s.sessionId,
+          entries: [
+            {
+              filePath: `/workspace/${text}`,
+              lines: [text],
+              mtimeMs: 1,
+              contentHash: text.padEnd(64, "0"),
+              sizeBytes: 1,
+            },
+          ],
+        });
+        const ran = (over: Partial<JobRow> = {}) => {
+          const now = new Date().toISOString();
+          const attempts = [{ n: 1, worker: W1.worker, startedAt: now, endedAt: now, outcome: "succeeded" }];
+          return jobRow(s, {
+            status: "succeeded",
+            result: ok("r"),
+            startedAt: now,
+            finishedAt: now,
+            runs: 1,
+            attempts,
+            ...over,
+          });
+        };
+        const none = async (row: JobRow, text: string) => {
+          expect(await f.store.findJob(row.id)).toBeUndefined();
+          expect(await f.readCache.get(s.sessionId, `/workspace/${text}`)).toBeUndefined();
+        };
+        // An unfinished call ahead of the position read: busy until it ends.
+        const seen = await nextSeq();
+        expect(await f.store.busyBefore(s.sessionId, seen)).toBe(false);
+        const earlier = await submit(f.other);
+        expect(await f.store.busyBefore(s.sessionId, await nextSeq())).toBe(true);
+        // A call queued (by another connection) since the position was read: nothing stored.
+        const stale = ran();
+        const opts = { hostId: "host-a", readCache: cached("stale") };
+        expect(
+          await f.store.insertFinished(stale, decisionAudit(stale), { ...opts, seq: seen }),
+        ).toBeUndefined();
+        await none(stale, "stale");
+        // Past the tenant's bound on active calls (the earlier one is queued): refused, nothing stored.
+        const over = ran();
+        await expect(
+          f.store.insertFinished(over, decisionAudit(over), {
+            seq: await nextSeq(),
+            hostId: "host-a",
+            maxActive: 1,
+          }),
+        ).rejects.toBeInstanceOf(ActiveCallsFull);
+        await none(over, "over");
+        await f.store.finish(earlier.id, "succeeded", ok("done"));
+        expect(await f.store.busyBefore(s.sessionId, await nextSeq())).toBe(false);
+        // Pinned elsewhere now: nothing stored.
+        await f.pin(s.sessionId, "host-b");
+        const moved = ran();
+        const at = await nextSeq();
+        expect(
+          await f.store.insertFinished(moved, decisionAudit(moved), { seq: at, hostId: "host-a" }),
+        ).toBeUndefined();
+        await none(moved, "moved");
+        await f.pin(s.sessionId, "host-a");
+        // Stored: final, with its queue position, its audit entry and its read-cache entries.
+        const good = ran();
+        const stored = await f.store.insertFinished(good, decisionAudit(good), {
+          seq: at,
+          hostId: "host-a",
+          maxActive: 1,
+          readCache: cached("good"),
+        });
+        expect(stored).toMatchObject({ id: good.id, status: "succeeded", seq: at });
+        expect(await f.store.findJob(good.id)).toMatchObject({
+          status: "succeeded",
+          seq: at,
+          runs: 1,
+          result: ok("r"),
+        });
+        expect(await nextSeq()).toBe(at + 1);
+        expect(await f.auditKinds(good.id)).toEqual(["decision"]);
+        expect(await f.readCache.get(s.sessionId, "/workspace/good")).toMatchObject({ lines: ["good"] });
+        expect(await f.other.claim(good.id, W2)).toEqual({ kind: "skip", reason: "succeeded" });
+        // Two racing for one position (two connections): exactly one is stored.
+        const [x, y] = [ran(), ran()];
+        const both = await Promise.all([
+          f.store.insertFinished(x, decisionAudit(x), { seq: at + 1, hostId: "host-a" }),
+          f.other.insertFinished(y, decisionAudit(y), { seq: at + 1, hostId: "host-a" }),
+        ]);
+        expect(both.filter((r) => r !== undefined)).toHaveLength(1);
+        expect(await nextSeq()).toBe(at + 2);
+        // A deleted session: nothing stored.
+        await f.retire(s.sessionId);
+        const gone = ran();
+        expect(
+          await f.store.insertFinished(gone, decisionAudit(gone), { seq: at + 2, hostId: "host-a" }),
+        ).toBeUndefined();
+        await none(gone, "gone");
       });
 
       it("an insert that would claim writes nothing for a taken key and keeps the tenant's bound", async () => {

@@ -51,6 +51,9 @@ describe.skipIf(!server && !process.env.CI)("Postgres store", () => {
       async pin(sessionId, hostId) {
         await a.db.update(sessions).set({ hostId }).where(eq(sessions.id, sessionId));
       },
+      async retire(sessionId) {
+        await a.db.update(sessions).set({ status: "deleted" }).where(eq(sessions.id, sessionId));
+      },
       async auditKinds(jobId) {
         const rows = await a.db
           .select({ kind: audit.kind })

@@ -31,6 +31,9 @@ storeContract("sqlite", { recordsHostId: true, exactLaterCalls: true }, async ()
     async pin(sessionId, hostId) {
       a.db.update(sessions).set({ hostId }).where(eq(sessions.id, sessionId)).run();
     },
+    async retire(sessionId) {
+      a.db.update(sessions).set({ status: "deleted" }).where(eq(sessions.id, sessionId)).run();
+    },
     async auditKinds(jobId) {
       const rows = a.db.select({ kind: audit.kind }).from(audit).where(eq(audit.jobId, jobId)).all();
       return rows.map((r) => r.kind).sort();

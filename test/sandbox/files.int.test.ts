@@ -52,6 +52,23 @@ describe("sandbox files", () => {
     expect(await fileError(a.readFile("/tmp/fifo"))).toBe("EIO");
   });
 
+  it("a read of a FIFO does not open it: a writer blocked in its open stays blocked", async () => {
+    // The writer's open returns only once a reader opens the FIFO; a read that opened it (even
+    // O_NONBLOCK, only to refuse it) would wake the writer and leave it an EPIPE.
+    await a.exec(sh("mkfifo /tmp/wfifo"));
+    const writer = a.exec(sh("exec 3>/tmp/wfifo; echo woke > /tmp/woke", { timeoutMs: 1500 }));
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await fileError(a.readFile("/tmp/wfifo"))).toBe("EIO");
+    const ended = await writer;
+    expect(ended.timedOut).toBe(true);
+    expect(await a.stat("/tmp/woke")).toBeNull();
+  });
+
+  it("a read of a device is refused without opening it", async () => {
+    expect(await fileError(a.readFile("/dev/zero"))).toBe("EIO");
+    expect(await fileError(a.readFile("/dev/null"))).toBe("EIO");
+  });
+
   it("resolves symlinks inside the container, and missing leaves through their parent", async () => {
     await a.exec(sh("mkdir -p real/dir && ln -sfn real/dir link && ln -sfn /etc/passwd pw"));
     expect(await a.realPath("link/x/y.txt")).toBe("/workspace/real/dir/x/y.txt");

@@ -71,7 +71,9 @@ export function callRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
   app.openapi(postCall, async (c) => {
     const { sid } = c.req.valid("param");
     const { wait = 0 } = c.req.valid("query");
-    let { job } = await deps.port.submitCall(c.get("principal"), sid, c.req.valid("json"));
+    let { job } = await deps.port.submitCall(c.get("principal"), sid, c.req.valid("json"), {
+      wait: wait > 0,
+    });
     if (wait > 0 && (job.status === "queued" || job.status === "running")) {
       job = await deps.port.waitForJob(job.id, wait * 1000, job);
     }

@@ -21,6 +21,7 @@ import {
   type ClaimOptions,
   claimAtInsert,
   FINAL_STATUSES,
+  type FinishedInsert,
   type FinishedJob,
   type FinishOptions,
   type InsertClaim,
@@ -83,6 +84,45 @@ export class PgJobStore implements JobStore {
       if (dup) return { kind: "taken", job: dup };
       throw err;
     }
+  }
+
+  async busyBefore(sessionId: string, seq: number): Promise<boolean> {
+    const [row] = await this.db
+      .select({ id: jobs.id })
+      .from(jobs)
+      .where(and(eq(jobs.sessionId, sessionId), lt(jobs.seq, seq), activeJob(jobs.status)))
+      .limit(1);
+    return row !== undefined;
+  }
+
+  async insertFinished(row: JobRow, entry: AuditRecord, opts: FinishedInsert): Promise<JobRow | undefined> {
+    return this.db.transaction(async (tx): Promise<JobRow | undefined> => {
+      await requireActiveSlot(tx, row.tenantId, opts.maxActive);
+      const now = nowIso();
+      // The session's row lock, as takeSeq takes it: a concurrent insert of the session (any
+      // host) waits for this commit, or this update sees its new next_seq and takes nothing.
+      const [taken] = await tx
+        .update(sessions)
+        .set({ nextSeq: sql`${sessions.nextSeq} + 1`, lastUsedAt: now })
+        .where(
+          and(
+            eq(sessions.id, row.sessionId),
+            eq(sessions.nextSeq, opts.seq),
+            eq(sessions.status, "active"),
+            eq(sessions.hostId, opts.hostId),
+          ),
+        )
+        .returning({ next: sessions.nextSeq });
+      if (!taken) return undefined;
+      const stored = { ...row, seq: opts.seq };
+      const cache = opts.readCache;
+      const db = cache?.entries.length
+        ? tx.with(putReadCache(this.db, cache.sessionId, cache.entries, now))
+        : tx;
+      await db.insert(jobs).values(stored);
+      await writeAudit(tx, entry);
+      return stored;
+    });
   }
 
   async withdrawQueued(jobId: string): Promise<boolean> {

@@ -104,6 +104,21 @@ function build(db: Db) {
       .where(eq(sessions.id, p("sessionId")))
       .returning({ next: sessions.nextSeq })
       .prepare(),
+    // takeSeq only while the session's next position is still `seq`, it is active and pinned to
+    // `hostId` (insertFinished): no row when any of that changed.
+    takeSeqIfUnchanged: db
+      .update(sessions)
+      .set({ nextSeq: sql`${sessions.nextSeq} + 1`, lastUsedAt: into(sessions.lastUsedAt, "now") })
+      .where(
+        and(
+          eq(sessions.id, p("sessionId")),
+          eq(sessions.nextSeq, p("seq")),
+          eq(sessions.status, "active"),
+          eq(sessions.hostId, p("hostId")),
+        ),
+      )
+      .returning({ next: sessions.nextSeq })
+      .prepare(),
     // takeSeq for an insert that claims its row: the session as this transaction sees it comes
     // back with the number (its status and pin decide the claim), instead of a read of its own.
     takeSeqAndSession: db

@@ -17,6 +17,7 @@ import {
   attemptsAfterClaim,
   type ClaimOptions,
   claimAtInsert,
+  type FinishedInsert,
   type FinishedJob,
   type FinishOptions,
   type InsertClaim,
@@ -82,6 +83,31 @@ export class SqliteJobStore implements JobStore {
     const ahead = { sessionId: row.sessionId, seq: row.seq ?? 0 };
     const blocker = (row.concurrencySafe ? s.blockedByUnsafe : s.blockedByAny).get(ahead);
     return claimAtInsert(row, session, blocker, opts);
+  }
+
+  async busyBefore(sessionId: string, seq: number): Promise<boolean> {
+    return jobStatementsFor(this.db).blockedByAny.get({ sessionId, seq }) !== undefined;
+  }
+
+  async insertFinished(row: JobRow, entry: AuditRecord, opts: FinishedInsert): Promise<JobRow | undefined> {
+    return this.db.transaction((): JobRow | undefined => {
+      const s = jobStatementsFor(this.db);
+      requireActiveSlot(this.db, row.tenantId, opts.maxActive);
+      const now = nowIso();
+      const taken = s.takeSeqIfUnchanged.get({
+        sessionId: row.sessionId,
+        seq: opts.seq,
+        hostId: opts.hostId,
+        now,
+      });
+      if (!taken) return undefined;
+      const stored = { ...row, seq: opts.seq };
+      s.insertJob.run(stored);
+      writeAudit(this.db, entry);
+      const cache = opts.readCache;
+      if (cache) for (const e of cache.entries) putReadCacheEntry(this.db, cache.sessionId, e, now);
+      return stored;
+    });
   }
 
   async withdrawQueued(jobId: string): Promise<boolean> {

@@ -20,6 +20,7 @@ import { checkCallQuotas, withinActiveCalls } from "../tenancy/quotas.js";
 import { readTenantSettings } from "../tenancy/tenant-settings.js";
 import { canonicalJson, decisionAudit } from "./audit.js";
 import { decideCall } from "./decide.js";
+import { fastRead, mayRunAhead } from "./fast-read.js";
 import { newJobRow } from "./job-row.js";
 import { enqueueOrWithdraw, publishRow } from "./job-transitions.js";
 import { textResult, toJobView } from "./job-view.js";
@@ -31,6 +32,12 @@ export interface SubmitCallInput {
   idempotencyKey?: string;
 }
 
+/** How the caller takes the answer. */
+export interface SubmitOptions {
+  /** The caller waits for the result: a read-only call may then run before it is stored (fast-read.ts). */
+  wait?: boolean;
+}
+
 /**
  * Returns the job and whether it was created now (false: the idempotency key's existing job).
  * A key reused with a different body is a 409: it names another call.
@@ -40,6 +47,7 @@ export async function submitCall(
   p: Principal,
   sessionId: string,
   body: SubmitCallInput,
+  opts: SubmitOptions = {},
 ): Promise<{ job: JobView; created: boolean }> {
   requireRole(p, ["agent"]);
   const session = await loadSession(deps.db, p, sessionId);
@@ -63,6 +71,15 @@ export async function submitCall(
   const { maxActiveCalls } = await quota;
   const row = await jobRowFor(deps, session, plan, body.idempotencyKey);
   row.requestHash = requestHash;
+  if (mayRunAhead(plan.tool, row, opts.wait)) {
+    const done = await fastRead(deps, p, session, row, maxActiveCalls);
+    if (done) {
+      deps.metrics.inc("toolshed_calls_submitted_total", { behavior: row.decision.behavior });
+      return { job: toJobView(done), created: true };
+    }
+    // Not kept: stored and run the usual way, under an id the executor has not seen.
+    row.id = newId("job");
+  }
   // Re-checked inside the write: a concurrent submit with the same key may have won meanwhile
   // (in another process the unique index is what stops it), and so may concurrent submits that
   // all passed the early quota check: the write is what holds the tenant to its limit.

@@ -50,10 +50,9 @@ export async function executeJob(
     await runTransfer(deps, claim, transfer);
     return undefined;
   }
-  let built: Awaited<ReturnType<typeof sessionToolkit>>;
+  let built: RunToolkit;
   try {
-    const mcps = await sessionMcpToolSets(deps.mcp, deps, session, { local: true });
-    built = await sessionToolkit(deps, session, { wrap: crashGuard.wrap, mcps });
+    built = await runToolkit(deps, session);
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     // Announced as a run that starts is (below, off the hot path), so that a follower sees
@@ -114,33 +113,16 @@ export async function executeJob(
   }
   let crash: { err: unknown } | undefined;
   const readCache = new RunReadCache(deps.readCache, session.id);
-  const ctx: ToolRunContext = {
-    sessionId: session.id,
+  const ctx = runContext(deps, claim, {
     sandbox: jsb.sandbox,
-    cwd: session.cwd,
-    home: session.home,
-    workingDirectories: session.workingDirectories,
-    mode: session.mode as ToolRunContext["mode"],
     readCache,
     signal,
-    autoAllowedEdit:
-      session.mode === "accept_edits" &&
-      job.decision.decidedBy !== "rule" &&
-      job.decision.decidedBy !== "approval",
-    readOnlyCall: job.decision.readOnly === true,
-    setCwd: async (cwd) => {
-      await setSessionCwd(deps.db, session.id, cwd);
-    },
     onChunk: publish,
     activeGroups,
-    setActiveGroups: async (groups) => {
-      await saveActiveGroups(deps.db, session.id, groups);
-    },
-    taskStore: new DbTaskStore(deps.db),
     reportCrash: (err) => {
       crash ??= { err };
     },
-  };
+  });
 
   const response = await toolkit.callTool(job.tool, job.input, ctx, { callId: job.id });
   if (unavailable || crash) await events.end();
@@ -153,7 +135,7 @@ export async function executeJob(
   }
   // A cancel this worker was not told about (its message lost) is on the row: the finish reads
   // the flag itself and stores `cancelled` then.
-  const status = statusOf(response, signal.aborted);
+  const status = runStatus(response, signal.aborted);
   const final = await finishJob(deps, job.id, status, toResult(response), {
     cancelWins: true,
     readCache: readCache.held(),
@@ -167,6 +149,48 @@ export async function executeJob(
   jsb.used()?.acknowledge?.(job.id);
   await wakeSuccessors(deps, final ?? job);
   return final;
+}
+
+type RunToolkit = Awaited<ReturnType<typeof sessionToolkit>>;
+
+/** The session's toolkit as a run uses it (every built-in tool wrapped by the crash guard). */
+export async function runToolkit(deps: ServiceDeps, session: Running["session"]): Promise<RunToolkit> {
+  const mcps = await sessionMcpToolSets(deps.mcp, deps, session, { local: true });
+  return sessionToolkit(deps, session, { wrap: crashGuard.wrap, mcps });
+}
+
+/** What a run's context takes from the run itself; the rest comes from its job and session. */
+export type RunParts = Pick<
+  ToolRunContext,
+  "sandbox" | "readCache" | "signal" | "onChunk" | "activeGroups" | "reportCrash"
+>;
+
+/** The context a job's tool runs in. */
+export function runContext(
+  deps: ServiceDeps,
+  { job, session }: Pick<Running, "job" | "session">,
+  parts: RunParts,
+): ToolRunContext {
+  return {
+    ...parts,
+    sessionId: session.id,
+    cwd: session.cwd,
+    home: session.home,
+    workingDirectories: session.workingDirectories,
+    mode: session.mode as ToolRunContext["mode"],
+    autoAllowedEdit:
+      session.mode === "accept_edits" &&
+      job.decision.decidedBy !== "rule" &&
+      job.decision.decidedBy !== "approval",
+    readOnlyCall: job.decision.readOnly === true,
+    setCwd: async (cwd) => {
+      await setSessionCwd(deps.db, session.id, cwd);
+    },
+    setActiveGroups: async (groups) => {
+      await saveActiveGroups(deps.db, session.id, groups);
+    },
+    taskStore: new DbTaskStore(deps.db),
+  };
 }
 
 /**
@@ -199,7 +223,8 @@ class CrashGuard implements ToolMiddleware {
 
 const crashGuard = new CrashGuard();
 
-function statusOf(r: ToolResponse, cancelled: boolean): JobStatus {
+/** A run's final status from its response (`cancelled`: its signal was aborted). */
+export function runStatus(r: ToolResponse, cancelled: boolean): JobStatus {
   if (r.state === "interrupted") return cancelled ? "cancelled" : "failed";
   if (cancelled) return "cancelled";
   return { success: "succeeded", error: "failed", denied: "denied" }[r.state] as JobStatus;

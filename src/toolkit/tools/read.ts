@@ -59,6 +59,8 @@ export class ReadTool extends BuiltinTool<typeof ReadInput> {
   readonly description = DESCRIPTION;
   readonly isConcurrencySafe = true;
   readonly isReadOnly = true;
+  // One readFile (a regular file only, file-ops.mjs) and a read-cache put the run holds.
+  readonly runsAhead = true;
   override readonly isStateInjected = true;
   private readonly maxLineCharacters: number;
 

@@ -1,0 +1,182 @@
+/**
+ * A read-only call run before it is stored (a caller that waits for it, serve mode): instead of
+ * an insert that claims it, the run, then a finish (two transactions around the run), the tool
+ * runs first and the call is stored once, already final (JobStore.insertFinished). The store
+ * keeps it only when nothing could have ordered it differently: no call of its session was
+ * unfinished before the run (busyBefore) and none took a queue position since (the session's next
+ * `seq` unchanged, read before the run), the session still active and pinned here, the tenant
+ * within its active-call bound. Otherwise the result is thrown away unseen and the call goes the
+ * usual way, under a new id (its executor replies are memoized by job id, call-memo.mjs: the usual
+ * run must not be answered with this one's read).
+ * Only a tool that `runsAhead` (changes nothing: Read, whose executor read opens only a regular
+ * file, file-ops.mjs), without middlewares of its own, and no idempotency key (a key's job is
+ * found by a submit that may come while this one runs).
+ */
+import type { JobRow, SessionRow } from "../../db/rows.js";
+import type { FinishedInsert } from "../../db/store.js";
+import type { ToolChunk } from "../../toolkit/content.js";
+import type { ToolBase } from "../../toolkit/tool-base.js";
+import { nowIso } from "../clock.js";
+import type { ServiceDeps } from "../ports.js";
+import { acquireSessionSandbox } from "../sessions/acquire-sandbox.js";
+import type { Principal } from "../tenancy/principal.js";
+import { runContext, runStatus, runToolkit, toResult } from "../worker/execute-job.js";
+import { jobSandbox } from "../worker/job-sandbox.js";
+import { RunReadCache } from "../worker/run-read-cache.js";
+import { decisionAudit } from "./audit.js";
+import { publishEvents, rowEvents, statusEvent } from "./job-transitions.js";
+
+/** Whether a submit of `tool` may try the fast path at all (the rest is checked by `fastRead`). */
+export function mayRunAhead(
+  tool: ToolBase,
+  row: Pick<JobRow, "status" | "idempotencyKey">,
+  wait: boolean | undefined,
+): boolean {
+  return (
+    wait === true &&
+    row.status === "queued" &&
+    row.idempotencyKey === null &&
+    tool.runsAhead === true &&
+    tool.middlewares.length === 0
+  );
+}
+
+/**
+ * Runs the call now and stores it final; the row as stored, or undefined when it may not run
+ * ahead (nothing is written then, and the sandbox saw only a read of a regular file).
+ */
+export async function fastRead(
+  deps: ServiceDeps,
+  p: Principal,
+  session: SessionRow,
+  row: JobRow,
+  maxActiveCalls: number,
+): Promise<JobRow | undefined> {
+  const hostId = deps.hostId;
+  // This host's running sandbox only: no container is started for a call that may be dropped.
+  if (!hostId || session.hostId !== hostId || !deps.sandboxes.knownInstance?.(session.id)) return undefined;
+  // One of the worker's slots for the run, as the hand-off takes (its concurrency holds).
+  const slot = deps.handoff?.reserve(row.id, row.sessionId);
+  if (!slot) return undefined;
+  try {
+    const seq = session.nextSeq;
+    if (await deps.store.busyBefore(session.id, seq)) return undefined;
+    const running = runAhead(deps, session, row, slot.claim.worker);
+    // The audit entry's digest is made while the executor reads, once the request is on its way.
+    await new Promise(setImmediate);
+    const audit = decisionAudit(p.keyId, row);
+    const ran = await running;
+    if (!ran) return count(deps, "discarded");
+    const opts: FinishedInsert = { maxActive: maxActiveCalls, seq, hostId, readCache: ran.readCache };
+    const stored = await deps.store.insertFinished(ran.final, audit, opts).catch((err: unknown) => {
+      // The usual path meets the same refusal or outage and reports it as it does.
+      deps.logger.debug({ err, jobId: row.id }, "fast read not stored");
+      return undefined;
+    });
+    if (!stored) {
+      // Stored or not, the executor may forget what it kept for this id (never used again).
+      ran.acknowledge();
+      return count(deps, "discarded");
+    }
+    count(deps, "stored");
+    deps.metrics.jobFinished(stored.status, stored);
+    // The events (a Redis write), the webhook records and the executor's acknowledgement (a
+    // socket write each) go out once the answer is on its way: the row is the truth meanwhile (a
+    // follower that comes first closes with the stored result, follow-job-events.ts).
+    const events = [statusEvent("queued"), statusEvent("running"), ...ran.chunks, ...rowEvents(stored)];
+    setImmediate(() => {
+      ran.acknowledge();
+      void publishEvents(deps, stored, events, ["queued", "running"]);
+    });
+    return stored;
+  } finally {
+    slot.release();
+  }
+}
+
+function count(deps: Pick<ServiceDeps, "metrics">, outcome: "stored" | "discarded"): undefined {
+  deps.metrics.inc("toolshed_fast_reads_total", { outcome });
+  return undefined;
+}
+
+interface RanAhead {
+  final: JobRow;
+  readCache: FinishedInsert["readCache"];
+  chunks: { type: "chunk"; data: unknown }[];
+  acknowledge(): void;
+}
+
+/** The tool's run as executeJob does it, with nothing stored or published; undefined: unusable. */
+async function runAhead(
+  deps: ServiceDeps,
+  session: SessionRow,
+  row: JobRow,
+  worker: string,
+): Promise<RanAhead | undefined> {
+  const { toolkit, activeGroups } = await runToolkit(deps, session).catch(() => ({
+    toolkit: undefined,
+    activeGroups: undefined,
+  }));
+  // The session's tool as a run sees it: the crash guard and nothing else around it.
+  if (toolkit?.getTool(row.tool)?.middlewares.length !== 1) return undefined;
+  const startedAt = nowIso();
+  let instance: string | undefined;
+  let failed = false;
+  const jsb = jobSandbox({
+    jobId: row.id,
+    sessionId: session.id,
+    acquire: () => acquireSessionSandbox(deps, session),
+    onInstance: (i) => {
+      instance = i;
+    },
+    liveInstance: false,
+    onUnavailable: () => {
+      failed = true;
+    },
+  });
+  const chunks: RanAhead["chunks"] = [];
+  const seen = new Set<string>();
+  const onChunk = (chunk: ToolChunk) => {
+    if (chunk.isLast || seen.has(chunk.id)) return;
+    seen.add(chunk.id);
+    chunks.push({ type: "chunk", data: { content: chunk.content, state: chunk.state } });
+  };
+  const readCache = new RunReadCache(deps.readCache, session.id);
+  const signal = new AbortController().signal;
+  const ctx = runContext(
+    deps,
+    { job: row, session },
+    {
+      sandbox: jsb.sandbox,
+      readCache,
+      signal,
+      onChunk,
+      activeGroups,
+      reportCrash: () => {
+        failed = true;
+      },
+    },
+  );
+  const response = await toolkit
+    .callTool(row.tool, row.input, ctx, { callId: row.id })
+    .catch(() => undefined);
+  const acknowledge = () => jsb.used()?.acknowledge?.(row.id);
+  if (!response || failed) {
+    acknowledge();
+    return undefined;
+  }
+  const status = runStatus(response, false);
+  const finishedAt = nowIso();
+  const attempt = { n: 1, worker, startedAt, ...(instance ? { sandbox: instance } : {}) };
+  const final: JobRow = {
+    ...row,
+    status,
+    result: toResult(response),
+    startedAt,
+    finishedAt,
+    runs: 1,
+    hostId: session.hostId,
+    attempts: [{ ...attempt, endedAt: finishedAt, outcome: status }],
+  };
+  return { final, readCache: readCache.held(), chunks, acknowledge };
+}

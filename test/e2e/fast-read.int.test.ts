@@ -1,0 +1,134 @@
+/**
+ * A warm Read submitted with `wait` runs before it is stored and is stored once, final
+ * (src/service/calls/fast-read.ts): what a client sees after is what the usual path leaves (the
+ * row, its events, its audit entry, the read cache a later Edit needs), and a Read that anything
+ * could have ordered differently is thrown away and run in order.
+ */
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { JobStore } from "../../src/db/store.js";
+import { type Harness, seedTenant, startHarness } from "../support/harness.js";
+import { pollUntil, waitForJob } from "../support/wait-for-job.js";
+
+let h: Harness;
+let t: Awaited<ReturnType<typeof seedTenant>>;
+let sid: string;
+/** Every call of the store's insert paths since the last `seen()`, by method. */
+const log: string[] = [];
+let store: JobStore;
+
+beforeAll(async () => {
+  h = await startHarness({ mode: "serve" });
+  store = h.service.deps.store;
+  for (const m of ["insertFinished", "insertClaimed", "insertJob"] as const) {
+    const real = (store[m] as (...a: unknown[]) => Promise<unknown>).bind(store);
+    (store as unknown as Record<string, unknown>)[m] = async (...a: unknown[]) => {
+      const out = await real(...a);
+      log.push(`${m}:${out === undefined ? "none" : "row"}`);
+      return out;
+    };
+  }
+  t = await seedTenant(h.call, "fast");
+  const rules = { allow: ["Bash", "Read", "Edit"], deny: [], ask: [] };
+  await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, { key: t.adminKey, body: rules });
+  sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id;
+  // Places the session here and starts its sandbox.
+  expect((await bash("echo one > /workspace/f.txt", true)).body.job.status).toBe("succeeded");
+}, 120_000);
+afterAll(async () => {
+  await h?.stop();
+});
+
+const calls = () => `/v1/sessions/${sid}/calls`;
+const bash = (command: string, wait = false) =>
+  h.call("POST", `${calls()}${wait ? "?wait=60" : ""}`, {
+    key: t.agentKey,
+    body: { tool: "Bash", input: { command } },
+  });
+const read = (query = "?wait=60", extra: Record<string, unknown> = {}) =>
+  h.call("POST", `${calls()}${query}`, {
+    key: t.agentKey,
+    body: { tool: "Read", input: { file_path: "/workspace/f.txt" }, ...extra },
+  });
+const text = (job: { result: { content: { text: string }[] } }) => job.result.content[0]!.text;
+const seen = () => log.splice(0);
+
+it("a warm Read with wait is stored once, final, as the usual run leaves it", async () => {
+  seen();
+  const res = await read();
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(seen()).toEqual(["insertFinished:row"]);
+  const job = res.body.job;
+  expect(job.status).toBe("succeeded");
+  expect(text(job)).toContain("one");
+  const got = (await h.call("GET", `/v1/jobs/${job.id}`, { key: t.agentKey })).body.job;
+  expect(got).toEqual(job);
+  expect(got.attempts).toHaveLength(1);
+  expect(got.attempts[0]).toMatchObject({ n: 1, outcome: "succeeded" });
+  expect(got.attempts[0].endedAt).toBeTypeOf("string");
+  expect(got.startedAt).toBeTypeOf("string");
+
+  // Its events replay as a run's: queued, running, succeeded, then the result.
+  const events = await pollUntil(
+    async () => {
+      const r = await fetch(`${h.url}/v1/jobs/${job.id}/events`, {
+        headers: { authorization: `Bearer ${t.agentKey}` },
+      });
+      return r.text();
+    },
+    (body) => body.includes("event: result") && body.includes('"status":"running"'),
+    { what: "the fast read's events" },
+  );
+  const statuses = [...events.matchAll(/event: status\ndata: (.*)/g)].map((m) => JSON.parse(m[1]!).status);
+  expect(statuses).toEqual(["queued", "running", "succeeded"]);
+
+  // Its decision is audited, and the read cache it filled lets an Edit go without another Read.
+  const audit = await h.call("GET", `/v1/tenants/${t.tenantId}/audit`, { key: t.adminKey });
+  expect(JSON.stringify(audit.body)).toContain(job.id);
+  const edit = await h.call("POST", `${calls()}?wait=60`, {
+    key: t.agentKey,
+    body: { tool: "Edit", input: { file_path: "/workspace/f.txt", old_string: "one", new_string: "two" } },
+  });
+  expect(edit.body.job.status, JSON.stringify(edit.body)).toBe("succeeded");
+}, 60_000);
+
+it("never without wait, nor with an idempotency key", async () => {
+  seen();
+  const noWait = await read("");
+  await waitForJob(h.call, t.agentKey, noWait.body.job.id);
+  const keyed = await read("?wait=60", { idempotencyKey: "k-fast-1" });
+  expect(keyed.body.job.status).toBe("succeeded");
+  expect(seen()).toEqual(["insertClaimed:row", "insertClaimed:row"]);
+}, 60_000);
+
+it("a Read behind an unfinished call of its session does not run ahead: it reads after it", async () => {
+  seen();
+  const slow = await bash("sleep 0.5; echo three > /workspace/f.txt");
+  expect(slow.status).toBe(202);
+  const res = await read();
+  expect(text(res.body.job)).toContain("three");
+  expect(seen().filter((s) => s.startsWith("insertFinished"))).toEqual([]);
+}, 60_000);
+
+it("a call of the session stored while the read runs throws the read away: it runs again after it", async () => {
+  const listed = async () =>
+    (await h.call("GET", `/v1/jobs?sessionId=${sid}&limit=100`, { key: t.agentKey })).body.items.map(
+      (j: { id: string }) => j.id,
+    );
+  const before = await listed();
+  const real = store.insertFinished.bind(store);
+  let other = "";
+  // Another request's Bash is stored (and run) between the read and the store of its result.
+  store.insertFinished = async (...a) => {
+    store.insertFinished = real;
+    other = (await bash("echo four > /workspace/f.txt")).body.job.id;
+    await waitForJob(h.call, t.agentKey, other);
+    return real(...a);
+  };
+  seen();
+  const res = await read();
+  expect(res.body.job.status).toBe("succeeded");
+  expect(text(res.body.job)).toContain("four");
+  expect(seen().sort()).toEqual(["insertClaimed:row", "insertClaimed:row", "insertFinished:none"]);
+  // The thrown-away run stored nothing: two jobs more, the Bash and the Read run in order.
+  expect((await listed()).sort()).toEqual([...before, other, res.body.job.id].sort());
+}, 60_000);
