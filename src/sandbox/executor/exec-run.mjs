@@ -258,7 +258,10 @@ export class ExecRun {
     // One kill at a time: two killers of the same uid would kill each other.
     const first = (await this.killing) ?? 0;
     if (who.name !== "agent" || this.killedFor) {
-      const killed = Math.max(first, await killUid(who.uid, who.gid));
+      // The look at the command's exit found the uid empty: none of its processes was left to
+      // start another, and the uid is this call's until released, so it is empty still.
+      const emptied = this.killing !== undefined && first === 0 && !this.killedFor;
+      const killed = emptied ? 0 : Math.max(first, await killUid(who.uid, who.gid));
       if (who.name === "agent") this.leftovers.clear();
       await who.release?.();
       return killed > 0 ? { killed } : {};

@@ -33,6 +33,7 @@ const WORKSPACE = "/workspace";
 const SPARES = 2;
 // A request line carries at most a writeFile payload in base64.
 const MAX_REQUEST_BYTES = 300 * 1024 * 1024;
+const ACK = `${JSON.stringify({ t: "a" })}\n`;
 const FILE_OPS = new Set(["readFile", "writeFile", "stat", "realPath"]);
 
 const config = JSON.parse(readFileSync(CONFIG, "utf8"));
@@ -105,7 +106,7 @@ function dial() {
       };
     memo.ack(msg.acks);
     // The ack tells the host the request arrived: without it, a retry cannot run anything twice.
-    send(sock, { t: "a" });
+    if (!sock.destroyed) sock.write(ACK);
     handle(sock, msg).catch((err) => reply(sock, { t: "e", code: err?.code ?? "EIO", message: String(err) }));
   });
 }
