@@ -8,6 +8,7 @@ import { StringDecoder } from "node:string_decoder";
 import { forkServer } from "./fork-server.mjs";
 import { killUid, processesOf } from "./processes.mjs";
 import { userEnv, userEnvList } from "./user-env.mjs";
+import { writeNow } from "./write-now.mjs";
 
 // After a kill, wait this long for stragglers still holding the pipes.
 const KILL_GRACE_MS = 1000;
@@ -343,7 +344,7 @@ export class ExecRun {
 }
 
 export function send(sock, msg) {
-  if (!sock.destroyed) sock.write(`${JSON.stringify(msg)}\n`);
+  if (!sock.destroyed) writeNow(sock, `${JSON.stringify(msg)}\n`);
 }
 
 /**
@@ -353,15 +354,27 @@ export function send(sock, msg) {
  */
 function sendBatched(sock, msg) {
   if (sock.destroyed) return;
-  if (!sock.toolshedCorked) {
-    sock.toolshedCorked = true;
-    sock.cork();
-    setImmediate(() => {
-      sock.toolshedCorked = false;
-      sock.uncork();
-    });
+  const line = `${JSON.stringify(msg)}\n`;
+  if (sock.toolshedHeld === undefined) {
+    sock.toolshedHeld = line;
+    sock.toolshedFlush = setImmediate(flushHeld, sock);
+  } else {
+    sock.toolshedHeld += line;
   }
-  sock.write(`${JSON.stringify(msg)}\n`);
+}
+
+/** What sendBatched holds for `sock` (taken: the caller writes it), or "". */
+function takeHeld(sock) {
+  const held = sock.toolshedHeld;
+  if (held === undefined) return "";
+  sock.toolshedHeld = undefined;
+  clearImmediate(sock.toolshedFlush);
+  return held;
+}
+
+function flushHeld(sock) {
+  const held = takeHeld(sock);
+  if (held && !sock.destroyed) writeNow(sock, held);
 }
 
 /** The message that ends a request. */
@@ -370,11 +383,12 @@ export function reply(sock, msg) {
 }
 
 /**
- * Ends a request with `line`: the connection stays open for the next one where the executor
- * offered that (`toolshedDone`), else it is closed after the line.
+ * Ends a request with `line` (after the output held for it): the connection stays open for the
+ * next one where the executor offered that (`toolshedDone`), else it is closed after the line.
  */
 export function replyLine(sock, line) {
   if (sock.destroyed) return;
-  if (sock.toolshedDone) sock.toolshedDone(`${line}\n`);
-  else sock.end(`${line}\n`);
+  const text = `${takeHeld(sock)}${line}\n`;
+  if (sock.toolshedDone) sock.toolshedDone(text);
+  else sock.end(text);
 }

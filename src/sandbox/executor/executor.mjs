@@ -26,6 +26,7 @@ import { forkServer } from "./fork-server.mjs";
 import { identitiesFrom, ReaderPool } from "./identities.mjs";
 import { handBack } from "./processes.mjs";
 import { runSpawn } from "./spawn-run.mjs";
+import { writeNow } from "./write-now.mjs";
 
 const SOCKET = process.argv[2] ?? "/run/toolshed/host.sock";
 const CONFIG = path.join(path.dirname(SOCKET), "executor.json");
@@ -100,13 +101,13 @@ function dial() {
     if (msg.op !== "spawn")
       sock.toolshedDone = (line) => {
         sock.toolshedDone = undefined;
-        sock.write(line);
+        writeNow(sock, line);
         busy = false;
         spares++;
       };
     memo.ack(msg.acks);
     // The ack tells the host the request arrived: without it, a retry cannot run anything twice.
-    if (!sock.destroyed) sock.write(ACK);
+    if (!sock.destroyed) writeNow(sock, ACK);
     handle(sock, msg).catch((err) => reply(sock, { t: "e", code: err?.code ?? "EIO", message: String(err) }));
   });
 }

@@ -12,6 +12,7 @@ import { spawn as nodeSpawn } from "node:child_process";
 import { EventEmitter } from "node:events";
 import { closeSync, existsSync, openSync, readSync } from "node:fs";
 import { constants as osc } from "node:os";
+import { writeNow } from "./write-now.mjs";
 
 export const SPAWNER_BIN = "/usr/local/libexec/toolshed-spawner";
 const CWD_FD = 9;
@@ -261,7 +262,7 @@ export class ForkServer {
     frame[at] = 0;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { child, resolve, reject });
-      this.proc.stdin.write(frame);
+      writeNow(this.proc.stdin, frame);
     });
   }
 
@@ -282,7 +283,7 @@ export class ForkServer {
     const frame = Buffer.allocUnsafe(4 + length);
     frame.writeUInt32LE(length, 0);
     frame.write(text, 4, "utf8");
-    this.proc.stdin.write(frame);
+    writeNow(this.proc.stdin, frame);
   }
 
   /** Lines, and after an O line exactly its byte count of a command's output. */
