@@ -216,7 +216,8 @@ export class ExecRun {
     if (this.finishing) return;
     this.finishing = true;
     clearTimeout(this.timer);
-    for (const st of this.streams) {
+    for (let i = 0; i < this.streams.length; i++) {
+      const st = this.streams[i];
       // A character split by the cap is dropped rather than sent as U+FFFD.
       const rest = st.cut || !st.decoder ? "" : st.decoder.end();
       if (rest) this.emit({ t: "o", s: st.s, d: rest });

@@ -75,7 +75,7 @@ class Relay {
   flush() {
     const kept = this.kept;
     this.kept = null;
-    if (kept && !this.destroyed) for (const buf of kept) this.onData?.(buf);
+    if (kept && !this.destroyed) for (let i = 0; i < kept.length; i++) this.onData?.(kept[i]);
     if (this.ended) this.finish();
   }
 
@@ -101,11 +101,13 @@ class ForkedChild extends EventEmitter {
     // Each relayed stream is fed by O lines and ended by its E line; 'close' waits until every
     // one ended (or was destroyed), as Node's ChildProcess waits for its streams.
     this.open = fds.length;
-    for (const fd of fds) this.stdio[fd] = new Relay(this);
+    for (let i = 0; i < fds.length; i++) this.stdio[fds[i]] = new Relay(this);
     this.exit = null;
     this.closed = false;
     this.handed = false;
     this.handing = false;
+    this.server = null; // the ForkServer that started it, once it did (its P line)
+    this.requestId = null;
   }
 
   /**
@@ -116,7 +118,7 @@ class ForkedChild extends EventEmitter {
     this.handed = true;
     // 'exit' before 'close', as Node's: a stream's end given now must not close it first.
     this.handing = true;
-    for (const relay of this.stdio) relay?.flush();
+    for (let fd = 0; fd < this.stdio.length; fd++) this.stdio[fd]?.flush();
     if (this.exit) this.emit("exit", this.exit.code, this.exit.signal);
     this.handing = false;
     this.maybeClose();
@@ -156,6 +158,8 @@ class ForkedChild extends EventEmitter {
   maybeClose() {
     if (this.closed || !this.handed || this.handing || !this.exit || this.open > 0) return;
     this.closed = true;
+    // Its O and E lines are over: the server forgets its request id (before anyone hears it closed).
+    this.server?.byId.delete(this.requestId);
     this.emit("close", this.exit.code, this.exit.signal);
   }
 }
@@ -295,10 +299,12 @@ export class ForkServer {
       if (nl < 0) break;
       const line = data.toString("latin1", at, nl);
       if (line.charCodeAt(0) === 0x4f /* O */) {
-        const [, id, fd, len] = line.split(" ");
-        const end = nl + 1 + Number(len);
+        // Indexed, not destructured: a young executor runs this interpreted, where a destructuring
+        // walks an iterator (objects made per field).
+        const f = line.split(" ");
+        const end = nl + 1 + Number(f[3]);
         if (end > data.length) break;
-        this.byId.get(id)?.data(Number(fd), data.subarray(nl + 1, end));
+        this.byId.get(f[1])?.data(Number(f[2]), data.subarray(nl + 1, end));
         at = end;
         continue;
       }
@@ -309,7 +315,11 @@ export class ForkServer {
   }
 
   onLine(line) {
-    const [kind, a, b, c] = line.split(" ");
+    const f = line.split(" ");
+    const kind = f[0];
+    const a = f[1];
+    const b = f[2];
+    const c = f[3];
     if (kind === "P") {
       const entry = this.pending.get(a);
       if (!entry) return;
@@ -318,7 +328,8 @@ export class ForkServer {
       child.pid = Number(b);
       this.byPid.set(child.pid, child);
       this.byId.set(a, child);
-      child.once("close", () => this.byId.delete(a));
+      child.requestId = a;
+      child.server = this;
       entry.resolve(child);
     } else if (kind === "F") {
       const entry = this.pending.get(a);
