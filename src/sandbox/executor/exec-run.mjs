@@ -349,16 +349,17 @@ export function send(sock, msg) {
 }
 
 /**
- * A command's output: held until this turn of the event loop is over, so that its chunks and
- * the answer that often follows in the same turn (the fork server sends a short command's
- * output and exit together) reach the host in one write, which it reads in one wake-up.
+ * A command's output: held until the callback that produced it and the promise jobs it set off
+ * are over (a tick: after the microtasks that follow), so that its chunks and the answer that
+ * often follows from them (the fork server sends a short command's output and exit together, in
+ * one read) reach the host in one write, which it reads in one wake-up.
  */
 function sendBatched(sock, msg) {
   if (sock.destroyed) return;
   const line = `${JSON.stringify(msg)}\n`;
   if (sock.toolshedHeld === undefined) {
     sock.toolshedHeld = line;
-    sock.toolshedFlush = setImmediate(flushHeld, sock);
+    process.nextTick(flushHeld, sock);
   } else {
     sock.toolshedHeld += line;
   }
@@ -369,7 +370,6 @@ function takeHeld(sock) {
   const held = sock.toolshedHeld;
   if (held === undefined) return "";
   sock.toolshedHeld = undefined;
-  clearImmediate(sock.toolshedFlush);
   return held;
 }
 
