@@ -125,7 +125,11 @@ describe("fork server: a forked command as ExecRun sees it", () => {
       (final) => final !== null,
       { timeoutMs: 10_000, intervalMs: 10, what: "the answer" },
     );
-    const events = lines.map((l) => JSON.parse(l) as { t: string; d?: string });
+    const events = lines
+      .join("")
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l) as { t: string; d?: string });
     const out = events
       .filter((e) => e.t === "o")
       .map((e) => e.d)

@@ -54,9 +54,13 @@ export class CallMemo {
 
   /** The host stored these jobs' results: their entries can go. */
   ack(jobIds) {
-    if (!Array.isArray(jobIds) || jobIds.length === 0) return;
-    const done = new Set(jobIds.filter((j) => typeof j === "string"));
-    for (const [key, entry] of this.entries) if (done.has(entry.job) && entry.done) this.drop(key);
+    if (!Array.isArray(jobIds) || jobIds.length === 0 || this.entries.size === 0) return;
+    // Mostly one id (the job finished since the host's last request): no set for a few.
+    const few = jobIds.length <= 8;
+    const done = few ? null : new Set(jobIds);
+    this.entries.forEach((entry, key) => {
+      if (entry.done && (few ? jobIds.includes(entry.job) : done.has(entry.job))) this.drop(key);
+    });
   }
 
   drop(key) {
@@ -73,6 +77,7 @@ export class CallMemo {
   prune() {
     const now = Date.now();
     const sweep = now - this.sweptAt >= SWEEP_EVERY_MS;
+    if (!sweep && this.entries.size <= MAX_ENTRIES && this.bytes <= MAX_BYTES) return;
     if (sweep) this.sweptAt = now;
     for (const [key, entry] of this.entries) {
       const over = this.entries.size > MAX_ENTRIES || this.bytes > MAX_BYTES;

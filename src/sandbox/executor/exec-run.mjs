@@ -8,6 +8,7 @@ import { StringDecoder } from "node:string_decoder";
 import { forkServer } from "./fork-server.mjs";
 import { killUid, processesOf } from "./processes.mjs";
 import { userEnv, userEnvList } from "./user-env.mjs";
+import { writeNow } from "./write-now.mjs";
 
 // After a kill, wait this long for stragglers still holding the pipes.
 const KILL_GRACE_MS = 1000;
@@ -215,7 +216,8 @@ export class ExecRun {
     if (this.finishing) return;
     this.finishing = true;
     clearTimeout(this.timer);
-    for (const st of this.streams) {
+    for (let i = 0; i < this.streams.length; i++) {
+      const st = this.streams[i];
       // A character split by the cap is dropped rather than sent as U+FFFD.
       const rest = st.cut || !st.decoder ? "" : st.decoder.end();
       if (rest) this.emit({ t: "o", s: st.s, d: rest });
@@ -258,7 +260,10 @@ export class ExecRun {
     // One kill at a time: two killers of the same uid would kill each other.
     const first = (await this.killing) ?? 0;
     if (who.name !== "agent" || this.killedFor) {
-      const killed = Math.max(first, await killUid(who.uid, who.gid));
+      // The look at the command's exit found the uid empty: none of its processes was left to
+      // start another, and the uid is this call's until released, so it is empty still.
+      const emptied = this.killing !== undefined && first === 0 && !this.killedFor;
+      const killed = emptied ? 0 : Math.max(first, await killUid(who.uid, who.gid));
       if (who.name === "agent") this.leftovers.clear();
       await who.release?.();
       return killed > 0 ? { killed } : {};
@@ -340,25 +345,37 @@ export class ExecRun {
 }
 
 export function send(sock, msg) {
-  if (!sock.destroyed) sock.write(`${JSON.stringify(msg)}\n`);
+  if (!sock.destroyed) writeNow(sock, `${JSON.stringify(msg)}\n`);
 }
 
 /**
- * A command's output: held until this turn of the event loop is over, so that its chunks and
- * the answer that often follows in the same turn (the fork server sends a short command's
- * output and exit together) reach the host in one write, which it reads in one wake-up.
+ * A command's output: held until the callback that produced it and the promise jobs it set off
+ * are over (a tick: after the microtasks that follow), so that its chunks and the answer that
+ * often follows from them (the fork server sends a short command's output and exit together, in
+ * one read) reach the host in one write, which it reads in one wake-up.
  */
 function sendBatched(sock, msg) {
   if (sock.destroyed) return;
-  if (!sock.toolshedCorked) {
-    sock.toolshedCorked = true;
-    sock.cork();
-    setImmediate(() => {
-      sock.toolshedCorked = false;
-      sock.uncork();
-    });
+  const line = `${JSON.stringify(msg)}\n`;
+  if (sock.toolshedHeld === undefined) {
+    sock.toolshedHeld = line;
+    process.nextTick(flushHeld, sock);
+  } else {
+    sock.toolshedHeld += line;
   }
-  sock.write(`${JSON.stringify(msg)}\n`);
+}
+
+/** What sendBatched holds for `sock` (taken: the caller writes it), or "". */
+function takeHeld(sock) {
+  const held = sock.toolshedHeld;
+  if (held === undefined) return "";
+  sock.toolshedHeld = undefined;
+  return held;
+}
+
+function flushHeld(sock) {
+  const held = takeHeld(sock);
+  if (held && !sock.destroyed) writeNow(sock, held);
 }
 
 /** The message that ends a request. */
@@ -367,11 +384,12 @@ export function reply(sock, msg) {
 }
 
 /**
- * Ends a request with `line`: the connection stays open for the next one where the executor
- * offered that (`toolshedDone`), else it is closed after the line.
+ * Ends a request with `line` (after the output held for it): the connection stays open for the
+ * next one where the executor offered that (`toolshedDone`), else it is closed after the line.
  */
 export function replyLine(sock, line) {
   if (sock.destroyed) return;
-  if (sock.toolshedDone) sock.toolshedDone(`${line}\n`);
-  else sock.end(`${line}\n`);
+  const text = `${takeHeld(sock)}${line}\n`;
+  if (sock.toolshedDone) sock.toolshedDone(text);
+  else sock.end(text);
 }

@@ -26,6 +26,7 @@ import { forkServer } from "./fork-server.mjs";
 import { identitiesFrom, ReaderPool } from "./identities.mjs";
 import { handBack } from "./processes.mjs";
 import { runSpawn } from "./spawn-run.mjs";
+import { writeNow } from "./write-now.mjs";
 
 const SOCKET = process.argv[2] ?? "/run/toolshed/host.sock";
 const CONFIG = path.join(path.dirname(SOCKET), "executor.json");
@@ -33,6 +34,7 @@ const WORKSPACE = "/workspace";
 const SPARES = 2;
 // A request line carries at most a writeFile payload in base64.
 const MAX_REQUEST_BYTES = 300 * 1024 * 1024;
+const ACK = `${JSON.stringify({ t: "a" })}\n`;
 const FILE_OPS = new Set(["readFile", "writeFile", "stat", "realPath"]);
 
 const config = JSON.parse(readFileSync(CONFIG, "utf8"));
@@ -99,13 +101,13 @@ function dial() {
     if (msg.op !== "spawn")
       sock.toolshedDone = (line) => {
         sock.toolshedDone = undefined;
-        sock.write(line);
+        writeNow(sock, line);
         busy = false;
         spares++;
       };
     memo.ack(msg.acks);
     // The ack tells the host the request arrived: without it, a retry cannot run anything twice.
-    send(sock, { t: "a" });
+    if (!sock.destroyed) writeNow(sock, ACK);
     handle(sock, msg).catch((err) => reply(sock, { t: "e", code: err?.code ?? "EIO", message: String(err) }));
   });
 }

@@ -12,12 +12,29 @@ import { spawn as nodeSpawn } from "node:child_process";
 import { EventEmitter } from "node:events";
 import { closeSync, existsSync, openSync, readSync } from "node:fs";
 import { constants as osc } from "node:os";
+import { writeNow } from "./write-now.mjs";
 
 export const SPAWNER_BIN = "/usr/local/libexec/toolshed-spawner";
 const CWD_FD = 9;
 const NL = 0x0a;
 const PROC_PEEK = Buffer.alloc(512);
-const NO_INPUT = Buffer.alloc(0);
+const PLAIN_FDS = [1, 2];
+const WITH_CWD_FD = [1, 2, CWD_FD];
+// An environment list's part of a start request (its count, then each NAME=value NUL-terminated),
+// encoded once per list: an identity's base list is one array, call after call (user-env.mjs).
+// Null when a variable holds a NUL byte.
+const envFrames = new WeakMap();
+
+function envFrame(env) {
+  let bytes = envFrames.get(env);
+  if (bytes === undefined) {
+    bytes = env.some((e) => e.includes("\0"))
+      ? null
+      : Buffer.from(`${env.length}\0${env.map((e) => `${e}\0`).join("")}`, "utf8");
+    envFrames.set(env, bytes);
+  }
+  return bytes;
+}
 const SIGNAL_NAMES = Object.fromEntries(Object.entries(osc.signals).map(([name, n]) => [n, name]));
 
 /**
@@ -58,7 +75,7 @@ class Relay {
   flush() {
     const kept = this.kept;
     this.kept = null;
-    if (kept && !this.destroyed) for (const buf of kept) this.onData?.(buf);
+    if (kept && !this.destroyed) for (let i = 0; i < kept.length; i++) this.onData?.(kept[i]);
     if (this.ended) this.finish();
   }
 
@@ -84,11 +101,13 @@ class ForkedChild extends EventEmitter {
     // Each relayed stream is fed by O lines and ended by its E line; 'close' waits until every
     // one ended (or was destroyed), as Node's ChildProcess waits for its streams.
     this.open = fds.length;
-    for (const fd of fds) this.stdio[fd] = new Relay(this);
+    for (let i = 0; i < fds.length; i++) this.stdio[fds[i]] = new Relay(this);
     this.exit = null;
     this.closed = false;
     this.handed = false;
     this.handing = false;
+    this.server = null; // the ForkServer that started it, once it did (its P line)
+    this.requestId = null;
   }
 
   /**
@@ -99,7 +118,7 @@ class ForkedChild extends EventEmitter {
     this.handed = true;
     // 'exit' before 'close', as Node's: a stream's end given now must not close it first.
     this.handing = true;
-    for (const relay of this.stdio) relay?.flush();
+    for (let fd = 0; fd < this.stdio.length; fd++) this.stdio[fd]?.flush();
     if (this.exit) this.emit("exit", this.exit.code, this.exit.signal);
     this.handing = false;
     this.maybeClose();
@@ -139,6 +158,8 @@ class ForkedChild extends EventEmitter {
   maybeClose() {
     if (this.closed || !this.handed || this.handing || !this.exit || this.open > 0) return;
     this.closed = true;
+    // Its O and E lines are over: the server forgets its request id (before anyone hears it closed).
+    this.server?.byId.delete(this.requestId);
     this.emit("close", this.exit.code, this.exit.signal);
   }
 }
@@ -202,9 +223,12 @@ export class ForkServer {
     try {
       if (readProc(this.adopted.children) !== 0) return false;
       // "pid (toolshed-spawne) S ...": a zombie (Z) or a dying task (X) no longer adopts anything.
-      const stat = PROC_PEEK.toString("latin1", 0, readProc(this.adopted.stat));
-      const state = stat[stat.lastIndexOf(")") + 2];
-      return state !== undefined && state !== "Z" && state !== "X";
+      const n = readProc(this.adopted.stat);
+      if (n <= 0) return false;
+      const at = PROC_PEEK.lastIndexOf(0x29 /* ) */, n - 1) + 2;
+      if (at < 2 || at >= n) return false;
+      const state = PROC_PEEK[at];
+      return state !== 0x5a /* Z */ && state !== 0x58 /* X */;
     } catch {
       return false;
     }
@@ -219,19 +243,30 @@ export class ForkServer {
    */
   spawn({ argv, env, uid, gid, cwd, stdin, cwdFd }) {
     if (!this.proc) return Promise.resolve(null);
-    const id = String(++this.seq);
-    const child = new ForkedChild([1, 2, ...(cwdFd ? [CWD_FD] : [])]);
-    child.argv0 = argv[0];
-    const fields = ["S", id, uid, gid, cwdFd ? 1 : 0, cwd, argv.length, ...argv, env.length, ...env];
-    if (fields.some((f) => String(f).includes("\0"))) {
+    const envBytes = envFrame(env);
+    if (envBytes === null || cwd.includes("\0") || argv.some((a) => a.includes("\0"))) {
       return Promise.reject(Object.assign(new Error("argument contains a NUL byte"), { code: "EINVAL" }));
     }
+    const id = String(++this.seq);
+    const child = new ForkedChild(cwdFd ? WITH_CWD_FD : PLAIN_FDS);
+    child.argv0 = argv[0];
     const input = typeof stdin === "string" ? Buffer.from(stdin, "utf8") : null;
-    fields.push(input ? input.length : -1);
+    // S id uid gid cwdfd cwd argc argv..., then the environment's fields (envFrame), then stdinlen;
+    // the stdin bytes follow that field raw, then the frame's final NUL.
+    const head = `S\0${id}\0${uid}\0${gid}\0${cwdFd ? 1 : 0}\0${cwd}\0${argv.length}\0${argv.join("\0")}\0`;
+    const tail = `${input ? input.length : -1}\0`;
+    const headBytes = Buffer.byteLength(head);
+    const length = headBytes + envBytes.length + tail.length + (input ? input.length : 0) + 1;
+    const frame = Buffer.allocUnsafe(4 + length);
+    frame.writeUInt32LE(length, 0);
+    let at = 4 + frame.write(head, 4, "utf8");
+    at += envBytes.copy(frame, at);
+    at += frame.write(tail, at, "latin1");
+    if (input) at += input.copy(frame, at);
+    frame[at] = 0;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { child, resolve, reject });
-      // The stdin bytes follow the last field raw, then the frame's final NUL.
-      this.write(fields, input ?? NO_INPUT);
+      writeNow(this.proc.stdin, frame);
     });
   }
 
@@ -245,19 +280,14 @@ export class ForkServer {
     });
   }
 
-  /** One frame: its length, the fields each NUL-terminated, then `tail` (raw) and a NUL. */
-  write(fields, tail) {
+  /** One frame: its length, then the fields each NUL-terminated. */
+  write(fields) {
     const text = `${fields.join("\0")}\0`;
-    const size = Buffer.byteLength(text);
-    const length = tail ? size + tail.length + 1 : size;
+    const length = Buffer.byteLength(text);
     const frame = Buffer.allocUnsafe(4 + length);
     frame.writeUInt32LE(length, 0);
     frame.write(text, 4, "utf8");
-    if (tail) {
-      tail.copy(frame, 4 + size);
-      frame[3 + length] = 0;
-    }
-    this.proc.stdin.write(frame);
+    writeNow(this.proc.stdin, frame);
   }
 
   /** Lines, and after an O line exactly its byte count of a command's output. */
@@ -269,10 +299,12 @@ export class ForkServer {
       if (nl < 0) break;
       const line = data.toString("latin1", at, nl);
       if (line.charCodeAt(0) === 0x4f /* O */) {
-        const [, id, fd, len] = line.split(" ");
-        const end = nl + 1 + Number(len);
+        // Indexed, not destructured: a young executor runs this interpreted, where a destructuring
+        // walks an iterator (objects made per field).
+        const f = line.split(" ");
+        const end = nl + 1 + Number(f[3]);
         if (end > data.length) break;
-        this.byId.get(id)?.data(Number(fd), data.subarray(nl + 1, end));
+        this.byId.get(f[1])?.data(Number(f[2]), data.subarray(nl + 1, end));
         at = end;
         continue;
       }
@@ -283,7 +315,11 @@ export class ForkServer {
   }
 
   onLine(line) {
-    const [kind, a, b, c] = line.split(" ");
+    const f = line.split(" ");
+    const kind = f[0];
+    const a = f[1];
+    const b = f[2];
+    const c = f[3];
     if (kind === "P") {
       const entry = this.pending.get(a);
       if (!entry) return;
@@ -292,7 +328,8 @@ export class ForkServer {
       child.pid = Number(b);
       this.byPid.set(child.pid, child);
       this.byId.set(a, child);
-      child.once("close", () => this.byId.delete(a));
+      child.requestId = a;
+      child.server = this;
       entry.resolve(child);
     } else if (kind === "F") {
       const entry = this.pending.get(a);
