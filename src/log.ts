@@ -89,11 +89,15 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
     formatters: { log: redactSecrets },
   };
   const logger = destination ? pino(options, destination) : pino(options);
-  // A child's bindings skip the formatters: censored as they are bound. Children are made from
-  // their parent (`Object.create`), so they inherit this `child` too.
+  // Bindings (a child's, or set later by `setBindings`) skip the formatters: censored as they are
+  // bound. Children are made from their parent (`Object.create`), so they inherit both wrappers.
   const child = logger.child;
   logger.child = function (this: Logger, bindings, opts) {
     return child.call(this, redactSecrets(bindings), opts);
   } as typeof child;
+  const setBindings = logger.setBindings;
+  logger.setBindings = function (this: Logger, bindings) {
+    setBindings.call(this, redactSecrets(bindings));
+  };
   return logger;
 }

@@ -110,6 +110,18 @@ describe("log lines never carry secrets", () => {
     expect(lines[1]).toMatchObject({ env: REDACTED, svc: "s", req: { headers: REDACTED } });
   });
 
+  it("censors bindings set on a logger after it was made (setBindings), as pino's paths did", () => {
+    const { logger, lines } = captured();
+    const child = logger.child({ svc: "s" });
+    child.setBindings({ env: { TOKEN: "tsk_bound" }, req: { authorization: "Bearer tsk_bound" } });
+    child.info("m");
+    logger.setBindings({ headers: { authorization: "Bearer tsk_root" } });
+    logger.info("m");
+    expect(lines[0]).toMatchObject({ env: REDACTED, svc: "s", req: { authorization: REDACTED } });
+    expect(lines[1]).toMatchObject({ headers: REDACTED });
+    expect(JSON.stringify(lines)).not.toContain("tsk_");
+  });
+
   it("returns a line with nothing to censor as it is (no copy)", () => {
     const fields = { requestId: "r", decision: { behavior: "allow" }, n: 1 };
     expect(redactSecrets(fields)).toBe(fields);

@@ -9,8 +9,13 @@ export async function readFile(p, maxBytes) {
   // Opened for reading only once known to be a regular file, through the O_PATH descriptor's
   // /proc entry (the same inode: a path swapped meanwhile is not followed). O_NONBLOCK still.
   const st = regularFile(p);
+  const proc = `/proc/self/fd/${st.fd}`;
   const fh = await fs
-    .open(`/proc/self/fd/${st.fd}`, fsc.O_RDONLY | fsc.O_NONBLOCK)
+    .open(proc, fsc.O_RDONLY | fsc.O_NONBLOCK)
+    .catch((err) => {
+      // Refused as an open of the path was (EACCES…), naming the path, not the descriptor.
+      throw Object.assign(err, { message: String(err.message).replace(proc, p), path: p });
+    })
     .finally(() => closeSync(st.fd));
   try {
     if (st.size > limit) throw Object.assign(new Error(`${p} is ${st.size} bytes`), { code: "EFBIG" });

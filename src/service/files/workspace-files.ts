@@ -19,6 +19,7 @@ import {
 import { SANDBOX_WORKSPACE } from "../../sandbox/sandbox.js";
 import { decisionAudit } from "../calls/audit.js";
 import { decideCall } from "../calls/decide.js";
+import { fastReadsInFlight } from "../calls/fast-read.js";
 import { newJobRow } from "../calls/job-row.js";
 import { enqueueOrWithdraw, publishState } from "../calls/job-transitions.js";
 import { waitForJob } from "../calls/job-verbs.js";
@@ -213,13 +214,15 @@ function transferRow(
  * within the tenant's limit on queued + running calls (429 past it).
  */
 async function insertJob(
-  deps: Pick<ServiceDeps, "store">,
+  deps: Pick<ServiceDeps, "store" | "handoff">,
   p: Principal,
   row: JobRow,
   maxActiveCalls: number,
 ): Promise<void> {
-  await withinActiveCalls(maxActiveCalls, (bound) =>
-    deps.store.insertJob(row, decisionAudit(p.keyId, row), bound),
+  await withinActiveCalls(
+    maxActiveCalls,
+    (bound) => deps.store.insertJob(row, decisionAudit(p.keyId, row), bound),
+    fastReadsInFlight(deps, row.tenantId),
   );
 }
 

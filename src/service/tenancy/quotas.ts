@@ -90,11 +90,13 @@ export async function checkCallQuotas(
 export async function withinActiveCalls<T>(
   maxActiveCalls: number,
   write: (bound: ActiveBound) => Promise<T>,
+  heldElsewhere = 0,
 ): Promise<T> {
   try {
-    return await write({ maxActive: maxActiveCalls });
+    // `heldElsewhere`: the tenant's active calls the store does not count (reads running ahead).
+    return await write({ maxActive: maxActiveCalls - heldElsewhere });
   } catch (err) {
-    if (err instanceof ActiveCallsFull) throw activeCallsRefusal(err.limit);
+    if (err instanceof ActiveCallsFull) throw activeCallsRefusal(err.limit + heldElsewhere);
     throw err;
   }
 }

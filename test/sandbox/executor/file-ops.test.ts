@@ -62,3 +62,32 @@ it("refuses devices and directories, reads regular files and what links name", a
   expect(got.realPath).toBe(file);
   expect(await codeOf(readFile(file, 3))).toBe("EFBIG");
 });
+
+/** readFile's outcome for each path as the file helper runs it: real uid 0, effective uid nobody. */
+function readsAsAgent(paths: string[]): { code: string; message: string }[] {
+  const ops = new URL("../../../src/sandbox/executor/file-ops.mjs", import.meta.url).href;
+  const script = `import { readFile } from ${JSON.stringify(ops)};
+    process.setgroups([65534]); process.setegid(65534); process.seteuid(65534);
+    const out = [];
+    for (const p of ${JSON.stringify(paths)})
+      out.push(await readFile(p).then(() => ({ code: "read", message: "" }), (e) => ({ code: e.code, message: e.message })));
+    console.log(JSON.stringify(out));`;
+  const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { timeout: 20_000 });
+  return JSON.parse(String(out));
+}
+
+it("refuses what the agent may not read with the error an open of the path gave, naming the path", () => {
+  execFileSync("chmod", ["0755", dir]);
+  const closed = join(dir, "mode000");
+  writeFileSync(closed, "secret\n", { mode: 0o000 });
+  const shut = join(dir, "shut");
+  execFileSync("mkdir", ["-m", "0700", shut]);
+  writeFileSync(join(shut, "f"), "secret\n", { mode: 0o644 });
+  // The helper's own /proc files (not dumpable once it took the agent's uid), another process's.
+  const procs = ["/proc/self/environ", "/proc/self/mem", "/proc/self/stack", "/proc/1/environ"];
+  const got = readsAsAgent([closed, join(shut, "f"), "/etc/shadow", ...procs]);
+  expect(got.map((g) => g.code)).toEqual(Array(3 + procs.length).fill("EACCES"));
+  expect(got[0]!.message).toBe(`EACCES: permission denied, open '${closed}'`);
+  expect(got[2]!.message).toBe("EACCES: permission denied, open '/etc/shadow'");
+  expect(got.map((g) => g.message).join("\n")).not.toContain("/proc/self/fd");
+});
