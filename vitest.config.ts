@@ -35,6 +35,7 @@ const POSTGRES_FILES = [
   "test/console/console.int.test.ts",
   "test/e2e/quota-race.int.test.ts",
   "test/e2e/fast-read.int.test.ts",
+  "test/e2e/fast-read-bound.int.test.ts",
 ];
 
 /**
