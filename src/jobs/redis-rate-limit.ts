@@ -18,6 +18,17 @@ export class RedisRateLimiter implements RateLimiter {
   private readonly redis: ScriptedRedis;
   /** Hits this process counted in Redis and has not spent yet, per key, for one window. */
   private readonly held = new Map<string, { window: number; left: number }>();
+  /**
+   * The batch being taken from Redis, per key. One at a time: concurrent hits with nothing held
+   * wait for it instead of each taking a batch of its own (a burst of N would otherwise count N
+   * batches in Redis, and a tenant far below its limit be refused).
+   */
+  private readonly taking = new Map<string, Promise<number | null>>();
+  /**
+   * The window in which a key's counter was found past a limit, and that limit: refused until it
+   * ends, unless the limit is raised meanwhile.
+   */
+  private readonly full = new Map<string, { window: number; limit: number }>();
 
   constructor(
     redis: Redis,
@@ -27,21 +38,52 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async hit(key: string, limit: number, windowS: number): Promise<number | null> {
-    const window = Math.floor(Date.now() / 1000 / windowS);
-    const held = this.held.get(key);
-    if (held && held.window === window && held.left > 0) {
-      held.left--;
-      return null;
+    for (;;) {
+      const window = Math.floor(Date.now() / 1000 / windowS);
+      const held = this.held.get(key);
+      if (held && held.window === window && held.left > 0) {
+        held.left--;
+        return null;
+      }
+      // A counter only grows within its window: past the limit once, past it for the rest.
+      const full = this.full.get(key);
+      if (full && full.window === window && limit <= full.limit) return untilNext(window, windowS);
+      const pending = this.taking.get(key);
+      if (pending) {
+        // Its outcome is the taker's; this hit looks again at what it left (an error included:
+        // it then takes a batch itself, and meets the outage on its own).
+        await pending.catch(() => undefined);
+        continue;
+      }
+      const taking = this.take(key, limit, windowS, window);
+      this.taking.set(key, taking);
+      try {
+        const refused = await taking;
+        if (refused !== null) return refused;
+      } finally {
+        this.taking.delete(key);
+      }
     }
+  }
+
+  /** Counts a batch in Redis and holds what fell within the limit; the wait when none did. */
+  private async take(key: string, limit: number, windowS: number, window: number): Promise<number | null> {
     const batch = Math.max(1, Math.floor(limit / BATCH_SHARE));
     const n = await this.redis.toolshedHit(`${this.prefix}:rate:${key}:${window}`, windowS * 2, batch);
     // Of this batch, the hits that fall within the limit (the counter was n - batch before it).
     const granted = Math.min(batch, limit - (n - batch));
-    if (granted <= 0) return Math.max(1, (window + 1) * windowS - Math.floor(Date.now() / 1000));
-    // This hit takes one; the rest add to what concurrent hits of this window may have taken.
+    if (granted <= 0) {
+      this.full.set(key, { window, limit });
+      return untilNext(window, windowS);
+    }
     const now = this.held.get(key);
-    if (now && now.window === window) now.left += granted - 1;
-    else this.held.set(key, { window, left: granted - 1 });
+    if (now && now.window === window) now.left += granted;
+    else this.held.set(key, { window, left: granted });
     return null;
   }
+}
+
+/** Whole seconds (at least 1) until `window` ends. */
+function untilNext(window: number, windowS: number): number {
+  return Math.max(1, (window + 1) * windowS - Math.floor(Date.now() / 1000));
 }

@@ -54,3 +54,25 @@ it("never allows more than the limit across processes, and loses at most a batch
   const answers = await Promise.all(Array.from({ length: 150 }, () => c.hit("burst", 100, 3600)));
   expect(answers.filter((w) => w === null).length).toBe(100);
 });
+
+it("takes one batch at a time: a concurrent burst far below the limit is all allowed", async () => {
+  // A limit of 6,000 (batches of 60): 500 hits at once, as a tenant's burst of submits. Each hit
+  // taking a batch of its own would count 30,000 in Redis and refuse most of them.
+  const rl = new RedisRateLimiter(redis, prefix);
+  const answers = await Promise.all(Array.from({ length: 500 }, () => rl.hit("concurrent", 6000, 3600)));
+  expect(answers.filter((w) => w !== null)).toEqual([]);
+  const [key] = await redis.keys(`${prefix}:rate:concurrent:*`);
+  expect(Number(await redis.get(key!))).toBe(540);
+});
+
+it("once past the limit in a window, refuses the rest of it without asking Redis", async () => {
+  const rl = new RedisRateLimiter(redis, prefix);
+  expect(await rl.hit("full", 1, 3600)).toBeNull();
+  expect(await rl.hit("full", 1, 3600)).toBeGreaterThan(0);
+  const [key] = await redis.keys(`${prefix}:rate:full:*`);
+  const counted = Number(await redis.get(key!));
+  expect(await rl.hit("full", 1, 3600)).toBeGreaterThan(0);
+  expect(Number(await redis.get(key!))).toBe(counted);
+  // A limit raised within the window is asked about again, and holds.
+  expect(await rl.hit("full", 100, 3600)).toBeNull();
+});
