@@ -57,4 +57,21 @@ describe("executor: writeNow", () => {
     r.stdin.end();
     expect((await r.done).toString()).toBe(`${chunks.join("")}end`);
   });
+
+  it("a partial write that ends inside a character: the rest goes from the next byte, nothing doubled or lost", async () => {
+    // 3-byte characters after 0, 1 and 2 ASCII bytes: whatever the descriptor takes at once (a
+    // socket buffer's worth), at least two of the three cut a character. The rest is bytes (the
+    // string's encoding from the byte the descriptor stopped at), not the string from a character.
+    for (const lead of ["", "x", "xy"]) {
+      const r = slowReader(0.3);
+      const text = `${lead}${"€".repeat(500_000)}`;
+      writeNow(r.stdin, text);
+      writeNow(r.stdin, "\nend");
+      expect(r.streamWrites(), `lead ${lead.length}`).toBe(2);
+      r.stdin.end();
+      const got = await r.done;
+      expect(got.length, `lead ${lead.length}`).toBe(Buffer.byteLength(text) + 4);
+      expect(got.equals(Buffer.from(`${text}\nend`)), `lead ${lead.length}`).toBe(true);
+    }
+  });
 });

@@ -36,15 +36,27 @@ export function processesOf(uid) {
   for (const name of entries) {
     const c = name.charCodeAt(0);
     if (c < 48 || c > 57 || own.includes(Number(name))) continue;
+    let status;
     try {
-      const status = statusHead(name);
-      const m = /\nUid:\s+(\d+)/.exec(status);
-      // Zombies hold nothing and are reaped (by the fork server or init); they are not "still running".
-      if (!m || Number(m[1]) !== uid || /\nState:\s+Z/.test(status)) continue;
+      status = statusHead(name);
+    } catch {
+      // Gone before it was read: it may have forked first, a child the listing did not hold.
+      found.vanished = true;
+      continue;
+    }
+    const m = /\nUid:\s+(\d+)/.exec(status);
+    if (!m || Number(m[1]) !== uid) continue;
+    // Zombies hold nothing and are reaped (by the fork server or init); they are not "still running".
+    // But one of the uid died since the listing, as one that went: it may have forked first.
+    if (/\nState:\s+Z/.test(status)) {
+      found.vanished = true;
+      continue;
+    }
+    try {
       const cmd = readFileSync(`/proc/${name}/cmdline`, "latin1").replaceAll("\0", " ").trim();
       found.set(Number(name), cmd.slice(0, 200));
     } catch {
-      // Gone while we looked.
+      found.vanished = true;
     }
   }
   return found;
@@ -60,7 +72,16 @@ export async function killUid(uid, gid) {
   let seen = 0;
   for (let pass = 0; pass < 50; pass++) {
     const left = processesOf(uid);
-    if (left.size === 0) return seen;
+    // Empty is proven only by a scan in which no listed process went away before it was read: one
+    // that did may have forked a child after the listing (a process that hops from pid to pid, fork
+    // then exit, escapes a scan of a busy /proc). Looked at again; when every look is such, the uid
+    // is killed whole anyway (`kill -9 -1` as it reaches what no scan saw).
+    if (left.size === 0 && !left.vanished) return seen;
+    if (left.size === 0) {
+      if (pass < 2) continue;
+      await killAllAs(uid, gid);
+      return seen;
+    }
     seen = Math.max(seen, left.size);
     const started = pass < 3 && (await killAllAs(uid, gid));
     if (started) continue;
