@@ -50,9 +50,10 @@ export class RedisRateLimiter implements RateLimiter {
       if (full && full.window === window && limit <= full.limit) return untilNext(window, windowS);
       const pending = this.taking.get(key);
       if (pending) {
-        // Its outcome is the taker's; this hit looks again at what it left (an error included:
-        // it then takes a batch itself, and meets the outage on its own).
-        await pending.catch(() => undefined);
+        // Then this hit looks again at what the taker left. A taker's failure (Redis away) fails
+        // the hits that waited for it at once, as it would have failed each of them: retried one
+        // after another, the last of a burst would wait out every timeout before it.
+        await pending;
         continue;
       }
       const taking = this.take(key, limit, windowS, window);
