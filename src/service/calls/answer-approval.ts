@@ -18,7 +18,6 @@ import { getExternalTools } from "../tool-config/external-tools.js";
 import { parseRuleListOrThrow } from "../tool-config/rules.js";
 import { expireIfDue } from "./approval-expiry.js";
 import { auditKeys, inputDigest } from "./audit.js";
-import { fastReadsInFlight } from "./fast-read.js";
 import { enqueueOrReconcile, publishState } from "./job-transitions.js";
 import { findJob, loadJob, textResult, toJobView } from "./job-view.js";
 
@@ -60,10 +59,8 @@ export async function answerApproval(
   // the limit only then): otherwise a tenant could queue past it through `ask` calls, which take
   // none while pending. Refused, the job stays pending and may be approved again later.
   const { maxActiveCalls } = await effectiveQuotas(deps, job.tenantId);
-  const answered = await withinActiveCalls(
-    maxActiveCalls,
-    (bound) => deps.store.settleApproval(jobId, decide, bound),
-    fastReadsInFlight(deps, job.tenantId),
+  const answered = await withinActiveCalls(deps, job.tenantId, maxActiveCalls, (bound) =>
+    deps.store.settleApproval(jobId, decide, bound),
   );
   if (!answered)
     throw new ConflictError(`job ${jobId} is not awaiting approval (already answered or expired)`);

@@ -17,8 +17,9 @@ import type { FinishedInsert } from "../../db/store.js";
 import type { ToolChunk } from "../../toolkit/content.js";
 import type { ToolBase } from "../../toolkit/tool-base.js";
 import { nowIso } from "../clock.js";
-import type { CallHandoff, ServiceDeps } from "../ports.js";
+import type { ServiceDeps } from "../ports.js";
 import { acquireSessionSandbox } from "../sessions/acquire-sandbox.js";
+import { heldActiveCalls, holdActiveCall } from "../tenancy/calls-held.js";
 import type { Principal } from "../tenancy/principal.js";
 import { runContext, runStatus, runToolkit, toResult } from "../worker/execute-job.js";
 import { jobSandbox } from "../worker/job-sandbox.js";
@@ -58,12 +59,11 @@ export async function fastRead(
   // An active call of its tenant while it runs, as a claimed run is (its row is written only
   // once it is over): not past the tenant's bound with the other reads running ahead here.
   const tenant = row.tenantId;
-  if (fastReadsInFlight(deps, tenant) >= maxActiveCalls) return undefined;
+  if (heldActiveCalls(deps, tenant) >= maxActiveCalls) return undefined;
   // One of the worker's slots for the run, as the hand-off takes (its concurrency holds).
   const slot = deps.handoff?.reserve(row.id, row.sessionId);
   if (!slot) return undefined;
-  const reads = inFlightOf(deps.handoff!);
-  reads.set(tenant, (reads.get(tenant) ?? 0) + 1);
+  const release = holdActiveCall(deps.handoff!, tenant);
   try {
     const seq = session.nextSeq;
     if (await deps.store.busyBefore(session.id, seq)) return undefined;
@@ -74,7 +74,7 @@ export async function fastRead(
     const ran = await running;
     if (!ran) return count(deps, "discarded");
     // Room for this one beside the calls stored and the other reads running ahead here.
-    const maxActive = maxActiveCalls - (fastReadsInFlight(deps, tenant) - 1);
+    const maxActive = maxActiveCalls - (heldActiveCalls(deps, tenant) - 1);
     const opts: FinishedInsert = { maxActive, seq, hostId, readCache: ran.readCache };
     const stored = await deps.store.insertFinished(ran.final, audit, opts).catch((err: unknown) => {
       // The usual path meets the same refusal or outage and reports it as it does.
@@ -98,28 +98,9 @@ export async function fastRead(
     });
     return stored;
   } finally {
-    const n = (reads.get(tenant) ?? 1) - 1;
-    if (n > 0) reads.set(tenant, n);
-    else reads.delete(tenant);
+    release();
     slot.release();
   }
-}
-
-/** The reads running ahead in this process, per tenant, by the worker (hand-off) running them. */
-const inFlight = new WeakMap<CallHandoff, Map<string, number>>();
-
-function inFlightOf(handoff: CallHandoff): Map<string, number> {
-  const reads = inFlight.get(handoff) ?? new Map<string, number>();
-  inFlight.set(handoff, reads);
-  return reads;
-}
-
-/**
- * The tenant's reads running ahead here: active calls not yet in the store's count, which every
- * write that holds the tenant to its bound here leaves room for (submit-call.ts).
- */
-export function fastReadsInFlight(deps: Pick<ServiceDeps, "handoff">, tenantId: string): number {
-  return deps.handoff ? (inFlight.get(deps.handoff)?.get(tenantId) ?? 0) : 0;
 }
 
 function count(deps: Pick<ServiceDeps, "metrics">, outcome: "stored" | "discarded"): undefined {

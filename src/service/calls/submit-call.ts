@@ -20,7 +20,7 @@ import { checkCallQuotas, withinActiveCalls } from "../tenancy/quotas.js";
 import { readTenantSettings } from "../tenancy/tenant-settings.js";
 import { canonicalJson, decisionAudit } from "./audit.js";
 import { decideCall } from "./decide.js";
-import { fastRead, fastReadsInFlight, mayRunAhead } from "./fast-read.js";
+import { fastRead, mayRunAhead } from "./fast-read.js";
 import { newJobRow } from "./job-row.js";
 import { enqueueOrWithdraw, publishRow } from "./job-transitions.js";
 import { textResult, toJobView } from "./job-view.js";
@@ -149,18 +149,14 @@ function insertUnlessKeyTaken(
   maxActiveCalls: number,
   claim: InsertClaim | undefined,
 ): Promise<InsertClaimed> {
-  return withinActiveCalls(
-    maxActiveCalls,
-    async (bound) => {
-      const audit = decisionAudit(p.keyId, row);
-      if (claim) return deps.store.insertClaimed(row, audit, { ...bound, claim });
-      const taken = await deps.store.insertJob(row, audit, bound);
-      return taken
-        ? { kind: "taken", job: taken }
-        : { kind: "stored", claim: { kind: "skip", reason: row.status } };
-    },
-    fastReadsInFlight(deps, row.tenantId),
-  );
+  return withinActiveCalls(deps, row.tenantId, maxActiveCalls, async (bound) => {
+    const audit = decisionAudit(p.keyId, row);
+    if (claim) return deps.store.insertClaimed(row, audit, { ...bound, claim });
+    const taken = await deps.store.insertJob(row, audit, bound);
+    return taken
+      ? { kind: "taken", job: taken }
+      : { kind: "stored", claim: { kind: "skip", reason: row.status } };
+  });
 }
 
 /** `{tool, input}` as canonical JSON, hashed: what an idempotency key stands for. */

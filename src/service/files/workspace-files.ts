@@ -19,7 +19,6 @@ import {
 import { SANDBOX_WORKSPACE } from "../../sandbox/sandbox.js";
 import { decisionAudit } from "../calls/audit.js";
 import { decideCall } from "../calls/decide.js";
-import { fastReadsInFlight } from "../calls/fast-read.js";
 import { newJobRow } from "../calls/job-row.js";
 import { enqueueOrWithdraw, publishState } from "../calls/job-transitions.js";
 import { waitForJob } from "../calls/job-verbs.js";
@@ -219,10 +218,8 @@ async function insertJob(
   row: JobRow,
   maxActiveCalls: number,
 ): Promise<void> {
-  await withinActiveCalls(
-    maxActiveCalls,
-    (bound) => deps.store.insertJob(row, decisionAudit(p.keyId, row), bound),
-    fastReadsInFlight(deps, row.tenantId),
+  await withinActiveCalls(deps, row.tenantId, maxActiveCalls, (bound) =>
+    deps.store.insertJob(row, decisionAudit(p.keyId, row), bound),
   );
 }
 

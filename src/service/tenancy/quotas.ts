@@ -2,6 +2,7 @@
  * Per-tenant quotas (429 with Retry-After): active sessions, queued + running calls, calls per
  * minute. A tenant's own settings override the platform defaults from the config.
  */
+
 import { and, count, eq, inArray } from "drizzle-orm";
 import { type Db, dialectOf, first, tablesOf } from "../../db/db.js";
 import { preparedFor } from "../../db/prepared.js";
@@ -9,6 +10,7 @@ import type { TenantQuotas } from "../../db/rows.js";
 import { ACTIVE_STATUSES, type ActiveBound, ActiveCallsFull } from "../../db/store.js";
 import { RateLimitedError } from "../../errors.js";
 import type { ServiceDeps } from "../ports.js";
+import { heldActiveCalls } from "./calls-held.js";
 import { readTenantSettings } from "./tenant-settings.js";
 
 /** Used when neither the tenant nor the platform sets a limit on queued + running calls. */
@@ -88,12 +90,14 @@ export async function checkCallQuotas(
  * counts and writes in one serialized transaction; its refusal becomes the same 429 as above.
  */
 export async function withinActiveCalls<T>(
+  deps: Pick<ServiceDeps, "handoff">,
+  tenantId: string,
   maxActiveCalls: number,
   write: (bound: ActiveBound) => Promise<T>,
-  heldElsewhere = 0,
 ): Promise<T> {
+  // The tenant's active calls the store does not count (reads running ahead here: calls-held.ts).
+  const heldElsewhere = heldActiveCalls(deps, tenantId);
   try {
-    // `heldElsewhere`: the tenant's active calls the store does not count (reads running ahead).
     return await write({ maxActive: maxActiveCalls - heldElsewhere });
   } catch (err) {
     if (err instanceof ActiveCallsFull) throw activeCallsRefusal(err.limit + heldElsewhere);
