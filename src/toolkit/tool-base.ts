@@ -21,6 +21,12 @@ export type JsonSchemaObject = Record<string, unknown> & {
 /** What `call` may return: one chunk or a stream of them. */
 export type ToolCallOutput = ToolChunk | AsyncIterable<ToolChunk>;
 
+/** A sandbox `readFile` by its arguments. */
+export interface SandboxRead {
+  path: string;
+  maxBytes: number;
+}
+
 /** The outcome of a tool's own input validation. */
 export type InputValidation = { ok: true; input: ToolInput } | { ok: false; message: string };
 
@@ -37,6 +43,12 @@ export interface ToolBase extends PermissionSubject {
    * Absent: no.
    */
   readonly runsAhead?: boolean;
+  /**
+   * The sandbox read a call's run starts with, when its input alone tells it (a run ahead sends
+   * it before the run is set up, fast-read.ts): the run's first `readFile` must be exactly this
+   * one. Absent or undefined: not known before the run.
+   */
+  firstRead?(input: ToolInput): SandboxRead | undefined;
   /** Execution is delegated outside Toolshed; `call` must not be used. */
   readonly isExternalTool: boolean;
   /** Receives the session state (for us: the ToolRunContext's read cache and cwd). */

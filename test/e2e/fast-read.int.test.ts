@@ -5,6 +5,8 @@
  * could have ordered differently is thrown away and run in order.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { dialectOf } from "../../src/db/db.js";
+import { preparedFor } from "../../src/db/prepared.js";
 import type { JobStore } from "../../src/db/store.js";
 import { type Harness, seedTenant, startHarness } from "../support/harness.js";
 import { pollUntil, waitForJob } from "../support/wait-for-job.js";
@@ -89,6 +91,47 @@ it("a warm Read with wait is stored once, final, as the usual run leaves it", as
     body: { tool: "Edit", input: { file_path: "/workspace/f.txt", old_string: "one", new_string: "two" } },
   });
   expect(edit.body.job.status, JSON.stringify(edit.body)).toBe("succeeded");
+}, 60_000);
+
+it("sends its read before the run is set up, and counts the tenant's active calls once", async () => {
+  const deps = h.service.deps;
+  const order: string[] = [];
+  // The session's sandbox (the one every run of it uses) and the run's toolkit set-up, observed.
+  const sandbox = await deps.sandboxes.acquire({ sessionId: sid, tenantId: t.tenantId });
+  const readFile = sandbox.readFile.bind(sandbox);
+  sandbox.readFile = (...a) => {
+    order.push("read");
+    return readFile(...a);
+  };
+  const clients = deps.mcp!.clients;
+  const toolSets = clients.toolSets.bind(clients);
+  clients.toolSets = (...a) => {
+    order.push("toolkit");
+    return toolSets(...a);
+  };
+  // Counted in the store's transaction only (SQLite: the prepared count; Postgres counts in SQL).
+  const sqlite = dialectOf(deps.db) === "sqlite";
+  const count = sqlite ? preparedFor(deps.db).activeCount : undefined;
+  const get = count?.get.bind(count);
+  let counted = 0;
+  if (count && get)
+    count.get = ((...a: Parameters<typeof get>) => {
+      counted++;
+      return get(...a);
+    }) as typeof count.get;
+  try {
+    seen();
+    const res = await read();
+    expect(res.body.job.status, JSON.stringify(res.body)).toBe("succeeded");
+    expect(seen()).toEqual(["insertFinished:row"]);
+    // The plan's toolkit, then the read, then the run's toolkit (set up while the executor reads).
+    expect(order.slice(-2)).toEqual(["read", "toolkit"]);
+    if (sqlite) expect(counted).toBe(1);
+  } finally {
+    delete (sandbox as Partial<typeof sandbox>).readFile;
+    delete (clients as Partial<typeof clients>).toolSets;
+    if (count && get) count.get = get;
+  }
 }, 60_000);
 
 it("never without wait, nor with an idempotency key", async () => {

@@ -11,11 +11,16 @@
  * Only a tool that `runsAhead` (changes nothing: Read, whose executor read opens only a regular
  * file, file-ops.mjs), without middlewares of its own, and no idempotency key (a key's job is
  * found by a submit that may come while this one runs).
+ * The tool's first read (`firstRead`) is sent as soon as busyBefore has said no, before the run
+ * is set up (toolkit, sandbox, context): the executor reads while this thread does the rest. It
+ * must not be sent before busyBefore: a call ahead that finished between the read and the check
+ * would go unseen.
  */
 import type { JobRow, SessionRow } from "../../db/rows.js";
 import type { FinishedInsert } from "../../db/store.js";
+import type { ReadFileResult, Sandbox } from "../../sandbox/sandbox.js";
 import type { ToolChunk } from "../../toolkit/content.js";
-import type { ToolBase } from "../../toolkit/tool-base.js";
+import type { SandboxRead, ToolBase } from "../../toolkit/tool-base.js";
 import { nowIso } from "../clock.js";
 import type { ServiceDeps } from "../ports.js";
 import { acquireSessionSandbox } from "../sessions/acquire-sandbox.js";
@@ -51,6 +56,7 @@ export async function fastRead(
   p: Principal,
   session: SessionRow,
   row: JobRow,
+  tool: ToolBase,
   maxActiveCalls: number,
 ): Promise<JobRow | undefined> {
   const hostId = deps.hostId;
@@ -67,7 +73,7 @@ export async function fastRead(
   try {
     const seq = session.nextSeq;
     if (await deps.store.busyBefore(session.id, seq)) return undefined;
-    const running = runAhead(deps, session, row, slot.claim.worker);
+    const running = runAhead(deps, session, row, slot.claim.worker, tool.firstRead?.(row.input));
     // The audit entry's digest is made while the executor reads, once the request is on its way.
     await new Promise(setImmediate);
     const audit = decisionAudit(p.keyId, row);
@@ -121,13 +127,8 @@ async function runAhead(
   session: SessionRow,
   row: JobRow,
   worker: string,
+  first: SandboxRead | undefined,
 ): Promise<RanAhead | undefined> {
-  const { toolkit, activeGroups } = await runToolkit(deps, session).catch(() => ({
-    toolkit: undefined,
-    activeGroups: undefined,
-  }));
-  // The session's tool as a run sees it: the crash guard and nothing else around it.
-  if (toolkit?.getTool(row.tool)?.middlewares.length !== 1) return undefined;
   const startedAt = nowIso();
   let instance: string | undefined;
   let failed = false;
@@ -143,6 +144,21 @@ async function runAhead(
       failed = true;
     },
   });
+  const acknowledge = () => jsb.used()?.acknowledge?.(row.id);
+  const sandbox = first ? readingAhead(jsb.sandbox, first) : { sandbox: jsb.sandbox, sent: undefined };
+  // The read's request is written (a chain of settled promises) before the rest is set up.
+  if (first) await new Promise(setImmediate);
+  const { toolkit, activeGroups } = await runToolkit(deps, session).catch(() => ({
+    toolkit: undefined,
+    activeGroups: undefined,
+  }));
+  // The session's tool as a run sees it: the crash guard and nothing else around it.
+  if (toolkit?.getTool(row.tool)?.middlewares.length !== 1) {
+    // The read sent ahead is over before its memo entry is let go.
+    await sandbox.sent?.catch(() => undefined);
+    acknowledge();
+    return undefined;
+  }
   const chunks: RanAhead["chunks"] = [];
   const seen = new Set<string>();
   const onChunk = (chunk: ToolChunk) => {
@@ -156,7 +172,7 @@ async function runAhead(
     deps,
     { job: row, session },
     {
-      sandbox: jsb.sandbox,
+      sandbox: sandbox.sandbox,
       readCache,
       signal,
       onChunk,
@@ -169,7 +185,6 @@ async function runAhead(
   const response = await toolkit
     .callTool(row.tool, row.input, ctx, { callId: row.id })
     .catch(() => undefined);
-  const acknowledge = () => jsb.used()?.acknowledge?.(row.id);
   if (!response || failed) {
     acknowledge();
     return undefined;
@@ -188,4 +203,25 @@ async function runAhead(
     attempts: [{ ...attempt, endedAt: finishedAt, outcome: status }],
   };
   return { final, readCache: readCache.held(), chunks, acknowledge };
+}
+
+/**
+ * `first` sent now through `sandbox`; the sandbox a run then uses answers its first `readFile`
+ * with that read's answer when it asks for exactly that read (any other goes to `sandbox`).
+ */
+export function readingAhead(
+  sandbox: Sandbox,
+  first: SandboxRead,
+): { sandbox: Sandbox; sent: Promise<ReadFileResult> } {
+  const sent = sandbox.readFile(first.path, { maxBytes: first.maxBytes });
+  // Taken by the run, or by nobody (a run that asks for another read first, or none).
+  sent.catch(() => undefined);
+  let waiting: Promise<ReadFileResult> | undefined = sent;
+  const readFile: Sandbox["readFile"] = (path, opts) => {
+    const ahead = waiting;
+    waiting = undefined;
+    const same = path === first.path && opts?.maxBytes === first.maxBytes && opts.callKey === undefined;
+    return ahead && same ? ahead : sandbox.readFile(path, opts);
+  };
+  return { sandbox: { ...sandbox, readFile }, sent };
 }

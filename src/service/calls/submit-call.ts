@@ -16,7 +16,7 @@ import type { ServiceDeps } from "../ports.js";
 import { loadSession } from "../sessions/sessions.js";
 import { inactiveCall, resolveSessionTool, sessionMcpTools } from "../sessions/tool-list.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
-import { checkCallQuotas, withinActiveCalls } from "../tenancy/quotas.js";
+import { checkActiveCalls, checkCallRate, withinActiveCalls } from "../tenancy/quotas.js";
 import { readTenantSettings } from "../tenancy/tenant-settings.js";
 import { canonicalJson, decisionAudit } from "./audit.js";
 import { decideCall } from "./decide.js";
@@ -58,21 +58,27 @@ export async function submitCall(
   await deps.readiness.require(["redis", "docker"]);
   // The quota's Redis round trip overlaps resolving and deciding (CPU only); it is settled before
   // anything is written, and a refusal still wins over an error of the call itself, as before.
-  const quota = deps.readiness.bound("redis", checkCallQuotas(deps, session.tenantId));
+  const tenantId = session.tenantId;
+  const quota = deps.readiness.bound("redis", checkCallRate(deps, tenantId));
   quota.catch(() => undefined);
   let plan: CallPlan;
   try {
     const mcps = await sessionMcpTools(deps, session);
     plan = await planCall(deps, session, body, mcps);
   } catch (err) {
-    await quota;
+    await checkActiveCalls(deps, tenantId, (await quota).maxActiveCalls);
     throw err;
   }
   const { maxActiveCalls } = await quota;
   const row = await jobRowFor(deps, session, plan, body.idempotencyKey);
   row.requestHash = requestHash;
-  if (mayRunAhead(plan.tool, row, opts.wait)) {
-    const done = await fastRead(deps, p, session, row, maxActiveCalls);
+  const ahead = mayRunAhead(plan.tool, row, opts.wait);
+  // The early refusal of a call past the tenant's queued + running bound. A call that may run
+  // ahead is held to it by its one transaction (insertFinished counts), and when refused there or
+  // not run ahead, by the usual path's insert, with the same 429: counted once, not twice.
+  if (!ahead) await checkActiveCalls(deps, tenantId, maxActiveCalls);
+  if (ahead) {
+    const done = await fastRead(deps, p, session, row, plan.tool, maxActiveCalls);
     if (done) {
       deps.metrics.inc("toolshed_calls_submitted_total", { behavior: row.decision.behavior });
       return { job: toJobView(done), created: true };
@@ -218,8 +224,12 @@ async function jobRowFor(
   idempotencyKey: string | undefined,
 ): Promise<JobRow> {
   const { status } = plan;
-  const ttlMs = (await readTenantSettings(deps.db, session.tenantId)).approvalTtlSeconds * 1000;
   const now = Date.now();
+  // The tenant's approval TTL (cached settings) only for a call that waits for a human.
+  const expiresAt = async () => {
+    const ttlMs = (await readTenantSettings(deps.db, session.tenantId)).approvalTtlSeconds * 1000;
+    return new Date(now + ttlMs).toISOString();
+  };
   const finished = status === "denied" || status === "failed";
   return newJobRow({
     id: newId("job"),
@@ -232,7 +242,7 @@ async function jobRowFor(
     result: plan.result,
     idempotencyKey: idempotencyKey ?? null,
     concurrencySafe: plan.tool.isConcurrencySafe,
-    approvalExpiresAt: status === "awaiting_approval" ? new Date(now + ttlMs).toISOString() : null,
+    approvalExpiresAt: status === "awaiting_approval" ? await expiresAt() : null,
     createdAt: new Date(now).toISOString(),
     finishedAt: finished ? new Date(now).toISOString() : null,
   });

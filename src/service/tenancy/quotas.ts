@@ -75,14 +75,31 @@ export async function checkCallQuotas(
   deps: Pick<ServiceDeps, "db" | "limiter" | "quotas">,
   tenantId: string,
 ): Promise<EffectiveQuotas> {
+  const q = await checkCallRate(deps, tenantId);
+  await checkActiveCalls(deps, tenantId, q.maxActiveCalls);
+  return q;
+}
+
+/** checkCallQuotas' per-minute window alone; returns the quotas. */
+export async function checkCallRate(
+  deps: Pick<ServiceDeps, "db" | "limiter" | "quotas">,
+  tenantId: string,
+): Promise<EffectiveQuotas> {
   const q = await effectiveQuotas(deps, tenantId);
   const wait = await deps.limiter.hit(`calls:${tenantId}`, q.callsPerMinute, 60);
   if (wait !== null) {
     throw new RateLimitedError(`more than ${q.callsPerMinute} calls per minute for this tenant`, wait);
   }
-  if ((await activeCallCount(deps.db, tenantId)) >= q.maxActiveCalls)
-    throw activeCallsRefusal(q.maxActiveCalls);
   return q;
+}
+
+/** checkCallQuotas' early check of the queued + running limit alone. */
+export async function checkActiveCalls(
+  deps: Pick<ServiceDeps, "db">,
+  tenantId: string,
+  maxActiveCalls: number,
+): Promise<void> {
+  if ((await activeCallCount(deps.db, tenantId)) >= maxActiveCalls) throw activeCallsRefusal(maxActiveCalls);
 }
 
 /**

@@ -5,10 +5,11 @@
 import { posix } from "node:path";
 import { z } from "zod";
 import { readPolicy } from "../../permission/read-policy.js";
+import type { ToolInput } from "../../permission/types.js";
 import { SandboxFileError } from "../../sandbox/sandbox.js";
 import { textChunk } from "../response.js";
 import type { ToolRunContext } from "../run-context.js";
-import type { ToolCallOutput } from "../tool-base.js";
+import type { SandboxRead, ToolCallOutput } from "../tool-base.js";
 import { BuiltinTool, type BuiltinToolOptions, errorChunk } from "./builtin-tool.js";
 import { entryFor, MAX_READ_BYTES } from "./file-state.js";
 import { argumentField } from "./operands.js";
@@ -69,11 +70,17 @@ export class ReadTool extends BuiltinTool<typeof ReadInput> {
     this.maxLineCharacters = opts.maxLineCharacters ?? 2000;
   }
 
+  firstRead(input: ToolInput): SandboxRead | undefined {
+    const p = (input as { file_path?: unknown }).file_path;
+    return typeof p === "string" && posix.isAbsolute(p) ? { path: p, maxBytes: MAX_READ_BYTES } : undefined;
+  }
+
   protected async run(input: z.output<typeof ReadInput>, ctx: ToolRunContext): Promise<ToolCallOutput> {
     const p = input.file_path;
     if (!posix.isAbsolute(p)) return errorChunk(`Error: file_path must be an absolute path, got: ${p}`);
     try {
-      // One round trip: the sandbox opens the file, follows links and reports the resolved path.
+      // One round trip: the sandbox opens the file, follows links and reports the resolved path
+      // (the read firstRead names).
       const file = await ctx.sandbox.readFile(p, { maxBytes: MAX_READ_BYTES });
       const realPath = file.realPath ?? (await ctx.sandbox.realPath(p));
       const entry = entryFor(realPath, file.data, file.mtimeMs);

@@ -1,9 +1,11 @@
 /** Which submits may try running ahead (src/service/calls/fast-read.ts); the rest is the store's check. */
 import { describe, expect, it } from "vitest";
-import { mayRunAhead } from "../../../src/service/calls/fast-read.js";
+import type { ReadFileResult, Sandbox } from "../../../src/sandbox/sandbox.js";
+import { mayRunAhead, readingAhead } from "../../../src/service/calls/fast-read.js";
 import type { ToolMiddleware } from "../../../src/toolkit/middleware.js";
 import { BashTool } from "../../../src/toolkit/tools/bash.js";
 import { EditTool } from "../../../src/toolkit/tools/edit.js";
+import { MAX_READ_BYTES } from "../../../src/toolkit/tools/file-state.js";
 import { GlobTool } from "../../../src/toolkit/tools/glob.js";
 import { ReadTool } from "../../../src/toolkit/tools/read.js";
 
@@ -25,4 +27,59 @@ describe("mayRunAhead", () => {
   ])("%s", (_what, tool, r, wait, expected) => {
     expect(mayRunAhead(tool, r, wait)).toBe(expected);
   });
+});
+
+describe("Read's firstRead: the readFile its run starts with", () => {
+  it.each([
+    [
+      "an absolute path",
+      { file_path: "/workspace/a.txt" },
+      { path: "/workspace/a.txt", maxBytes: MAX_READ_BYTES },
+    ],
+    ["a relative path (the run answers an error, reads nothing)", { file_path: "a.txt" }, undefined],
+    ["no path", {}, undefined],
+  ])("%s", (_what, input, expected) => {
+    expect(read.firstRead(input)).toEqual(expected);
+  });
+});
+
+describe("readingAhead", () => {
+  const first = { path: "/workspace/a.txt", maxBytes: 10 };
+  const fake = () => {
+    const sent: string[] = [];
+    const sandbox = {
+      sessionId: "ses_x",
+      readFile: async (path: string, o?: { maxBytes?: number }) => {
+        sent.push(`${path}:${o?.maxBytes}`);
+        return { data: Buffer.from(path), mtimeMs: sent.length } as unknown as ReadFileResult;
+      },
+    } as unknown as Sandbox;
+    return { sandbox, sent };
+  };
+
+  it("sends the read at once; the run's first readFile of it takes its answer, later ones are sent", async () => {
+    const { sandbox, sent } = fake();
+    const ahead = readingAhead(sandbox, first);
+    expect(sent).toEqual(["/workspace/a.txt:10"]);
+    const got = await ahead.sandbox.readFile(first.path, { maxBytes: 10 });
+    expect(got).toBe(await ahead.sent);
+    expect(sent).toEqual(["/workspace/a.txt:10"]);
+    await ahead.sandbox.readFile(first.path, { maxBytes: 10 });
+    expect(sent).toEqual(["/workspace/a.txt:10", "/workspace/a.txt:10"]);
+  });
+
+  it.each([
+    ["another path", "/workspace/b.txt", 10],
+    ["another bound", "/workspace/a.txt", 20],
+  ])(
+    "a first readFile of %s is sent itself, and the read ahead is used by nothing",
+    async (_w, path, max) => {
+      const { sandbox, sent } = fake();
+      const ahead = readingAhead(sandbox, first);
+      const got = await ahead.sandbox.readFile(path, { maxBytes: max });
+      expect(got.mtimeMs).toBe(2);
+      await ahead.sandbox.readFile(first.path, { maxBytes: 10 });
+      expect(sent).toEqual(["/workspace/a.txt:10", `${path}:${max}`, "/workspace/a.txt:10"]);
+    },
+  );
 });
