@@ -223,5 +223,9 @@ export function readingAhead(
     const same = path === first.path && opts?.maxBytes === first.maxBytes && opts.callKey === undefined;
     return ahead && same ? ahead : sandbox.readFile(path, opts);
   };
-  return { sandbox: { ...sandbox, readFile }, sent };
+  // Everything else is `sandbox`'s own (a class instance's methods too).
+  const wrapped = new Proxy(sandbox, {
+    get: (target, key) => (key === "readFile" ? readFile : Reflect.get(target, key)),
+  });
+  return { sandbox: wrapped, sent };
 }

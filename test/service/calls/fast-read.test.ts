@@ -82,4 +82,20 @@ describe("readingAhead", () => {
       expect(sent).toEqual(["/workspace/a.txt:10", `${path}:${max}`, "/workspace/a.txt:10"]);
     },
   );
+
+  it("leaves the sandbox's other operations as they are, a class instance's methods included", async () => {
+    class Box {
+      readonly sessionId = "ses_x";
+      private readonly root = "/r";
+      async readFile(path: string) {
+        return { data: Buffer.from(path), mtimeMs: 1 } as unknown as ReadFileResult;
+      }
+      async realPath(path: string) {
+        return `${this.root}${path}`;
+      }
+    }
+    const ahead = readingAhead(new Box() as unknown as Sandbox, first);
+    expect(await ahead.sandbox.realPath("/a")).toBe("/r/a");
+    expect(ahead.sandbox.sessionId).toBe("ses_x");
+  });
 });
