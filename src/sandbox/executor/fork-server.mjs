@@ -178,7 +178,7 @@ export class ForkServer {
     this.byId = new Map(); // request id → ForkedChild, until its streams ended (O and E name the request)
     this.kills = new Map(); // id → resolve(ok)
     this.rest = null; // unparsed bytes of the spawner's output
-    // The spawner's children list and stat, open once it said it adopts the commands' orphans
+    // The spawner's children list and statm, open once it said it adopts the commands' orphans
     // (R): they name the process, not its number, so once it is reaped they fail to read.
     this.adopted = null;
   }
@@ -213,22 +213,22 @@ export class ForkServer {
    * True when nothing the spawner started (a command, or any process below one) is alive. It
    * adopts the commands' orphans, so a live one is its child or below one: its children list
    * (one look under the kernel's lock) is then not empty. That holds only while the spawner
-   * itself has not exited (its children then went to the init), so its state is read after the
-   * list. False when that cannot be told (no spawner, an older one, a kernel without the list)
-   * or when it has any child at all.
+   * itself has not exited (its children then went to the init), so whether it still has its
+   * memory is read after the list: an exiting task lets its memory go (exit_mm) before it hands
+   * its children on (exit_notify), and `statm` then reads all zeros, as a zombie's does. Memory
+   * still there after the list was read means the list was still the spawner's own. (`statm` is
+   * a few counters; `stat`, which says the state too, costs twice as much to read.) False when
+   * that cannot be told (no spawner, an older one, a kernel without the list) or when it has
+   * any child at all.
    */
   nothingAlive() {
     const pid = this.proc?.pid;
     if (!this.adopted || pid === undefined) return false;
     try {
       if (readProc(this.adopted.children) !== 0) return false;
-      // "pid (toolshed-spawne) S ...": a zombie (Z) or a dying task (X) no longer adopts anything.
-      const n = readProc(this.adopted.stat);
-      if (n <= 0) return false;
-      const at = PROC_PEEK.lastIndexOf(0x29 /* ) */, n - 1) + 2;
-      if (at < 2 || at >= n) return false;
-      const state = PROC_PEEK[at];
-      return state !== 0x5a /* Z */ && state !== 0x58 /* X */;
+      // "size resident shared text lib data dt" in pages: a live process's size is never 0.
+      const n = readProc(this.adopted.statm);
+      return n > 1 && PROC_PEEK[0] !== 0x30 /* 0 */;
     } catch {
       return false;
     }
@@ -354,7 +354,7 @@ export class ForkServer {
       if (pid === undefined || this.adopted) return;
       try {
         const children = openSync(`/proc/${pid}/task/${pid}/children`, "r");
-        this.adopted = { children, stat: openSync(`/proc/${pid}/stat`, "r") };
+        this.adopted = { children, statm: openSync(`/proc/${pid}/statm`, "r") };
       } catch {
         // No such list (gVisor): /proc is read after each call, as without it.
       }
@@ -371,7 +371,7 @@ export class ForkServer {
     this.proc = null;
     if (this.adopted) {
       closeSync(this.adopted.children);
-      closeSync(this.adopted.stat);
+      closeSync(this.adopted.statm);
       this.adopted = null;
     }
     for (const [id, entry] of this.pending) {
