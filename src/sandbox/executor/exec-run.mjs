@@ -98,12 +98,12 @@ export class ExecRun {
     // Through the fork server: the same identity, environment, session and streams, without
     // forking this process. Null means it went away meanwhile: Node's spawn then, as without it.
     const started = forkServer.spawn({
-        argv: req.argv,
-        env: userEnvList(who.identity, who.name, req.env),
-        uid: who.uid,
-        gid: who.gid,
-        cwd,
-        stdin: typeof req.stdin === "string" ? req.stdin : undefined,
+      argv: req.argv,
+      env: userEnvList(who.identity, who.name, req.env),
+      uid: who.uid,
+      gid: who.gid,
+      cwd,
+      stdin: typeof req.stdin === "string" ? req.stdin : undefined,
       cwdFd: req.cwdFd === true,
     });
     // The timeout runs from the request: a start that hangs in the fork server still ends. Armed
