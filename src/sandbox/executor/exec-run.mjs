@@ -97,22 +97,25 @@ export class ExecRun {
     }
     // Through the fork server: the same identity, environment, session and streams, without
     // forking this process. Null means it went away meanwhile: Node's spawn then, as without it.
-    const started = forkServer.spawn({
-      argv: req.argv,
-      env: userEnvList(who.identity, who.name, req.env),
-      uid: who.uid,
-      gid: who.gid,
-      cwd,
-      stdin: typeof req.stdin === "string" ? req.stdin : undefined,
-      cwdFd: req.cwdFd === true,
-    });
+    forkServer.begin(
+      {
+        argv: req.argv,
+        env: userEnvList(who.identity, who.name, req.env),
+        uid: who.uid,
+        gid: who.gid,
+        cwd,
+        stdin: typeof req.stdin === "string" ? req.stdin : undefined,
+        cwdFd: req.cwdFd === true,
+      },
+      (err, child) => {
+        if (err) return this.final ? this.who.release?.() : this.failed(err, resolveCwd);
+        return child ? this.wire(child) : this.startNode(resolveCwd);
+      },
+    );
     // The timeout runs from the request: a start that hangs in the fork server still ends. Armed
     // once the start is on its way (a timer costs more than the frame: it is not on the path).
+    // (`begin` tells nothing within the call: the timer is always on before the start is known.)
     this.timer = setTimeout(() => this.kill("timeout"), clamp(req.timeoutMs, 1, MAX_TIMER_MS));
-    started.then(
-      (child) => (child ? this.wire(child) : this.startNode(resolveCwd)),
-      (err) => (this.final ? this.who.release?.() : this.failed(err, resolveCwd)),
-    );
   }
 
   startNode(resolveCwd) {

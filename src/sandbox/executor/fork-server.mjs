@@ -173,7 +173,7 @@ export class ForkServer {
   constructor() {
     this.proc = null;
     this.seq = 0;
-    this.pending = new Map(); // id → { child, resolve, reject }
+    this.pending = new Map(); // id → { child, done(err, child) }
     this.byPid = new Map(); // pid → ForkedChild, until it exited (X)
     this.byId = new Map(); // request id → ForkedChild, until its streams ended (O and E name the request)
     this.kills = new Map(); // id → resolve(ok)
@@ -241,11 +241,24 @@ export class ForkServer {
    * server is unavailable; rejects with an Error carrying `code` (errno name) when the command
    * could not start.
    */
-  spawn({ argv, env, uid, gid, cwd, stdin, cwdFd }) {
-    if (!this.proc) return Promise.resolve(null);
+  spawn(req) {
+    return new Promise((resolve, reject) =>
+      this.begin(req, (err, child) => (err ? reject(err) : resolve(child))),
+    );
+  }
+
+  /**
+   * spawn() with a callback, `done(err, child)`: called as the P line is read, in that turn and
+   * before the lines read with it (the caller's listeners are then on before the command's end
+   * comes: no promise job between, no lines kept for a hand-over). Never within this call: an
+   * unavailable fork server (null) or a refused request is told in a microtask.
+   */
+  begin({ argv, env, uid, gid, cwd, stdin, cwdFd }, done) {
+    if (!this.proc) return queueMicrotask(() => done(null, null));
     const envBytes = envFrame(env);
     if (envBytes === null || cwd.includes("\0") || argv.some((a) => a.includes("\0"))) {
-      return Promise.reject(Object.assign(new Error("argument contains a NUL byte"), { code: "EINVAL" }));
+      const err = Object.assign(new Error("argument contains a NUL byte"), { code: "EINVAL" });
+      return queueMicrotask(() => done(err));
     }
     const id = String(++this.seq);
     const child = new ForkedChild(cwdFd ? WITH_CWD_FD : PLAIN_FDS);
@@ -264,10 +277,8 @@ export class ForkServer {
     at += frame.write(tail, at, "latin1");
     if (input) at += input.copy(frame, at);
     frame[at] = 0;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { child, resolve, reject });
-      writeNow(this.proc.stdin, frame);
-    });
+    this.pending.set(id, { child, done });
+    writeNow(this.proc.stdin, frame);
   }
 
   /** SIGKILLs every process of uid; true when that ran, false when it could not start, null without a fork server. */
@@ -330,7 +341,7 @@ export class ForkServer {
       this.byId.set(a, child);
       child.requestId = a;
       child.server = this;
-      entry.resolve(child);
+      entry.done(null, child);
     } else if (kind === "F") {
       const entry = this.pending.get(a);
       if (!entry) return;
@@ -338,7 +349,7 @@ export class ForkServer {
       const errno = Number(b);
       const name = Object.entries(osc.errno).find(([, n]) => n === errno)?.[0] ?? "EIO";
       const what = c === "exec" ? `spawn ${entry.child.argv0 ?? ""}` : c;
-      entry.reject(Object.assign(new Error(`${what} ${name}`.trim()), { code: name, stage: c }));
+      entry.done(Object.assign(new Error(`${what} ${name}`.trim()), { code: name, stage: c }));
     } else if (kind === "E") {
       this.byId.get(a)?.ended(Number(b));
     } else if (kind === "X") {
@@ -375,7 +386,7 @@ export class ForkServer {
       this.adopted = null;
     }
     for (const [id, entry] of this.pending) {
-      entry.reject(Object.assign(new Error("the fork server stopped"), { code: "EIO" }));
+      entry.done(Object.assign(new Error("the fork server stopped"), { code: "EIO" }));
       this.pending.delete(id);
     }
     for (const child of this.byId.values()) {
