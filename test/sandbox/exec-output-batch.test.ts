@@ -11,10 +11,14 @@ import { startStandIn } from "./stand-in-spawner.js";
 // event loop to the host in one write (exec-run.mjs), so the host reads them in one wake-up. A
 // stand-in fork server answers a start with the whole of a short command at once, as the real one
 // does (images/sandbox/spawner.c); the host's connection is a stream that records each write.
+// The start is handed to its call as its P line is read (fork-server.mjs#begin), so that answer
+// is written within the callback of the read that brought the command's end: no promise job, no
+// lines kept for a later hand-over.
 interface ForkServerLike {
   proc: { kill?: (signal: string) => void } | null;
   start(bin: string): Promise<boolean>;
   lost(): void;
+  onData(buf: Buffer): void;
 }
 const forkServerPath = "../../src/sandbox/executor/fork-server.mjs";
 const { forkServer } = (await import(forkServerPath)) as { forkServer: ForkServerLike };
@@ -46,8 +50,22 @@ describe("executor: a command's output and its answer", () => {
           cb();
         },
       }),
-      { toolshedDone: (line: string) => sock.write(line) },
+      {
+        toolshedDone: (line: string) => {
+          answered++;
+          sock.write(line);
+        },
+      },
     );
+    // Answers written when the callback of the read that brought the exit returned (the stand-in
+    // writes its lines at once; a pipe may still split them).
+    let answered = 0;
+    const atExit: number[] = [];
+    const onData = forkServer.onData.bind(forkServer);
+    forkServer.onData = (buf: Buffer) => {
+      onData(buf);
+      if (/(^|\n)X /.test(buf.toString("latin1"))) atExit.push(answered);
+    };
     const run = agentRunOfTrue(sock);
     await pollUntil(
       () => writes.flat().join(""),
@@ -55,6 +73,7 @@ describe("executor: a command's output and its answer", () => {
       { timeoutMs: 10_000, intervalMs: 10, what: "the answer" },
     );
     expect(run.final).toMatchObject({ t: "x", exitCode: 0 });
+    expect(atExit).toEqual([1]);
     expect(writes).toHaveLength(1);
     const lines = writes[0]!.join("").split("\n");
     expect(lines.pop()).toBe("");

@@ -65,8 +65,8 @@ describe("fork server: nothing alive", () => {
   });
 
   it("is not proved by a spawner that exited and is not yet reaped", async () => {
-    // A zombie's children list is empty (they went to the init when it exited): its state says
-    // it adopts nothing any more. `sleep 1` here becomes a zombie that `sleep 60` never waits for
+    // A zombie's children list is empty (they went to the init when it exited): its memory is
+    // gone (statm reads zeros), so it adopts nothing any more. `sleep 1` here becomes a zombie that `sleep 60` never waits for
     // (it ends after the shell became `sleep 60`: a shell still running would reap it first).
     const holder = spawn("/bin/sh", ["-c", "sleep 1 & echo $!; exec sleep 60"], {
       stdio: ["ignore", "pipe", "ignore"],

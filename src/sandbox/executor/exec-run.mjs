@@ -95,12 +95,10 @@ export class ExecRun {
     } catch (err) {
       return this.failed(err, resolveCwd);
     }
-    // The timeout runs from the request: a start that hangs in the fork server still ends.
-    this.timer = setTimeout(() => this.kill("timeout"), clamp(req.timeoutMs, 1, MAX_TIMER_MS));
     // Through the fork server: the same identity, environment, session and streams, without
     // forking this process. Null means it went away meanwhile: Node's spawn then, as without it.
-    forkServer
-      .spawn({
+    forkServer.begin(
+      {
         argv: req.argv,
         env: userEnvList(who.identity, who.name, req.env),
         uid: who.uid,
@@ -108,11 +106,16 @@ export class ExecRun {
         cwd,
         stdin: typeof req.stdin === "string" ? req.stdin : undefined,
         cwdFd: req.cwdFd === true,
-      })
-      .then(
-        (child) => (child ? this.wire(child) : this.startNode(resolveCwd)),
-        (err) => (this.final ? this.who.release?.() : this.failed(err, resolveCwd)),
-      );
+      },
+      (err, child) => {
+        if (err) return this.final ? this.who.release?.() : this.failed(err, resolveCwd);
+        return child ? this.wire(child) : this.startNode(resolveCwd);
+      },
+    );
+    // The timeout runs from the request: a start that hangs in the fork server still ends. Armed
+    // once the start is on its way (a timer costs more than the frame: it is not on the path).
+    // (`begin` tells nothing within the call: the timer is always on before the start is known.)
+    this.timer = setTimeout(() => this.kill("timeout"), clamp(req.timeoutMs, 1, MAX_TIMER_MS));
   }
 
   startNode(resolveCwd) {
@@ -215,7 +218,6 @@ export class ExecRun {
   finish() {
     if (this.finishing) return;
     this.finishing = true;
-    clearTimeout(this.timer);
     for (let i = 0; i < this.streams.length; i++) {
       const st = this.streams[i];
       // A character split by the cap is dropped rather than sent as U+FFFD.
@@ -227,6 +229,8 @@ export class ExecRun {
     // An agent call that ended by itself waits for nothing: its answer goes in this turn.
     if (this.who.name === "agent" && !killedFor && !this.killing)
       return this.answer(exit, killedFor, this.survivors());
+    // No timeout while its processes are settled (conclude clears it too, after the answer).
+    clearTimeout(this.timer);
     this.settleProcesses().then((extra) => this.answer(exit, killedFor, extra));
   }
 
@@ -333,14 +337,16 @@ export class ExecRun {
 
   conclude(final) {
     if (this.final) return;
-    clearTimeout(this.timer);
     this.final = final;
+    // The answer first: what follows is the executor's own bookkeeping, which the host does not
+    // wait for (nothing else can run before it is done: it is all in this turn). A timer that
+    // fires meanwhile finds the call final (kill returns).
+    const sub = this.sub;
+    this.sub = null;
+    if (sub) reply(sub, final);
+    clearTimeout(this.timer);
+    if (sub) this.detach?.();
     this.onDone?.();
-    if (this.sub) {
-      this.detach?.();
-      reply(this.sub, final);
-      this.sub = null;
-    }
   }
 }
 

@@ -173,12 +173,12 @@ export class ForkServer {
   constructor() {
     this.proc = null;
     this.seq = 0;
-    this.pending = new Map(); // id → { child, resolve, reject }
+    this.pending = new Map(); // id → { child, done(err, child) }
     this.byPid = new Map(); // pid → ForkedChild, until it exited (X)
     this.byId = new Map(); // request id → ForkedChild, until its streams ended (O and E name the request)
     this.kills = new Map(); // id → resolve(ok)
     this.rest = null; // unparsed bytes of the spawner's output
-    // The spawner's children list and stat, open once it said it adopts the commands' orphans
+    // The spawner's children list and statm, open once it said it adopts the commands' orphans
     // (R): they name the process, not its number, so once it is reaped they fail to read.
     this.adopted = null;
   }
@@ -213,22 +213,22 @@ export class ForkServer {
    * True when nothing the spawner started (a command, or any process below one) is alive. It
    * adopts the commands' orphans, so a live one is its child or below one: its children list
    * (one look under the kernel's lock) is then not empty. That holds only while the spawner
-   * itself has not exited (its children then went to the init), so its state is read after the
-   * list. False when that cannot be told (no spawner, an older one, a kernel without the list)
-   * or when it has any child at all.
+   * itself has not exited (its children then went to the init), so whether it still has its
+   * memory is read after the list: an exiting task lets its memory go (exit_mm) before it hands
+   * its children on (exit_notify), and `statm` then reads all zeros, as a zombie's does. Memory
+   * still there after the list was read means the list was still the spawner's own. (`statm` is
+   * a few counters; `stat`, which says the state too, costs twice as much to read.) False when
+   * that cannot be told (no spawner, an older one, a kernel without the list) or when it has
+   * any child at all.
    */
   nothingAlive() {
     const pid = this.proc?.pid;
     if (!this.adopted || pid === undefined) return false;
     try {
       if (readProc(this.adopted.children) !== 0) return false;
-      // "pid (toolshed-spawne) S ...": a zombie (Z) or a dying task (X) no longer adopts anything.
-      const n = readProc(this.adopted.stat);
-      if (n <= 0) return false;
-      const at = PROC_PEEK.lastIndexOf(0x29 /* ) */, n - 1) + 2;
-      if (at < 2 || at >= n) return false;
-      const state = PROC_PEEK[at];
-      return state !== 0x5a /* Z */ && state !== 0x58 /* X */;
+      // "size resident shared text lib data dt" in pages: a live process's size is never 0.
+      const n = readProc(this.adopted.statm);
+      return n > 1 && PROC_PEEK[0] !== 0x30 /* 0 */;
     } catch {
       return false;
     }
@@ -241,11 +241,24 @@ export class ForkServer {
    * server is unavailable; rejects with an Error carrying `code` (errno name) when the command
    * could not start.
    */
-  spawn({ argv, env, uid, gid, cwd, stdin, cwdFd }) {
-    if (!this.proc) return Promise.resolve(null);
+  spawn(req) {
+    return new Promise((resolve, reject) =>
+      this.begin(req, (err, child) => (err ? reject(err) : resolve(child))),
+    );
+  }
+
+  /**
+   * spawn() with a callback, `done(err, child)`: called as the P line is read, in that turn and
+   * before the lines read with it (the caller's listeners are then on before the command's end
+   * comes: no promise job between, no lines kept for a hand-over). Never within this call: an
+   * unavailable fork server (null) or a refused request is told in a microtask.
+   */
+  begin({ argv, env, uid, gid, cwd, stdin, cwdFd }, done) {
+    if (!this.proc) return queueMicrotask(() => done(null, null));
     const envBytes = envFrame(env);
     if (envBytes === null || cwd.includes("\0") || argv.some((a) => a.includes("\0"))) {
-      return Promise.reject(Object.assign(new Error("argument contains a NUL byte"), { code: "EINVAL" }));
+      const err = Object.assign(new Error("argument contains a NUL byte"), { code: "EINVAL" });
+      return queueMicrotask(() => done(err));
     }
     const id = String(++this.seq);
     const child = new ForkedChild(cwdFd ? WITH_CWD_FD : PLAIN_FDS);
@@ -264,10 +277,8 @@ export class ForkServer {
     at += frame.write(tail, at, "latin1");
     if (input) at += input.copy(frame, at);
     frame[at] = 0;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { child, resolve, reject });
-      writeNow(this.proc.stdin, frame);
-    });
+    this.pending.set(id, { child, done });
+    writeNow(this.proc.stdin, frame);
   }
 
   /** SIGKILLs every process of uid; true when that ran, false when it could not start, null without a fork server. */
@@ -330,7 +341,7 @@ export class ForkServer {
       this.byId.set(a, child);
       child.requestId = a;
       child.server = this;
-      entry.resolve(child);
+      entry.done(null, child);
     } else if (kind === "F") {
       const entry = this.pending.get(a);
       if (!entry) return;
@@ -338,7 +349,7 @@ export class ForkServer {
       const errno = Number(b);
       const name = Object.entries(osc.errno).find(([, n]) => n === errno)?.[0] ?? "EIO";
       const what = c === "exec" ? `spawn ${entry.child.argv0 ?? ""}` : c;
-      entry.reject(Object.assign(new Error(`${what} ${name}`.trim()), { code: name, stage: c }));
+      entry.done(Object.assign(new Error(`${what} ${name}`.trim()), { code: name, stage: c }));
     } else if (kind === "E") {
       this.byId.get(a)?.ended(Number(b));
     } else if (kind === "X") {
@@ -354,7 +365,7 @@ export class ForkServer {
       if (pid === undefined || this.adopted) return;
       try {
         const children = openSync(`/proc/${pid}/task/${pid}/children`, "r");
-        this.adopted = { children, stat: openSync(`/proc/${pid}/stat`, "r") };
+        this.adopted = { children, statm: openSync(`/proc/${pid}/statm`, "r") };
       } catch {
         // No such list (gVisor): /proc is read after each call, as without it.
       }
@@ -371,11 +382,11 @@ export class ForkServer {
     this.proc = null;
     if (this.adopted) {
       closeSync(this.adopted.children);
-      closeSync(this.adopted.stat);
+      closeSync(this.adopted.statm);
       this.adopted = null;
     }
     for (const [id, entry] of this.pending) {
-      entry.reject(Object.assign(new Error("the fork server stopped"), { code: "EIO" }));
+      entry.done(Object.assign(new Error("the fork server stopped"), { code: "EIO" }));
       this.pending.delete(id);
     }
     for (const child of this.byId.values()) {
