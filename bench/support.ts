@@ -1,11 +1,13 @@
 /** Helpers the service benches share. */
 
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import Dockerode from "dockerode";
 import { Redis } from "ioredis";
 import type { RunningService } from "../src/cli/compose.js";
 import { type Config, loadConfig } from "../src/config.js";
+import { readMounts } from "../src/sandbox/mount-table.js";
 
 /**
  * A bench service's configuration: its own data folder, queue prefix and service id (so a run
@@ -68,8 +70,29 @@ async function removeLeft(config: Config, dataDir: string, engines: Dockerode[])
       await Promise.allSettled(left.map((c) => docker.getContainer(c.Id).remove({ force: true })));
     }
   }
+  await unmountUnder(dataDir);
   rmSync(dataDir, { recursive: true, force: true });
   await dropKeys(config.REDIS_URL, config.QUEUE_PREFIX);
+}
+
+/**
+ * The run's workspace volumes still mounted under its data folder (sessions' and the warm pool's:
+ * a stopped service keeps them for its next start, which a bench never makes). Unmounted (lazily:
+ * a container being removed may still hold one) so that their loop devices go with them; else
+ * every bench run left its loop devices attached and its deleted images' space held.
+ */
+async function unmountUnder(dataDir: string): Promise<void> {
+  const under = (await readMounts().catch(() => []))
+    .map((m) => m.mountPoint)
+    .filter((p) => p.startsWith(`${dataDir}/`))
+    .sort((a, b) => b.length - a.length);
+  for (const p of under) {
+    try {
+      execFileSync("umount", ["-l", p], { stdio: "ignore" });
+    } catch {
+      // Not ours to unmount (no root): nothing was mounted by a run without workspace quotas.
+    }
+  }
 }
 
 /** Redis is shared: remove one run's queues (`{prefix}:`), streams and counters (`prefix:`). */
