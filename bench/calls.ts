@@ -14,6 +14,10 @@
  * (bench/proc-split.ts); a CPU profile of the service's thread during the node:http run.
  * `--quick`: the single-session table and its ratios alone (runc): no throughput, no cold start,
  * no gVisor table.
+ * `--warm K` (default 20): unmeasured calls of each kind on the single
+ * session before its table (Read, Bash, the executor's `true` and `bash -c`), so that its rows are a
+ * warm session's, as the raw exec's Go daemon always is: a young executor pays about twice its
+ * warm share of a spawn over its first 100-200 (NOTES-spawn21.md), the service's own paths likewise.
  */
 
 import { randomBytes } from "node:crypto";
@@ -62,6 +66,8 @@ interface Options {
   /** `--profile <file>`: a CPU profile of the service's thread during the node:http run. */
   profile?: string;
   idle: number;
+  /** `--warm K`: unmeasured calls of each kind on the single session before its table. */
+  warm: number;
 }
 
 export async function run(args: string[]): Promise<void> {
@@ -75,11 +81,14 @@ export async function run(args: string[]): Promise<void> {
   const quick = args.includes("--quick");
   const plain = args.filter(
     (a, i) =>
-      !a.startsWith("--") && !["--idle", "--widths", "--profile", "--steady"].includes(args[i - 1] ?? ""),
+      !a.startsWith("--") &&
+      !["--idle", "--widths", "--profile", "--steady", "--warm"].includes(args[i - 1] ?? ""),
   );
   const n = Number(plain[0] ?? 200);
   const profile = valued("--profile");
+  const warm = Number(valued("--warm") ?? 20);
   await runOnce({
+    warm,
     n,
     runtime: "runc",
     throughput: !quick,
@@ -101,6 +110,8 @@ export async function run(args: string[]): Promise<void> {
       widths: [],
       steady: 0,
       idle: 0,
+      // gVisor's calls are 2-5 times as long: fewer of them.
+      warm: Math.min(warm, 50),
     });
   } else {
     console.log("\nrunsc is not registered with dockerd: no gVisor table (scripts/register-runsc.sh)");
@@ -151,14 +162,15 @@ async function runOnce(opts: Options): Promise<void> {
       const sid = await newSession();
       const file = "/workspace/bench-4k";
       await call(sid, "Bash", { command: `head -c 4096 /dev/zero | tr '\\0' x > ${file}` });
-      for (let i = 0; i < 20; i++) await call(sid, "Read", { file_path: file });
-      for (let i = 0; i < 20; i++) await call(sid, "Bash", { command: "echo hi" });
+      for (let i = 0; i < opts.warm; i++) await call(sid, "Read", { file_path: file });
+      for (let i = 0; i < opts.warm; i++) await call(sid, "Bash", { command: "echo hi" });
       const sandbox = await service.deps.sandboxes.acquire({ sessionId: sid, tenantId: tenantId });
       const exec = async (argv: string[]) => {
         const r = await sandbox.exec({ argv, timeoutMs: 10_000, maxOutputBytes: 1 << 20 });
         if (r.exitCode !== 0) throw new Error(`${argv.join(" ")} failed: ${r.stderr}`);
       };
-      for (let i = 0; i < 20; i++) await exec(["true"]);
+      for (let i = 0; i < opts.warm; i++) await exec(["true"]);
+      for (let i = 0; i < opts.warm; i++) await exec(["bash", "-c", "echo hi"]);
 
       const rows: [string, Timing][] = [];
       const row = (label: string, t: Timing) => {
@@ -166,7 +178,7 @@ async function runOnce(opts: Options): Promise<void> {
         console.log(`${label.padEnd(44)} ${fmt(t)}`);
         return t;
       };
-      console.log(`runtime ${opts.runtime}, one warm session`);
+      console.log(`runtime ${opts.runtime}, one warm session (${opts.warm} calls of each kind before)`);
       const health = row(
         "bare HTTP round trip (GET /healthz)",
         await timeEach(n, async () => void (await fetch(`${base}/healthz`)).arrayBuffer()),
@@ -191,7 +203,8 @@ async function runOnce(opts: Options): Promise<void> {
         const r = await sb.exec({ argv, timeoutMs: 10_000, maxOutputBytes: 1 << 20 });
         if (r.exitCode !== 0) throw new Error(`${argv.join(" ")} failed: ${r.stderr}`);
       };
-      for (let i = 0; i < 10; i++) await execIn(plain)(["true"]).catch(() => undefined);
+      for (let i = 0; i < Math.max(10, opts.warm / 4); i++)
+        await execIn(plain)(["true"]).catch(() => undefined);
       const inTurns = async (argv: string[]) => {
         const ours: number[] = [];
         const nodes: number[] = [];
