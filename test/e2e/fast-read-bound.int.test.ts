@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { JobStore } from "../../src/db/store.js";
 import { ADMIN_KEY, type Harness, seedTenant, startHarness } from "../support/harness.js";
-import { waitForJob } from "../support/wait-for-job.js";
+import { pollUntil, waitForJob } from "../support/wait-for-job.js";
 
 let h: Harness;
 let t: Awaited<ReturnType<typeof seedTenant>>;
@@ -89,6 +89,48 @@ it("a second Read of the tenant while its first runs ahead is past maxActiveCall
   // Once the first is over, the tenant has its slot again, and a Read runs ahead as before.
   const again = await whileAReadRunsAhead(async () => undefined);
   expect(again.ranAhead()).toBe(1);
+  expect((await read(sids[1]!)).body.job.status).toBe("succeeded");
+}, 60_000);
+
+it("a Read while the tenant's stored calls are at the bound: a 429, and its read never sent", async () => {
+  // A command of the first session, running: the tenant's one active call, stored.
+  const slow = await h.call("POST", `/v1/sessions/${sids[0]}/calls`, {
+    key: t.agentKey,
+    body: { tool: "Bash", input: { command: "sleep 30" } },
+  });
+  const jid = slow.body.job.id as string;
+  await pollUntil(
+    async () => (await h.call("GET", `/v1/jobs/${jid}`, { key: t.agentKey })).body.job.status,
+    (s) => s === "running",
+    { what: "the command running" },
+  );
+  // The second session's sandbox (the one its runs use) and the store's insert, observed.
+  const deps = h.service.deps;
+  const sandbox = await deps.sandboxes.acquire({ sessionId: sids[1]!, tenantId: t.tenantId });
+  const readFile = sandbox.readFile.bind(sandbox);
+  let reads = 0;
+  sandbox.readFile = (...a) => {
+    reads++;
+    return readFile(...a);
+  };
+  const real = store.insertFinished.bind(store);
+  let ranAhead = 0;
+  store.insertFinished = (...a) => {
+    ranAhead++;
+    return real(...a);
+  };
+  try {
+    const over = await read(sids[1]!);
+    expect(over.status, JSON.stringify(over.body)).toBe(429);
+    expect(over.body.error.message).toBe("the tenant already has 1 calls queued or running");
+    // Refused before any work, as before the early count was skipped: no read in the sandbox.
+    expect({ reads, ranAhead }).toEqual({ reads: 0, ranAhead: 0 });
+  } finally {
+    delete (sandbox as Partial<typeof sandbox>).readFile;
+    store.insertFinished = real;
+    await h.call("POST", `/v1/jobs/${jid}/cancel`, { key: t.agentKey });
+    await waitForJob(h.call, t.agentKey, jid);
+  }
   expect((await read(sids[1]!)).body.job.status).toBe("succeeded");
 }, 60_000);
 

@@ -72,7 +72,11 @@ export async function fastRead(
   const release = holdActiveCall(deps.handoff!, tenant);
   try {
     const seq = session.nextSeq;
-    if (await deps.store.busyBefore(session.id, seq)) return undefined;
+    // Not run when a call of the session ahead is not over, nor when the tenant's stored calls
+    // leave no room for this one beside the reads held here (its store would refuse it: nothing
+    // is run to be thrown away). One statement: submitCall's early count is skipped for it.
+    const room = maxActiveCalls - (heldActiveCalls(deps, tenant) - 1);
+    if (await deps.store.busyBefore(session.id, seq, { tenantId: tenant, maxActive: room })) return undefined;
     const running = runAhead(deps, session, row, slot.claim.worker, tool.firstRead?.(row.input));
     // The audit entry's digest is made while the executor reads, once the request is on its way.
     await new Promise(setImmediate);
