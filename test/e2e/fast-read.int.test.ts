@@ -175,3 +175,48 @@ it("a call of the session stored while the read runs throws the read away: it ru
   // The thrown-away run stored nothing: two jobs more, the Bash and the Read run in order.
   expect((await listed()).sort()).toEqual([...before, other, res.body.job.id].sort());
 }, 60_000);
+
+it("acknowledges its job to the executor only once the read sent ahead is answered, even one its run did not take", async () => {
+  // A tool whose firstRead names another read than its run's first: the read sent ahead is taken
+  // by nothing. The executor keeps a keyed read until acknowledged, and an acknowledgement lets go
+  // only of what is over (call-memo.mjs#ack): one that came first would leave the read ahead kept
+  // under the job's key `:0`, which a run of the same job (the fast read thrown away) asks again.
+  const { ReadTool } = await import("../../src/toolkit/tools/read.js");
+  const { MAX_READ_BYTES } = await import("../../src/toolkit/tools/file-state.js");
+  expect((await bash("echo gee > /workspace/g.txt", true)).body.job.status).toBe("succeeded");
+  const proto = ReadTool.prototype as { firstRead: InstanceType<typeof ReadTool>["firstRead"] };
+  const firstRead = proto.firstRead;
+  proto.firstRead = () => ({ path: "/workspace/g.txt", maxBytes: MAX_READ_BYTES });
+  const deps = h.service.deps;
+  const sandbox = await deps.sandboxes.acquire({ sessionId: sid, tenantId: t.tenantId });
+  const readFile = sandbox.readFile.bind(sandbox);
+  let aheadAnswered = false;
+  // The read ahead's answer reaches the service late (a slow read in the executor).
+  sandbox.readFile = async (path, o) => {
+    const got = await readFile(path, o);
+    if (path !== "/workspace/g.txt") return got;
+    await new Promise((r) => setTimeout(r, 300));
+    aheadAnswered = true;
+    return got;
+  };
+  const acknowledge = sandbox.acknowledge!.bind(sandbox);
+  const acks: boolean[] = [];
+  sandbox.acknowledge = (jobId) => {
+    acks.push(aheadAnswered);
+    acknowledge(jobId);
+  };
+  try {
+    seen();
+    const res = await read();
+    expect(res.body.job.status, JSON.stringify(res.body)).toBe("succeeded");
+    expect(seen()).toEqual(["insertFinished:row"]);
+    // Its run read its own file (the read ahead is not its first).
+    expect(text(res.body.job)).not.toContain("gee");
+    await pollUntil(() => acks.length, (n) => n > 0, { timeoutMs: 5_000, intervalMs: 10, what: "the ack" });
+    expect(acks).toEqual([true]);
+  } finally {
+    proto.firstRead = firstRead;
+    delete (sandbox as Partial<typeof sandbox>).readFile;
+    delete (sandbox as Partial<typeof sandbox>).acknowledge;
+  }
+}, 60_000);

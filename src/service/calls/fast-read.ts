@@ -189,6 +189,10 @@ async function runAhead(
   const response = await toolkit
     .callTool(row.tool, row.input, ctx, { callId: row.id })
     .catch(() => undefined);
+  // The read sent ahead is over before the run is (its answer, taken or not): the executor lets go
+  // only of what is over when acknowledged, and a run of this job again (thrown away here) would
+  // ask its key again. Already over when the run took it.
+  await sandbox.sent?.catch(() => undefined);
   if (!response || failed) {
     acknowledge();
     return undefined;
