@@ -212,7 +212,11 @@ it("acknowledges its job to the executor only once the read sent ahead is answer
     expect(seen()).toEqual(["insertFinished:row"]);
     // Its run read its own file (the read ahead is not its first).
     expect(text(res.body.job)).not.toContain("gee");
-    await pollUntil(() => acks.length, (n) => n > 0, { timeoutMs: 5_000, intervalMs: 10, what: "the ack" });
+    await pollUntil(
+      () => acks.length,
+      (n) => n > 0,
+      { timeoutMs: 5_000, intervalMs: 10, what: "the ack" },
+    );
     expect(acks).toEqual([true]);
   } finally {
     proto.firstRead = firstRead;

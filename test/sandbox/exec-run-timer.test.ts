@@ -93,7 +93,11 @@ describe("ExecRun: no timeout timer left once a call is over", () => {
     const { run, answers, id } = call("agent");
     await started();
     feed(`F ${id} 2 exec\n`);
-    await pollUntil(() => answers.length, (n) => n === 1, { timeoutMs: 5_000, intervalMs: 5 });
+    await pollUntil(
+      () => answers.length,
+      (n) => n === 1,
+      { timeoutMs: 5_000, intervalMs: 5 },
+    );
     expect(run.final).toMatchObject({ t: "x", exitCode: 127 });
     expect(armed(run)).toBe(false);
   });
@@ -105,7 +109,11 @@ describe("ExecRun: no timeout timer left once a call is over", () => {
     feed(`P ${id} ${PID}\n`);
     expect(armed(run)).toBe(true);
     forkServer.lost();
-    await pollUntil(() => answers.length, (n) => n === 1, { timeoutMs: 5_000, intervalMs: 5 });
+    await pollUntil(
+      () => answers.length,
+      (n) => n === 1,
+      { timeoutMs: 5_000, intervalMs: 5 },
+    );
     expect(run.final).toMatchObject({ t: "x", exitCode: null, timedOut: false });
     expect(armed(run)).toBe(false);
   });
@@ -118,7 +126,11 @@ describe("ExecRun: no timeout timer left once a call is over", () => {
     });
     await started();
     feed(`P ${c.id} ${PID}\nE ${c.id} 1\nE ${c.id} 2\nX ${PID} 0 0\n`);
-    await pollUntil(() => c.answers.length, (n) => n === 1, { timeoutMs: 5_000, intervalMs: 5 });
+    await pollUntil(
+      () => c.answers.length,
+      (n) => n === 1,
+      { timeoutMs: 5_000, intervalMs: 5 },
+    );
     expect(c.run.final).toMatchObject({ t: "x", exitCode: 0, timedOut: false });
     expect(armedAtRelease).toBe(false);
     expect(armed(c.run)).toBe(false);
