@@ -34,17 +34,20 @@ it("limits active sessions and calls per minute per tenant", async () => {
   expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(0);
 });
 
-it("an approval that would queue a call past maxActiveCalls is a 429 and leaves the job pending", async () => {
+/** A tenant held to one active call, with these rules, and a session of it. */
+async function atOneActiveCall(rules: { allow: string[]; deny: string[]; ask: string[] }) {
   const a = await seedTenant(t.call, "a");
   await t.call("PUT", `/v1/tenants/${a.tenantId}/settings`, {
     key: ADMIN_KEY,
     body: { quotas: { maxActiveCalls: 1, callsPerMinute: 100 } },
   });
-  await t.call("PUT", `/v1/tenants/${a.tenantId}/rules`, {
-    key: a.adminKey,
-    body: { allow: ["Read"], deny: [], ask: ["Bash"] },
-  });
-  const sid = (await t.call("POST", "/v1/sessions", { key: a.agentKey, body: {} })).body.id;
+  await t.call("PUT", `/v1/tenants/${a.tenantId}/rules`, { key: a.adminKey, body: rules });
+  const sid: string = (await t.call("POST", "/v1/sessions", { key: a.agentKey, body: {} })).body.id;
+  return { a, sid };
+}
+
+it("an approval that would queue a call past maxActiveCalls is a 429 and leaves the job pending", async () => {
+  const { a, sid } = await atOneActiveCall({ allow: ["Read"], deny: [], ask: ["Bash"] });
   const submit = async (tool: string, input: unknown) =>
     (await t.call("POST", `/v1/sessions/${sid}/calls`, { key: a.agentKey, body: { tool, input } })).body.job;
   // Pending approvals take no slot; the queued Read takes the only one.
@@ -74,16 +77,7 @@ it("at maxActiveCalls every submit that will not run ahead is refused early, wha
   // which its store holds to the bound. Every other submit is refused before anything: an
   // ask-call and a denied one (neither would take a slot), a Read without wait or with a key, a
   // Bash, and a call whose plan fails (the refusal wins over its error, as before).
-  const a = await seedTenant(t.call, "a");
-  await t.call("PUT", `/v1/tenants/${a.tenantId}/settings`, {
-    key: ADMIN_KEY,
-    body: { quotas: { maxActiveCalls: 1, callsPerMinute: 100 } },
-  });
-  await t.call("PUT", `/v1/tenants/${a.tenantId}/rules`, {
-    key: a.adminKey,
-    body: { allow: ["Read", "Bash"], deny: ["Write"], ask: ["Edit"] },
-  });
-  const sid = (await t.call("POST", "/v1/sessions", { key: a.agentKey, body: {} })).body.id;
+  const { a, sid } = await atOneActiveCall({ allow: ["Read", "Bash"], deny: ["Write"], ask: ["Edit"] });
   const submit = (body: Record<string, unknown>, query = "") =>
     t.call("POST", `/v1/sessions/${sid}/calls${query}`, { key: a.agentKey, body });
   const taken = await submit({ tool: "Read", input: { file_path: "/workspace/a" } });
