@@ -178,9 +178,9 @@ it("a call of the session stored while the read runs throws the read away: it ru
 
 it("acknowledges its job to the executor only once the read sent ahead is answered, even one its run did not take", async () => {
   // A tool whose firstRead names another read than its run's first: the read sent ahead is taken
-  // by nothing. The executor keeps a keyed read until acknowledged, and an acknowledgement lets go
-  // only of what is over (call-memo.mjs#ack): one that came first would leave the read ahead kept
-  // under the job's key `:0`, which a run of the same job (the fast read thrown away) asks again.
+  // by nothing. The executor keeps a keyed read's reply until its job is acknowledged, and an
+  // acknowledgement lets go only of what is over (call-memo.mjs#ack): one that came first would
+  // leave the read ahead's reply kept (up to 8 MiB) until it ages out, 30 minutes later.
   const { ReadTool } = await import("../../src/toolkit/tools/read.js");
   const { MAX_READ_BYTES } = await import("../../src/toolkit/tools/file-state.js");
   expect((await bash("echo gee > /workspace/g.txt", true)).body.job.status).toBe("succeeded");

@@ -190,8 +190,8 @@ async function runAhead(
     .callTool(row.tool, row.input, ctx, { callId: row.id })
     .catch(() => undefined);
   // The read sent ahead is over before the run is (its answer, taken or not): the executor lets go
-  // only of what is over when acknowledged, and a run of this job again (thrown away here) would
-  // ask its key again. Already over when the run took it.
+  // only of what is over when the job is acknowledged (call-memo.mjs#ack), and a reply it keeps
+  // past that stays until it ages out (30 min, up to 8 MiB). Already over when the run took it.
   await sandbox.sent?.catch(() => undefined);
   if (!response || failed) {
     acknowledge();
