@@ -165,3 +165,32 @@ it("a workspace download (a transfer job) while a Read runs ahead is past the bo
   expect(ok.status).toBe(200);
   expect(await ok.text()).toBe("one\n");
 }, 60_000);
+
+it("at a bound of 2, a stored running call and a Read running ahead leave no room for a third", async () => {
+  await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, {
+    key: t.adminKey,
+    body: { allow: ["Bash", "Read"], deny: [], ask: [] },
+  });
+  const quotas = { maxActiveCalls: 2, callsPerMinute: 1000 };
+  await h.call("PUT", `/v1/tenants/${t.tenantId}/settings`, { key: ADMIN_KEY, body: { quotas } });
+  const bash = (command: string) =>
+    h.call("POST", `/v1/sessions/${sids[1]}/calls`, {
+      key: t.agentKey,
+      body: { tool: "Bash", input: { command } },
+    });
+  const slow = (await bash("sleep 30")).body.job.id as string;
+  await pollUntil(
+    async () => (await h.call("GET", `/v1/jobs/${slow}`, { key: t.agentKey })).body.job.status,
+    (s) => s === "running",
+    { what: "the command running" },
+  );
+  try {
+    // The Read of session 0 runs ahead (one stored, itself held: room), and is held unstored while
+    // a third call comes: a command (counted by its insert) and a Read (its session busy: the usual way).
+    const { got } = await whileAReadRunsAhead(async () => [await bash("true"), await read(sids[1]!)]);
+    expect(got.map((r) => r.status)).toEqual([429, 429]);
+  } finally {
+    await h.call("POST", `/v1/jobs/${slow}/cancel`, { key: t.agentKey });
+    await waitForJob(h.call, t.agentKey, slow);
+  }
+}, 60_000);
