@@ -34,17 +34,20 @@ it("limits active sessions and calls per minute per tenant", async () => {
   expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(0);
 });
 
-it("an approval that would queue a call past maxActiveCalls is a 429 and leaves the job pending", async () => {
+/** A tenant held to one active call, with these rules, and a session of it. */
+async function atOneActiveCall(rules: { allow: string[]; deny: string[]; ask: string[] }) {
   const a = await seedTenant(t.call, "a");
   await t.call("PUT", `/v1/tenants/${a.tenantId}/settings`, {
     key: ADMIN_KEY,
     body: { quotas: { maxActiveCalls: 1, callsPerMinute: 100 } },
   });
-  await t.call("PUT", `/v1/tenants/${a.tenantId}/rules`, {
-    key: a.adminKey,
-    body: { allow: ["Read"], deny: [], ask: ["Bash"] },
-  });
-  const sid = (await t.call("POST", "/v1/sessions", { key: a.agentKey, body: {} })).body.id;
+  await t.call("PUT", `/v1/tenants/${a.tenantId}/rules`, { key: a.adminKey, body: rules });
+  const sid: string = (await t.call("POST", "/v1/sessions", { key: a.agentKey, body: {} })).body.id;
+  return { a, sid };
+}
+
+it("an approval that would queue a call past maxActiveCalls is a 429 and leaves the job pending", async () => {
+  const { a, sid } = await atOneActiveCall({ allow: ["Read"], deny: [], ask: ["Bash"] });
   const submit = async (tool: string, input: unknown) =>
     (await t.call("POST", `/v1/sessions/${sid}/calls`, { key: a.agentKey, body: { tool, input } })).body.job;
   // Pending approvals take no slot; the queued Read takes the only one.
@@ -67,4 +70,33 @@ it("an approval that would queue a call past maxActiveCalls is a 429 and leaves 
   const ok = await approve();
   expect(ok.status, JSON.stringify(ok.body)).toBe(200);
   expect(ok.body.job.status).toBe("queued");
+});
+
+it("at maxActiveCalls every submit that will not run ahead is refused early, whatever it would have become", async () => {
+  // The early count is skipped only for a call that may run ahead (a Read with wait, no key),
+  // which its store holds to the bound. Every other submit is refused before anything: an
+  // ask-call and a denied one (neither would take a slot), a Read without wait or with a key, a
+  // Bash, and a call whose plan fails (the refusal wins over its error, as before).
+  const { a, sid } = await atOneActiveCall({ allow: ["Read", "Bash"], deny: ["Write"], ask: ["Edit"] });
+  const submit = (body: Record<string, unknown>, query = "") =>
+    t.call("POST", `/v1/sessions/${sid}/calls${query}`, { key: a.agentKey, body });
+  const taken = await submit({ tool: "Read", input: { file_path: "/workspace/a" } });
+  expect(taken.body.job.status).toBe("queued");
+  const over = [
+    await submit({ tool: "Edit", input: { file_path: "/workspace/a", old_string: "x", new_string: "y" } }),
+    await submit({ tool: "Write", input: { file_path: "/workspace/a", content: "x" } }),
+    await submit({ tool: "Read", input: { file_path: "/workspace/a" } }),
+    await submit({ tool: "Read", input: { file_path: "/workspace/a" }, idempotencyKey: "k1" }, "?wait=1"),
+    await submit({ tool: "Bash", input: { command: "true" } }),
+    await submit({ tool: "NoSuchTool", input: {} }),
+  ];
+  expect(over.map((r) => [r.status, r.body.error?.message])).toEqual(
+    over.map(() => [429, "the tenant already has 1 calls queued or running"]),
+  );
+  // The one that may run ahead is held to the bound by its store (no sandbox here: the usual path).
+  const ahead = await submit({ tool: "Read", input: { file_path: "/workspace/a" } }, "?wait=1");
+  expect(ahead.status, JSON.stringify(ahead.body)).toBe(429);
+  // Nothing of them was stored: the queued Read is the session's only job.
+  const jobs = await t.call("GET", `/v1/jobs?sessionId=${sid}&limit=100`, { key: a.agentKey });
+  expect(jobs.body.items.map((j: { id: string }) => j.id)).toEqual([taken.body.job.id]);
 });

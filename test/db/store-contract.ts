@@ -277,6 +277,13 @@ export function storeContract(
         expect(await f.store.busyBefore(s.sessionId, seen)).toBe(false);
         const earlier = await submit(f.other);
         expect(await f.store.busyBefore(s.sessionId, await nextSeq())).toBe(true);
+        // With the tenant's bound, in the same statement: nothing ahead of `seen`, but the earlier
+        // call is the tenant's one active call; no room under a bound of 1, room under 2.
+        const bound = (maxActive: number) => ({ tenantId: s.tenantId, maxActive });
+        expect(await f.store.busyBefore(s.sessionId, seen, bound(1))).toBe(true);
+        expect(await f.store.busyBefore(s.sessionId, seen, bound(2))).toBe(false);
+        expect(await f.store.busyBefore(s.sessionId, await nextSeq(), bound(2))).toBe(true);
+        expect(await f.store.busyBefore("ses_missing", 1, bound(2))).toBe(true);
         // A call queued (by another connection) since the position was read: nothing stored.
         const stale = ran();
         const opts = { hostId: "host-a", readCache: cached("stale") };
@@ -296,6 +303,7 @@ export function storeContract(
         await none(over, "over");
         await f.store.finish(earlier.id, "succeeded", ok("done"));
         expect(await f.store.busyBefore(s.sessionId, await nextSeq())).toBe(false);
+        expect(await f.store.busyBefore(s.sessionId, await nextSeq(), bound(1))).toBe(false);
         // Pinned elsewhere now: nothing stored.
         await f.pin(s.sessionId, "host-b");
         const moved = ran();

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { JobStore } from "../../src/db/store.js";
 import { ADMIN_KEY, type Harness, seedTenant, startHarness } from "../support/harness.js";
-import { waitForJob } from "../support/wait-for-job.js";
+import { pollUntil, waitForJob } from "../support/wait-for-job.js";
 
 let h: Harness;
 let t: Awaited<ReturnType<typeof seedTenant>>;
@@ -92,6 +92,48 @@ it("a second Read of the tenant while its first runs ahead is past maxActiveCall
   expect((await read(sids[1]!)).body.job.status).toBe("succeeded");
 }, 60_000);
 
+it("a Read while the tenant's stored calls are at the bound: a 429, and its read never sent", async () => {
+  // A command of the first session, running: the tenant's one active call, stored.
+  const slow = await h.call("POST", `/v1/sessions/${sids[0]}/calls`, {
+    key: t.agentKey,
+    body: { tool: "Bash", input: { command: "sleep 30" } },
+  });
+  const jid = slow.body.job.id as string;
+  await pollUntil(
+    async () => (await h.call("GET", `/v1/jobs/${jid}`, { key: t.agentKey })).body.job.status,
+    (s) => s === "running",
+    { what: "the command running" },
+  );
+  // The second session's sandbox (the one its runs use) and the store's insert, observed.
+  const deps = h.service.deps;
+  const sandbox = await deps.sandboxes.acquire({ sessionId: sids[1]!, tenantId: t.tenantId });
+  const readFile = sandbox.readFile.bind(sandbox);
+  let reads = 0;
+  sandbox.readFile = (...a) => {
+    reads++;
+    return readFile(...a);
+  };
+  const real = store.insertFinished.bind(store);
+  let ranAhead = 0;
+  store.insertFinished = (...a) => {
+    ranAhead++;
+    return real(...a);
+  };
+  try {
+    const over = await read(sids[1]!);
+    expect(over.status, JSON.stringify(over.body)).toBe(429);
+    expect(over.body.error.message).toBe("the tenant already has 1 calls queued or running");
+    // Refused before any work, as before the early count was skipped: no read in the sandbox.
+    expect({ reads, ranAhead }).toEqual({ reads: 0, ranAhead: 0 });
+  } finally {
+    delete (sandbox as Partial<typeof sandbox>).readFile;
+    store.insertFinished = real;
+    await h.call("POST", `/v1/jobs/${jid}/cancel`, { key: t.agentKey });
+    await waitForJob(h.call, t.agentKey, jid);
+  }
+  expect((await read(sids[1]!)).body.job.status).toBe("succeeded");
+}, 60_000);
+
 it("an approval that would queue a call while a Read runs ahead is past the bound: a 429, still pending", async () => {
   const rules = { allow: ["Read"], deny: [], ask: ["Bash"] };
   await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, { key: t.adminKey, body: rules });
@@ -122,4 +164,33 @@ it("a workspace download (a transfer job) while a Read runs ahead is past the bo
   const ok = await download();
   expect(ok.status).toBe(200);
   expect(await ok.text()).toBe("one\n");
+}, 60_000);
+
+it("at a bound of 2, a stored running call and a Read running ahead leave no room for a third", async () => {
+  await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, {
+    key: t.adminKey,
+    body: { allow: ["Bash", "Read"], deny: [], ask: [] },
+  });
+  const quotas = { maxActiveCalls: 2, callsPerMinute: 1000 };
+  await h.call("PUT", `/v1/tenants/${t.tenantId}/settings`, { key: ADMIN_KEY, body: { quotas } });
+  const bash = (command: string) =>
+    h.call("POST", `/v1/sessions/${sids[1]}/calls`, {
+      key: t.agentKey,
+      body: { tool: "Bash", input: { command } },
+    });
+  const slow = (await bash("sleep 30")).body.job.id as string;
+  await pollUntil(
+    async () => (await h.call("GET", `/v1/jobs/${slow}`, { key: t.agentKey })).body.job.status,
+    (s) => s === "running",
+    { what: "the command running" },
+  );
+  try {
+    // The Read of session 0 runs ahead (one stored, itself held: room), and is held unstored while
+    // a third call comes: a command (counted by its insert) and a Read (its session busy: the usual way).
+    const { got } = await whileAReadRunsAhead(async () => [await bash("true"), await read(sids[1]!)]);
+    expect(got.map((r) => r.status)).toEqual([429, 429]);
+  } finally {
+    await h.call("POST", `/v1/jobs/${slow}/cancel`, { key: t.agentKey });
+    await waitForJob(h.call, t.agentKey, slow);
+  }
 }, 60_000);

@@ -175,3 +175,50 @@ it("a call of the session stored while the read runs throws the read away: it ru
   // The thrown-away run stored nothing: two jobs more, the Bash and the Read run in order.
   expect((await listed()).sort()).toEqual([...before, other, res.body.job.id].sort());
 }, 60_000);
+
+it("acknowledges its job to the executor only once the read sent ahead is answered, even one its run did not take", async () => {
+  // A tool whose firstRead names another read than its run's first: the read sent ahead is taken
+  // by nothing. The executor keeps a keyed read's reply until its job is acknowledged, and an
+  // acknowledgement lets go only of what is over (call-memo.mjs#ack): one that came first would
+  // leave the read ahead's reply kept (up to 8 MiB) until it ages out, 30 minutes later.
+  const { ReadTool } = await import("../../src/toolkit/tools/read.js");
+  const { MAX_READ_BYTES } = await import("../../src/toolkit/tools/file-state.js");
+  expect((await bash("echo gee > /workspace/g.txt", true)).body.job.status).toBe("succeeded");
+  const proto = ReadTool.prototype as { firstRead: InstanceType<typeof ReadTool>["firstRead"] };
+  const firstRead = proto.firstRead;
+  proto.firstRead = () => ({ path: "/workspace/g.txt", maxBytes: MAX_READ_BYTES });
+  const deps = h.service.deps;
+  const sandbox = await deps.sandboxes.acquire({ sessionId: sid, tenantId: t.tenantId });
+  const readFile = sandbox.readFile.bind(sandbox);
+  let aheadAnswered = false;
+  // The read ahead's answer reaches the service late (a slow read in the executor).
+  sandbox.readFile = async (path, o) => {
+    const got = await readFile(path, o);
+    if (path !== "/workspace/g.txt") return got;
+    await new Promise((r) => setTimeout(r, 300));
+    aheadAnswered = true;
+    return got;
+  };
+  const acknowledge = sandbox.acknowledge!.bind(sandbox);
+  // Other jobs' acknowledgements (the set-up's Bash) may come meanwhile: this Read's are looked at.
+  const acks: [string, boolean][] = [];
+  sandbox.acknowledge = (jobId) => {
+    acks.push([jobId, aheadAnswered]);
+    acknowledge(jobId);
+  };
+  try {
+    seen();
+    const res = await read();
+    expect(res.body.job.status, JSON.stringify(res.body)).toBe("succeeded");
+    expect(seen()).toEqual(["insertFinished:row"]);
+    // Its run read its own file (the read ahead is not its first).
+    expect(text(res.body.job)).not.toContain("gee");
+    const ours = () => acks.filter(([id]) => id === res.body.job.id).map(([, answered]) => answered);
+    await pollUntil(ours, (a) => a.length > 0, { timeoutMs: 5_000, intervalMs: 10, what: "the ack" });
+    expect(ours()).toEqual([true]);
+  } finally {
+    proto.firstRead = firstRead;
+    delete (sandbox as Partial<typeof sandbox>).readFile;
+    delete (sandbox as Partial<typeof sandbox>).acknowledge;
+  }
+}, 60_000);

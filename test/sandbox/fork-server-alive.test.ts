@@ -86,4 +86,24 @@ describe("fork server: nothing alive", () => {
     expect(server.adopted).not.toBeNull();
     expect(server.nothingAlive()).toBe(false);
   });
+  it("is not proved through a spawner that was reaped (its pid may be another process's by then)", async () => {
+    // The children list and statm are read through descriptors opened when R came: they name that
+    // process, not its number, so once it is reaped they fail to read, whatever has the pid now.
+    const spawner = spawn("/bin/sh", ["-c", "exec sleep 60"], { stdio: "ignore" });
+    started.push(spawner);
+    const server = new ForkServer();
+    server.proc = { pid: spawner.pid! };
+    await pollUntil(
+      () => readFileSync(`/proc/${spawner.pid}/cmdline`, "latin1"),
+      (cmd) => cmd.startsWith("sleep"),
+      { timeoutMs: 10_000, intervalMs: 10, what: "the stand-in's exec" },
+    );
+    server.onLine("R");
+    expect(server.nothingAlive()).toBe(true);
+    const reaped = new Promise((r) => spawner.once("exit", r));
+    spawner.kill("SIGKILL");
+    await reaped;
+    expect(server.adopted).not.toBeNull();
+    expect(server.nothingAlive()).toBe(false);
+  });
 });

@@ -5,7 +5,7 @@
  * submits of a session take distinct, gap-free numbers. Single transitions (finish, requeue)
  * are one conditional UPDATE.
  */
-import { and, count, eq, gt, inArray, lt, lte, notInArray, type SQL, sql } from "drizzle-orm";
+import { and, count, eq, exists, gt, inArray, lt, lte, notInArray, type SQL, sql } from "drizzle-orm";
 import { nowIso } from "../../service/clock.js";
 import { newId } from "../../service/ids.js";
 import type { ReadCacheEntry } from "../../toolkit/read-cache.js";
@@ -28,6 +28,7 @@ import {
   type InsertClaimed,
   type JobStore,
   type StoreClaim,
+  type TenantBound,
   takeoverAudit,
 } from "../store.js";
 import { readCacheRow } from "../stores/read-cache-store.js";
@@ -86,13 +87,25 @@ export class PgJobStore implements JobStore {
     }
   }
 
-  async busyBefore(sessionId: string, seq: number): Promise<boolean> {
-    const [row] = await this.db
+  async busyBefore(sessionId: string, seq: number, bound?: TenantBound): Promise<boolean> {
+    const ahead = this.db
       .select({ id: jobs.id })
       .from(jobs)
-      .where(and(eq(jobs.sessionId, sessionId), lt(jobs.seq, seq), activeJob(jobs.status)))
-      .limit(1);
-    return row !== undefined;
+      .where(and(eq(jobs.sessionId, sessionId), lt(jobs.seq, seq), activeJob(jobs.status)));
+    if (!bound) {
+      const [row] = await ahead.limit(1);
+      return row !== undefined;
+    }
+    // The tenant's bound in the same statement (one round trip): the statuses requireActiveSlot counts.
+    const active = this.db
+      .select({ n: count() })
+      .from(jobs)
+      .where(and(eq(jobs.tenantId, bound.tenantId), activeJob(jobs.status)));
+    const [row] = await this.db
+      .select({ busy: sql<boolean>`${exists(ahead)} or (${active}) >= ${bound.maxActive}` })
+      .from(sessions)
+      .where(eq(sessions.id, sessionId));
+    return row === undefined || row.busy === true;
   }
 
   async insertFinished(row: JobRow, entry: AuditRecord, opts: FinishedInsert): Promise<JobRow | undefined> {

@@ -4,7 +4,7 @@
  * (claim, attempt, finish, queue position, successors and audit: ~0.5 ms of a warm call).
  * Values reach them as placeholders; each column's own encoder still applies (JSON columns).
  */
-import { type AnyColumn, and, eq, getTableColumns, gt, lt, Param, sql } from "drizzle-orm";
+import { type AnyColumn, and, count, eq, exists, getTableColumns, gt, lt, Param, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
 import { activeJob, queuedJob } from "../job-predicates.js";
 import { perDatabase } from "../prepared.js";
@@ -48,6 +48,26 @@ function blocker(db: Db, onlyUnsafe: boolean) {
   );
 }
 
+/**
+ * busyBefore with a tenant's bound, in one statement: a job ahead of `seq` in the session still
+ * blocks, or the tenant's queued + running jobs are `maxActive` or more (no row: no session).
+ */
+function busyOrFull(db: Db) {
+  const ahead = db
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(eq(jobs.sessionId, p("sessionId")), lt(jobs.seq, p("seq")), activeJob(jobs.status)));
+  const active = db
+    .select({ n: count() })
+    .from(jobs)
+    .where(and(eq(jobs.tenantId, p("tenantId")), activeJob(jobs.status)));
+  return db
+    .select({ busy: sql<number>`${exists(ahead)} or (${active}) >= ${p("maxActive")}` })
+    .from(sessions)
+    .where(eq(sessions.id, p("sessionId")))
+    .prepare();
+}
+
 /** The finish's status: `cancelled` for a job flagged for cancellation when `cancelWins` is 1. */
 const finalStatus = sql`case when ${p("cancelWins")} = 1 and ${jobs.cancelRequested} = 1 then 'cancelled' else ${p("status")} end`;
 
@@ -60,6 +80,7 @@ function build(db: Db) {
       .prepare(),
     blockedByAny: blocker(db, false),
     blockedByUnsafe: blocker(db, true),
+    busyOrFull: busyOrFull(db),
     claim: db
       .update(jobs)
       .set({

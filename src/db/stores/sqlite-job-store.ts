@@ -24,6 +24,7 @@ import {
   type InsertClaimed,
   type JobStore,
   type StoreClaim,
+  type TenantBound,
   takeoverAudit,
 } from "../store.js";
 import { putReadCacheEntry } from "./read-cache-store.js";
@@ -85,8 +86,11 @@ export class SqliteJobStore implements JobStore {
     return claimAtInsert(row, session, blocker, opts);
   }
 
-  async busyBefore(sessionId: string, seq: number): Promise<boolean> {
-    return jobStatementsFor(this.db).blockedByAny.get({ sessionId, seq }) !== undefined;
+  async busyBefore(sessionId: string, seq: number, bound?: TenantBound): Promise<boolean> {
+    const s = jobStatementsFor(this.db);
+    if (!bound) return s.blockedByAny.get({ sessionId, seq }) !== undefined;
+    const row = s.busyOrFull.get({ sessionId, seq, tenantId: bound.tenantId, maxActive: bound.maxActive });
+    return row === undefined || Boolean(row.busy);
   }
 
   async insertFinished(row: JobRow, entry: AuditRecord, opts: FinishedInsert): Promise<JobRow | undefined> {

@@ -72,7 +72,11 @@ export async function fastRead(
   const release = holdActiveCall(deps.handoff!, tenant);
   try {
     const seq = session.nextSeq;
-    if (await deps.store.busyBefore(session.id, seq)) return undefined;
+    // Not run when a call of the session ahead is not over, nor when the tenant's stored calls
+    // leave no room for this one beside the reads held here (its store would refuse it: nothing
+    // is run to be thrown away). One statement: submitCall's early count is skipped for it.
+    const room = maxActiveCalls - (heldActiveCalls(deps, tenant) - 1);
+    if (await deps.store.busyBefore(session.id, seq, { tenantId: tenant, maxActive: room })) return undefined;
     const running = runAhead(deps, session, row, slot.claim.worker, tool.firstRead?.(row.input));
     // The audit entry's digest is made while the executor reads, once the request is on its way.
     await new Promise(setImmediate);
@@ -185,6 +189,10 @@ async function runAhead(
   const response = await toolkit
     .callTool(row.tool, row.input, ctx, { callId: row.id })
     .catch(() => undefined);
+  // The read sent ahead is over before the run is (its answer, taken or not): the executor lets go
+  // only of what is over when the job is acknowledged (call-memo.mjs#ack), and a reply it keeps
+  // past that stays until it ages out (30 min, up to 8 MiB). Already over when the run took it.
+  await sandbox.sent?.catch(() => undefined);
   if (!response || failed) {
     acknowledge();
     return undefined;

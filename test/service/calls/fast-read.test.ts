@@ -99,3 +99,44 @@ describe("readingAhead", () => {
     expect(ahead.sandbox.sessionId).toBe("ses_x");
   });
 });
+
+describe("readingAhead: a read ahead that fails", () => {
+  const first = { path: "/workspace/a.txt", maxBytes: 10 };
+  const failing = () => {
+    let n = 0;
+    const sandbox = {
+      sessionId: "ses_x",
+      readFile: async (path: string) => {
+        n++;
+        if (n === 1) throw Object.assign(new Error(`ENOENT ${path}`), { code: "ENOENT" });
+        return { data: Buffer.from(path), mtimeMs: n } as unknown as ReadFileResult;
+      },
+    } as unknown as Sandbox;
+    return { sandbox, sends: () => n };
+  };
+
+  it("gives its error to the run's first readFile of it, and not to a later one", async () => {
+    const { sandbox, sends } = failing();
+    const ahead = readingAhead(sandbox, first);
+    await expect(ahead.sandbox.readFile(first.path, { maxBytes: 10 })).rejects.toThrow("ENOENT");
+    const later = await ahead.sandbox.readFile(first.path, { maxBytes: 10 });
+    expect(later.mtimeMs).toBe(2);
+    expect(sends()).toBe(2);
+  });
+
+  it("taken by nobody, is no unhandled rejection", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (err: unknown) => unhandled.push(err);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const { sandbox } = failing();
+      const ahead = readingAhead(sandbox, first);
+      // The run asks for another read first: the read ahead fails with nobody awaiting it.
+      await ahead.sandbox.readFile("/workspace/b.txt", { maxBytes: 10 });
+      await new Promise((r) => setTimeout(r, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+});
