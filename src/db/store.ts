@@ -147,12 +147,12 @@ export interface JobStore {
   ): Promise<InsertClaimed>;
   /**
    * Whether a job of the session ahead of `seq` (its next queue position, as read before) is
-   * still queued or running: a call that may run before it is stored must find none. With
-   * `bound`, also true when the tenant's stored queued + running calls are `bound.maxActive` or
-   * more (counted as an insert of a queued call would be), in the same statement: a call that
-   * would be refused at its store is not run first.
+   * still queued or running: a call that may run before it is stored must find none. Also true
+   * when the tenant's stored queued + running calls are `bound.maxActive` or more (counted as an
+   * insert of a queued call would be), or the session is gone, in the same statement: a call
+   * that would be refused at its store is not run first.
    */
-  busyBefore(sessionId: string, seq: number, bound?: TenantBound): Promise<boolean>;
+  busyBefore(sessionId: string, seq: number, bound: TenantBound): Promise<boolean>;
   /**
    * Stores a call that already ran, in its final state, with its audit entry and its run's
    * read-cache entries, in one transaction (a read-only call run before it was stored:

@@ -272,14 +272,16 @@ export function storeContract(
           expect(await f.store.findJob(row.id)).toBeUndefined();
           expect(await f.readCache.get(s.sessionId, `/workspace/${text}`)).toBeUndefined();
         };
-        // An unfinished call ahead of the position read: busy until it ends.
-        const seen = await nextSeq();
-        expect(await f.store.busyBefore(s.sessionId, seen)).toBe(false);
-        const earlier = await submit(f.other);
-        expect(await f.store.busyBefore(s.sessionId, await nextSeq())).toBe(true);
-        // With the tenant's bound, in the same statement: nothing ahead of `seen`, but the earlier
-        // call is the tenant's one active call; no room under a bound of 1, room under 2.
+        // An unfinished call ahead of the position read: busy until it ends (under a bound that
+        // never fills, below; the bound itself after).
         const bound = (maxActive: number) => ({ tenantId: s.tenantId, maxActive });
+        const unbounded = bound(Number.MAX_SAFE_INTEGER);
+        const seen = await nextSeq();
+        expect(await f.store.busyBefore(s.sessionId, seen, unbounded)).toBe(false);
+        const earlier = await submit(f.other);
+        expect(await f.store.busyBefore(s.sessionId, await nextSeq(), unbounded)).toBe(true);
+        // The tenant's bound, in the same statement: nothing ahead of `seen`, but the earlier
+        // call is the tenant's one active call; no room under a bound of 1, room under 2.
         expect(await f.store.busyBefore(s.sessionId, seen, bound(1))).toBe(true);
         expect(await f.store.busyBefore(s.sessionId, seen, bound(2))).toBe(false);
         expect(await f.store.busyBefore(s.sessionId, await nextSeq(), bound(2))).toBe(true);
@@ -302,7 +304,7 @@ export function storeContract(
         ).rejects.toBeInstanceOf(ActiveCallsFull);
         await none(over, "over");
         await f.store.finish(earlier.id, "succeeded", ok("done"));
-        expect(await f.store.busyBefore(s.sessionId, await nextSeq())).toBe(false);
+        expect(await f.store.busyBefore(s.sessionId, await nextSeq(), unbounded)).toBe(false);
         expect(await f.store.busyBefore(s.sessionId, await nextSeq(), bound(1))).toBe(false);
         // Pinned elsewhere now: nothing stored.
         await f.pin(s.sessionId, "host-b");

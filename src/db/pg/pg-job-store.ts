@@ -87,15 +87,11 @@ export class PgJobStore implements JobStore {
     }
   }
 
-  async busyBefore(sessionId: string, seq: number, bound?: TenantBound): Promise<boolean> {
+  async busyBefore(sessionId: string, seq: number, bound: TenantBound): Promise<boolean> {
     const ahead = this.db
       .select({ id: jobs.id })
       .from(jobs)
       .where(and(eq(jobs.sessionId, sessionId), lt(jobs.seq, seq), activeJob(jobs.status)));
-    if (!bound) {
-      const [row] = await ahead.limit(1);
-      return row !== undefined;
-    }
     // The tenant's bound in the same statement (one round trip): the statuses requireActiveSlot counts.
     const active = this.db
       .select({ n: count() })

@@ -49,7 +49,7 @@ function blocker(db: Db, onlyUnsafe: boolean) {
 }
 
 /**
- * busyBefore with a tenant's bound, in one statement: a job ahead of `seq` in the session still
+ * busyBefore, in one statement: a job ahead of `seq` in the session still
  * blocks, or the tenant's queued + running jobs are `maxActive` or more (no row: no session).
  */
 function busyOrFull(db: Db) {

@@ -86,10 +86,9 @@ export class SqliteJobStore implements JobStore {
     return claimAtInsert(row, session, blocker, opts);
   }
 
-  async busyBefore(sessionId: string, seq: number, bound?: TenantBound): Promise<boolean> {
-    const s = jobStatementsFor(this.db);
-    if (!bound) return s.blockedByAny.get({ sessionId, seq }) !== undefined;
-    const row = s.busyOrFull.get({ sessionId, seq, tenantId: bound.tenantId, maxActive: bound.maxActive });
+  async busyBefore(sessionId: string, seq: number, bound: TenantBound): Promise<boolean> {
+    const { tenantId, maxActive } = bound;
+    const row = jobStatementsFor(this.db).busyOrFull.get({ sessionId, seq, tenantId, maxActive });
     return row === undefined || Boolean(row.busy);
   }
 

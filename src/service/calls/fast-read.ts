@@ -70,22 +70,22 @@ export async function fastRead(
   const slot = deps.handoff?.reserve(row.id, row.sessionId);
   if (!slot) return undefined;
   const release = holdActiveCall(deps.handoff!, tenant);
+  // Room for this one beside the calls stored and the other reads held here (now: they come and go).
+  const room = () => maxActiveCalls - (heldActiveCalls(deps, tenant) - 1);
   try {
     const seq = session.nextSeq;
     // Not run when a call of the session ahead is not over, nor when the tenant's stored calls
     // leave no room for this one beside the reads held here (its store would refuse it: nothing
     // is run to be thrown away). One statement: submitCall's early count is skipped for it.
-    const room = maxActiveCalls - (heldActiveCalls(deps, tenant) - 1);
-    if (await deps.store.busyBefore(session.id, seq, { tenantId: tenant, maxActive: room })) return undefined;
+    if (await deps.store.busyBefore(session.id, seq, { tenantId: tenant, maxActive: room() }))
+      return undefined;
     const running = runAhead(deps, session, row, slot.claim.worker, tool.firstRead?.(row.input));
     // The audit entry's digest is made while the executor reads, once the request is on its way.
     await new Promise(setImmediate);
     const audit = decisionAudit(p.keyId, row);
     const ran = await running;
     if (!ran) return count(deps, "discarded");
-    // Room for this one beside the calls stored and the other reads running ahead here.
-    const maxActive = maxActiveCalls - (heldActiveCalls(deps, tenant) - 1);
-    const opts: FinishedInsert = { maxActive, seq, hostId, readCache: ran.readCache };
+    const opts: FinishedInsert = { maxActive: room(), seq, hostId, readCache: ran.readCache };
     const stored = await deps.store.insertFinished(ran.final, audit, opts).catch((err: unknown) => {
       // The usual path meets the same refusal or outage and reports it as it does.
       deps.logger.debug({ err, jobId: row.id }, "fast read not stored");

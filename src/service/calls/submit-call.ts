@@ -77,7 +77,7 @@ export async function submitCall(
   // ahead is held to it by its one transaction (insertFinished counts), and when refused there or
   // not run ahead, by the usual path's insert, with the same 429: counted once, not twice.
   if (!ahead) await checkActiveCalls(deps, tenantId, maxActiveCalls);
-  if (ahead) {
+  else {
     const done = await fastRead(deps, p, session, row, plan.tool, maxActiveCalls);
     if (done) {
       deps.metrics.inc("toolshed_calls_submitted_total", { behavior: row.decision.behavior });
