@@ -179,7 +179,14 @@ export class RedisBus implements JobEvents, CancelBus {
     for (const w of this.tenantWatchers.get(tenantId) ?? []) w(notice);
   }
 
+  /**
+   * This process's own listeners hear it at once, before the message goes out: a run here is
+   * aborted before the cancel is answered, so a command that had not started yet never starts
+   * (the pub/sub message alone could come after it did). They hear its echo too; aborting twice
+   * is harmless, and the wire format stays the bare job id that every version reads.
+   */
   async requestCancel(jobId: string): Promise<void> {
+    for (const l of this.cancelListeners) l(jobId);
     await this.redis.publish(this.cancelChannel, jobId);
   }
 

@@ -47,8 +47,44 @@ it("notifies watchers of a job and delivers cancels", async () => {
     { timeoutMs: 5000, intervalMs: 10, what: "the status and the cancel" },
   );
   expect(seen).toBe(1);
-  expect(cancels).toEqual(["job_b"]);
+  expect(cancels).toContain("job_b");
   stop();
+});
+
+it("a cancel reaches this process's own listeners at once, before any round trip through Redis", async () => {
+  // A worker in the process that answers the cancel must have heard it by the time the client
+  // hears the answer: otherwise a run that starts right after could start its command (the
+  // pub/sub message still on its way).
+  const heard: string[] = [];
+  const stop = bus.onCancel((id) => heard.push(id));
+  const sent = bus.requestCancel("job_now");
+  expect(heard).toEqual(["job_now"]);
+  await sent;
+  stop();
+});
+
+it("another process hears a cancel once, through Redis", async () => {
+  const otherSub = redis.duplicate();
+  const other = new RedisBus(redis, otherSub, { prefix, maxLen: 100, ttlS: 60 });
+  await other.start();
+  const heard: string[] = [];
+  other.onCancel((id) => heard.push(id));
+  await bus.requestCancel("job_far");
+  await pollUntil(
+    () => heard.length,
+    (n) => n > 0,
+    { timeoutMs: 5000, intervalMs: 10, what: "the cancel" },
+  );
+  // A later message on the same connection: once it is in, the cancel came only once.
+  await bus.requestCancel("job_after");
+  await pollUntil(
+    () => heard.length,
+    (n) => n > 1,
+    { timeoutMs: 5000, intervalMs: 10, what: "the next cancel" },
+  );
+  expect(heard).toEqual(["job_far", "job_after"]);
+  await other.stop();
+  otherSub.disconnect();
 });
 
 it("notices go per job: another process hears only the jobs it watches, and unsubscribes after", async () => {
