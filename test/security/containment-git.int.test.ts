@@ -62,6 +62,15 @@ async function traces(a: Attacker, job: Job): Promise<string[]> {
 const READ_ONLY = ["git status", "git diff", "git log -p", "git -C /workspace status", "git -C evil status"];
 const NOT_READ_ONLY = [
   "git diff --ext-diff",
+  // attack22a: spellings that reach git without the reader's own git (reader-bin/git, first on the
+  // reader's PATH) or without its command-scope configuration (GIT_CONFIG_COUNT/KEY/VALUE).
+  "/usr/bin/git log -p",
+  "command -p git diff",
+  "env -u PATH git diff",
+  "env -i git status",
+  "env - git diff",
+  "env -u GIT_CONFIG_COUNT git status",
+  "time /usr/bin/git diff",
   "git -c core.fsmonitor='touch /workspace/c-ran' status",
   "git diff --output=/workspace/out-ran",
 ];

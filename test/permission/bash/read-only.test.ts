@@ -136,6 +136,53 @@ describe("checkReadOnly: strict", () => {
     expect(readOnly(command)).toBe(false);
   });
 
+  // attack22a. The reader's git protections live in its environment: reader-bin/git first on its
+  // PATH (textconv and filters made `cat`, --no-ext-diff) and GIT_CONFIG_COUNT/KEY/VALUE (fsmonitor,
+  // pager, hooks, protocols off). A spelling that reaches git past them is not read-only.
+  it.each([
+    "/usr/bin/git log -p",
+    "/bin/git diff",
+    "time /usr/bin/git diff",
+    "nice /usr/bin/git status",
+    "command -p git diff",
+    "command -p ls",
+    "env -i git status",
+    "env --ignore-environment git status",
+    "env -u PATH git diff",
+    "env -uPATH git diff",
+    "env --unset=GIT_CONFIG_COUNT git status",
+    "env -vu GIT_CONFIG_COUNT git status",
+    "env -u GIT_CONFIG_COUNT git status",
+  ])("%j reaches git past the reader's protections: not read-only", (command) => {
+    expect(readOnly(command)).toBe(false);
+  });
+
+  it.each([
+    "git log -p",
+    "env LC_ALL=C git diff",
+    "command git status",
+    "time git log",
+    "command -pv git",
+    "command -v git",
+  ])("%j keeps the reader's git: read-only", (command) => {
+    expect(readOnly(command)).toBe(true);
+  });
+
+  // attack22a. Bash opens /dev/tcp/HOST/PORT and /dev/udp/HOST/PORT as sockets, even for `<`; the
+  // descriptor is both ways, so `>&N` then writes to it: a reader talking to a server on loopback.
+  it.each([
+    "cat < /dev/tcp/127.0.0.1/80",
+    "echo hi 3</dev/tcp/127.0.0.1/8765 >&3",
+    "printf x 0</dev/tcp/127.0.0.1/8765 >&0",
+    "cat f 3</dev/udp/127.0.0.1/53 1>&3",
+    "cat <'/dev/tcp/127.0.0.1/80'",
+    'cat <"/dev/"tcp/127.0.0.1/80',
+    "{ cat; } </dev/tcp/127.0.0.1/80",
+    "cat <<< x </dev/tcp/127.0.0.1/80",
+  ])("%j opens a socket: not read-only", (command) => {
+    expect(readOnly(command)).toBe(false);
+  });
+
   it("never lets `$(`, backticks or `<(` through", () => {
     for (const c of ["cat <(ls)", 'echo "$(ls)"', "echo `ls`"]) expect(readOnly(c)).toBe(false);
   });
