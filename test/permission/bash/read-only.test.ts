@@ -60,6 +60,12 @@ describe("checkReadOnly: strict", () => {
     "/usr/bin/cat f",
     // A quoted `>` is not a redirect (a deliberate change); the reference refused any `>`.
     'grep ">" f',
+    // attack22a: these keep the reader's git (found through PATH, its GIT_CONFIG_* kept).
+    "git log -p",
+    "env LC_ALL=C git diff",
+    "command git status",
+    "time git log",
+    "command -pv git",
   ])("%j is read-only", (command) => {
     expect(readOnly(command)).toBe(true);
   });
@@ -132,14 +138,9 @@ describe("checkReadOnly: strict", () => {
     "echo 'unterminated",
     "ls )",
     "bash -c ls",
-  ])("%j is not read-only", (command) => {
-    expect(readOnly(command)).toBe(false);
-  });
-
-  // attack22a. The reader's git protections live in its environment: reader-bin/git first on its
-  // PATH (textconv and filters made `cat`, --no-ext-diff) and GIT_CONFIG_COUNT/KEY/VALUE (fsmonitor,
-  // pager, hooks, protocols off). A spelling that reaches git past them is not read-only.
-  it.each([
+    // attack22a. The reader's git protections live in its environment: reader-bin/git first on
+    // its PATH (textconv and filters made `cat`, --no-ext-diff) and GIT_CONFIG_COUNT/KEY/VALUE
+    // (fsmonitor, pager, hooks, protocols off). A spelling that reaches git past them.
     "/usr/bin/git log -p",
     "/bin/git diff",
     "time /usr/bin/git diff",
@@ -153,24 +154,8 @@ describe("checkReadOnly: strict", () => {
     "env --unset=GIT_CONFIG_COUNT git status",
     "env -vu GIT_CONFIG_COUNT git status",
     "env -u GIT_CONFIG_COUNT git status",
-  ])("%j reaches git past the reader's protections: not read-only", (command) => {
-    expect(readOnly(command)).toBe(false);
-  });
-
-  it.each([
-    "git log -p",
-    "env LC_ALL=C git diff",
-    "command git status",
-    "time git log",
-    "command -pv git",
-    "command -v git",
-  ])("%j keeps the reader's git: read-only", (command) => {
-    expect(readOnly(command)).toBe(true);
-  });
-
-  // attack22a. Bash opens /dev/tcp/HOST/PORT and /dev/udp/HOST/PORT as sockets, even for `<`; the
-  // descriptor is both ways, so `>&N` then writes to it: a reader talking to a server on loopback.
-  it.each([
+    // attack22a. Bash opens /dev/tcp/HOST/PORT and /dev/udp/HOST/PORT as sockets, even for `<`;
+    // the descriptor goes both ways, so `>&N` writes to it: a reader talking to a server on loopback.
     "cat < /dev/tcp/127.0.0.1/80",
     "echo hi 3</dev/tcp/127.0.0.1/8765 >&3",
     "printf x 0</dev/tcp/127.0.0.1/8765 >&0",
@@ -179,7 +164,7 @@ describe("checkReadOnly: strict", () => {
     'cat <"/dev/"tcp/127.0.0.1/80',
     "{ cat; } </dev/tcp/127.0.0.1/80",
     "cat <<< x </dev/tcp/127.0.0.1/80",
-  ])("%j opens a socket: not read-only", (command) => {
+  ])("%j is not read-only", (command) => {
     expect(readOnly(command)).toBe(false);
   });
 
