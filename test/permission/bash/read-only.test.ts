@@ -66,6 +66,9 @@ describe("checkReadOnly: strict", () => {
     "command git status",
     "time git log",
     "command -pv git",
+    "git diff --submodule",
+    "git log -p --submodule=log",
+    "git diff --submodule=short",
   ])("%j is read-only", (command) => {
     expect(readOnly(command)).toBe(true);
   });
@@ -164,6 +167,10 @@ describe("checkReadOnly: strict", () => {
     'cat <"/dev/"tcp/127.0.0.1/80',
     "{ cat; } </dev/tcp/127.0.0.1/80",
     "cat <<< x </dev/tcp/127.0.0.1/80",
+    // attack22a. An inline submodule diff runs git in the submodule, under its own configuration.
+    "git diff --submodule=diff",
+    "git log -p --submodule=diff",
+    "git show --submodule=diff",
   ])("%j is not read-only", (command) => {
     expect(readOnly(command)).toBe(false);
   });
