@@ -50,6 +50,7 @@ export interface ContainerSpecInput {
 const DEFAULT_TMPFS_BYTES = 256 * 1024 * 1024;
 // /dev/shm is a tmpfs too: sized here rather than by the engine's default, and memory-accounted.
 const SHM_BYTES = 64 * 1024 * 1024;
+const IPC_SYSCTLS = { "kernel.shm_rmid_forced": "1", "kernel.msgmni": "16" };
 
 /**
  * The create options of a session container: the executor as uid 0 with four capabilities and
@@ -104,6 +105,10 @@ export function buildContainerSpec(input: ContainerSpecInput): Dockerode.Contain
       Init: true,
       IpcMode: "private",
       ShmSize: SHM_BYTES,
+      // System V IPC objects are not processes: killing a call's uid leaves them. A segment goes
+      // when its last user does (its memory would otherwise outlive a read-only call), and few
+      // message queues can exist (16 KiB each by default). Namespaced by IpcMode "private".
+      Sysctls: IPC_SYSCTLS,
       LogConfig: { Type: "none", Config: {} },
       RestartPolicy: { Name: "no" },
       Privileged: false,

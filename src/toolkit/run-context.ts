@@ -13,6 +13,11 @@ export interface ToolRunContext {
   sandbox: Sandbox;
   /** The session's current working directory inside the sandbox (Bash may move it). */
   cwd: string;
+  /**
+   * Where the session's cwd starts, and (with `workingDirectories`) where Bash may leave it:
+   * `/workspace` unless said (a test's fake sandbox has it elsewhere).
+   */
+  workspace?: string;
   home: string;
   workingDirectories: string[];
   mode: PermissionMode;

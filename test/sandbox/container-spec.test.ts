@@ -114,6 +114,8 @@ describe("runtime and /dev/shm in the spec", () => {
     expect(host.Runtime).toBeUndefined();
     expect(host.PidsLimit).toBe(256);
     expect(host.ShmSize).toBe(64 * 1024 * 1024);
+    // attack22a: no System V segment outlives its last user; few message queues.
+    expect(host.Sysctls).toEqual({ "kernel.shm_rmid_forced": "1", "kernel.msgmni": "16" });
   });
 
   it("runs under runsc with room in the pids cgroup for gVisor's own host tasks", () => {

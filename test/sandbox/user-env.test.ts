@@ -32,3 +32,15 @@ describe("a command's environment as the fork server's list", () => {
     expect(userEnvList(identity, name)).toEqual(asList(userEnv(identity, name)));
   });
 });
+
+describe("a reader's git configuration", () => {
+  // attack22a: an inline submodule diff runs git in the submodule under its own configuration.
+  it("asks for submodule summaries, never inline submodule diffs", () => {
+    const env = userEnv(readers, "reader");
+    const pairs = Array.from({ length: Number(env.GIT_CONFIG_COUNT) }, (_, i) => [
+      env[`GIT_CONFIG_KEY_${i}`],
+      env[`GIT_CONFIG_VALUE_${i}`],
+    ]);
+    expect(pairs).toContainEqual(["diff.submodule", "log"]);
+  });
+});

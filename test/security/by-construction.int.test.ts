@@ -119,6 +119,27 @@ describe.each(["read-only", "accept-edits"] as const)("a command forced through 
       const ps = await bash("ps -eo args | grep -c '^sleep 90[12]' || true");
       expect(ps.text.trim().split("\n").pop()).toBe("0");
     });
+
+    // attack22a: System V IPC objects are not processes: a shared memory segment (memory, pages
+    // touched) or message queues a reader made would outlive its call, beyond /tmp's and
+    // /dev/shm's sizes. Its segments go with it (kernel.shm_rmid_forced), and few queues exist.
+    it("leaves no shared memory segment behind, and can make few message queues", async () => {
+      const make = [
+        "import ctypes",
+        "libc = ctypes.CDLL(None, use_errno=True)",
+        "libc.shmat.restype = ctypes.c_void_p",
+        "seg = libc.shmget(0, 8 << 20, 0o1600)",
+        "addr = libc.shmat(seg, None, 0)",
+        "ctypes.memset(addr, 1, 8 << 20)",
+        "queues = sum(libc.msgget(0, 0o1600) >= 0 for _ in range(64))",
+        'print("seg", seg, "queues", queues)',
+      ].join("; ");
+      const made = await bash(`python3 -c '${make}'`);
+      expect(made.text).toMatch(/^seg \d+ queues \d+$/m);
+      expect(Number(/queues (\d+)/.exec(made.text)?.[1])).toBeLessThanOrEqual(16);
+      const left = await bash("tail -n +2 /proc/sysvipc/shm | wc -l");
+      expect(left.text.trim()).toBe("0");
+    });
   } else {
     it("writes inside the working directory, and the agent owns what it made", async () => {
       const r = await bash("mkdir -p /workspace/made && echo v2 > /workspace/made/f && echo ok");

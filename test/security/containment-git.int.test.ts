@@ -62,6 +62,15 @@ async function traces(a: Attacker, job: Job): Promise<string[]> {
 const READ_ONLY = ["git status", "git diff", "git log -p", "git -C /workspace status", "git -C evil status"];
 const NOT_READ_ONLY = [
   "git diff --ext-diff",
+  // attack22a: spellings that reach git without the reader's own git (reader-bin/git, first on the
+  // reader's PATH) or without its command-scope configuration (GIT_CONFIG_COUNT/KEY/VALUE).
+  "/usr/bin/git log -p",
+  "command -p git diff",
+  "env -u PATH git diff",
+  "env -i git status",
+  "env - git diff",
+  "env -u GIT_CONFIG_COUNT git status",
+  "time /usr/bin/git diff",
   "git -c core.fsmonitor='touch /workspace/c-ran' status",
   "git diff --output=/workspace/out-ran",
 ];
@@ -97,3 +106,76 @@ describe.each(runtimes)("containment under %s: read-only git runs no program fro
     expect(await traces(a, job), `${command} ran config programs`).toEqual([]);
   });
 });
+
+/**
+ * attack22a: a submodule's own repository configuration. An inline submodule diff
+ * (`--submodule=diff`, or `diff.submodule=diff` in the superproject's config) runs `git diff` in
+ * the submodule, whose config reader-bin/git never looked at: its diff.external and clean filter ran.
+ */
+const PLANT_SUBMODULE = [
+  "set -e",
+  "cd /workspace",
+  "git init -q .",
+  "git config user.name attacker",
+  "git config user.email attacker@example.invalid",
+  "mkdir sub",
+  "git -C sub init -q .",
+  "echo one > sub/a.txt",
+  "git -C sub add a.txt",
+  "git -C sub -c user.name=a -c user.email=a@example.invalid commit -qm one",
+  "git add sub 2>/dev/null",
+  "printf '[submodule \"sub\"]\\n\\tpath = sub\\n\\turl = ./sub\\n' > .gitmodules",
+  "git add .gitmodules",
+  "git commit -qm super",
+  "git -C sub config filter.evil.clean 'echo ran-$((6*7))-subclean >&2; touch /workspace/subclean-ran /tmp/subclean-ran; cat'",
+  "git -C sub config diff.evil.textconv 'echo ran-$((6*7))-subtc; touch /workspace/subtc-ran /tmp/subtc-ran; cat'",
+  "git -C sub config diff.external 'echo ran-$((6*7))-subext; touch /workspace/subext-ran /tmp/subext-ran; true'",
+  "echo '*.txt filter=evil diff=evil' > sub/.gitattributes",
+  "echo two >> sub/a.txt",
+  "rm -f /workspace/*-ran /tmp/*-ran",
+].join("\n");
+
+describe.each(runtimes)(
+  "containment under %s: read-only git runs no program from a submodule's config",
+  (runtime) => {
+    const h = harnessFor(runtime);
+
+    async function plantedSubmodule(superConfig = "") {
+      const a = await newAttacker(h(), { allow: ["Bash", "Write"] });
+      const { job, out } = await a.script(`${PLANT_SUBMODULE}\n${superConfig}`);
+      expect(job.status, out).toBe("succeeded");
+      await a.setRules({ allow: ["Glob"] });
+      return a;
+    }
+
+    it.each(["git status", "git diff", "git log -p", "git -C sub diff"])(
+      "`%s` runs nothing named in the submodule's config",
+      async (command) => {
+        const a = await plantedSubmodule();
+        const job = await a.callAndWait("Bash", { command });
+        expect(job.decision.behavior).toBe("allow");
+        expect(await traces(a, job), `${command} (${job.status}) ran config programs`).toEqual([]);
+      },
+    );
+
+    it.each(["git diff --submodule=diff", "git log -p --submodule=diff", "git show --submodule=diff"])(
+      "`%s` is not auto-allowed",
+      async (command) => {
+        const a = await plantedSubmodule();
+        const job = await a.callAndWait("Bash", { command });
+        expect.soft(job.decision.behavior, `${command}: ${job.decision.message}`).not.toBe("allow");
+        expect(await traces(a, job), `${command} ran config programs`).toEqual([]);
+      },
+    );
+
+    it.each(["git diff", "git log -p", "git show"])(
+      "`%s` runs nothing from the submodule when the superproject's config asks for inline submodule diffs",
+      async (command) => {
+        const a = await plantedSubmodule("git config diff.submodule diff");
+        const job = await a.callAndWait("Bash", { command });
+        expect(job.decision.behavior).toBe("allow");
+        expect(await traces(a, job), `${command} (${job.status}) ran config programs`).toEqual([]);
+      },
+    );
+  },
+);

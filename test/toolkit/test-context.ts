@@ -46,6 +46,7 @@ export function makeContext(
   const abort = new AbortController();
   const ctx = contextFor(sandbox, {
     cwd: sandbox.workspace,
+    workspace: sandbox.workspace,
     home: sandbox.home,
     readCache: cache,
     signal: abort.signal,

@@ -34,8 +34,13 @@ const HARMLESS_GLOBALS = new Set([
   "--no-replace-objects",
 ]);
 
-/** A format that runs no program: no `%G` (signature checks run gpg) and no config-defined pretty name. */
+/**
+ * A value that runs no program. A format: no `%G` (signature checks run gpg) and no
+ * config-defined pretty name. `--submodule`: not `diff`, which runs `git diff` inside the
+ * submodule, under its own configuration (diff.external, filters), which reader-bin/git never read.
+ */
 function isPlainFormat(option: string, value: string): boolean {
+  if (option === "--submodule") return value === "short" || value === "log";
   if (option !== "--format" && option !== "--pretty") return true;
   if (value.includes("%G")) return false;
   return value.includes("%") || BUILTIN_PRETTY.has(value) || /^t?format:/.test(value);

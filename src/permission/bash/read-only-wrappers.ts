@@ -1,7 +1,8 @@
 /**
  * Wrappers a read-only command may run under (`env`, `nice`, `timeout`, `command`, `builtin`,
- * `time`, `xargs`), each read by its own option rules: `env -vS'…'`, `env -vu cat sh`,
- * `xargs -tI cat sh` are seen for what they run. Never `sudo`, `nohup`, `exec`, `stdbuf`.
+ * `time`, `xargs`), each read by its own option rules: `env -vS'…'`, `xargs -tI cat sh` are
+ * seen for what they run. Never `sudo`, `nohup`, `exec`, `stdbuf`; never `env -i`/`-u` nor a
+ * running `command -p`, which would reach a command past the reader's PATH or environment.
  */
 import { isSafePrefixName } from "./env-prefix.js";
 import { optionSpec, type ParsedArgs, parseArgs, type SpecText } from "./options.js";
@@ -45,10 +46,12 @@ const WRAPPERS: ReadonlyMap<string, Wrapper> = new Map([
     "env",
     wrapper(
       {
-        flags: "i0v",
-        valued: "uC",
-        long: "ignore-environment null debug list-signal-handling",
-        longValued: "unset chdir",
+        // Not -i/--ignore-environment nor -u/--unset: the reader's git is found through PATH
+        // and configured through GIT_CONFIG_* (src/sandbox/executor/user-env.mjs).
+        flags: "0v",
+        valued: "C",
+        long: "null debug list-signal-handling",
+        longValued: "chdir",
         cluster: true,
       },
       envAssignments,
@@ -122,6 +125,8 @@ export function unwrapReadOnly(words: readonly Word[]): Unwrapped | null {
     if (name === "command" && p.options.some((o) => o.name !== "-p")) {
       return { index: i + 1 + p.end, viaXargs, lookupOnly: true };
     }
+    // `command -p cmd` runs cmd found on a default PATH, past the reader's own git.
+    if (name === "command" && p.options.length > 0) return null;
     const operands = rest.slice(p.end);
     const taken = spec.after(operands, p);
     if (taken === null) return null;

@@ -25,9 +25,19 @@ export const SAFE_COMMANDS: ReadonlySet<string> = new Set([
   "grep",
 ]);
 
+/** Paths bash opens as sockets itself (even for `<`, and the descriptor goes both ways). */
+const SOCKET_PATH = /^\/dev\/(tcp|udp)\//;
+
+/**
+ * Readers found through PATH only: the reader's `git` is reader-bin/git, first on its PATH
+ * (src/sandbox/executor/user-env.mjs); `/usr/bin/git` would be the one that runs textconv drivers.
+ */
+const BY_PATH_ONLY: ReadonlySet<string> = new Set(["git"]);
+
 /** Redirects that write nothing: input, /dev/null, or duplicating a numbered descriptor. */
 export function isHarmlessRedirect(r: Redirect): boolean {
   if (r.target !== null && !isExact(r.target)) return false;
+  if (SOCKET_PATH.test(r.target?.value ?? "")) return false;
   if (!r.op.includes(">")) return r.op !== "<>";
   const t = r.target?.value;
   if (t === "/dev/null") return true;
@@ -49,6 +59,7 @@ function computeCommand(cmd: SimpleCommand): boolean {
     const check = cmd.name === null ? undefined : READERS.get(cmd.name);
     const word = cmd.words[0] as Word;
     if (check === undefined || !isExact(word) || !isTrustedName(word.value as string)) return false;
+    if (BY_PATH_ONLY.has(cmd.name as string) && word.value !== cmd.name) return false;
     return check(cmd.args);
   }
   const at = unwrapReadOnly(cmd.words);
@@ -58,7 +69,7 @@ function computeCommand(cmd: SimpleCommand): boolean {
   if (word === undefined || !isExact(word) || !isTrustedName(word.value as string)) return false;
   const name = (word.value as string).slice((word.value as string).lastIndexOf("/") + 1);
   const check = READERS.get(name);
-  if (check === undefined) return false;
+  if (check === undefined || (BY_PATH_ONLY.has(name) && word.value !== name)) return false;
   // Under xargs more words arrive on stdin: only commands that accept any words qualify.
   if (at.viaXargs && check !== anyWords) return false;
   return check(cmd.words.slice(at.index + 1));

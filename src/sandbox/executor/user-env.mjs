@@ -24,6 +24,9 @@ const READER_GIT_CONFIG = [
   ["gpg.x509.program", "false"],
   ["safe.bareRepository", "explicit"],
   ["protocol.allow", "never"],
+  // An inline submodule diff runs `git diff` in the submodule, under its own configuration
+  // (diff.external, filters) that reader-bin/git does not look at: a summary only.
+  ["diff.submodule", "log"],
 ];
 // Read-only calls find reader-bin/git first: it neutralises textconv and filters per repository.
 const READER_PATH = `/opt/toolshed/reader-bin:${BASE_ENV.PATH}`;
@@ -61,7 +64,7 @@ export function userEnv(identity, name, extra) {
 }
 
 // The fork server takes the environment as NAME=value strings; an identity's base ones are
-// built once (a read-only call's base alone is 36 variables).
+// built once (a read-only call's base alone is 38 variables).
 const baseLists = new Map();
 
 /**

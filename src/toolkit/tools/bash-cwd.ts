@@ -5,7 +5,8 @@
  * write the home) keeps its `cd` too, and nothing is left to sweep.
  */
 import { posix } from "node:path";
-import type { ExecResult } from "../../sandbox/sandbox.js";
+import { isInWorkingDirectory } from "../../permission/paths.js";
+import { type ExecResult, SANDBOX_WORKSPACE } from "../../sandbox/sandbox.js";
 import type { ToolRunContext } from "../run-context.js";
 
 /**
@@ -20,11 +21,19 @@ export function trackCwd(command: string): string {
 } 9>&-`;
 }
 
-/** Reports the recorded directory through `ctx.setCwd` when it changed. */
+/**
+ * Reports the recorded directory through `ctx.setCwd` when it changed. The shell stays only in
+ * the workspace or a working directory; a command that ends elsewhere leaves the next one in the
+ * workspace (as the reference resets it). The cwd is also where accept_edits lets writes through
+ * (docs/permission.md), and a `cd` is read-only: `cd /` must not make the home "inside".
+ */
 export async function adoptFinalCwd(ctx: ToolRunContext, result: ExecResult): Promise<string | undefined> {
   const recorded = result.cwd?.trim();
-  if (!recorded || !posix.isAbsolute(recorded) || recorded.includes("\n") || recorded === ctx.cwd)
-    return undefined;
-  await ctx.setCwd(recorded);
-  return recorded;
+  if (!recorded || !posix.isAbsolute(recorded) || recorded.includes("\n")) return undefined;
+  const workspace = ctx.workspace ?? SANDBOX_WORKSPACE;
+  const roots = { cwd: workspace, home: ctx.home, workingDirectories: ctx.workingDirectories };
+  const next = isInWorkingDirectory(recorded, roots) ? recorded : workspace;
+  if (next === ctx.cwd) return undefined;
+  await ctx.setCwd(next);
+  return next;
 }

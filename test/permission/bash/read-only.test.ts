@@ -60,6 +60,15 @@ describe("checkReadOnly: strict", () => {
     "/usr/bin/cat f",
     // A quoted `>` is not a redirect (a deliberate change); the reference refused any `>`.
     'grep ">" f',
+    // attack22a: these keep the reader's git (found through PATH, its GIT_CONFIG_* kept).
+    "git log -p",
+    "env LC_ALL=C git diff",
+    "command git status",
+    "time git log",
+    "command -pv git",
+    "git diff --submodule",
+    "git log -p --submodule=log",
+    "git diff --submodule=short",
   ])("%j is read-only", (command) => {
     expect(readOnly(command)).toBe(true);
   });
@@ -132,6 +141,36 @@ describe("checkReadOnly: strict", () => {
     "echo 'unterminated",
     "ls )",
     "bash -c ls",
+    // attack22a. The reader's git protections live in its environment: reader-bin/git first on
+    // its PATH (textconv and filters made `cat`, --no-ext-diff) and GIT_CONFIG_COUNT/KEY/VALUE
+    // (fsmonitor, pager, hooks, protocols off). A spelling that reaches git past them.
+    "/usr/bin/git log -p",
+    "/bin/git diff",
+    "time /usr/bin/git diff",
+    "nice /usr/bin/git status",
+    "command -p git diff",
+    "command -p ls",
+    "env -i git status",
+    "env --ignore-environment git status",
+    "env -u PATH git diff",
+    "env -uPATH git diff",
+    "env --unset=GIT_CONFIG_COUNT git status",
+    "env -vu GIT_CONFIG_COUNT git status",
+    "env -u GIT_CONFIG_COUNT git status",
+    // attack22a. Bash opens /dev/tcp/HOST/PORT and /dev/udp/HOST/PORT as sockets, even for `<`;
+    // the descriptor goes both ways, so `>&N` writes to it: a reader talking to a server on loopback.
+    "cat < /dev/tcp/127.0.0.1/80",
+    "echo hi 3</dev/tcp/127.0.0.1/8765 >&3",
+    "printf x 0</dev/tcp/127.0.0.1/8765 >&0",
+    "cat f 3</dev/udp/127.0.0.1/53 1>&3",
+    "cat <'/dev/tcp/127.0.0.1/80'",
+    'cat <"/dev/"tcp/127.0.0.1/80',
+    "{ cat; } </dev/tcp/127.0.0.1/80",
+    "cat <<< x </dev/tcp/127.0.0.1/80",
+    // attack22a. An inline submodule diff runs git in the submodule, under its own configuration.
+    "git diff --submodule=diff",
+    "git log -p --submodule=diff",
+    "git show --submodule=diff",
   ])("%j is not read-only", (command) => {
     expect(readOnly(command)).toBe(false);
   });

@@ -1,4 +1,5 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BashTool } from "../../../src/toolkit/tools/bash.js";
@@ -46,6 +47,22 @@ describe("Bash", () => {
     expect(t.cwdChanges).toHaveLength(1);
     await runTool(bash, { command: "cd .. && false" }, t.ctx);
     expect(t.ctx.cwd).toBe(t.sandbox.workspace);
+  });
+
+  // attack22a: the cwd is where accept_edits lets writes through, and `cd` is read-only.
+  it("keeps a cd only inside the workspace or a working directory; elsewhere the next call starts in the workspace", async () => {
+    const outside = mkdtempSync(join(tmpdir(), "a22a-wd-"));
+    t = makeContext({ workingDirectories: [outside] });
+    for (const dir of ["/", "/tmp", t.sandbox.home]) {
+      await runTool(bash, { command: `cd ${dir}` }, t.ctx);
+      expect(t.ctx.cwd, dir).toBe(t.sandbox.workspace);
+    }
+    await runTool(bash, { command: `cd ${outside}` }, t.ctx);
+    expect(t.ctx.cwd).toBe(outside);
+    const moved = await runTool(bash, { command: "cd /" }, t.ctx);
+    expect(t.ctx.cwd).toBe(t.sandbox.workspace);
+    expect(moved.metadata.cwd).toBe(t.sandbox.workspace);
+    rmSync(outside, { recursive: true, force: true });
   });
 
   it("on timeout kills the process group and returns the partial output with a note", async () => {
