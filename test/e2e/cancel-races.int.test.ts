@@ -4,9 +4,11 @@
  * reads the row `queued` while a worker claims it on the queue path; a cancel of a call queued
  * again after an earlier attempt had reached its sandbox.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import Dockerode from "dockerode";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { LABEL_SESSION } from "../../src/sandbox/container-spec.js";
 import { type Harness, seedBashTenant, startHarness } from "../support/harness.js";
 import { type JobView, pollUntil, waitForJob } from "../support/wait-for-job.js";
 
@@ -73,5 +75,58 @@ it("a cancel that read the row `queued` while a worker claimed it: the command i
   if (/before it started/.test(textOf(job))) expect(ran, textOf(job)).toBe(false);
   expect(ran, `the command ran after the cancel; the caller was told: ${textOf(job)}`).toBe(false);
   expect(existsSync(workspaceFile(sid, "ran"))).toBe(false);
+  await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
+}, 90_000);
+
+it("a cancel while the call waits for its retry after its sandbox died mid-command: told it may have partly run", async () => {
+  const t = await seedBashTenant(h.call, "retrycancel");
+  const sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id as string;
+  const calls = `/v1/sessions/${sid}/calls`;
+  expect(
+    (await h.call("POST", `${calls}?wait=60`, { key: t.agentKey, body: bash("true") })).body.job.status,
+  ).toBe("succeeded");
+  // The retry's claim waits until the cancel is answered: the window a retry's backoff opens.
+  const store = h.service.deps.store;
+  const claim = store.claim.bind(store);
+  let retry: string | undefined;
+  let answered: () => void = () => {};
+  const cancelAnswered = new Promise<void>((r) => (answered = r));
+  store.claim = async (jobId, opts) => {
+    if (jobId === retry) await cancelAnswered;
+    return claim(jobId, opts);
+  };
+  let jid: string;
+  try {
+    const sub = await h.call("POST", calls, {
+      key: t.agentKey,
+      body: bash("echo x >> /workspace/counter; sleep 30"),
+    });
+    jid = sub.body.job.id;
+    retry = jid;
+    // Handed off: its first attempt is claimed by its insert, not by claim().
+    expect(sub.body.job.status).toBe("running");
+    const counter = workspaceFile(sid, "counter");
+    await pollUntil(
+      () => existsSync(counter) && readFileSync(counter, "utf8"),
+      (text) => text === "x\n",
+      { timeoutMs: 30_000, intervalMs: 20, what: "the command's side effect" },
+    );
+    const docker = new Dockerode();
+    const [container] = await docker.listContainers({ filters: { label: [`${LABEL_SESSION}=${sid}`] } });
+    await docker.getContainer(container!.Id).kill();
+    // Its sandbox gone, the call is queued again for a retry.
+    await waitForJob(h.call, t.agentKey, jid, { until: ["queued"], timeoutMs: 10_000, intervalMs: 20 });
+    const cancel = await h.call("POST", `/v1/jobs/${jid}/cancel`, { key: t.agentKey });
+    expect(cancel.status).toBe(200);
+  } finally {
+    answered();
+    store.claim = claim;
+  }
+  const job = await waitForJob(h.call, t.agentKey, jid, { timeoutMs: 30_000 });
+  expect(job.status, JSON.stringify(job)).toBe("cancelled");
+  expect(readFileSync(workspaceFile(sid, "counter"), "utf8")).toBe("x\n");
+  // Its command did run in part: the caller must not read that it never started.
+  expect(textOf(job)).not.toMatch(/before it started/);
+  expect(textOf(job)).toMatch(/may have partly run/);
   await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
 }, 90_000);
