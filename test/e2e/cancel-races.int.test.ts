@@ -78,21 +78,28 @@ it("a cancel that read the row `queued` while a worker claimed it: the command i
   await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
 }, 90_000);
 
-it("a cancel while the call waits for its retry after its sandbox died mid-command: told it may have partly run", async () => {
-  const t = await seedBashTenant(h.call, "retrycancel");
+/**
+ * A call whose command ran in part, then its sandbox died: it is queued again for a retry, and
+ * `interrupt` (a cancel, a session deletion) runs while that retry's claim is held back (the
+ * window a retry's backoff opens). The call's final view.
+ */
+async function interruptedWhileQueuedForRetry(
+  name: string,
+  interrupt: (t: { agentKey: string }, sid: string, jid: string) => Promise<void>,
+): Promise<{ t: { agentKey: string }; sid: string; job: JobView }> {
+  const t = await seedBashTenant(h.call, name);
   const sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id as string;
   const calls = `/v1/sessions/${sid}/calls`;
   expect(
     (await h.call("POST", `${calls}?wait=60`, { key: t.agentKey, body: bash("true") })).body.job.status,
   ).toBe("succeeded");
-  // The retry's claim waits until the cancel is answered: the window a retry's backoff opens.
   const store = h.service.deps.store;
   const claim = store.claim.bind(store);
   let retry: string | undefined;
-  let answered: () => void = () => {};
-  const cancelAnswered = new Promise<void>((r) => (answered = r));
+  let done: () => void = () => {};
+  const interrupted = new Promise<void>((r) => (done = r));
   store.claim = async (jobId, opts) => {
-    if (jobId === retry) await cancelAnswered;
+    if (jobId === retry) await interrupted;
     return claim(jobId, opts);
   };
   let jid: string;
@@ -116,17 +123,30 @@ it("a cancel while the call waits for its retry after its sandbox died mid-comma
     await docker.getContainer(container!.Id).kill();
     // Its sandbox gone, the call is queued again for a retry.
     await waitForJob(h.call, t.agentKey, jid, { until: ["queued"], timeoutMs: 10_000, intervalMs: 20 });
-    const cancel = await h.call("POST", `/v1/jobs/${jid}/cancel`, { key: t.agentKey });
-    expect(cancel.status).toBe(200);
+    await interrupt(t, sid, jid);
   } finally {
-    answered();
+    done();
     store.claim = claim;
   }
-  const job = await waitForJob(h.call, t.agentKey, jid, { timeoutMs: 30_000 });
+  return { t, sid, job: await waitForJob(h.call, t.agentKey, jid, { timeoutMs: 30_000 }) };
+}
+
+it("a cancel while the call waits for its retry after its sandbox died mid-command: told it may have partly run", async () => {
+  const { t, sid, job } = await interruptedWhileQueuedForRetry("retrycancel", async (t, _sid, jid) => {
+    expect((await h.call("POST", `/v1/jobs/${jid}/cancel`, { key: t.agentKey })).status).toBe(200);
+  });
   expect(job.status, JSON.stringify(job)).toBe("cancelled");
   expect(readFileSync(workspaceFile(sid, "counter"), "utf8")).toBe("x\n");
   // Its command did run in part: the caller must not read that it never started.
   expect(textOf(job)).not.toMatch(/before it started/);
   expect(textOf(job)).toMatch(/may have partly run/);
   await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
+}, 90_000);
+
+it("its session deleted while the call waits for its retry after its sandbox died mid-command: told it may have partly run", async () => {
+  const { job } = await interruptedWhileQueuedForRetry("retrydelete", async (t, sid) => {
+    expect((await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey })).status).toBe(204);
+  });
+  expect(job.status, JSON.stringify(job)).toBe("cancelled");
+  expect(textOf(job)).toMatch(/may have partly run/);
 }, 90_000);
