@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import Dockerode from "dockerode";
+import type { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { LABEL_SESSION } from "../../src/sandbox/container-spec.js";
 import { type Harness, seedBashTenant, startHarness } from "../support/harness.js";
@@ -149,4 +150,37 @@ it("its session deleted while the call waits for its retry after its sandbox die
   });
   expect(job.status, JSON.stringify(job)).toBe("cancelled");
   expect(textOf(job)).toMatch(/may have partly run/);
+}, 90_000);
+
+it("a cancel whose message was lost while the worker's subscriber reconnected: the run is stopped once it is back", async () => {
+  const t = await seedBashTenant(h.call, "lostsub");
+  const sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id as string;
+  const calls = `/v1/sessions/${sid}/calls`;
+  await h.call("POST", `${calls}?wait=60`, { key: t.agentKey, body: bash("true") });
+  const sub = await h.call("POST", calls, {
+    key: t.agentKey,
+    body: bash("sleep 4; echo ran > /workspace/ran"),
+  });
+  const jid = sub.body.job.id as string;
+  await waitForJob(h.call, t.agentKey, jid, { until: ["running"], timeoutMs: 30_000 });
+  // The message never reaches the process running the call (sent while its subscriber was away):
+  // only the row's flag is set.
+  const cancels = h.service.deps.cancels;
+  const send = cancels.requestCancel.bind(cancels);
+  cancels.requestCancel = async () => {};
+  try {
+    expect((await h.call("POST", `/v1/jobs/${jid}/cancel`, { key: t.agentKey })).status).toBe(200);
+  } finally {
+    cancels.requestCancel = send;
+  }
+  // The subscriber drops and comes back (a Redis restart, a network blip, an output-buffer kill).
+  (cancels as unknown as { sub: Redis }).sub.disconnect(true);
+  const job = await waitForJob(h.call, t.agentKey, jid, { timeoutMs: 30_000 });
+  expect(job.status, JSON.stringify(job)).toBe("cancelled");
+  const after = await h.call("POST", `${calls}?wait=60`, {
+    key: t.agentKey,
+    body: bash("sleep 4; test -e /workspace/ran && echo RAN || echo absent"),
+  });
+  expect(after.body.job.result.content[0].text.trim(), "the cancelled command ran to its end").toBe("absent");
+  await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
 }, 90_000);

@@ -5,7 +5,7 @@ import { isDatabaseUnreachable } from "../../errors.js";
 import type { ServiceDeps } from "../ports.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
 import { finishJob, publishState } from "./job-transitions.js";
-import { findJob, loadJob, cancelledResult, PENDING_WORK, toJobView } from "./job-view.js";
+import { cancelledResult, findJob, loadJob, PENDING_WORK, toJobView } from "./job-view.js";
 
 export async function getJob(deps: Pick<ServiceDeps, "db">, p: Principal, jobId: string): Promise<JobView> {
   requireRole(p, ["agent", "tenant_admin"]);
