@@ -10,6 +10,7 @@ import Dockerode from "dockerode";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { LABEL_SESSION } from "../../src/sandbox/container-spec.js";
+import { cancelWithoutMessage, claimBetweenCancelReadAndFlag } from "../support/api-and-worker.js";
 import { type Harness, seedBashTenant, startHarness } from "../support/harness.js";
 import { type JobView, pollUntil, waitForJob } from "../support/wait-for-job.js";
 
@@ -29,26 +30,7 @@ it("a cancel that read the row `queued` while a worker claimed it: the command i
   const t = await seedBashTenant(h.call, "claimrace");
   // A new session: its first call goes through the placement queue (no hand-off).
   const sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id as string;
-  const store = h.service.deps.store;
-  const flag = store.requestCancel.bind(store);
-  const claim = store.claim.bind(store);
-  // The order a worker and an API process may take: the cancel reads the row `queued`, the
-  // worker claims it, then the cancel's flag lands.
-  let cancelRead: () => void = () => {};
-  const readByCancel = new Promise<void>((r) => (cancelRead = r));
-  store.claim = async (jobId, opts) => {
-    await readByCancel;
-    return claim(jobId, opts);
-  };
-  store.requestCancel = async (jobId) => {
-    cancelRead();
-    await pollUntil(
-      () => store.findJob(jobId),
-      (row) => row?.status === "running",
-      { timeoutMs: 30_000, intervalMs: 5, what: "the worker's claim" },
-    );
-    return flag(jobId);
-  };
+  const restore = claimBetweenCancelReadAndFlag(h.service.deps.store, h.service.deps.store);
   let jid: string;
   try {
     const sub = await h.call("POST", `/v1/sessions/${sid}/calls`, {
@@ -61,8 +43,7 @@ it("a cancel that read the row `queued` while a worker claimed it: the command i
     const cancel = await h.call("POST", `/v1/jobs/${jid}/cancel`, { key: t.agentKey });
     expect(cancel.status).toBe(200);
   } finally {
-    store.requestCancel = flag;
-    store.claim = claim;
+    restore();
   }
   const job = await waitForJob(h.call, t.agentKey, jid, { timeoutMs: 30_000 });
   expect(job.status, JSON.stringify(job)).toBe("cancelled");
@@ -165,16 +146,9 @@ it("a cancel whose message was lost while the worker's subscriber reconnected: t
   await waitForJob(h.call, t.agentKey, jid, { until: ["running"], timeoutMs: 30_000 });
   // The message never reaches the process running the call (sent while its subscriber was away):
   // only the row's flag is set.
-  const cancels = h.service.deps.cancels;
-  const send = cancels.requestCancel.bind(cancels);
-  cancels.requestCancel = async () => {};
-  try {
-    expect((await h.call("POST", `/v1/jobs/${jid}/cancel`, { key: t.agentKey })).status).toBe(200);
-  } finally {
-    cancels.requestCancel = send;
-  }
+  await cancelWithoutMessage(h, t.agentKey, jid);
   // The subscriber drops and comes back (a Redis restart, a network blip, an output-buffer kill).
-  (cancels as unknown as { sub: Redis }).sub.disconnect(true);
+  (h.service.deps.cancels as unknown as { sub: Redis }).sub.disconnect(true);
   const job = await waitForJob(h.call, t.agentKey, jid, { timeoutMs: 30_000 });
   expect(job.status, JSON.stringify(job)).toBe("cancelled");
   const after = await h.call("POST", `${calls}?wait=60`, {
