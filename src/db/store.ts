@@ -210,14 +210,22 @@ export interface JobStore {
     result: StoredResult,
     audit: AuditRecord,
   ): Promise<boolean>;
-  /** Flags the job for cancellation (a claim then skips it; its worker is told separately). */
-  requestCancel(jobId: string): Promise<void>;
+  /**
+   * Flags the job for cancellation (a claim then skips it; its worker is told separately).
+   * Returns the row's status and runs as of the flag, read by the same statement (undefined: no
+   * such job): a row not `running` then is never claimed to run afterwards, so the caller may end
+   * it; one `running` then may be running its command.
+   */
+  requestCancel(jobId: string): Promise<CancelFlagged | undefined>;
   /** The session's `queued` jobs after `seq`, oldest first, at most `limit`. */
   queuedAfter(sessionId: string, seq: number, limit: number): Promise<{ id: string; safe: boolean }[]>;
   findJob(jobId: string): Promise<JobRow | undefined>;
   /** The session's job that holds an idempotency key (none for no key). */
   findByKey(sessionId: string, key: string | undefined): Promise<JobRow | undefined>;
 }
+
+/** A job's state as of its cancel flag (JobStore.requestCancel). */
+export type CancelFlagged = Pick<JobRow, "status" | "runs">;
 
 /** The attempts after a new claim: an attempt left open was cut short (its worker died). */
 export function attemptsAfterClaim(job: JobRow, worker: string, now: string): JobAttempt[] {

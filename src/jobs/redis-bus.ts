@@ -29,6 +29,9 @@ type Listener = (jobId: string) => void;
 export class RedisBus implements JobEvents, CancelBus {
   private readonly watchers = new Map<string, Set<() => void>>();
   private readonly cancelListeners = new Set<Listener>();
+  private readonly missedListeners = new Set<() => void>();
+  /** The subscriber dropped: cancels sent until it is back were not heard here. */
+  private subscriberLost = false;
   private readonly tenantWatchers = new Map<string, Set<(n: JobNotice) => void>>();
   private readonly tenantChannel: string;
   private readonly cancelChannel: string;
@@ -60,14 +63,37 @@ export class RedisBus implements JobEvents, CancelBus {
     if (origin !== this.origin && channel === this.channel(id)) this.notify(id);
   };
 
+  private readonly onSubscriberClose = () => {
+    this.subscriberLost = true;
+  };
+
+  /** Back after a drop: once subscribed again, whoever may have missed a cancel looks at the rows. */
+  private readonly onSubscriberReady = () => {
+    if (!this.subscriberLost) return;
+    this.subscriberLost = false;
+    // ioredis resubscribes on its own; this SUBSCRIBE's answer comes after it, so a cancel sent
+    // from here on is heard, and one sent before is on its row for the listeners to find.
+    this.sub.subscribe(this.cancelChannel).then(
+      () => {
+        for (const l of this.missedListeners) l();
+      },
+      () => undefined,
+    );
+  };
+
   async start(): Promise<void> {
     this.sub.on("message", this.onMessage);
+    this.sub.on("close", this.onSubscriberClose);
+    this.sub.on("ready", this.onSubscriberReady);
     await this.sub.subscribe(this.cancelChannel, this.tenantChannel);
   }
 
   /** Stops listening: nobody is told of events or cancels any more (the connection is its owner's). */
   async stop(): Promise<void> {
     this.sub.off("message", this.onMessage);
+    this.sub.off("close", this.onSubscriberClose);
+    this.sub.off("ready", this.onSubscriberReady);
+    this.missedListeners.clear();
     const jobChannels = [...this.watchers.keys()].map((id) => this.channel(id));
     this.watchers.clear();
     this.cancelListeners.clear();
@@ -193,6 +219,16 @@ export class RedisBus implements JobEvents, CancelBus {
   onCancel(listener: Listener): () => void {
     this.cancelListeners.add(listener);
     return () => this.cancelListeners.delete(listener);
+  }
+
+  /**
+   * Hears that cancel messages may have been missed: the subscriber dropped (Redis restarted, the
+   * connection broke) and is subscribed again. Pub/sub keeps nothing for an absent subscriber, so
+   * the listener reads the flags of what it runs (the row is the truth).
+   */
+  onCancelsMissed(listener: () => void): () => void {
+    this.missedListeners.add(listener);
+    return () => this.missedListeners.delete(listener);
   }
 }
 

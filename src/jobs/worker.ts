@@ -21,7 +21,7 @@ import { hostOfJob, hostOfSession, placeSession, sessionOfJob } from "../service
 import { claimJob, failJob, requeueJob } from "../service/worker/claim-job.js";
 import { throughDatabaseOutage } from "../service/worker/database-outage.js";
 import { executeJob } from "../service/worker/execute-job.js";
-import { jobsExpectingRun } from "../service/worker/recovery.js";
+import { cancelRequestedOf, jobsExpectingRun } from "../service/worker/recovery.js";
 import {
   type AnyPayload,
   BadJobPayloadError,
@@ -72,6 +72,15 @@ export function startCallWorker(
   const running = new Map<string, AbortController>();
   const closing = new AbortController();
   const stopCancels = bus.onCancel((jobId) => running.get(jobId)?.abort());
+  // A cancel sent while this process's subscriber was away is only on its row.
+  const stopMissed = bus.onCancelsMissed(() => {
+    cancelRequestedOf(deps.db, [...running.keys()]).then(
+      (ids) => {
+        for (const id of ids) running.get(id)?.abort();
+      },
+      (err: unknown) => deps.logger.warn({ err }, "reading missed cancels failed"),
+    );
+  });
   const stopHeartbeat = startHeartbeat(deps, opts.hosts, opts.hostId, opts.queue);
   const handoff = startLocalHandoff(deps, {
     running,
@@ -202,6 +211,7 @@ export function startCallWorker(
       const handedOff = handoff.close(force);
       closing.abort();
       stopCancels();
+      stopMissed();
       stopHeartbeat();
       await Promise.all([...workers.map((w) => w.close(force)), handedOff]);
       await Promise.allSettled([...handlers]);

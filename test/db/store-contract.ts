@@ -449,6 +449,18 @@ export function storeContract(
         expect(await f.store.claim("job_missing", W1)).toEqual({ kind: "skip", reason: "no such job" });
       });
 
+      it("the cancel flag answers the row as it found it; a claim after it skips the row", async () => {
+        expect(await f.other.requestCancel("job_missing")).toBeUndefined();
+        const a = await submit(f.store);
+        await f.store.claim(a.id, W1);
+        expect(await f.other.requestCancel(a.id)).toEqual({ status: "running", runs: 1 });
+        await f.store.requeue(a.id, "retry");
+        expect(await f.other.requestCancel(a.id)).toEqual({ status: "queued", runs: 1 });
+        expect(await f.store.claim(a.id, W2)).toEqual({ kind: "skip", reason: "cancelled" });
+        const b = await submit(f.store);
+        expect(await f.other.requestCancel(b.id)).toEqual({ status: "queued", runs: 0 });
+      });
+
       it("requeues a running job and records the attempt's sandbox", async () => {
         const a = await submit(f.store);
         await f.store.claim(a.id, W1);

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { CallHandoff } from "../../src/service/ports.js";
+import { cancelWithoutMessage } from "../support/api-and-worker.js";
 import { type Harness, seedBashTenant, startHarness } from "../support/harness.js";
 import { waitForJob, waitForJobs } from "../support/wait-for-job.js";
 
@@ -113,14 +114,7 @@ it("a cancel whose message to the worker was lost still ends the call cancelled"
   const jid = sub.body.job.id;
   await waitForJob(h.call, t.agentKey, jid, { until: ["running"], timeoutMs: 30_000 });
   // Only the row's flag is set: the running call is not aborted and runs to its end.
-  const cancels = h.service.deps.cancels;
-  const send = cancels.requestCancel.bind(cancels);
-  cancels.requestCancel = async () => {};
-  try {
-    expect((await h.call("POST", `/v1/jobs/${jid}/cancel`, { key: t.agentKey })).status).toBe(200);
-  } finally {
-    cancels.requestCancel = send;
-  }
+  await cancelWithoutMessage(h, t.agentKey, jid);
   const job = await waitForJob(h.call, t.agentKey, jid, { timeoutMs: 60_000 });
   expect(job.status, JSON.stringify(job)).toBe("cancelled");
   expect(job.result.content[0].text).toContain("ran");

@@ -5,39 +5,20 @@
  * On SQLite the two data directories share the database file through a link (with Postgres they
  * would share DATABASE_URL); nothing else of the API's DATA_DIR is visible to the worker.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { type RunningService, startService } from "../../src/cli/compose.js";
-import { type Harness, seedBashTenant, startHarness, unmountUnder } from "../support/harness.js";
+import { expect, it } from "vitest";
+import { apiAndWorkerOnOwnDisk } from "../support/api-and-worker.js";
+import { seedBashTenant } from "../support/harness.js";
 import { jobText, runTool } from "../support/tool-calls.js";
 import { pollUntil } from "../support/wait-for-job.js";
 
-let h: Harness;
-let worker: RunningService;
-let workerDir: string;
-beforeAll(async () => {
-  h = await startHarness({ mode: "api" });
-  workerDir = mkdtempSync(join(tmpdir(), "tsw-"));
-  symlinkSync(join(h.config.DATA_DIR, "toolshed.db"), join(workerDir, "toolshed.db"));
-  // The secret key from configuration, as several hosts need it (else each DATA_DIR makes its own).
-  const secret = join(h.config.DATA_DIR, "secret.key");
-  if (existsSync(secret)) symlinkSync(secret, join(workerDir, "secret.key"));
-  worker = await startService({ ...h.config, PORT: 0, DATA_DIR: workerDir }, "worker");
-}, 120_000);
-afterAll(async () => {
-  await worker?.stop().catch(() => undefined);
-  await h?.stop();
-  if (workerDir) {
-    unmountUnder(workerDir);
-    rmSync(workerDir, { recursive: true, force: true });
-  }
-});
+const fx = apiAndWorkerOnOwnDisk();
 
 const skillMd = (body: string) => `---\nname: hello\ndescription: Says hello.\n---\n\n${body}\n`;
 
 it("a skill uploaded through the API is at /skills in a session whose worker has another DATA_DIR", async () => {
+  const { h, workerDir } = fx;
   const t = await seedBashTenant(h.call);
   const upload = (body: string, script: string) =>
     h.call("POST", `/v1/tenants/${t.tenantId}/skills`, {

@@ -18,6 +18,7 @@ import {
   type ApprovalOutcome,
   type AuditRecord,
   attemptsAfterClaim,
+  type CancelFlagged,
   type ClaimOptions,
   claimAtInsert,
   FINAL_STATUSES,
@@ -282,8 +283,13 @@ export class PgJobStore implements JobStore {
     });
   }
 
-  async requestCancel(jobId: string): Promise<void> {
-    await this.db.update(jobs).set({ cancelRequested: true }).where(eq(jobs.id, jobId));
+  async requestCancel(jobId: string): Promise<CancelFlagged | undefined> {
+    const [row] = await this.db
+      .update(jobs)
+      .set({ cancelRequested: true })
+      .where(eq(jobs.id, jobId))
+      .returning({ status: jobs.status, runs: jobs.runs });
+    return row;
   }
 
   async queuedAfter(sessionId: string, seq: number, limit: number): Promise<{ id: string; safe: boolean }[]> {

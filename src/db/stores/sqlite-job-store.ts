@@ -15,6 +15,7 @@ import {
   type ApprovalOutcome,
   type AuditRecord,
   attemptsAfterClaim,
+  type CancelFlagged,
   type ClaimOptions,
   claimAtInsert,
   type FinishedInsert,
@@ -232,8 +233,13 @@ export class SqliteJobStore implements JobStore {
     });
   }
 
-  async requestCancel(jobId: string): Promise<void> {
-    this.db.update(jobs).set({ cancelRequested: true }).where(eq(jobs.id, jobId)).run();
+  async requestCancel(jobId: string): Promise<CancelFlagged | undefined> {
+    return this.db
+      .update(jobs)
+      .set({ cancelRequested: true })
+      .where(eq(jobs.id, jobId))
+      .returning({ status: jobs.status, runs: jobs.runs })
+      .get();
   }
 
   async queuedAfter(sessionId: string, seq: number, limit: number): Promise<{ id: string; safe: boolean }[]> {

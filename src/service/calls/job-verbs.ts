@@ -5,7 +5,7 @@ import { isDatabaseUnreachable } from "../../errors.js";
 import type { ServiceDeps } from "../ports.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
 import { finishJob, publishState } from "./job-transitions.js";
-import { findJob, loadJob, PENDING_WORK, textResult, toJobView } from "./job-view.js";
+import { cancelledResult, findJob, loadJob, PENDING_WORK, toJobView } from "./job-view.js";
 
 export async function getJob(deps: Pick<ServiceDeps, "db">, p: Principal, jobId: string): Promise<JobView> {
   requireRole(p, ["agent", "tenant_admin"]);
@@ -82,12 +82,13 @@ export async function cancelJob(deps: ServiceDeps, p: Principal, jobId: string):
   requireRole(p, ["agent", "tenant_admin"]);
   const row = await loadJob(deps.db, p, jobId);
   if (isTerminal(row.status)) return toJobView(row);
-  await deps.store.requestCancel(jobId);
-  if (row.status === "running") {
+  // Decided from the row as the flag found it, not as read above: a worker may have claimed it
+  // in between, and a claim after the flag skips it, so a row not running then never runs.
+  const flagged = await deps.store.requestCancel(jobId);
+  if (flagged?.status === "running") {
     await deps.cancels.requestCancel(jobId);
-  } else {
-    const text = "The tool call was cancelled before it started.";
-    if (await finishJob(deps, jobId, "cancelled", textResult(text, "interrupted"))) {
+  } else if (flagged && !isTerminal(flagged.status)) {
+    if (await finishJob(deps, jobId, "cancelled", cancelledResult(flagged.runs))) {
       await deps.queue.discard(jobId).catch(() => undefined);
       await publishState(deps, jobId);
     }

@@ -47,6 +47,19 @@ export async function loadJob(db: Db, p: Principal, jobId: string): Promise<JobR
   return row;
 }
 
+/**
+ * The result of a call cancelled while not running: before it started, unless an earlier attempt
+ * was claimed (its sandbox went away mid-run, or its worker or host was lost, and it was queued
+ * again): then the caller must not read that nothing happened.
+ */
+export function cancelledResult(runs: number): StoredResult {
+  const text =
+    runs > 0
+      ? "The tool call was cancelled after it had started: it may have partly run."
+      : "The tool call was cancelled before it started.";
+  return textResult(text, "interrupted");
+}
+
 /** The result of a call that never ran (denied, cancelled before start). */
 export function textResult(text: string, state: StoredResult["state"]): StoredResult {
   return { content: [{ type: "text", text }], state };

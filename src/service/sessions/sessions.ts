@@ -1,6 +1,6 @@
 /** Session verbs: a session is a tenant's sandbox plus its mode, directories and rules. */
 
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, gt, inArray } from "drizzle-orm";
 import type { SessionView } from "../../contracts/session.js";
 import { atomically, type Db, tablesOf } from "../../db/db.js";
 import type { JobStatus, SessionRow } from "../../db/rows.js";
@@ -9,6 +9,7 @@ import type { PermissionMode } from "../../permission/types.js";
 import { SANDBOX_HOME, SANDBOX_WORKSPACE } from "../../sandbox/sandbox.js";
 import type { ToolBase } from "../../toolkit/tool-base.js";
 import { publishState } from "../calls/job-transitions.js";
+import { cancelledResult } from "../calls/job-view.js";
 import { nowIso } from "../clock.js";
 import { newId } from "../ids.js";
 import type { ServiceDeps, ToolRegistry } from "../ports.js";
@@ -181,15 +182,31 @@ export async function deleteSession(
   // The jobs to cancel over the bus and to publish come from the writes themselves: a read before
   // the transaction would miss a job claimed (or queued) in between, whose command would then run
   // to its end after the session is gone.
-  const [, waiting, running] = await atomically(deps.db, (tx) => {
+  const [, unstarted, retried, running] = await atomically(deps.db, (tx) => {
     const { jobs, readCache, sessions } = tablesOf(tx);
-    return [
-      tx.update(sessions).set({ status: "deleted", lastUsedAt: now }).where(eq(sessions.id, sessionId)),
+    // A job queued again after an attempt (its sandbox died mid-run) may have partly run: its
+    // result says so (cancelledResult), as a cancel's would.
+    const cancel = (started: boolean) =>
       tx
         .update(jobs)
-        .set({ status: "cancelled", finishedAt: now, cancelRequested: true })
-        .where(and(eq(jobs.sessionId, sessionId), inArray(jobs.status, CANCELLED_ON_DELETE)))
-        .returning({ id: jobs.id }),
+        .set({
+          status: "cancelled",
+          finishedAt: now,
+          cancelRequested: true,
+          result: cancelledResult(started ? 1 : 0),
+        })
+        .where(
+          and(
+            eq(jobs.sessionId, sessionId),
+            inArray(jobs.status, CANCELLED_ON_DELETE),
+            started ? gt(jobs.runs, 0) : eq(jobs.runs, 0),
+          ),
+        )
+        .returning({ id: jobs.id });
+    return [
+      tx.update(sessions).set({ status: "deleted", lastUsedAt: now }).where(eq(sessions.id, sessionId)),
+      cancel(false),
+      cancel(true),
       tx
         .update(jobs)
         .set({ cancelRequested: true })
@@ -200,7 +217,7 @@ export async function deleteSession(
   });
   await Promise.all(running.map((j) => deps.cancels.requestCancel(j.id).catch(() => undefined)));
   // Their followers (job streams, the approvals stream) learn that they ended.
-  for (const j of waiting) await publishState(deps, j.id);
+  for (const j of [...unstarted, ...retried]) await publishState(deps, j.id);
   try {
     await deps.sandboxes.remove(sessionId);
   } catch (err) {

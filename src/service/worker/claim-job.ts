@@ -11,7 +11,7 @@
 import type { JobRow } from "../../db/rows.js";
 import type { FinishedJob, StoreClaim } from "../../db/store.js";
 import { finishJob, logTransition, publishRow, publishState } from "../calls/job-transitions.js";
-import { textResult } from "../calls/job-view.js";
+import { cancelledResult, textResult } from "../calls/job-view.js";
 import type { ServiceDeps } from "../ports.js";
 import { workerIdentity } from "./worker-identity.js";
 
@@ -31,13 +31,9 @@ export async function claimJob(deps: ServiceDeps, jobId: string): Promise<Claim>
   });
   if (claim.kind === "skip" && claim.reason === "cancelled") {
     // An earlier attempt may have started it (its sandbox went away mid-run, as when the session
-    // is deleted): then the caller must not read that nothing happened.
-    const started = ((await deps.store.findJob(jobId))?.runs ?? 0) > 0;
-    const text = started
-      ? "The tool call was cancelled after it had started: it may have partly run."
-      : "The tool call was cancelled before it started.";
-    if (await finishJob(deps, jobId, "cancelled", textResult(text, "interrupted")))
-      await publishState(deps, jobId);
+    // is deleted): cancelledResult says so.
+    const runs = (await deps.store.findJob(jobId))?.runs ?? 0;
+    if (await finishJob(deps, jobId, "cancelled", cancelledResult(runs))) await publishState(deps, jobId);
   }
   return claim;
 }

@@ -3,7 +3,7 @@
  * the reconciler compare with the queue. The queue side (BullMQ) stays in src/jobs; the rows
  * are read here, so that src/jobs runs no query of its own.
  */
-import { and, asc, gt, inArray } from "drizzle-orm";
+import { and, asc, eq, gt, inArray } from "drizzle-orm";
 import { type Db, tablesOf } from "../../db/db.js";
 import { activeJob } from "../../db/job-predicates.js";
 
@@ -50,4 +50,15 @@ export async function expectingRunElsewhere(
       return !(row.status === "running" && last && !last.endedAt && last.worker === me && runsNow(row.id));
     })
     .map((r) => r.id);
+}
+
+/** Of `ids`, those whose cancel was requested and that have not ended (a missed cancel message). */
+export async function cancelRequestedOf(db: Db, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const { jobs } = tablesOf(db);
+  const rows = await db
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(inArray(jobs.id, [...ids]), activeJob(jobs.status), eq(jobs.cancelRequested, true)));
+  return rows.map((r) => r.id);
 }

@@ -1,0 +1,55 @@
+/**
+ * A cancel sent while Redis is away (attack22b): an API process and a worker process on a Redis
+ * of the test's own. The worker runs a call; Redis dies; the API's cancel stores the row's flag,
+ * but its pub/sub message cannot go out (and the worker's subscriber is gone anyway). Once Redis
+ * is back and the worker's subscriber with it, the worker reads the flag and stops the command:
+ * the call ends `cancelled` and its command never reaches its end.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { apiAndWorkerOnOwnDisk } from "../support/api-and-worker.js";
+import { seedBashTenant } from "../support/harness.js";
+import { type PrivateRedis, startPrivateRedis } from "../support/private-redis.js";
+import { waitForJob } from "../support/wait-for-job.js";
+
+let redis: PrivateRedis;
+beforeAll(async () => {
+  redis = await startPrivateRedis();
+});
+// Registered first, so run last (after hooks run as a stack): the services stop before Redis.
+afterAll(async () => {
+  await redis?.kill();
+});
+const fx = apiAndWorkerOnOwnDisk(() => ({ REDIS_URL: redis.url }));
+
+const bash = (command: string) => ({ tool: "Bash", input: { command } });
+
+it("a cancel sent while Redis is down: once it is back, the worker stops the cancelled command", async () => {
+  const t = await seedBashTenant(fx.h.call);
+  const sid = (await fx.h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id as string;
+  const calls = `/v1/sessions/${sid}/calls`;
+  expect(
+    (await fx.h.call("POST", `${calls}?wait=60`, { key: t.agentKey, body: bash("true") })).body.job.status,
+  ).toBe("succeeded");
+  const sub = await fx.h.call("POST", calls, {
+    key: t.agentKey,
+    body: bash("sleep 12; echo ran > /workspace/ran"),
+  });
+  const jid = sub.body.job.id as string;
+  await waitForJob(fx.h.call, t.agentKey, jid, { until: ["running"], timeoutMs: 30_000, intervalMs: 50 });
+
+  await redis.kill();
+  const cancel = await fx.h.call("POST", `/v1/jobs/${jid}/cancel`, { key: t.agentKey });
+  // Its message could not go out: the answer may say so; the row's flag is stored either way.
+  expect([200, 503], JSON.stringify(cancel.body)).toContain(cancel.status);
+  expect((await fx.h.service.deps.store.findJob(jid))?.cancelRequested).toBe(true);
+  await redis.start();
+
+  const job = await waitForJob(fx.h.call, t.agentKey, jid, { timeoutMs: 60_000, intervalMs: 100 });
+  expect(job.status, JSON.stringify(job)).toBe("cancelled");
+  // Stopped, not run to its end: well before its 12 s, and its file never written.
+  expect(Date.parse(job.finishedAt) - Date.parse(job.startedAt)).toBeLessThan(11_000);
+  expect(JSON.stringify(job.result)).not.toMatch(/before it started/);
+  expect(existsSync(join(fx.workerDir, "sb", "workspaces", sid, "ran"))).toBe(false);
+}, 120_000);
