@@ -36,6 +36,7 @@ const POSTGRES_FILES = [
   "test/e2e/quota-race.int.test.ts",
   "test/e2e/fast-read.int.test.ts",
   "test/e2e/fast-read-bound.int.test.ts",
+  "test/e2e/cancel-across-processes.int.test.ts",
 ];
 
 /**
