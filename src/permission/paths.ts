@@ -37,8 +37,19 @@ export const DEFAULT_DANGEROUS_FILES: readonly string[] = [
   ".env.production.local",
 ];
 
-/** The reference's default dangerous directory names, compared with every path segment. */
-export const DEFAULT_DANGEROUS_DIRECTORIES: readonly string[] = [".git", ".vscode", ".idea", ".ssh"];
+/**
+ * The reference's default dangerous directory names, compared with every path segment, and (ours,
+ * docs/permission.md#stricter-gits-own-configuration-is-dangerous) git's XDG configuration as a
+ * run of segments: `~/.config/git/config` can name programs (core.fsmonitor, core.pager, diff and
+ * filter drivers) that a narrowly allowed `git status` would then run, as `~/.gitconfig` can.
+ */
+export const DEFAULT_DANGEROUS_DIRECTORIES: readonly string[] = [
+  ".git",
+  ".vscode",
+  ".idea",
+  ".ssh",
+  ".config/git",
+];
 
 /** Both default lists together. */
 export const DEFAULT_DANGEROUS_LISTS: DangerousLists = {

@@ -52,6 +52,19 @@ describe("checkPermissions", () => {
     ["Write", { file_path: "" }, "default", [], passthrough("No file path provided")],
     ["Edit", { file_path: 42 }, "default", [], passthrough("No file path provided")],
     [
+      // The home a working directory, git's XDG configuration still asks (stricter than the reference).
+      "Write",
+      { file_path: "~/.config/git/config" },
+      "accept_edits",
+      ["/home/agent"],
+      {
+        behavior: "ask",
+        message: "Permission required: Write operation on sensitive file ~/.config/git/config",
+        reason: "Safety check: dangerous file or directory",
+        bypassImmune: true,
+      },
+    ],
+    [
       "Write",
       { file_path: "/workspace/.env" },
       "accept_edits",

@@ -59,6 +59,12 @@ describe("isDangerousPath", () => {
     ["/x/.vscode/settings.json", true],
     ["/x/.idea", true],
     ["/workspace/.env.production.local", true],
+    // git's XDG configuration (stricter than the reference: its settings run programs).
+    ["~/.config/git/config", true],
+    ["/home/agent/.CONFIG/Git/attributes", true],
+    ["/workspace/.config/git/config", true],
+    ["/workspace/.config/gitx/config", false],
+    ["/workspace/git/config", false],
     ["/workspace/.env.example", false],
     ["/workspace/.bashrc.bak", false],
     ["/workspace/.gitignore", false],
