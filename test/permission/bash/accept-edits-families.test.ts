@@ -229,6 +229,14 @@ describe("accept_edits: a copy or move into the start of a dangerous run (attack
     const d = homeIsWorking(command, { allow: ["cp:*", "mv:*", "install:*", "mkdir:*"] });
     expect(d.behavior).toBe("ask");
     expect(d.message).toContain(`sensitive paths: ${path}`);
+    // A rule-allowed command runs as the agent, which can write the home (the editor cannot):
+    // the safety ask is what stops it, working directory or not.
+    const byRule = checkPermission(
+      bash,
+      { command },
+      bashCtx("default", { allow: ["cp:*", "mv:*", "mkdir:*"] }),
+    );
+    expect(byRule.behavior).toBe("ask");
   });
 
   it.each([
