@@ -31,9 +31,12 @@ export async function adoptFinalCwd(ctx: ToolRunContext, result: ExecResult): Pr
   const recorded = result.cwd?.trim();
   const workspace = ctx.workspace ?? SANDBOX_WORKSPACE;
   if (!recorded) return leaveIfGone(ctx, workspace);
-  if (!posix.isAbsolute(recorded) || recorded.includes("\n")) return undefined;
+  // The command can write descriptor 9 itself (its own EXIT trap): a control character (a NUL
+  // fails every later call, and a Postgres text) keeps the old cwd; a spelling is normalised.
+  if (!posix.isAbsolute(recorded) || hasControl(recorded)) return undefined;
+  const dir = posix.resolve(recorded);
   const roots = { cwd: workspace, home: ctx.home, workingDirectories: ctx.workingDirectories };
-  const next = isInWorkingDirectory(recorded, roots) ? recorded : workspace;
+  const next = isInWorkingDirectory(dir, roots) ? dir : workspace;
   if (next === ctx.cwd) return undefined;
   await ctx.setCwd(next);
   return next;
@@ -52,4 +55,12 @@ async function leaveIfGone(ctx: ToolRunContext, workspace: string): Promise<stri
   if (st === undefined || st?.type === "directory") return undefined;
   await ctx.setCwd(workspace);
   return workspace;
+}
+
+function hasControl(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 32 || c === 127) return true;
+  }
+  return false;
 }

@@ -94,6 +94,23 @@ describe("Bash", () => {
     expect(t.ctx.cwd).toBe(sub);
   });
 
+  // attack22c: the directory comes back on descriptor 9, which the command itself can write (its
+  // own EXIT trap): a NUL there made every later call fail (the sandbox refuses such a cwd, and
+  // Postgres such a text); a non-normal spelling was stored as written.
+  it("a directory reported with control characters is not kept; one reported non-normal is kept normalised", async () => {
+    t = makeContext();
+    mkdirSync(join(t.sandbox.workspace, "sub"));
+    for (const forged of ["%s/a\\0b", "%s/a\\tb", "%s/a\\033[2J"]) {
+      await runTool(bash, { command: `trap 'printf "${forged}" "$PWD" >&9' EXIT` }, t.ctx);
+      expect(t.ctx.cwd, forged).toBe(t.sandbox.workspace);
+    }
+    await runTool(bash, { command: `trap 'printf "%s//sub/./" "$PWD" >&9' EXIT` }, t.ctx);
+    expect(t.ctx.cwd).toBe(join(t.sandbox.workspace, "sub"));
+    expect((await runTool(bash, { command: "pwd" }, t.ctx)).text).toBe(
+      `${join(t.sandbox.workspace, "sub")}\n`,
+    );
+  });
+
   it("on timeout kills the process group and returns the partial output with a note", async () => {
     t = makeContext();
     const command = "echo partial; (sleep 30; echo never) & sleep 30";
