@@ -147,6 +147,28 @@ export function isDangerousPath(p: string, cwd: string, home: string, lists: Dan
   return false;
 }
 
+/**
+ * The path ends with the start of a dangerous entry of two or more segments (`~/.config` for
+ * `.config/git`): a copy or move into it (`cp -r git ~/.config`, `mv -T dir ~/.config`) makes the
+ * entry without naming it (attack22c). With `glob`, a segment may be a glob (couldBeDangerousPath's).
+ */
+export function couldStartDangerousRun(
+  p: string,
+  cwd: string,
+  home: string,
+  lists: DangerousLists,
+  glob = false,
+): boolean {
+  const segments = segmentsOf(normalizePath(p, cwd, home));
+  const split = splitLists(lists);
+  const same = glob ? globMatch : equal;
+  for (const entry of [...split.directories, ...split.files]) {
+    for (let k = 1; k < entry.length; k++)
+      if (containsRun(segments, entry.slice(0, k), true, same)) return true;
+  }
+  return false;
+}
+
 const GLOB_CHARS = /[*?[]/;
 const globs = new Map<string, RegExp>();
 

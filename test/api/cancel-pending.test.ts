@@ -59,3 +59,28 @@ it("an external result and a cancel sent at once: one of them wins whole, with n
     expect(after.status).toBe("cancelled");
   }
 });
+
+// attack22c: a storm of cancels, from the owner and from another tenant, and a cancel of a call
+// that has ended.
+it("another tenant's cancels are 404s that change nothing; the owner's storm ends the call once", async () => {
+  const foreign = await Promise.all(
+    Array.from({ length: 20 }, () =>
+      w.t.call("POST", `/v1/jobs/${w.a.askJob}/cancel`, { key: w.b.agentKey }),
+    ),
+  );
+  expect(foreign.map((r) => r.status)).toEqual(Array(20).fill(404));
+  expect((await job(w.a.askJob)).status).toBe("awaiting_approval");
+  expect((await job(w.a.queuedJob)).status).toBe("queued");
+  // Still the owner's to decide: the approval goes through.
+  expect((await approve(w.a.askJob)).status).toBe(200);
+  const storm = await Promise.all(Array.from({ length: 20 }, () => cancel(w.a.extJob)));
+  expect(storm.map((r) => r.status)).toEqual(Array(20).fill(200));
+  const texts = new Set(storm.map((r) => r.body.job.result.content[0].text));
+  expect([...texts]).toEqual(["The tool call was cancelled before it started."]);
+  const ended = await job(w.a.extJob);
+  // A cancel of a call that has ended returns it as it is, changing nothing.
+  const again = await cancel(w.a.extJob);
+  expect(again.status).toBe(200);
+  expect(again.body.job).toEqual(ended);
+  expect((await cancel(w.a.deniedJob)).body.job.status).toBe("denied");
+});

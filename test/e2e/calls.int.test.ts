@@ -64,6 +64,15 @@ describe("a session runs the built-ins end to end", () => {
     expect(session.body.cwd).toBe("/workspace/sub");
     const back = await run("Bash", { command: "cd /workspace && pwd" });
     expect(text(back)).toBe("/workspace\n");
+    // attack22c: a command that removes the directory it stands in leaves the next in /workspace
+    // (on main every later call failed: "cwd /workspace/gone: no such directory").
+    await run("Bash", { command: "mkdir -p /workspace/gone && cd /workspace/gone" });
+    expect((await run("Bash", { command: 'rmdir "$PWD"' })).status).toBe("succeeded");
+    expect(text(await run("Bash", { command: "pwd" }))).toBe("/workspace\n");
+    // The command's own EXIT trap can write the directory it reports: a NUL in it is not kept
+    // (on main every later call failed: "argument contains a NUL byte").
+    await run("Bash", { command: `trap 'printf "/workspace/a\\0b" >&9' EXIT` });
+    expect(text(await run("Bash", { command: "pwd" }))).toBe("/workspace\n");
   });
 
   it("Write → Read → Edit → Bash → Grep → Glob with the reference's texts", async () => {

@@ -2,7 +2,12 @@
  * Layer 4 (docs/permission.md#bash-layers): the targets of a line that are dangerous files or lie in
  * dangerous directories. A cheap segment pre-filter skips the full test for ordinary paths.
  */
-import { couldBeDangerousPath, type DangerousLists, isDangerousPath } from "../paths.js";
+import {
+  couldBeDangerousPath,
+  couldStartDangerousRun,
+  type DangerousLists,
+  isDangerousPath,
+} from "../paths.js";
 import type { PermissionContext } from "../types.js";
 import type { BashAnalysis } from "./analysis.js";
 import { expandBraces } from "./brace-expansion.js";
@@ -25,6 +30,22 @@ function segmentFilter(lists: DangerousLists): RegExp {
   return re;
 }
 
+/**
+ * The commands that put a source under a directory operand: there a path that starts a dangerous
+ * run of segments (`~/.config` of `.config/git`) is one too (every operand: sources included, to
+ * stay simple; copying *from* `~/.config` asks as well).
+ */
+const PLACING: ReadonlySet<string> = new Set(["cp", "mv", "ln", "install"]);
+
+/** A placing command's operand that a copy or move into would make a dangerous run. */
+function startsRun(t: Target, path: string, cwd: string, home: string, lists: DangerousLists): boolean {
+  if (!PLACING.has(t.source)) return false;
+  if (t.shape === 0) return couldStartDangerousRun(path, cwd, home, lists);
+  const words = (t.shape & BRACE) === 0 ? [] : expandBraces(path);
+  const glob = (t.shape & GLOB) !== 0;
+  return words === null || [path, ...words].some((w) => couldStartDangerousRun(w, cwd, home, lists, glob));
+}
+
 /** The targets (as written) that touch dangerous files or directories, in order. */
 export function findSensitivePaths(a: BashAnalysis, ctx: PermissionContext, lists: DangerousLists): string[] {
   const filter = segmentFilter(lists);
@@ -34,11 +55,13 @@ export function findSensitivePaths(a: BashAnalysis, ctx: PermissionContext, list
     const path = t.value ?? t.lit;
     const cwd = t.cwd ?? ctx.cwd;
     if (t.shape !== 0) {
-      if (shapedIsDangerous(t, path, cwd, ctx.home, lists)) hits.push(t.lit);
+      if (shapedIsDangerous(t, path, cwd, ctx.home, lists) || startsRun(t, path, cwd, ctx.home, lists))
+        hits.push(t.lit);
       continue;
     }
     if (!contextMatters && !filter.test(path) && !filter.test(cwd)) continue;
-    if (isDangerousPath(path, cwd, ctx.home, lists)) hits.push(t.lit);
+    if (isDangerousPath(path, cwd, ctx.home, lists) || startsRun(t, path, cwd, ctx.home, lists))
+      hits.push(t.lit);
   }
   return hits;
 }

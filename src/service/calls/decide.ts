@@ -5,7 +5,7 @@ import { checkPermission } from "../../permission/engine.js";
 import type { PermissionContext, ToolInput } from "../../permission/types.js";
 import type { ToolBase } from "../../toolkit/tool-base.js";
 import type { McpToolSet } from "../../toolkit/tool-group.js";
-import { loadSession } from "../sessions/sessions.js";
+import { loadSession, sessionCwd } from "../sessions/sessions.js";
 import {
   inactiveCall,
   resolveSessionTool,
@@ -30,7 +30,7 @@ export async function permissionContext(
   const own = parseRulesOrThrow(session.rules, "session");
   return {
     mode: await effectiveMode(db, session),
-    cwd: session.cwd,
+    cwd: sessionCwd(session),
     home: session.home,
     workingDirectories: session.workingDirectories,
     rules: {

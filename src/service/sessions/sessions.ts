@@ -5,6 +5,7 @@ import type { SessionView } from "../../contracts/session.js";
 import { atomically, type Db, tablesOf } from "../../db/db.js";
 import type { JobStatus, SessionRow } from "../../db/rows.js";
 import { NotFoundError, ValidationError } from "../../errors.js";
+import { isInWorkingDirectory } from "../../permission/paths.js";
 import type { PermissionMode } from "../../permission/types.js";
 import { SANDBOX_HOME, SANDBOX_WORKSPACE } from "../../sandbox/sandbox.js";
 import type { ToolBase } from "../../toolkit/tool-base.js";
@@ -20,11 +21,22 @@ import { getSkillRecords } from "../tool-config/tenant-skill-loader.js";
 import { getToolGroups } from "./build-toolkit.js";
 import { sessionById } from "./session-row.js";
 
+/**
+ * Where the session's next call starts, and where accept_edits lets its writes through: the
+ * stored cwd while it is in the workspace or a working directory, else the workspace. A PATCH
+ * that takes a working directory away thus takes away a cwd Bash left in it (attack22c), even one a
+ * call running during the PATCH stores afterwards (Bash checks against the directories it started with).
+ */
+export function sessionCwd(row: Pick<SessionRow, "cwd" | "home" | "workingDirectories">): string {
+  const roots = { cwd: SANDBOX_WORKSPACE, home: row.home, workingDirectories: row.workingDirectories };
+  return isInWorkingDirectory(row.cwd, roots) ? row.cwd : SANDBOX_WORKSPACE;
+}
+
 export function toSessionView(row: SessionRow, registry: ToolRegistry): SessionView {
   return {
     id: row.id,
     mode: row.mode,
-    cwd: row.cwd,
+    cwd: sessionCwd(row),
     home: row.home,
     workingDirectories: row.workingDirectories,
     status: row.status,

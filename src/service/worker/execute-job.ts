@@ -18,7 +18,7 @@ import type { ServiceDeps } from "../ports.js";
 import { acquireSessionSandbox } from "../sessions/acquire-sandbox.js";
 import { sessionToolkit } from "../sessions/build-toolkit.js";
 import { sessionMcpToolSets } from "../sessions/mcp-clients.js";
-import { setSessionCwd } from "../sessions/sessions.js";
+import { sessionCwd, setSessionCwd } from "../sessions/sessions.js";
 import { saveActiveGroups } from "../sessions/tool-list.js";
 import { type Claim, failJob, recordAttemptSandbox, wakeSuccessors } from "./claim-job.js";
 import { jobSandbox } from "./job-sandbox.js";
@@ -174,7 +174,7 @@ export function runContext(
   return {
     ...parts,
     sessionId: session.id,
-    cwd: session.cwd,
+    cwd: sessionCwd(session),
     home: session.home,
     workingDirectories: session.workingDirectories,
     mode: session.mode as ToolRunContext["mode"],

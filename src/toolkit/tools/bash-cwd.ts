@@ -29,11 +29,38 @@ export function trackCwd(command: string): string {
  */
 export async function adoptFinalCwd(ctx: ToolRunContext, result: ExecResult): Promise<string | undefined> {
   const recorded = result.cwd?.trim();
-  if (!recorded || !posix.isAbsolute(recorded) || recorded.includes("\n")) return undefined;
   const workspace = ctx.workspace ?? SANDBOX_WORKSPACE;
+  if (!recorded) return leaveIfGone(ctx, workspace);
+  // The command can write descriptor 9 itself (its own EXIT trap): a control character (a NUL
+  // fails every later call, and a Postgres text) keeps the old cwd; a spelling is normalised.
+  if (!posix.isAbsolute(recorded) || hasControl(recorded)) return undefined;
+  const dir = posix.resolve(recorded);
   const roots = { cwd: workspace, home: ctx.home, workingDirectories: ctx.workingDirectories };
-  const next = isInWorkingDirectory(recorded, roots) ? recorded : workspace;
+  const next = isInWorkingDirectory(dir, roots) ? dir : workspace;
   if (next === ctx.cwd) return undefined;
   await ctx.setCwd(next);
   return next;
+}
+
+/**
+ * Nothing recorded: the shell was replaced (`exec`), its trap reset, `pwd -P` failed because the
+ * directory was removed under it, or the command never started because the cwd was gone (removed,
+ * or a workspace lost with its host). A cwd that no longer exists would fail every later call
+ * before it starts, with nothing to move it (attack22c): the next call starts in the workspace.
+ * One stat, only on this rare path.
+ */
+async function leaveIfGone(ctx: ToolRunContext, workspace: string): Promise<string | undefined> {
+  if (ctx.cwd === workspace) return undefined;
+  const st = await ctx.sandbox.stat(ctx.cwd).catch(() => undefined);
+  if (st === undefined || st?.type === "directory") return undefined;
+  await ctx.setCwd(workspace);
+  return workspace;
+}
+
+function hasControl(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 32 || c === 127) return true;
+  }
+  return false;
 }

@@ -204,3 +204,48 @@ describe("accept_edits and layer 4: brace and glob targets", () => {
     },
   );
 });
+
+// attack22c: git's XDG configuration (`.config/git`) is a run of two segments, so a copy or move
+// whose destination is `~/.config` places a `git` directory (or the contents of one) there without
+// ever naming the run: the destination that is the start of a dangerous run counts as one.
+describe("accept_edits: a copy or move into the start of a dangerous run (attack22c)", () => {
+  const homeIsWorking = (command: string, rules: { allow?: string[] } = {}) =>
+    checkPermission(bash, { command }, bashCtx("accept_edits", rules, { workingDirectories: [HOME] }));
+
+  it.each([
+    ["mv /workspace/y/git ~/.config/", "~/.config/"],
+    ["mv /workspace/y/git ~/.config", "~/.config"],
+    ["cp -r /workspace/y/git ~/.config", "~/.config"],
+    ["cp -rt ~/.config /workspace/y/git", "~/.config"],
+    ["cp -r --target-directory=/home/agent/.config /workspace/y/git", "/home/agent/.config"],
+    ["cp -rT /workspace/x ~/.config", "~/.config"],
+    ["mv -T /workspace/x ~/.config", "~/.config"],
+    ["cp -r /workspace/x/. ~/.config", "~/.config"],
+    ["mkdir -p ~/.config && mv /workspace/y/git ~/.config", "~/.config"],
+    ["cd ~/.config && mv /workspace/y/git .", "."],
+    ["cp -r /workspace/y/git ~/.CONFIG//", "~/.CONFIG//"],
+  ])("%j is a safety ASK even with an allow rule (%s)", (command, path) => {
+    expect(homeIsWorking(command).behavior).toBe("ask");
+    const d = homeIsWorking(command, { allow: ["cp:*", "mv:*", "install:*", "mkdir:*"] });
+    expect(d.behavior).toBe("ask");
+    expect(d.message).toContain(`sensitive paths: ${path}`);
+    // A rule-allowed command runs as the agent, which can write the home (the editor cannot):
+    // the safety ask is what stops it, working directory or not.
+    const byRule = checkPermission(
+      bash,
+      { command },
+      bashCtx("default", { allow: ["cp:*", "mv:*", "mkdir:*"] }),
+    );
+    expect(byRule.behavior).toBe("ask");
+  });
+
+  it.each([
+    "cp -r /workspace/y/git ~/.configs",
+    "mv /workspace/y/git ~/config/",
+    "cp -r /workspace/y ~/notes",
+    "mkdir -p ~/.config",
+    "touch ~/.config/app.json",
+  ])("%j is still allowed", (command) => {
+    expect(homeIsWorking(command).behavior).toBe("allow");
+  });
+});

@@ -13,6 +13,7 @@ import type { JobStore } from "../../../src/db/store.js";
 import { NotFoundError } from "../../../src/errors.js";
 import { createLogger } from "../../../src/log.js";
 import type { SandboxProvider } from "../../../src/sandbox/sandbox.js";
+import { permissionContext } from "../../../src/service/calls/decide.js";
 import { toolRegistry } from "../../../src/service/ports.js";
 import { getToolGroups } from "../../../src/service/sessions/build-toolkit.js";
 import { stdioServerTools } from "../../../src/service/sessions/mcp-clients.js";
@@ -23,9 +24,11 @@ import {
   liveSessionIds,
   loadSession,
   setSessionCwd,
+  toSessionView,
   updateSession,
 } from "../../../src/service/sessions/sessions.js";
 import { saveActiveGroups } from "../../../src/service/sessions/tool-list.js";
+import { runContext } from "../../../src/service/worker/execute-job.js";
 import { MemoryBus } from "../../support/memory-bus.js";
 import { jobRow, sessionRow } from "../../support/rows.js";
 
@@ -170,6 +173,34 @@ export function sessionVerbsContract(dialect: string, open: () => Promise<VerbsF
       expect(await getToolGroups(f.db, tenantId)).toEqual(groups);
       // Without an MCP runtime (or for a session that is gone) a stdio listing is empty.
       expect(await stdioServerTools(undefined, { db: f.db } as never, s, "x")).toEqual([]);
+    });
+
+    it("a cwd in a working directory a PATCH took away is not where the session's next call starts (attack22c)", async () => {
+      // The cwd is where accept_edits lets writes through: a `cd /data` kept while /data was a
+      // working directory must not keep /data writable once the tenant removed it.
+      const s = await seedSession("patched");
+      await setSessionCwd(f.db, s, "/data/sub");
+      const cwdOf = async () => {
+        const row = await loadSession(f.db, agent(), s);
+        const parts = { sandbox: {}, readCache: {}, signal: new AbortController().signal } as never;
+        const run = runContext(
+          { db: f.db } as never,
+          { job: { decision: {} } as never, session: row },
+          parts,
+        );
+        const view = toSessionView(row, toolRegistry([]));
+        return [(await permissionContext(f.db, row)).cwd, run.cwd, view.cwd];
+      };
+      expect(await cwdOf()).toEqual(["/data/sub", "/data/sub", "/data/sub"]);
+      await updateSession({ db: f.db, tools: toolRegistry([]) }, agent(), s, {
+        workingDirectories: ["/srv"],
+      });
+      expect(await cwdOf()).toEqual(["/workspace", "/workspace", "/workspace"]);
+      // Given back, the directory is the cwd again (the stored cwd is not rewritten).
+      await updateSession({ db: f.db, tools: toolRegistry([]) }, agent(), s, {
+        workingDirectories: ["/data/"],
+      });
+      expect(await cwdOf()).toEqual(["/data/sub", "/data/sub", "/data/sub"]);
     });
 
     it("deleting a session cancels pending calls, flags the running one, drops its cache and sandbox", async () => {

@@ -65,6 +65,52 @@ describe("Bash", () => {
     rmSync(outside, { recursive: true, force: true });
   });
 
+  // attack22c: a cwd that no longer exists (removed by the call standing in it, or a workspace
+  // lost with its host) made every later Bash call fail before it started: nothing ran to move it.
+  it("a working directory that is gone leaves the next call in the workspace, not failing for ever", async () => {
+    t = makeContext();
+    const sub = join(t.sandbox.workspace, "sub");
+    mkdirSync(sub);
+    await runTool(bash, { command: "cd sub" }, t.ctx);
+    expect(t.ctx.cwd).toBe(sub);
+    // Removed by the call standing in it: `pwd -P` fails, so no directory is reported.
+    const removed = await runTool(bash, { command: 'rm -rf "$PWD"' }, t.ctx);
+    expect(removed.state).toBe("success");
+    expect(t.ctx.cwd).toBe(t.sandbox.workspace);
+    expect(removed.metadata.cwd).toBe(t.sandbox.workspace);
+    expect((await runTool(bash, { command: "pwd" }, t.ctx)).text).toBe(`${t.sandbox.workspace}\n`);
+    // Gone between calls (the command cannot start there): the call fails, the next one runs.
+    mkdirSync(sub);
+    await runTool(bash, { command: "cd sub" }, t.ctx);
+    rmSync(sub, { recursive: true });
+    const failed = await runTool(bash, { command: "pwd" }, t.ctx);
+    expect(failed.state).toBe("error");
+    expect(t.ctx.cwd).toBe(t.sandbox.workspace);
+    expect((await runTool(bash, { command: "pwd" }, t.ctx)).text).toBe(`${t.sandbox.workspace}\n`);
+    // A directory that is still there is kept when nothing is reported (`exec` replaced the shell).
+    mkdirSync(sub);
+    await runTool(bash, { command: "cd sub" }, t.ctx);
+    await runTool(bash, { command: "exec true" }, t.ctx);
+    expect(t.ctx.cwd).toBe(sub);
+  });
+
+  // attack22c: the directory comes back on descriptor 9, which the command itself can write (its
+  // own EXIT trap): a NUL there made every later call fail (the sandbox refuses such a cwd, and
+  // Postgres such a text); a non-normal spelling was stored as written.
+  it("a directory reported with control characters is not kept; one reported non-normal is kept normalised", async () => {
+    t = makeContext();
+    mkdirSync(join(t.sandbox.workspace, "sub"));
+    for (const forged of ["%s/a\\0b", "%s/a\\tb", "%s/a\\033[2J"]) {
+      await runTool(bash, { command: `trap 'printf "${forged}" "$PWD" >&9' EXIT` }, t.ctx);
+      expect(t.ctx.cwd, forged).toBe(t.sandbox.workspace);
+    }
+    await runTool(bash, { command: `trap 'printf "%s//sub/./" "$PWD" >&9' EXIT` }, t.ctx);
+    expect(t.ctx.cwd).toBe(join(t.sandbox.workspace, "sub"));
+    expect((await runTool(bash, { command: "pwd" }, t.ctx)).text).toBe(
+      `${join(t.sandbox.workspace, "sub")}\n`,
+    );
+  });
+
   it("on timeout kills the process group and returns the partial output with a note", async () => {
     t = makeContext();
     const command = "echo partial; (sleep 30; echo never) & sleep 30";
