@@ -160,13 +160,8 @@ export function couldStartDangerousRun(
   glob = false,
 ): boolean {
   const segments = segmentsOf(normalizePath(p, cwd, home));
-  const split = splitLists(lists);
   const same = glob ? globMatch : equal;
-  for (const entry of [...split.directories, ...split.files]) {
-    for (let k = 1; k < entry.length; k++)
-      if (containsRun(segments, entry.slice(0, k), true, same)) return true;
-  }
-  return false;
+  return splitLists(lists).runStarts.some((start) => containsRun(segments, start, true, same));
 }
 
 const GLOB_CHARS = /[*?[]/;
@@ -236,6 +231,8 @@ interface SplitLists {
   fileLast: Set<string>;
   /** Every segment of every directory entry. */
   directorySegments: Set<string>;
+  /** The proper leading runs of every entry of two or more segments (`.config` of `.config/git`). */
+  runStarts: string[][];
 }
 
 const splitCache = new WeakMap<DangerousLists, SplitLists>();
@@ -262,9 +259,23 @@ function splitLists(lists: DangerousLists): SplitLists {
     directories,
     fileLast: new Set(files.flatMap((f) => f.slice(-1))),
     directorySegments: new Set(directories.flat()),
+    runStarts: [...directories, ...files].flatMap((e) => e.slice(1).map((_, k) => e.slice(0, k + 1))),
   };
   splitCache.set(lists, split);
   return split;
+}
+
+/**
+ * Where a session's shell may stay: `dir` while it lies in `workspace` or a working directory,
+ * else `workspace` (a cwd outside would widen what accept_edits lets through).
+ */
+export function cwdOrWorkspace(
+  dir: string,
+  workspace: string,
+  ctx: Pick<PermissionContext, "home" | "workingDirectories">,
+): string {
+  const roots = { cwd: workspace, home: ctx.home, workingDirectories: ctx.workingDirectories };
+  return isInWorkingDirectory(dir, roots) ? dir : workspace;
 }
 
 /** Inside cwd or any working directory (equal or below); `/` contains every path; lexical. */

@@ -37,15 +37,6 @@ function segmentFilter(lists: DangerousLists): RegExp {
  */
 const PLACING: ReadonlySet<string> = new Set(["cp", "mv", "ln", "install"]);
 
-/** A placing command's operand that a copy or move into would make a dangerous run. */
-function startsRun(t: Target, path: string, cwd: string, home: string, lists: DangerousLists): boolean {
-  if (!PLACING.has(t.source)) return false;
-  if (t.shape === 0) return couldStartDangerousRun(path, cwd, home, lists);
-  const words = (t.shape & BRACE) === 0 ? [] : expandBraces(path);
-  const glob = (t.shape & GLOB) !== 0;
-  return words === null || [path, ...words].some((w) => couldStartDangerousRun(w, cwd, home, lists, glob));
-}
-
 /** The targets (as written) that touch dangerous files or directories, in order. */
 export function findSensitivePaths(a: BashAnalysis, ctx: PermissionContext, lists: DangerousLists): string[] {
   const filter = segmentFilter(lists);
@@ -54,28 +45,30 @@ export function findSensitivePaths(a: BashAnalysis, ctx: PermissionContext, list
   for (const t of extractTargets(a, ctx.cwd)) {
     const path = t.value ?? t.lit;
     const cwd = t.cwd ?? ctx.cwd;
-    if (t.shape !== 0) {
-      if (shapedIsDangerous(t, path, cwd, ctx.home, lists) || startsRun(t, path, cwd, ctx.home, lists))
-        hits.push(t.lit);
-      continue;
-    }
-    if (!contextMatters && !filter.test(path) && !filter.test(cwd)) continue;
-    if (isDangerousPath(path, cwd, ctx.home, lists) || startsRun(t, path, cwd, ctx.home, lists))
-      hits.push(t.lit);
+    // A plain path without a dangerous segment, in a context without one, cannot be.
+    if (t.shape === 0 && !contextMatters && !filter.test(path) && !filter.test(cwd)) continue;
+    if (touchesDangerous(t, path, cwd, ctx.home, lists)) hits.push(t.lit);
   }
   return hits;
 }
 
-/** A brace or glob target: dangerous when any word it may become could be (too many: assume so). */
-function shapedIsDangerous(
+/**
+ * The target is a dangerous path, or a placing command's operand that a copy or move into would
+ * make one; a brace or glob target when any word it may become could be (too many: assume so).
+ */
+function touchesDangerous(
   t: Target,
   path: string,
   cwd: string,
   home: string,
   lists: DangerousLists,
 ): boolean {
-  const test = (t.shape & GLOB) !== 0 ? couldBeDangerousPath : isDangerousPath;
-  if ((t.shape & BRACE) === 0) return test(path, cwd, home, lists);
+  const glob = (t.shape & GLOB) !== 0;
+  const dangerous = glob ? couldBeDangerousPath : isDangerousPath;
+  const placing = PLACING.has(t.source);
+  const test = (w: string) =>
+    dangerous(w, cwd, home, lists) || (placing && couldStartDangerousRun(w, cwd, home, lists, glob));
+  if ((t.shape & BRACE) === 0) return test(path);
   const words = expandBraces(path);
-  return words === null || [path, ...words].some((w) => test(w, cwd, home, lists));
+  return words === null || [path, ...words].some(test);
 }

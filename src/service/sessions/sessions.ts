@@ -5,7 +5,7 @@ import type { SessionView } from "../../contracts/session.js";
 import { atomically, type Db, tablesOf } from "../../db/db.js";
 import type { JobStatus, SessionRow } from "../../db/rows.js";
 import { NotFoundError, ValidationError } from "../../errors.js";
-import { isInWorkingDirectory } from "../../permission/paths.js";
+import { cwdOrWorkspace } from "../../permission/paths.js";
 import type { PermissionMode } from "../../permission/types.js";
 import { SANDBOX_HOME, SANDBOX_WORKSPACE } from "../../sandbox/sandbox.js";
 import type { ToolBase } from "../../toolkit/tool-base.js";
@@ -28,8 +28,7 @@ import { sessionById } from "./session-row.js";
  * call running during the PATCH stores afterwards (Bash checks against the directories it started with).
  */
 export function sessionCwd(row: Pick<SessionRow, "cwd" | "home" | "workingDirectories">): string {
-  const roots = { cwd: SANDBOX_WORKSPACE, home: row.home, workingDirectories: row.workingDirectories };
-  return isInWorkingDirectory(row.cwd, roots) ? row.cwd : SANDBOX_WORKSPACE;
+  return cwdOrWorkspace(row.cwd, SANDBOX_WORKSPACE, row);
 }
 
 export function toSessionView(row: SessionRow, registry: ToolRegistry): SessionView {

@@ -5,7 +5,7 @@
  * write the home) keeps its `cd` too, and nothing is left to sweep.
  */
 import { posix } from "node:path";
-import { isInWorkingDirectory } from "../../permission/paths.js";
+import { cwdOrWorkspace } from "../../permission/paths.js";
 import { type ExecResult, SANDBOX_WORKSPACE } from "../../sandbox/sandbox.js";
 import type { ToolRunContext } from "../run-context.js";
 
@@ -35,8 +35,7 @@ export async function adoptFinalCwd(ctx: ToolRunContext, result: ExecResult): Pr
   // fails every later call, and a Postgres text) keeps the old cwd; a spelling is normalised.
   if (!posix.isAbsolute(recorded) || hasControl(recorded)) return undefined;
   const dir = posix.resolve(recorded);
-  const roots = { cwd: workspace, home: ctx.home, workingDirectories: ctx.workingDirectories };
-  const next = isInWorkingDirectory(dir, roots) ? dir : workspace;
+  const next = cwdOrWorkspace(dir, workspace, ctx);
   if (next === ctx.cwd) return undefined;
   await ctx.setCwd(next);
   return next;
