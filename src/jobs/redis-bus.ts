@@ -98,6 +98,9 @@ export class RedisBus implements JobEvents, CancelBus {
     this.watchers.clear();
     this.cancelListeners.clear();
     this.tenantWatchers.clear();
+    // Only while Redis answers: the subscriber queues commands while it is away, and an UNSUBSCRIBE
+    // queued then would hold the stop until Redis is back (the connection is cut after this anyway).
+    if (this.sub.status !== "ready") return;
     await this.sub.unsubscribe(this.cancelChannel, this.tenantChannel, ...jobChannels).catch(() => undefined);
   }
 

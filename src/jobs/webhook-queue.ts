@@ -7,6 +7,7 @@ import { type Job, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { ServiceDeps, WebhookQueue, WebhookRuntime } from "../service/ports.js";
 import { deliverWebhook } from "../service/webhooks/deliver.js";
+import { closeWorker } from "./bull-close.js";
 import { bullPrefix, DeliverWebhook, WEBHOOKS_QUEUE } from "./catalog.js";
 
 export interface WebhookQueueOptions {
@@ -61,5 +62,7 @@ export function startWebhookWorker(
     concurrency: opts.concurrency ?? 8,
   });
   worker.on("error", (err) => deps.logger.error({ err }, "webhook worker error"));
-  return { worker, close: (force = false) => worker.close(force) };
+  // A delivery cut off by a stop is delivered again (at least once): no job of ours to wait for.
+  const watch = { connection, busy: () => false, logger: deps.logger };
+  return { worker, close: (force = false) => closeWorker(worker, force, watch) };
 }

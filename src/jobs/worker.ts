@@ -21,6 +21,7 @@ import { hostOfJob, hostOfSession, placeSession, sessionOfJob } from "../service
 import { claimJob, failJob, requeueJob } from "../service/worker/claim-job.js";
 import { throughDatabaseOutage } from "../service/worker/database-outage.js";
 import { executeJob } from "../service/worker/execute-job.js";
+import { closeWorker } from "./bull-close.js";
 import { cancelRequestedOf, jobsExpectingRun } from "../service/worker/recovery.js";
 import {
   type AnyPayload,
@@ -50,6 +51,8 @@ export interface CallWorkerOptions {
   queue: BullJobQueue;
   /** Where answers to an API's requests go (a plain command connection). */
   replies: Redis;
+  /** How often the cancel flags of the calls running here are read (a lost cancel message). */
+  cancelCheckMs: number;
 }
 
 export interface CallWorker {
@@ -72,15 +75,21 @@ export function startCallWorker(
   const running = new Map<string, AbortController>();
   const closing = new AbortController();
   const stopCancels = bus.onCancel((jobId) => running.get(jobId)?.abort());
-  // A cancel sent while this process's subscriber was away is only on its row.
-  const stopMissed = bus.onCancelsMissed(() => {
+  // The row's flag is the cancel; pub/sub only brings it fast. A message can be missed (this
+  // process's subscriber was away) or never sent (the cancelling API could not reach Redis), so
+  // the flags of what runs here are read when the subscriber is back and every cancelCheckMs.
+  const abortFlagged = () => {
+    if (running.size === 0) return;
     cancelRequestedOf(deps.db, [...running.keys()]).then(
       (ids) => {
         for (const id of ids) running.get(id)?.abort();
       },
-      (err: unknown) => deps.logger.warn({ err }, "reading missed cancels failed"),
+      (err: unknown) => deps.logger.warn({ err }, "reading cancel flags failed"),
     );
-  });
+  };
+  const stopMissed = bus.onCancelsMissed(abortFlagged);
+  const flagCheck = setInterval(abortFlagged, opts.cancelCheckMs);
+  flagCheck.unref();
   const stopHeartbeat = startHeartbeat(deps, opts.hosts, opts.hostId, opts.queue);
   const handoff = startLocalHandoff(deps, {
     running,
@@ -212,8 +221,10 @@ export function startCallWorker(
       closing.abort();
       stopCancels();
       stopMissed();
+      clearInterval(flagCheck);
       stopHeartbeat();
-      await Promise.all([...workers.map((w) => w.close(force)), handedOff]);
+      const watch = { connection, busy: () => running.size > 0, logger: deps.logger };
+      await Promise.all([...workers.map((w) => closeWorker(w, force, watch)), handedOff]);
       await Promise.allSettled([...handlers]);
     },
   };

@@ -2,8 +2,9 @@
  * A cancel answered by an API process while the call is on a worker process (attack22b): two
  * services on one Redis and one database, each with its own DATA_DIR (SQLite shared through a
  * link). The cancel that reads the row `queued` while the worker claims it, and the cancel whose
- * message the worker's subscriber missed: either way the command is stopped, and the caller is
- * never told "before it started" of a command that ran.
+ * message the worker's subscriber missed, or that was never sent while the subscriber stayed up:
+ * either way the command is stopped, and the caller is never told "before it started" of a
+ * command that ran.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -78,5 +79,20 @@ it("the cancel's message missed by the worker's subscriber: stopped once the sub
   // The worker's subscriber is away while the message goes out (here: no message at all).
   await cancelWithoutMessage(fx.h, t.agentKey, jid);
   (fx.worker.deps.cancels as unknown as { sub: Redis }).sub.disconnect(true);
+  await expectStopped(t, sid, calls, jid);
+}, 120_000);
+
+it("the cancel's message never sent and the worker's subscriber up: the worker's read of its flags stops the command", async () => {
+  const { t, sid, calls } = await session("xnomsg");
+  const sub = await fx.h.call("POST", calls, {
+    key: t.agentKey,
+    body: bash("sleep 20; echo ran > /workspace/ran"),
+  });
+  const jid = sub.body.job.id as string;
+  await waitForJob(fx.h.call, t.agentKey, jid, { until: ["running"], timeoutMs: 30_000 });
+  // Only the row's flag (the cancelling API could not reach Redis); nothing reconnects, so only
+  // the worker's periodic read of its runs' flags (RECONCILE_INTERVAL_MS, 5 s) can see it. On
+  // main the command ran its 20 s and wrote its file.
+  await cancelWithoutMessage(fx.h, t.agentKey, jid);
   await expectStopped(t, sid, calls, jid);
 }, 120_000);

@@ -86,7 +86,11 @@ export async function cancelJob(deps: ServiceDeps, p: Principal, jobId: string):
   // in between, and a claim after the flag skips it, so a row not running then never runs.
   const flagged = await deps.store.requestCancel(jobId);
   if (flagged?.status === "running") {
-    await deps.cancels.requestCancel(jobId);
+    // The stored flag is the cancel: a message that cannot go out (Redis away) only delays it to
+    // the running worker's next read of its flags, so the answer is still the job.
+    await deps.cancels.requestCancel(jobId).catch((err: unknown) => {
+      deps.logger.warn({ err, jobId }, "cancel message not sent: the worker reads the flag");
+    });
   } else if (flagged && !isTerminal(flagged.status)) {
     if (await finishJob(deps, jobId, "cancelled", cancelledResult(flagged.runs))) {
       await deps.queue.discard(jobId).catch(() => undefined);
