@@ -21,8 +21,8 @@ import { hostOfJob, hostOfSession, placeSession, sessionOfJob } from "../service
 import { claimJob, failJob, requeueJob } from "../service/worker/claim-job.js";
 import { throughDatabaseOutage } from "../service/worker/database-outage.js";
 import { executeJob } from "../service/worker/execute-job.js";
-import { closeWorker } from "./bull-close.js";
 import { cancelRequestedOf, jobsExpectingRun } from "../service/worker/recovery.js";
+import { closeWorker } from "./bull-close.js";
 import {
   type AnyPayload,
   BadJobPayloadError,
