@@ -367,6 +367,70 @@ describe("the web console in Chromium", () => {
     }
   });
 
+  it("shows an agent's markup as text on every page: no element, no script, no CSP report (attack23b)", async () => {
+    // Markup that would run script (or at least leave an element) if any page put data into HTML.
+    const P = `<img src=x data-pwn=1 onerror=window.__xss=1><script data-pwn=1>window.__xss=2</script><a data-pwn=1 href="javascript:window.__xss=3">x</a>`;
+    // Before the page's own scripts: a report of each CSP refusal, so that the policy is not what hides an injection.
+    await page.addInitScript(
+      "window.__csp = []; document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));",
+    );
+    // (No DOM types in the tests: the page's side is a string.)
+    const injected = () =>
+      page.evaluate<{ elements: number; xss: number; csp: string[] }>(
+        "({ elements: document.querySelectorAll('[data-pwn]').length, xss: window.__xss ?? 0, csp: window.__csp ?? [] })",
+      );
+    const clean = { elements: 0, xss: 0, csp: [] };
+    // Tenant-side strings too: a key's name and a skill's description.
+    const named = await h.call("POST", `/v1/tenants/${a.tenantId}/keys`, {
+      key: a.adminKey,
+      body: { role: "agent", name: P },
+    });
+    expect(named.status, JSON.stringify(named.body)).toBe(201);
+    const skill = await h.call("POST", `/v1/tenants/${a.tenantId}/skills`, {
+      key: a.adminKey,
+      body: { files: { "SKILL.md": `---\nname: pwn\ndescription: ${JSON.stringify(P)}\n---\nx\n` } },
+    });
+    expect(skill.status, JSON.stringify(skill.body)).toBe(201);
+    // The agent's call: its input (the inbox, the jobs list) and its output (the job's stream and result).
+    const res = await h.call("POST", `/v1/sessions/${a.sessionId}/calls`, {
+      key: a.agentKey,
+      body: { tool: "Bash", input: { command: `touch /workspace/pwn && echo '${P}' && echo '${P}' >&2` } },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const jobId = res.body.job.id as string;
+    await page.goto(`${h.url}/console/approvals`);
+    const row = page.locator(`[data-job-id="${jobId}"]`);
+    await row.waitFor({ timeout: UI_WAIT_MS });
+    expect(await row.locator("pre.input").textContent()).toContain(P);
+    expect(await injected()).toEqual(clean);
+    await row.getByRole("button", { name: `Approve ${jobId}`, exact: true }).click();
+    await row.waitFor({ state: "detached", timeout: UI_WAIT_MS });
+    await page.goto(`${h.url}/console/jobs/${jobId}`);
+    await expect.poll(() => page.getByLabel("output").textContent(), { timeout: 90_000 }).toContain(P);
+    expect(await injected()).toEqual(clean);
+    for (const [path, shows] of [
+      ["/console/jobs", `tr[data-job-id="${jobId}"]`],
+      ["/console/audit", "table.list tbody tr"],
+      ["/console/skills", "table.list tbody tr"],
+      ["/console/keys", "table.list tbody tr"],
+    ] as const) {
+      await page.goto(`${h.url}${path}`);
+      await page.locator(shows).first().waitFor({ timeout: UI_WAIT_MS });
+      expect(await injected(), path).toEqual(clean);
+    }
+    expect(await page.locator("main").textContent()).toContain(P);
+    // Preact renders no element from a JSON object that looks like one (an MCP tool's
+    // "description": {"type": "img", ...}): its elements carry a Symbol that JSON cannot make.
+    const fromJson = await page.evaluate<string>(`(async () => {
+      const { h, render } = await import("/console/assets/vendor/preact.mjs");
+      const div = document.createElement("div");
+      const forged = JSON.parse('{"type":"img","props":{"src":"x","data-pwn":"1"},"key":null,"ref":null,"__v":1}');
+      render(h("p", null, forged, "after"), div);
+      return div.innerHTML;
+    })()`);
+    expect(fromJson).toBe("<p>after</p>");
+  });
+
   it("ends the console session when its key is revoked, and signs out", async () => {
     const keys = await h.call("GET", `/v1/tenants/${a.tenantId}/keys`, { key: ADMIN_KEY });
     const adminKeyId = keys.body.keys.find((k: { role: string }) => k.role === "tenant_admin").id;
