@@ -172,3 +172,25 @@ describe("the console's static files under probing", () => {
     expect(files.cached).toBe(1);
   });
 });
+
+describe("what a browser is given to render", () => {
+  it("every HTML answer forbids framing (clickjacking); errors are JSON, never HTML reflecting the path", async () => {
+    for (const path of ["/console", "/console/approvals", "/console/jobs/job_x/y", "/docs"]) {
+      const res = await w.t.app.request(path);
+      expect(res.headers.get("content-type"), path).toMatch(/^text\/html/);
+      expect(res.headers.get("content-security-policy"), path).toMatch(/frame-ancestors 'none'/);
+    }
+    const markup = encodeURIComponent("<img src=x onerror=alert(1)>");
+    for (const path of [
+      `/v1/${markup}`,
+      `/console/assets/${markup}.js`,
+      `/${markup}`,
+      `/v1/jobs/${markup}`,
+      `/console/session?${markup}`,
+    ]) {
+      const res = await w.t.app.request(path, { headers: { authorization: `Bearer ${w.a.adminKey}` } });
+      expect(res.status, path).toBeGreaterThanOrEqual(400);
+      expect(res.headers.get("content-type"), path).toMatch(/^application\/json/);
+    }
+  });
+});
