@@ -367,6 +367,73 @@ describe("the web console in Chromium", () => {
     }
   });
 
+  it("a page of another site, in the admin's browser, reads nothing, follows no stream, changes nothing and signs no one in (attack23b)", async () => {
+    const jobId = await askingCall(a, "cross-site");
+    const before = (await ctx.cookies()).find((c) => c.name === "toolshed_console")?.value;
+    expect(before).toBeDefined();
+    // Same browser, same cookie jar: only the page's site differs (served here, no network).
+    const evil = await ctx.newPage();
+    try {
+      await evil.route("http://evil.test/**", (r) =>
+        r.fulfill({ contentType: "text/html", body: "<!doctype html><title>evil</title><p>hi</p>" }),
+      );
+      await evil.goto("http://evil.test/");
+      const seen = await evil.evaluate<Record<string, string>>(`(async () => {
+        const base = ${JSON.stringify(h.url)};
+        const read = await fetch(base + "/v1/jobs", { credentials: "include" }).then((r) => "read " + r.status, () => "blocked");
+        const session = await fetch(base + "/console/session", { credentials: "include" }).then((r) => "read " + r.status, () => "blocked");
+        const stream = await new Promise((resolve) => {
+          const es = new EventSource(base + "/v1/approvals/events", { withCredentials: true });
+          es.addEventListener("approval", () => { es.close(); resolve("event"); });
+          es.onerror = () => { es.close(); resolve("error"); };
+          setTimeout(() => { es.close(); resolve("silent"); }, 10000);
+        });
+        // A "simple" request needs no preflight: it is sent, its answer unread.
+        await fetch(base + "/v1/jobs/${jobId}/approval", {
+          method: "POST", mode: "no-cors", credentials: "include",
+          headers: { "content-type": "text/plain" }, body: '{"approve":true}',
+        }).catch(() => undefined);
+        // Login CSRF with an exact JSON body (a form cannot write one: text/plain adds "=").
+        await fetch(base + "/console/session", {
+          method: "POST", mode: "no-cors", credentials: "include",
+          headers: { "content-type": "text/plain" }, body: JSON.stringify({ key: ${JSON.stringify(other.adminKey)} }),
+        }).catch(() => undefined);
+        return { read, session, stream };
+      })()`);
+      expect(seen).toEqual({ read: "blocked", session: "blocked", stream: "error" });
+      // Login CSRF: a form posts another tenant's admin key as JSON (text/plain makes {"key":"…","x":"="}).
+      await evil.evaluate(`(() => {
+        const f = document.createElement("form");
+        f.method = "POST";
+        f.enctype = "text/plain";
+        f.action = ${JSON.stringify(`${h.url}/console/session`)};
+        const i = document.createElement("input");
+        i.name = ${JSON.stringify(`{"key":"${other.adminKey}","x":"`)};
+        i.value = '"}';
+        f.appendChild(i);
+        document.body.appendChild(f);
+        f.submit();
+      })()`);
+      await evil.waitForURL(`${h.url}/console/session`, { timeout: UI_WAIT_MS });
+      // Refused as cross-site (Sec-Fetch-Site), before its body (which the strict sign-in schema would refuse too).
+      expect(await evil.locator("body").textContent()).toMatch(/"FORBIDDEN".*cross-site/);
+    } finally {
+      await evil.close();
+    }
+    expect((await ctx.cookies()).find((c) => c.name === "toolshed_console")?.value).toBe(before);
+    const me = await page.evaluate<string>(
+      "fetch('/console/session').then((r) => r.json()).then((s) => s.tenantId)",
+    );
+    expect(me).toBe(a.tenantId);
+    const job = await h.call("GET", `/v1/jobs/${jobId}`, { key: a.adminKey });
+    expect(job.body.job.status).toBe("awaiting_approval");
+    const deny = await h.call("POST", `/v1/jobs/${jobId}/approval`, {
+      key: a.adminKey,
+      body: { approve: false },
+    });
+    expect(deny.status).toBe(200);
+  });
+
   it("shows an agent's markup as text on every page: no element, no script, no CSP report (attack23b)", async () => {
     // Markup that would run script (or at least leave an element) if any page put data into HTML.
     const P = `<img src=x data-pwn=1 onerror=window.__xss=1><script data-pwn=1>window.__xss=2</script><a data-pwn=1 href="javascript:window.__xss=3">x</a>`;
