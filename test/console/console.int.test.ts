@@ -505,9 +505,13 @@ describe("the web console in Chromium", () => {
     try {
       const p = await second.newPage();
       await signIn(p, a.adminKey);
+      const copy = (await second.cookies()).find((c) => c.name === "toolshed_console")!.value;
       await p.getByRole("button", { name: "Sign out" }).click();
       await p.getByLabel("API key").waitFor({ timeout: UI_WAIT_MS });
       expect((await second.cookies()).find((c) => c.name === "toolshed_console")).toBeUndefined();
+      // Ended on the server too: a copy of the cookie taken before is refused.
+      const replayed = await fetch(`${h.url}/v1/jobs`, { headers: { cookie: `toolshed_console=${copy}` } });
+      expect(replayed.status).toBe(401);
     } finally {
       await second.close();
     }
