@@ -7,7 +7,7 @@
  * from the nonce: only a page that could read the session's own answer knows it.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { and, eq, isNull, lt, notExists, sql } from "drizzle-orm";
+import { and, eq, lt, notExists, sql } from "drizzle-orm";
 import { type Db, first, tablesOf } from "../../db/db.js";
 import { ForbiddenError, UnauthenticatedError } from "../../errors.js";
 import { authenticate } from "./api-keys.js";
