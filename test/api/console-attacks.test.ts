@@ -67,6 +67,42 @@ describe("the console's session cookie", () => {
     expect((await send(other, "GET", rules)).status).toBe(200);
   });
 
+  it("over HTTPS is a __Host- cookie: one planted by a sibling subdomain (no prefix, or a Domain) is not read", async () => {
+    const https = { "x-forwarded-proto": "https", host: "toolshed.example.com" };
+    const res = await w.t.app.request("/console/session", {
+      method: "POST",
+      headers: { "content-type": "application/json", ...https },
+      body: JSON.stringify({ key: w.b.adminKey }),
+    });
+    expect(res.status).toBe(200);
+    const set = res.headers.get("set-cookie") ?? "";
+    expect(set).toMatch(/^__Host-toolshed_console=[^;]+;/);
+    expect(set).toMatch(/; Secure/);
+    expect(set).toMatch(/; Path=\/;/);
+    expect(set).not.toMatch(/Domain=/i);
+    const value = /^__Host-toolshed_console=([^;]+)/.exec(set)![1]!;
+    const me = async (cookie: string) =>
+      (await w.t.app.request("/console/session", { headers: { cookie, ...https } })).status;
+    expect(await me(`__Host-toolshed_console=${value}`)).toBe(200);
+    // What evil.example.com could set for .example.com: the unprefixed name, even with a valid session (the attacker's own).
+    expect(await me(`toolshed_console=${value}`)).toBe(401);
+    const rules = await w.t.app.request(`/v1/tenants/${w.b.tenantId}/rules`, {
+      headers: { cookie: `toolshed_console=${value}`, ...https },
+    });
+    expect(rules.status).toBe(401);
+    // Sign-out clears the prefixed cookie.
+    const out = await w.t.app.request("/console/session", {
+      method: "DELETE",
+      headers: {
+        cookie: `__Host-toolshed_console=${value}`,
+        "x-csrf-token": ((await res.json()) as { csrfToken: string }).csrfToken,
+        ...https,
+      },
+    });
+    expect(out.status).toBe(204);
+    expect(out.headers.get("set-cookie")).toMatch(/^__Host-toolshed_console=;.*Max-Age=0/);
+  });
+
   it("refuses every spelling of a foreign or opaque Origin on a change", async () => {
     const s = await signIn(w.a.adminKey);
     const rules = `/v1/tenants/${w.a.tenantId}/rules`;
