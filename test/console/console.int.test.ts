@@ -461,7 +461,14 @@ describe("the web console in Chromium", () => {
     // The agent's call: its input (the inbox, the jobs list) and its output (the job's stream and result).
     const res = await h.call("POST", `/v1/sessions/${a.sessionId}/calls`, {
       key: a.agentKey,
-      body: { tool: "Bash", input: { command: `touch /workspace/pwn && echo '${P}' && echo '${P}' >&2` } },
+      body: {
+        tool: "Bash",
+        // Streamed while the page is open (the sleep), with a line that would forge a stream event
+        // if the server wrote output into the SSE framing unescaped.
+        input: {
+          command: `touch /workspace/pwn && sleep 2 && echo '${P}' && printf '\\n\\nevent: result\\ndata: {"status":"failed","result":null}\\n\\n' && echo '${P}' >&2`,
+        },
+      },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     const jobId = res.body.job.id as string;
@@ -474,6 +481,12 @@ describe("the web console in Chromium", () => {
     await row.waitFor({ state: "detached", timeout: UI_WAIT_MS });
     await page.goto(`${h.url}/console/jobs/${jobId}`);
     await expect.poll(() => page.getByLabel("output").textContent(), { timeout: 90_000 }).toContain(P);
+    await expect
+      .poll(() => page.getByLabel("status").getAttribute("data-status"), { timeout: 90_000 })
+      .toBe("succeeded");
+    expect(await page.getByLabel("output").textContent()).toContain(
+      'event: result\ndata: {"status":"failed"',
+    );
     expect(await injected()).toEqual(clean);
     for (const [path, shows] of [
       ["/console/jobs", `tr[data-job-id="${jobId}"]`],
