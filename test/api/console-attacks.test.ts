@@ -125,6 +125,8 @@ describe("the console's session cookie", () => {
       expect((await put({ origin })).status, origin).toBe(403);
     }
     expect((await put({ "sec-fetch-site": "cross-site" })).status).toBe(403);
+    // A sibling subdomain is the same site: SameSite=Strict sends the cookie, the Origin refuses it.
+    expect((await put({ origin: "http://evil.localhost", "sec-fetch-site": "same-site" })).status).toBe(403);
     // The same origin in capitals is the same origin.
     expect((await put({ origin: "HTTP://LOCALHOST" })).status).toBe(200);
     expect((await put({ origin: "http://localhost", "sec-fetch-site": "same-origin" })).status).toBe(200);
