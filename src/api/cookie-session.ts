@@ -1,7 +1,10 @@
 /**
  * The web console's cookie on `/v1/*`: a signed session (see service/tenancy/console-sessions.ts)
  * instead of a bearer key. A state-changing request must also carry the session's CSRF token in
- * `x-csrf-token` and must not come from another site (Origin / Sec-Fetch-Site).
+ * `x-csrf-token` and must not come from another site (Origin / Sec-Fetch-Site). Over HTTPS the
+ * cookie is `__Host-toolshed_console`: a browser takes that name only from this host (Secure,
+ * Path=/, no Domain), so a sibling subdomain cannot plant a session of its own (login CSRF by
+ * cookie tossing); the plain name is then not read.
  */
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
@@ -12,8 +15,11 @@ export const CONSOLE_COOKIE = "toolshed_console";
 export const CSRF_HEADER = "x-csrf-token";
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
+/** `__Host-` over HTTPS (see above); the plain name over HTTP, where no prefix is accepted. */
+const prefix = (c: Context) => (isHttps(c) ? "host" : undefined);
+
 export function hasConsoleCookie(c: Context): boolean {
-  return getCookie(c, CONSOLE_COOKIE) !== undefined;
+  return getCookie(c, CONSOLE_COOKIE, prefix(c)) !== undefined;
 }
 
 /** The session of the request's cookie (401 without one); CSRF-checked unless the method is safe. */
@@ -21,7 +27,7 @@ export async function consoleSession(
   c: Context,
   port: Pick<ApiPort, "consoleSessions">,
 ): Promise<ConsoleSession> {
-  const session = await port.consoleSessions.resume(getCookie(c, CONSOLE_COOKIE));
+  const session = await port.consoleSessions.resume(getCookie(c, CONSOLE_COOKIE, prefix(c)));
   if (!SAFE_METHODS.has(c.req.method)) {
     refuseCrossSite(c);
     if (!port.consoleSessions.csrfMatches(session, c.req.header(CSRF_HEADER))) {
@@ -61,13 +67,14 @@ export function setConsoleCookie(c: Context, session: ConsoleSession): void {
     httpOnly: true,
     sameSite: "Strict",
     secure: isHttps(c),
+    prefix: prefix(c),
     path: "/",
     expires: new Date(session.expiresAt),
   });
 }
 
 export function clearConsoleCookie(c: Context): void {
-  deleteCookie(c, CONSOLE_COOKIE, { path: "/", secure: isHttps(c) });
+  deleteCookie(c, CONSOLE_COOKIE, { path: "/", secure: isHttps(c), prefix: prefix(c) });
 }
 
 /** Behind a TLS-terminating proxy the scheme arrives in X-Forwarded-Proto. */

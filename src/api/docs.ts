@@ -20,10 +20,13 @@ export function redocBundle(): string {
   return bundle;
 }
 
-/** The page loads nothing from another origin, whatever a schema's text contains. */
+/**
+ * The page loads nothing from another origin, whatever a schema's text contains, and no other
+ * site frames it (it shares its origin with the console's cookie).
+ */
 export const DOCS_CSP =
   "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; " +
-  "img-src 'self' data:; worker-src 'self' blob:; connect-src 'self'";
+  "img-src 'self' data:; worker-src 'self' blob:; connect-src 'self'; frame-ancestors 'none'";
 
 interface Doc {
   info?: { title?: string; description?: string };

@@ -88,7 +88,8 @@ export function consoleRoutes(app: Hono<AppEnv>, deps: ApiDeps): void {
   });
   app.delete("/console/session", async (c) => {
     secure(c);
-    await consoleSession(c, deps.port);
+    // Ended on the server too: a copy of the cookie is refused from now on.
+    await deps.port.consoleSessions.signOut(await consoleSession(c, deps.port));
     clearConsoleCookie(c);
     return c.body(null, 204);
   });

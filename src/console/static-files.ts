@@ -1,7 +1,9 @@
 /**
  * The console's files: its own (under one folder, no path outside it) and the vendored libraries'
  * (from their npm packages, with bare `from "preact"` imports rewritten to our copy's URL). Read
- * once and kept: they are small and change only with a deploy.
+ * once and kept: they are small and change only with a deploy. Only files found are kept: the
+ * names asked for come from anyone, signed in or not, and a miss kept for each would grow without
+ * bound.
  */
 import { readFile } from "node:fs/promises";
 import { extname, join, normalize, sep } from "node:path";
@@ -35,13 +37,24 @@ export class StaticFiles {
     if (!found) {
       found = this.load(rel);
       this.cache.set(rel, found);
+      found.then(
+        (file) => file ?? this.cache.delete(rel),
+        () => this.cache.delete(rel),
+      );
     }
     return found;
   }
 
+  /** How many files are kept in memory. */
+  get cached(): number {
+    return this.cache.size;
+  }
+
   private async load(rel: string): Promise<StaticFile | undefined> {
     if (rel.startsWith("vendor/")) {
-      const lib = this.vendor[rel.slice("vendor/".length)];
+      const name = rel.slice("vendor/".length);
+      // Not an inherited property (`__proto__`, `constructor`): only the libraries listed.
+      const lib = Object.hasOwn(this.vendor, name) ? this.vendor[name] : undefined;
       if (!lib) return undefined;
       let text = await readFile(lib.file, "utf8");
       if (lib.rewrite) text = text.replaceAll(/from\s*"preact"/g, `from"${this.vendorUrl}preact.mjs"`);

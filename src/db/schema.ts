@@ -26,6 +26,19 @@ export const apiKeys = sqliteTable(
   (t) => [uniqueIndex("api_keys_hash_idx").on(t.hash)],
 );
 
+/**
+ * Console sessions ended by sign-out, by their nonce: the signed cookie would otherwise stay good
+ * until it expires. Kept until then (`expires_at`), then deleted by a later sign-out.
+ */
+export const consoleSignouts = sqliteTable(
+  "console_signouts",
+  {
+    nonce: text("nonce").primaryKey(),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [index("console_signouts_expires_idx").on(t.expiresAt)],
+);
+
 export const tenantRules = sqliteTable("tenant_rules", {
   tenantId: text("tenant_id")
     .primaryKey()

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { tablesOf } from "../../src/db/db.js";
 import { ConsoleSessions } from "../../src/service/tenancy/console-sessions.js";
 import { ADMIN_KEY, createApiTestApp, seedTenant } from "../support/harness.js";
 import { NullSandboxProvider } from "../support/null-sandbox.js";
@@ -122,11 +123,14 @@ describe("console sign-in", () => {
     });
     expect(signedOut.status).toBe(204);
     expect(signedOut.headers.get("set-cookie")).toMatch(/toolshed_console=;.*Max-Age=0/);
+    const replayed = await withCookie(cookie, `/v1/tenants/${tenant.tenantId}/rules`);
+    expect(((await replayed.json()) as { error: { message: string } }).error.message).toMatch(/signed out/);
 
+    const live = await signIn(tenant.adminKey);
     const keys = await t.call("GET", `/v1/tenants/${tenant.tenantId}/keys`, { key: ADMIN_KEY });
     const kid = keys.body.keys.find((k: { role: string }) => k.role === "tenant_admin").id;
     expect((await t.call("DELETE", `/v1/keys/${kid}`, { key: ADMIN_KEY })).status).toBe(204);
-    const after = await withCookie(cookie, `/v1/tenants/${tenant.tenantId}/rules`);
+    const after = await withCookie(live.cookie, `/v1/tenants/${tenant.tenantId}/rules`);
     expect(after.status).toBe(401);
     expect(((await after.json()) as { error: { message: string } }).error.message).toMatch(/revoked/);
   });
@@ -142,6 +146,27 @@ describe("console sign-in", () => {
     );
     now += 60_001;
     await expect(sessions.resume(s.token)).rejects.toThrow(/expired/);
+  });
+
+  it("remembers a signed-out session until it would have expired, then forgets it", async () => {
+    let now = 1_000_000;
+    const sessions = new ConsoleSessions(t.deps.db, randomBytes(32), 60_000, () => now);
+    const { consoleSignouts } = tablesOf(t.deps.db);
+    const kept = async () => (await t.deps.db.select().from(consoleSignouts)).map((r) => r.expiresAt);
+    const first = await sessions.signIn(tenant.adminKey);
+    await sessions.signOut(first);
+    await sessions.signOut(first);
+    await expect(sessions.resume(first.token)).rejects.toThrow(/signed out/);
+    expect(await kept()).toEqual([new Date(1_060_000).toISOString()]);
+    now += 30_000;
+    const second = await sessions.signIn(tenant.adminKey);
+    await sessions.signOut(second);
+    expect(await kept()).toHaveLength(2);
+    // Past the first one's expiry its cookie is refused as expired anyway: its row goes.
+    now += 30_001;
+    await sessions.signOut(await sessions.signIn(tenant.adminKey));
+    expect(await kept()).toEqual([new Date(1_090_000).toISOString(), new Date(1_120_001).toISOString()]);
+    await expect(sessions.resume(first.token)).rejects.toThrow(/expired/);
   });
 });
 

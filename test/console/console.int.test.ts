@@ -367,6 +367,150 @@ describe("the web console in Chromium", () => {
     }
   });
 
+  it("a page of another site, in the admin's browser, reads nothing, follows no stream, changes nothing and signs no one in (attack23b)", async () => {
+    const jobId = await askingCall(a, "cross-site");
+    const before = (await ctx.cookies()).find((c) => c.name === "toolshed_console")?.value;
+    expect(before).toBeDefined();
+    // Same browser, same cookie jar: only the page's site differs (served here, no network).
+    const evil = await ctx.newPage();
+    try {
+      await evil.route("http://evil.test/**", (r) =>
+        r.fulfill({ contentType: "text/html", body: "<!doctype html><title>evil</title><p>hi</p>" }),
+      );
+      await evil.goto("http://evil.test/");
+      const seen = await evil.evaluate<Record<string, string>>(`(async () => {
+        const base = ${JSON.stringify(h.url)};
+        const read = await fetch(base + "/v1/jobs", { credentials: "include" }).then((r) => "read " + r.status, () => "blocked");
+        const session = await fetch(base + "/console/session", { credentials: "include" }).then((r) => "read " + r.status, () => "blocked");
+        const stream = await new Promise((resolve) => {
+          const es = new EventSource(base + "/v1/approvals/events", { withCredentials: true });
+          es.addEventListener("approval", () => { es.close(); resolve("event"); });
+          es.onerror = () => { es.close(); resolve("error"); };
+          setTimeout(() => { es.close(); resolve("silent"); }, 10000);
+        });
+        // A "simple" request needs no preflight: it is sent, its answer unread.
+        await fetch(base + "/v1/jobs/${jobId}/approval", {
+          method: "POST", mode: "no-cors", credentials: "include",
+          headers: { "content-type": "text/plain" }, body: '{"approve":true}',
+        }).catch(() => undefined);
+        // Login CSRF with an exact JSON body (a form cannot write one: text/plain adds "=").
+        await fetch(base + "/console/session", {
+          method: "POST", mode: "no-cors", credentials: "include",
+          headers: { "content-type": "text/plain" }, body: JSON.stringify({ key: ${JSON.stringify(other.adminKey)} }),
+        }).catch(() => undefined);
+        return { read, session, stream };
+      })()`);
+      expect(seen).toEqual({ read: "blocked", session: "blocked", stream: "error" });
+      // Login CSRF: a form posts another tenant's admin key as JSON (text/plain makes {"key":"…","x":"="}).
+      await evil.evaluate(`(() => {
+        const f = document.createElement("form");
+        f.method = "POST";
+        f.enctype = "text/plain";
+        f.action = ${JSON.stringify(`${h.url}/console/session`)};
+        const i = document.createElement("input");
+        i.name = ${JSON.stringify(`{"key":"${other.adminKey}","x":"`)};
+        i.value = '"}';
+        f.appendChild(i);
+        document.body.appendChild(f);
+        f.submit();
+      })()`);
+      await evil.waitForURL(`${h.url}/console/session`, { timeout: UI_WAIT_MS });
+      // Refused as cross-site (Sec-Fetch-Site), before its body (which the strict sign-in schema would refuse too).
+      expect(await evil.locator("body").textContent()).toMatch(/"FORBIDDEN".*cross-site/);
+    } finally {
+      await evil.close();
+    }
+    expect((await ctx.cookies()).find((c) => c.name === "toolshed_console")?.value).toBe(before);
+    const me = await page.evaluate<string>(
+      "fetch('/console/session').then((r) => r.json()).then((s) => s.tenantId)",
+    );
+    expect(me).toBe(a.tenantId);
+    const job = await h.call("GET", `/v1/jobs/${jobId}`, { key: a.adminKey });
+    expect(job.body.job.status).toBe("awaiting_approval");
+    const deny = await h.call("POST", `/v1/jobs/${jobId}/approval`, {
+      key: a.adminKey,
+      body: { approve: false },
+    });
+    expect(deny.status).toBe(200);
+  });
+
+  it("shows an agent's markup as text on every page: no element, no script, no CSP report (attack23b)", async () => {
+    // Markup that would run script (or at least leave an element) if any page put data into HTML.
+    const P = `<img src=x data-pwn=1 onerror=window.__xss=1><script data-pwn=1>window.__xss=2</script><a data-pwn=1 href="javascript:window.__xss=3">x</a>`;
+    // Before the page's own scripts: a report of each CSP refusal, so that the policy is not what hides an injection.
+    await page.addInitScript(
+      "window.__csp = []; document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));",
+    );
+    // (No DOM types in the tests: the page's side is a string.)
+    const injected = () =>
+      page.evaluate<{ elements: number; xss: number; csp: string[] }>(
+        "({ elements: document.querySelectorAll('[data-pwn]').length, xss: window.__xss ?? 0, csp: window.__csp ?? [] })",
+      );
+    const clean = { elements: 0, xss: 0, csp: [] };
+    // Tenant-side strings too: a key's name and a skill's description.
+    const named = await h.call("POST", `/v1/tenants/${a.tenantId}/keys`, {
+      key: a.adminKey,
+      body: { role: "agent", name: P },
+    });
+    expect(named.status, JSON.stringify(named.body)).toBe(201);
+    const skill = await h.call("POST", `/v1/tenants/${a.tenantId}/skills`, {
+      key: a.adminKey,
+      body: { files: { "SKILL.md": `---\nname: pwn\ndescription: ${JSON.stringify(P)}\n---\nx\n` } },
+    });
+    expect(skill.status, JSON.stringify(skill.body)).toBe(201);
+    // The agent's call: its input (the inbox, the jobs list) and its output (the job's stream and result).
+    const res = await h.call("POST", `/v1/sessions/${a.sessionId}/calls`, {
+      key: a.agentKey,
+      body: {
+        tool: "Bash",
+        // Streamed while the page is open (the sleep), with a line that would forge a stream event
+        // if the server wrote output into the SSE framing unescaped.
+        input: {
+          command: `touch /workspace/pwn && sleep 2 && echo '${P}' && printf '\\n\\nevent: result\\ndata: {"status":"failed","result":null}\\n\\n' && echo '${P}' >&2`,
+        },
+      },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const jobId = res.body.job.id as string;
+    await page.goto(`${h.url}/console/approvals`);
+    const row = page.locator(`[data-job-id="${jobId}"]`);
+    await row.waitFor({ timeout: UI_WAIT_MS });
+    expect(await row.locator("pre.input").textContent()).toContain(P);
+    expect(await injected()).toEqual(clean);
+    await row.getByRole("button", { name: `Approve ${jobId}`, exact: true }).click();
+    await row.waitFor({ state: "detached", timeout: UI_WAIT_MS });
+    await page.goto(`${h.url}/console/jobs/${jobId}`);
+    await expect.poll(() => page.getByLabel("output").textContent(), { timeout: 90_000 }).toContain(P);
+    await expect
+      .poll(() => page.getByLabel("status").getAttribute("data-status"), { timeout: 90_000 })
+      .toBe("succeeded");
+    expect(await page.getByLabel("output").textContent()).toContain(
+      'event: result\ndata: {"status":"failed"',
+    );
+    expect(await injected()).toEqual(clean);
+    for (const [path, shows] of [
+      ["/console/jobs", `tr[data-job-id="${jobId}"]`],
+      ["/console/audit", "table.list tbody tr"],
+      ["/console/skills", "table.list tbody tr"],
+      ["/console/keys", "table.list tbody tr"],
+    ] as const) {
+      await page.goto(`${h.url}${path}`);
+      await page.locator(shows).first().waitFor({ timeout: UI_WAIT_MS });
+      expect(await injected(), path).toEqual(clean);
+    }
+    expect(await page.locator("main").textContent()).toContain(P);
+    // Preact renders no element from a JSON object that looks like one (an MCP tool's
+    // "description": {"type": "img", ...}): its elements carry a Symbol that JSON cannot make.
+    const fromJson = await page.evaluate<string>(`(async () => {
+      const { h, render } = await import("/console/assets/vendor/preact.mjs");
+      const div = document.createElement("div");
+      const forged = JSON.parse('{"type":"img","props":{"src":"x","data-pwn":"1"},"key":null,"ref":null,"__v":1}');
+      render(h("p", null, forged, "after"), div);
+      return div.innerHTML;
+    })()`);
+    expect(fromJson).toBe("<p>after</p>");
+  });
+
   it("ends the console session when its key is revoked, and signs out", async () => {
     const keys = await h.call("GET", `/v1/tenants/${a.tenantId}/keys`, { key: ADMIN_KEY });
     const adminKeyId = keys.body.keys.find((k: { role: string }) => k.role === "tenant_admin").id;
@@ -374,9 +518,13 @@ describe("the web console in Chromium", () => {
     try {
       const p = await second.newPage();
       await signIn(p, a.adminKey);
+      const copy = (await second.cookies()).find((c) => c.name === "toolshed_console")!.value;
       await p.getByRole("button", { name: "Sign out" }).click();
       await p.getByLabel("API key").waitFor({ timeout: UI_WAIT_MS });
       expect((await second.cookies()).find((c) => c.name === "toolshed_console")).toBeUndefined();
+      // Ended on the server too: a copy of the cookie taken before is refused.
+      const replayed = await fetch(`${h.url}/v1/jobs`, { headers: { cookie: `toolshed_console=${copy}` } });
+      expect(replayed.status).toBe(401);
     } finally {
       await second.close();
     }

@@ -33,7 +33,13 @@ async function raw(method: string, path: string, body?: Buffer, key = t.agentKey
   try {
     json = JSON.parse(bytes.toString("utf8"));
   } catch {}
-  return { status: res.status, bytes, json, type: res.headers.get("content-type") ?? "" };
+  return {
+    status: res.status,
+    bytes,
+    json,
+    type: res.headers.get("content-type") ?? "",
+    disposition: res.headers.get("content-disposition") ?? "",
+  };
 }
 
 const put = (path: string, body: Buffer) =>
@@ -67,6 +73,15 @@ afterAll(async () => {
 });
 
 describe("one file", () => {
+  it("an agent's HTML file comes down as an attachment of raw bytes, under a name it cannot break out of", async () => {
+    // Opened in an admin's browser (same origin as the console's cookie), it must never render.
+    await bash(`printf '<script>alert(document.cookie)</script>' > 'pwn";x=1;.html'`);
+    const down = await get('/workspace/pwn";x=1;.html');
+    expect(down.status).toBe(200);
+    expect(down.type).toBe("application/octet-stream");
+    expect(down.disposition).toBe('attachment; filename="pwn__x_1_.html"');
+  });
+
   it("uploads and downloads every byte value unchanged, owned by the agent", async () => {
     const data = Buffer.concat([Buffer.from(Array.from({ length: 256 }, (_, i) => i)), randomBytes(100_000)]);
     const up = await put("bin/data.bin", data);

@@ -35,6 +35,19 @@ export const apiKeys = pgTable(
   (t) => [uniqueIndex("api_keys_hash_idx").on(t.hash)],
 );
 
+/**
+ * Console sessions ended by sign-out, by their nonce: the signed cookie would otherwise stay good
+ * until it expires. Kept until then (`expires_at`), then deleted by a later sign-out.
+ */
+export const consoleSignouts = pgTable(
+  "console_signouts",
+  {
+    nonce: text("nonce").primaryKey(),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [index("console_signouts_expires_idx").on(t.expiresAt)],
+);
+
 export const tenantRules = pgTable("tenant_rules", {
   tenantId: text("tenant_id")
     .primaryKey()

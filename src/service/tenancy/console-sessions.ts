@@ -2,11 +2,12 @@
  * Web console sign-in: an admin key is exchanged once for a signed session token (kept by the
  * browser in an HttpOnly cookie), so the key itself never stays in the browser. The token names
  * the key id, an expiry and a random nonce, under an HMAC with a server secret; every use re-reads
- * the key, so revoking the key ends the session. The CSRF token is derived from the nonce: only
- * a page that could read the session's own answer knows it.
+ * the key, so revoking the key ends the session, and skips a session signed out (its nonce is
+ * kept in `console_signouts` until the session would have expired). The CSRF token is derived
+ * from the nonce: only a page that could read the session's own answer knows it.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, lt, notExists, sql } from "drizzle-orm";
 import { type Db, first, tablesOf } from "../../db/db.js";
 import { ForbiddenError, UnauthenticatedError } from "../../errors.js";
 import { authenticate } from "./api-keys.js";
@@ -55,22 +56,54 @@ export class ConsoleSessions {
     return this.session(`${payload}.${this.mac(`s.${payload}`)}`, body, principal);
   }
 
-  /** The session behind a cookie; 401 when absent, forged, expired or its key was revoked. */
+  /** The session behind a cookie; 401 when absent, forged, expired, signed out or its key was revoked. */
   async resume(token: string | undefined): Promise<ConsoleSession> {
     const body = token ? this.verify(token) : undefined;
     if (!token || !body)
       throw new UnauthenticatedError("not signed in to the console (or the session ended)");
     if (body.e <= this.now()) throw new UnauthenticatedError("the console session expired: sign in again");
-    const { apiKeys } = tablesOf(this.db);
+    const { apiKeys, consoleSignouts } = tablesOf(this.db);
+    // One query: the live key, unless this session was signed out.
     const row = await first(
       this.db
-        .select({ id: apiKeys.id, role: apiKeys.role, tenantId: apiKeys.tenantId })
+        .select({
+          id: apiKeys.id,
+          role: apiKeys.role,
+          tenantId: apiKeys.tenantId,
+          live: sql<number>`${apiKeys.revokedAt} is null`.mapWith(Boolean),
+        })
         .from(apiKeys)
-        .where(and(eq(apiKeys.id, body.k), isNull(apiKeys.revokedAt)))
+        .where(
+          and(
+            eq(apiKeys.id, body.k),
+            notExists(
+              this.db.select({ one: sql`1` }).from(consoleSignouts).where(eq(consoleSignouts.nonce, body.n)),
+            ),
+          ),
+        )
         .limit(1),
     );
-    if (!row) throw new UnauthenticatedError("the key of this console session was revoked: sign in again");
+    if (!row) throw new UnauthenticatedError("this console session was signed out: sign in again");
+    if (!row.live)
+      throw new UnauthenticatedError("the key of this console session was revoked: sign in again");
     return this.session(token, body, { keyId: row.id, role: row.role, tenantId: row.tenantId });
+  }
+
+  /**
+   * Ends a session for good: its cookie, replayed later (a copy kept by another program, a shared
+   * computer), is refused like a forged one. Ended sessions past their expiry are forgotten here.
+   */
+  async signOut(session: ConsoleSession): Promise<void> {
+    const body = this.verify(session.token);
+    if (!body) return;
+    const { consoleSignouts } = tablesOf(this.db);
+    await this.db
+      .insert(consoleSignouts)
+      .values({ nonce: body.n, expiresAt: new Date(body.e).toISOString() })
+      .onConflictDoNothing();
+    await this.db
+      .delete(consoleSignouts)
+      .where(lt(consoleSignouts.expiresAt, new Date(this.now()).toISOString()));
   }
 
   /** Constant-time comparison of a presented CSRF token with the session's. */
