@@ -10,9 +10,11 @@
  */
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { dialectOf } from "../../src/db/db.js";
+import { preparedFor } from "../../src/db/prepared.js";
 import { ValidationError } from "../../src/errors.js";
 import type { CallHandoff, HandoffSlot } from "../../src/service/ports.js";
-import { type Harness, seedBashTenant, startHarness } from "../support/harness.js";
+import { ADMIN_KEY, type Harness, seedBashTenant, startHarness } from "../support/harness.js";
 import { pollUntil, waitForJob, waitForJobs } from "../support/wait-for-job.js";
 
 let h: Harness;
@@ -252,6 +254,46 @@ it("every reserved slot is given back, whatever the submit's end; no lease or ru
   expect(enqueued).not.toContain(next.body.job.id);
   await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
 }, 120_000);
+
+it("a handed-off call counts the tenant's active calls once, in its insert; at the bound that insert refuses it and gives its slot back", async () => {
+  const { t, sid, calls } = await pinnedSession("count-once");
+  const deps = h.service.deps;
+  // Counted in the store's transaction only (SQLite: the prepared count; Postgres counts in SQL).
+  const sqlite = dialectOf(deps.db) === "sqlite";
+  const count = sqlite ? preparedFor(deps.db).activeCount : undefined;
+  const get = count?.get.bind(count);
+  let counted = 0;
+  if (count && get)
+    count.get = ((...a: Parameters<typeof get>) => {
+      counted++;
+      return get(...a);
+    }) as typeof count.get;
+  try {
+    const res = await h.call("POST", `${calls}?wait=30`, { key: t.agentKey, body: bash("echo once") });
+    expect(res.body.job.status, JSON.stringify(res.body)).toBe("succeeded");
+    expect(enqueued).not.toContain(res.body.job.id);
+    if (sqlite) expect(counted).toBe(1);
+  } finally {
+    if (count && get) count.get = get;
+  }
+  // One call queued or running at most: a second one is refused by the insert that would claim
+  // it (the same 429 as the early count gave), nothing of it is stored, and its slot is free again.
+  const settings = await h.call("PUT", `/v1/tenants/${t.tenantId}/settings`, {
+    key: ADMIN_KEY,
+    body: { quotas: { maxActiveCalls: 1 } },
+  });
+  expect(settings.status, JSON.stringify(settings.body)).toBe(200);
+  const slow = await h.call("POST", calls, { key: t.agentKey, body: bash("sleep 0.5") });
+  expect(slow.body.job.status, JSON.stringify(slow.body)).toBe("running");
+  const over = await h.call("POST", calls, { key: t.agentKey, body: bash("echo over") });
+  expect(over.status, JSON.stringify(over.body)).toBe(429);
+  expect(over.body.error.message).toBe("the tenant already has 1 calls queued or running");
+  expect(freeSlots(h.service.deps.handoff as CallHandoff)).toBe(1);
+  await waitForJob(h.call, t.agentKey, slow.body.job.id);
+  const jobs = await h.call("GET", `/v1/jobs?sessionId=${sid}&limit=100`, { key: t.agentKey });
+  expect(jobs.body.items).toHaveLength(3);
+  await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
+}, 60_000);
 
 /** How many slots the hand-off gives now (each taken one is given back at once). */
 function freeSlots(handoff: CallHandoff): number {
