@@ -357,6 +357,39 @@ it("a waiter is answered once the final row is stored, while the run's events ar
   ]);
 }, 60_000);
 
+it("a waiter is answered before the run's end events are even written: their write waits for the next turn", async () => {
+  const { t, calls } = await pinnedSession("answer-first");
+  const deps = h.service.deps;
+  const order: string[] = [];
+  // The waiter's own promise (the hand-off's end) and the run's last event write, observed.
+  const handoff = deps.handoff as CallHandoff;
+  const ended = handoff.ended.bind(handoff);
+  handoff.ended = (jobId) => {
+    const end = ended(jobId);
+    void end?.then(() => order.push("answered"));
+    return end;
+  };
+  const bus = deps.events;
+  const publishStatus = bus.publishStatus.bind(bus);
+  bus.publishStatus = (jobId, tenantId, status, events) => {
+    if (status === "succeeded") order.push("end events");
+    return publishStatus(jobId, tenantId, status, events);
+  };
+  try {
+    const sub = await h.call("POST", `${calls}?wait=30`, { key: t.agentKey, body: bash("echo first") });
+    expect(sub.body.job.status, JSON.stringify(sub.body)).toBe("succeeded");
+    await pollUntil(
+      async () => order.length,
+      (n) => n === 2,
+      { timeoutMs: 10_000, what: "the answer and the end events" },
+    );
+    expect(order).toEqual(["answered", "end events"]);
+  } finally {
+    handoff.ended = ended;
+    bus.publishStatus = publishStatus;
+  }
+}, 60_000);
+
 it("a client that sends the next call the moment it is answered: an Edit right after its Read, while the Read's events are held", async () => {
   const { t, sid, calls } = await pinnedSession("readedit");
   const rules = { allow: ["Bash", "Read", "Edit", "Write"], deny: [], ask: [] };
