@@ -89,13 +89,13 @@ interface Cost {
 }
 
 /**
- * WAL frames (pages) per call, from `n` more calls run with the log emptied first and not
- * checkpointed meanwhile: the frames the log gained is every page every commit wrote (a page
- * written by two commits counts twice, as the log does). A reader on a connection of its own
- * holds a snapshot from after the first call until the end, so that no checkpoint (the service's
- * checkpointer thread runs every 200 ms) lets a writer restart the log under the count. A pass of
- * its own, after the timed one, so that the timed calls pay their checkpoints as a service's do.
- * `trees`: also print which b-trees (tables, indexes) the frames were pages of.
+ * WAL frames (pages) per call, from `n` more calls: the frames the log gained is every page every
+ * commit wrote (a page written by two commits counts twice, as the log does). The service's
+ * checkpointer thread (every 200 ms) would let a writer restart the log under the count, so a
+ * reader on a connection of its own holds a snapshot that needs the log (taken just after a
+ * write of page 1) until the end; a pass whose log was restarted anyway (its salt changed) is run
+ * again. A pass of its own, after the timed one, so that the timed calls pay their checkpoints
+ * as a service's do. `trees`: also say which b-trees (tables, indexes) the frames were pages of.
  */
 async function walPagesPerCall(
   dbs: Set<BetterSqlite.Database>,
@@ -104,36 +104,47 @@ async function walPagesPerCall(
   trees = false,
 ): Promise<{ pages: number; trees?: string }> {
   if (dbs.size === 0) return { pages: 0 };
-  const autocheckpoint = [...dbs].map((db) => db.pragma("wal_autocheckpoint", { simple: true }) as number);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const counted = await walPass([...dbs], n, once, trees);
+    if (counted) return counted;
+  }
+  return { pages: Number.NaN };
+}
+
+/** One pass of walPagesPerCall; undefined when a log restarted meanwhile. */
+async function walPass(
+  dbs: BetterSqlite.Database[],
+  n: number,
+  once: () => Promise<void>,
+  trees: boolean,
+): Promise<{ pages: number; trees?: string } | undefined> {
   const frames = (db: BetterSqlite.Database) =>
     (db.pragma("wal_checkpoint(PASSIVE)") as { log: number }[])[0]?.log ?? 0;
-  for (const db of dbs) {
-    db.pragma("wal_checkpoint(TRUNCATE)");
-    db.pragma("wal_autocheckpoint = 0");
-  }
+  const salt = (db: BetterSqlite.Database) => readFileSync(`${db.name}-wal`).subarray(16, 24).toString("hex");
   await once();
-  const readers = [...dbs].map((db) => {
+  const readers = dbs.map((db) => {
+    // A frame not yet copied back when the reader starts, so that its snapshot uses the log.
+    db.pragma(`user_version = ${db.pragma("user_version", { simple: true }) as number}`);
     const reader = new BetterSqlite(db.name, { readonly: true });
     reader.exec("BEGIN");
     reader.prepare("select count(*) from sqlite_schema").get();
     return reader;
   });
-  const from = [...dbs].map(frames);
-  let written = 0;
-  const byTree: string[] = [];
+  const from = dbs.map(frames);
+  const salts = dbs.map(salt);
   try {
     for (let i = 0; i < n; i++) await once();
+    const to = dbs.map(frames);
+    if (dbs.some((db, i) => salt(db) !== salts[i] || to[i]! < from[i]!)) return undefined;
+    const written = to.reduce((sum, t, i) => sum + t - from[i]!, 0);
+    const byTree = trees ? dbs.map((db, i) => walByTree(db, from[i]!, to[i]!, n)) : [];
+    return { pages: written / n, ...(trees ? { trees: byTree.join("\n") } : {}) };
   } finally {
-    [...dbs].forEach((db, i) => {
-      const to = frames(db);
-      written += Math.max(0, to - from[i]!);
-      if (trees) byTree.push(walByTree(db, from[i]!, to, n));
-      readers[i]!.exec("COMMIT");
-      readers[i]!.close();
-      db.pragma(`wal_autocheckpoint = ${autocheckpoint[i]}`);
-    });
+    for (const reader of readers) {
+      reader.exec("COMMIT");
+      reader.close();
+    }
   }
-  return { pages: written / n, ...(trees ? { trees: byTree.join("\n") } : {}) };
 }
 
 /** Which b-trees the log's frames `from`..`to` were pages of, per call (pages a commit wrote). */
