@@ -54,8 +54,8 @@ function plansOnJobs(): Map<string, string[]> {
   return plans;
 }
 
-it("a call's claim, finish and successors, recovery and a lost host's release seek indexes", async () => {
-  const sessionId = "ses_plans";
+/** A session of its own, the store, an audit entry for a job, and a job `a` and a safe job `b` of it. */
+async function seeded(sessionId: string) {
   const { tenantId } = await seedDialectSession(opened.db, sessionId);
   const store = new SqliteJobStore(opened.db);
   const audit = (jobId: string) => ({
@@ -68,6 +68,12 @@ it("a call's claim, finish and successors, recovery and a lost host's release se
   });
   const a = jobRow({ id: "job_a", tenantId, sessionId });
   const b = jobRow({ id: "job_b", tenantId, sessionId, concurrencySafe: true });
+  return { tenantId, store, audit, a, b };
+}
+
+it("a call's claim, finish and successors, recovery and a lost host's release seek indexes", async () => {
+  const sessionId = "ses_plans";
+  const { store, audit, a, b } = await seeded(sessionId);
   await store.insertJob(a, audit(a.id), { maxActive: 10 });
   await store.insertClaimed(b, audit(b.id), { maxActive: 10, claim: { worker: "w", hostId: "h" } });
   await store.claim(a.id, { worker: "w", takeOver: false });
@@ -95,18 +101,7 @@ it("a call's claim, finish and successors, recovery and a lost host's release se
 
 it("a claim's blocker look-up binds no LIMIT (SQLite plans with a bound LIMIT's value, so it re-prepared the statement on every run)", async () => {
   const sessionId = "ses_limit";
-  const { tenantId } = await seedDialectSession(opened.db, sessionId);
-  const store = new SqliteJobStore(opened.db);
-  const audit = (jobId: string) => ({
-    tenantId,
-    sessionId,
-    jobId,
-    kind: "decision" as const,
-    actorKeyId: null,
-    data: {},
-  });
-  const a = jobRow({ id: "job_a", tenantId, sessionId });
-  const b = jobRow({ id: "job_b", tenantId, sessionId, concurrencySafe: true });
+  const { tenantId, store, audit, a, b } = await seeded(sessionId);
   const c = jobRow({ id: "job_c", tenantId, sessionId });
   await store.insertClaimed(a, audit(a.id), { maxActive: 10, claim: { worker: "w", hostId: "h" } });
   await store.insertJob(b, audit(b.id), { maxActive: 10 });

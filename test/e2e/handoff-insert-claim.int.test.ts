@@ -10,10 +10,9 @@
  */
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { dialectOf } from "../../src/db/db.js";
-import { preparedFor } from "../../src/db/prepared.js";
 import { ValidationError } from "../../src/errors.js";
 import type { CallHandoff, HandoffSlot } from "../../src/service/ports.js";
+import { countActiveCounts } from "../support/active-counts.js";
 import { ADMIN_KEY, type Harness, seedBashTenant, startHarness } from "../support/harness.js";
 import { pollUntil, waitForJob, waitForJobs } from "../support/wait-for-job.js";
 
@@ -259,22 +258,14 @@ it("a handed-off call counts the tenant's active calls once, in its insert; at t
   const { t, sid, calls } = await pinnedSession("count-once");
   const deps = h.service.deps;
   // Counted in the store's transaction only (SQLite: the prepared count; Postgres counts in SQL).
-  const sqlite = dialectOf(deps.db) === "sqlite";
-  const count = sqlite ? preparedFor(deps.db).activeCount : undefined;
-  const get = count?.get.bind(count);
-  let counted = 0;
-  if (count && get)
-    count.get = ((...a: Parameters<typeof get>) => {
-      counted++;
-      return get(...a);
-    }) as typeof count.get;
+  const counts = countActiveCounts(deps.db);
   try {
     const res = await h.call("POST", `${calls}?wait=30`, { key: t.agentKey, body: bash("echo once") });
     expect(res.body.job.status, JSON.stringify(res.body)).toBe("succeeded");
     expect(enqueued).not.toContain(res.body.job.id);
-    if (sqlite) expect(counted).toBe(1);
+    if (counts.counted() !== undefined) expect(counts.counted()).toBe(1);
   } finally {
-    if (count && get) count.get = get;
+    counts.restore();
   }
   // One call queued or running at most: a second one is refused by the insert that would claim
   // it (the same 429 as the early count gave), nothing of it is stored, and its slot is free again.
