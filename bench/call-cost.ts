@@ -6,7 +6,7 @@
  * A bare `GET /healthz` is the baseline, measured the same way in the same run.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -84,36 +84,87 @@ interface Cost {
   redis: Map<string, number>;
   /** WAL frames (pages) written per call: what the calls' commits cost the log. */
   walFrames: number;
+  /** With `--wal-trees`: the b-trees those pages belong to. */
+  walTrees?: string;
 }
 
 /**
- * WAL frames (pages) per call, from `n` more calls run with the log emptied first and not
- * checkpointed meanwhile: its frame count after is every page every commit wrote (a page written
- * by two commits counts twice, as the log does). A pass of its own, after the timed one, so that
- * the timed calls pay their checkpoints as a service's calls do.
+ * WAL frames (pages) per call, from `n` more calls: the frames the log gained is every page every
+ * commit wrote (a page written by two commits counts twice, as the log does). The service's
+ * checkpointer thread (every 200 ms) would let a writer restart the log under the count, so a
+ * reader on a connection of its own holds a snapshot that needs the log (taken just after a
+ * write of page 1) until the end; a pass whose log was restarted anyway (its salt changed) is run
+ * again. A pass of its own, after the timed one, so that the timed calls pay their checkpoints
+ * as a service's do. `trees`: also say which b-trees (tables, indexes) the frames were pages of.
  */
 async function walPagesPerCall(
   dbs: Set<BetterSqlite.Database>,
   n: number,
   once: () => Promise<void>,
-): Promise<number> {
-  if (dbs.size === 0) return 0;
-  const autocheckpoint = [...dbs].map((db) => db.pragma("wal_autocheckpoint", { simple: true }) as number);
-  for (const db of dbs) {
-    db.pragma("wal_checkpoint(TRUNCATE)");
-    db.pragma("wal_autocheckpoint = 0");
+  trees = false,
+): Promise<{ pages: number; trees?: string }> {
+  if (dbs.size === 0) return { pages: 0 };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const counted = await walPass([...dbs], n, once, trees);
+    if (counted) return counted;
   }
-  let frames = 0;
+  return { pages: Number.NaN };
+}
+
+/** One pass of walPagesPerCall; undefined when a log restarted meanwhile. */
+async function walPass(
+  dbs: BetterSqlite.Database[],
+  n: number,
+  once: () => Promise<void>,
+  trees: boolean,
+): Promise<{ pages: number; trees?: string } | undefined> {
+  const frames = (db: BetterSqlite.Database) =>
+    (db.pragma("wal_checkpoint(PASSIVE)") as { log: number }[])[0]?.log ?? 0;
+  const salt = (db: BetterSqlite.Database) => readFileSync(`${db.name}-wal`).subarray(16, 24).toString("hex");
+  await once();
+  const readers = dbs.map((db) => {
+    // A frame not yet copied back when the reader starts, so that its snapshot uses the log.
+    db.pragma(`user_version = ${db.pragma("user_version", { simple: true }) as number}`);
+    const reader = new BetterSqlite(db.name, { readonly: true });
+    reader.exec("BEGIN");
+    reader.prepare("select count(*) from sqlite_schema").get();
+    return reader;
+  });
+  const from = dbs.map(frames);
+  const salts = dbs.map(salt);
   try {
     for (let i = 0; i < n; i++) await once();
+    const to = dbs.map(frames);
+    if (dbs.some((db, i) => salt(db) !== salts[i] || to[i]! < from[i]!)) return undefined;
+    const written = to.reduce((sum, t, i) => sum + t - from[i]!, 0);
+    const byTree = trees ? dbs.map((db, i) => walByTree(db, from[i]!, to[i]!, n)) : [];
+    return { pages: written / n, ...(trees ? { trees: byTree.join("\n") } : {}) };
   } finally {
-    [...dbs].forEach((db, i) => {
-      const [row] = db.pragma("wal_checkpoint(PASSIVE)") as { log: number }[];
-      frames += Math.max(0, row?.log ?? 0);
-      db.pragma(`wal_autocheckpoint = ${autocheckpoint[i]}`);
-    });
+    for (const reader of readers) {
+      reader.exec("COMMIT");
+      reader.close();
+    }
   }
-  return frames / n;
+}
+
+/** Which b-trees the log's frames `from`..`to` were pages of, per call (pages a commit wrote). */
+function walByTree(db: BetterSqlite.Database, from: number, to: number, n: number): string {
+  const wal = readFileSync(`${db.name}-wal`);
+  const pageSize = wal.readUInt32BE(8);
+  const owner = new Map<number, string>();
+  for (const r of db.prepare("select name, pageno from dbstat").all() as { name: string; pageno: number }[])
+    owner.set(r.pageno, r.name);
+  const by = new Map<string, number>();
+  let commits = 0;
+  for (let f = from; f < to; f++) {
+    const at = 32 + f * (24 + pageSize);
+    const page = wal.readUInt32BE(at);
+    if (wal.readUInt32BE(at + 4) !== 0) commits++;
+    const name = owner.get(page) ?? (page === 1 ? "sqlite_schema" : `page ${page}`);
+    by.set(name, (by.get(name) ?? 0) + 1);
+  }
+  const rows = [...by].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${(v / n).toFixed(2)} ${k}`);
+  return `  WAL: ${(commits / n).toFixed(2)} commits per call; pages per call: ${rows.join(", ")}`;
 }
 
 /**
@@ -126,6 +177,7 @@ async function measure(
   counter: ReturnType<typeof countStatements>,
   once: () => Promise<void>,
   profile: (work: () => Promise<void>) => Promise<void>,
+  trees: boolean,
 ): Promise<Cost> {
   const c0 = process.cpuUsage();
   const f0 = process.resourceUsage().minorPageFault;
@@ -154,7 +206,10 @@ async function measure(
     statements,
     statementMs,
     redis: redisDelta,
-    walFrames: await walPagesPerCall(counter.databases, Math.min(n, 100), once),
+    ...(await walPagesPerCall(counter.databases, Math.min(n, 100), once, trees).then((w) => ({
+      walFrames: w.pages,
+      ...(w.trees ? { walTrees: w.trees } : {}),
+    }))),
   };
 }
 
@@ -191,7 +246,8 @@ export async function run(args: string[]): Promise<void> {
     "warm Read": option("--profile"),
     "warm Bash": option("--profile-bash"),
   };
-  const n = Number(args[0] ?? 300);
+  const walTrees = args.includes("--wal-trees");
+  const n = Number(args.filter((a) => a !== "--wal-trees")[0] ?? 300);
   const counter = countStatements();
   const dataDir = mkdtempSync(join(tmpdir(), "tsb-"));
   const config = benchConfig(dataDir, ADMIN, { WORKER_CONCURRENCY: "64" });
@@ -219,7 +275,14 @@ export async function run(args: string[]): Promise<void> {
     console.log(`one warm session, ${n} calls each (service and client in this process)`);
     const costs: [string, Cost][] = [];
     for (const [label, once] of kinds) {
-      const c = await measure(n, redis, counter, once, (work) => profiled(profiles[label.slice(0, 9)], work));
+      const c = await measure(
+        n,
+        redis,
+        counter,
+        once,
+        (work) => profiled(profiles[label.slice(0, 9)], work),
+        walTrees,
+      );
       costs.push([label, c]);
       console.log(
         `${label.padEnd(26)} wall ${c.wallMs.toFixed(2)} ms  CPU ${c.cpuMs.toFixed(2)} ms  ` +
@@ -227,19 +290,21 @@ export async function run(args: string[]): Promise<void> {
           `SQL ${(total(c.statements) / n).toFixed(1)}  Redis ${(total(c.redis) / n).toFixed(1)}  ` +
           `WAL pages ${c.walFrames.toFixed(1)} per call`,
       );
+      if (c.walTrees) console.log(c.walTrees);
     }
     const [, read] = costs[1]!;
     const [, health] = costs[0]!;
     console.log(`Read CPU ÷ healthz CPU = ${(read.cpuMs / health.cpuMs).toFixed(1)}`);
-    console.log("\nwarm Read, SQLite statements per call (count, time inside SQLite per call):");
-    const timed = read.statementMs;
-    for (const [k, v] of perCall(read.statements, n))
-      if (v >= 0.05)
-        console.log(
-          `  ${v.toFixed(2)}  ${(((timed.get(k) ?? 0) / n) * 1000).toFixed(0).padStart(4)} µs  ${k}`,
-        );
-    console.log("warm Read, Redis commands per call:");
-    for (const [k, v] of perCall(read.redis, n)) if (v >= 0.05) console.log(`  ${v.toFixed(2)}  ${k}`);
+    for (const [label, c] of costs.slice(1)) {
+      console.log(`\n${label}, SQLite statements per call (count, time inside SQLite per call):`);
+      for (const [k, v] of perCall(c.statements, n))
+        if (v >= 0.05)
+          console.log(
+            `  ${v.toFixed(2)}  ${(((c.statementMs.get(k) ?? 0) / n) * 1000).toFixed(0).padStart(4)} µs  ${k}`,
+          );
+      console.log(`${label}, Redis commands per call:`);
+      for (const [k, v] of perCall(c.redis, n)) if (v >= 0.05) console.log(`  ${v.toFixed(2)}  ${k}`);
+    }
   } finally {
     redis.disconnect();
     await tearDown(service, config, dataDir);

@@ -72,11 +72,11 @@ it("an approval that would queue a call past maxActiveCalls is a 429 and leaves 
   expect(ok.body.job.status).toBe("queued");
 });
 
-it("at maxActiveCalls every submit that will not run ahead is refused early, whatever it would have become", async () => {
-  // The early count is skipped only for a call that may run ahead (a Read with wait, no key),
-  // which its store holds to the bound. Every other submit is refused before anything: an
-  // ask-call and a denied one (neither would take a slot), a Read without wait or with a key, a
-  // Bash, and a call whose plan fails (the refusal wins over its error, as before).
+it("at maxActiveCalls every submit is refused, whatever it would have become, and nothing of it is stored", async () => {
+  // A call that would take a slot (queued: a Read without wait or with a key, a Bash; or one that
+  // may run ahead) is held to the bound by the transaction that would store it. Every other
+  // submit is refused early by the count: an ask-call and a denied one (neither would take a
+  // slot), and a call whose plan fails (the refusal wins over its error, as before).
   const { a, sid } = await atOneActiveCall({ allow: ["Read", "Bash"], deny: ["Write"], ask: ["Edit"] });
   const submit = (body: Record<string, unknown>, query = "") =>
     t.call("POST", `/v1/sessions/${sid}/calls${query}`, { key: a.agentKey, body });

@@ -54,8 +54,8 @@ function plansOnJobs(): Map<string, string[]> {
   return plans;
 }
 
-it("a call's claim, finish and successors, recovery and a lost host's release seek indexes", async () => {
-  const sessionId = "ses_plans";
+/** A session of its own, the store, an audit entry for a job, and a job `a` and a safe job `b` of it. */
+async function seeded(sessionId: string) {
   const { tenantId } = await seedDialectSession(opened.db, sessionId);
   const store = new SqliteJobStore(opened.db);
   const audit = (jobId: string) => ({
@@ -68,6 +68,12 @@ it("a call's claim, finish and successors, recovery and a lost host's release se
   });
   const a = jobRow({ id: "job_a", tenantId, sessionId });
   const b = jobRow({ id: "job_b", tenantId, sessionId, concurrencySafe: true });
+  return { tenantId, store, audit, a, b };
+}
+
+it("a call's claim, finish and successors, recovery and a lost host's release seek indexes", async () => {
+  const sessionId = "ses_plans";
+  const { store, audit, a, b } = await seeded(sessionId);
   await store.insertJob(a, audit(a.id), { maxActive: 10 });
   await store.insertClaimed(b, audit(b.id), { maxActive: 10, claim: { worker: "w", hostId: "h" } });
   await store.claim(a.id, { worker: "w", takeOver: false });
@@ -91,4 +97,24 @@ it("a call's claim, finish and successors, recovery and a lost host's release se
     for (const [source, plan] of found) expect(plan.join(" | "), `${what}: ${source}`).toContain(index);
   }
   for (const [source, plan] of plans) expect(plan, source).not.toContain("SCAN jobs");
+});
+
+it("a claim's blocker look-up binds no LIMIT (SQLite plans with a bound LIMIT's value, so it re-prepared the statement on every run)", async () => {
+  const sessionId = "ses_limit";
+  const { tenantId, store, audit, a, b } = await seeded(sessionId);
+  const c = jobRow({ id: "job_c", tenantId, sessionId });
+  await store.insertClaimed(a, audit(a.id), { maxActive: 10, claim: { worker: "w", hostId: "h" } });
+  await store.insertJob(b, audit(b.id), { maxActive: 10 });
+  await store.insertJob(c, audit(c.id), { maxActive: 10 });
+  // Both blockers find the running `a` ahead (one row; `get` steps once), and only after it ends none.
+  expect(await store.claim(b.id, { worker: "w", takeOver: false })).toEqual({
+    kind: "wait",
+    blockedBy: a.id,
+  });
+  expect(await store.claim(c.id, { worker: "w", takeOver: false })).toMatchObject({ kind: "wait" });
+  await store.finish(a.id, "succeeded", { content: [], state: "success" });
+  expect(await store.claim(b.id, { worker: "w", takeOver: false })).toMatchObject({ kind: "run" });
+  const blockers = [...prepared].filter((source) => /^select "id" from "jobs" .*"seq" < \?/.test(source));
+  expect(blockers).toHaveLength(2);
+  for (const source of blockers) expect(source).not.toMatch(/limit \?/i);
 });

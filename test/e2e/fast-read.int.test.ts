@@ -5,9 +5,8 @@
  * could have ordered differently is thrown away and run in order.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { dialectOf } from "../../src/db/db.js";
-import { preparedFor } from "../../src/db/prepared.js";
 import type { JobStore } from "../../src/db/store.js";
+import { countActiveCounts } from "../support/active-counts.js";
 import { type Harness, seedTenant, startHarness } from "../support/harness.js";
 import { pollUntil, waitForJob } from "../support/wait-for-job.js";
 
@@ -110,15 +109,7 @@ it("sends its read before the run is set up, and counts the tenant's active call
     return toolSets(...a);
   };
   // Counted in the store's transaction only (SQLite: the prepared count; Postgres counts in SQL).
-  const sqlite = dialectOf(deps.db) === "sqlite";
-  const count = sqlite ? preparedFor(deps.db).activeCount : undefined;
-  const get = count?.get.bind(count);
-  let counted = 0;
-  if (count && get)
-    count.get = ((...a: Parameters<typeof get>) => {
-      counted++;
-      return get(...a);
-    }) as typeof count.get;
+  const counts = countActiveCounts(deps.db);
   try {
     seen();
     const res = await read();
@@ -126,11 +117,11 @@ it("sends its read before the run is set up, and counts the tenant's active call
     expect(seen()).toEqual(["insertFinished:row"]);
     // The plan's toolkit, then the read, then the run's toolkit (set up while the executor reads).
     expect(order.slice(-2)).toEqual(["read", "toolkit"]);
-    if (sqlite) expect(counted).toBe(1);
+    if (counts.counted() !== undefined) expect(counts.counted()).toBe(1);
   } finally {
     delete (sandbox as Partial<typeof sandbox>).readFile;
     delete (clients as Partial<typeof clients>).toolSets;
-    if (count && get) count.get = get;
+    counts.restore();
   }
 }, 60_000);
 

@@ -12,7 +12,8 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ValidationError } from "../../src/errors.js";
 import type { CallHandoff, HandoffSlot } from "../../src/service/ports.js";
-import { type Harness, seedBashTenant, startHarness } from "../support/harness.js";
+import { countActiveCounts } from "../support/active-counts.js";
+import { ADMIN_KEY, type Harness, seedBashTenant, startHarness } from "../support/harness.js";
 import { pollUntil, waitForJob, waitForJobs } from "../support/wait-for-job.js";
 
 let h: Harness;
@@ -253,6 +254,38 @@ it("every reserved slot is given back, whatever the submit's end; no lease or ru
   await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
 }, 120_000);
 
+it("a handed-off call counts the tenant's active calls once, in its insert; at the bound that insert refuses it and gives its slot back", async () => {
+  const { t, sid, calls } = await pinnedSession("count-once");
+  const deps = h.service.deps;
+  // Counted in the store's transaction only (SQLite: the prepared count; Postgres counts in SQL).
+  const counts = countActiveCounts(deps.db);
+  try {
+    const res = await h.call("POST", `${calls}?wait=30`, { key: t.agentKey, body: bash("echo once") });
+    expect(res.body.job.status, JSON.stringify(res.body)).toBe("succeeded");
+    expect(enqueued).not.toContain(res.body.job.id);
+    if (counts.counted() !== undefined) expect(counts.counted()).toBe(1);
+  } finally {
+    counts.restore();
+  }
+  // One call queued or running at most: a second one is refused by the insert that would claim
+  // it (the same 429 as the early count gave), nothing of it is stored, and its slot is free again.
+  const settings = await h.call("PUT", `/v1/tenants/${t.tenantId}/settings`, {
+    key: ADMIN_KEY,
+    body: { quotas: { maxActiveCalls: 1 } },
+  });
+  expect(settings.status, JSON.stringify(settings.body)).toBe(200);
+  const slow = await h.call("POST", calls, { key: t.agentKey, body: bash("sleep 0.5") });
+  expect(slow.body.job.status, JSON.stringify(slow.body)).toBe("running");
+  const over = await h.call("POST", calls, { key: t.agentKey, body: bash("echo over") });
+  expect(over.status, JSON.stringify(over.body)).toBe(429);
+  expect(over.body.error.message).toBe("the tenant already has 1 calls queued or running");
+  expect(freeSlots(h.service.deps.handoff as CallHandoff)).toBe(1);
+  await waitForJob(h.call, t.agentKey, slow.body.job.id);
+  const jobs = await h.call("GET", `/v1/jobs?sessionId=${sid}&limit=100`, { key: t.agentKey });
+  expect(jobs.body.items).toHaveLength(3);
+  await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
+}, 60_000);
+
 /** How many slots the hand-off gives now (each taken one is given back at once). */
 function freeSlots(handoff: CallHandoff): number {
   const taken: HandoffSlot[] = [];
@@ -313,6 +346,39 @@ it("a waiter is answered once the final row is stored, while the run's events ar
     "status:succeeded",
     "result:succeeded",
   ]);
+}, 60_000);
+
+it("a waiter is answered before the run's end events are even written: their write waits for the next turn", async () => {
+  const { t, calls } = await pinnedSession("answer-first");
+  const deps = h.service.deps;
+  const order: string[] = [];
+  // The waiter's own promise (the hand-off's end) and the run's last event write, observed.
+  const handoff = deps.handoff as CallHandoff;
+  const ended = handoff.ended.bind(handoff);
+  handoff.ended = (jobId) => {
+    const end = ended(jobId);
+    void end?.then(() => order.push("answered"));
+    return end;
+  };
+  const bus = deps.events;
+  const publishStatus = bus.publishStatus.bind(bus);
+  bus.publishStatus = (jobId, tenantId, status, events) => {
+    if (status === "succeeded") order.push("end events");
+    return publishStatus(jobId, tenantId, status, events);
+  };
+  try {
+    const sub = await h.call("POST", `${calls}?wait=30`, { key: t.agentKey, body: bash("echo first") });
+    expect(sub.body.job.status, JSON.stringify(sub.body)).toBe("succeeded");
+    await pollUntil(
+      async () => order.length,
+      (n) => n === 2,
+      { timeoutMs: 10_000, what: "the answer and the end events" },
+    );
+    expect(order).toEqual(["answered", "end events"]);
+  } finally {
+    handoff.ended = ended;
+    bus.publishStatus = publishStatus;
+  }
 }, 60_000);
 
 it("a client that sends the next call the moment it is answered: an Edit right after its Read, while the Read's events are held", async () => {

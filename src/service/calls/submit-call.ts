@@ -73,11 +73,12 @@ export async function submitCall(
   const row = await jobRowFor(deps, session, plan, body.idempotencyKey);
   row.requestHash = requestHash;
   const ahead = mayRunAhead(plan.tool, row, opts.wait);
-  // The early refusal of a call past the tenant's queued + running bound. A call that may run
-  // ahead is held to it by its one transaction (insertFinished counts), and when refused there or
-  // not run ahead, by the usual path's insert, with the same 429: counted once, not twice.
-  if (!ahead) await checkActiveCalls(deps, tenantId, maxActiveCalls);
-  else {
+  // The tenant's queued + running bound. A call that will take a slot (queued, or run ahead) is
+  // held to it by the transaction that stores it (insertJob, insertClaimed and insertFinished
+  // count), with the same 429: counted once, not twice. Any other (asked, denied, external,
+  // failed) takes no slot and is refused here, early, as before.
+  if (row.status !== "queued") await checkActiveCalls(deps, tenantId, maxActiveCalls);
+  else if (ahead) {
     const done = await fastRead(deps, p, session, row, plan.tool, maxActiveCalls);
     if (done) {
       deps.metrics.inc("toolshed_calls_submitted_total", { behavior: row.decision.behavior });

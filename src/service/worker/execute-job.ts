@@ -34,9 +34,10 @@ type Running = Extract<Claim, { kind: "run" }>;
  * the job: a tool that fails is a result, an unexpected exception a generic `failed`. The
  * sandbox is acquired on first use, so `reset_tools`, `Skill` and the task tools never start a
  * container. Resolves with the final row when this run stored it (undefined: it did not, or a
- * transfer ran). `onStored` hears that row as soon as it is stored, before its events are sent and
- * its successors woken: a waiter in this process answers from it (the row is the truth; a stream
- * follower that comes before the events closes with the stored result, follow-job-events.ts).
+ * transfer ran). `onStored` hears that row as soon as it is stored, before its events are sent (a
+ * turn later) and its successors woken: a waiter in this process answers from it (the row is the
+ * truth; a stream follower that comes before the events closes with the stored result,
+ * follow-job-events.ts).
  */
 export async function executeJob(
   deps: ServiceDeps,
@@ -143,6 +144,10 @@ export async function executeJob(
   if (final) {
     onStored?.(final);
     deps.metrics.jobFinished(final.status, job);
+    // The waiter it wakes answers first (its promise steps down to the route's answer run in
+    // this turn); the events' write (JSON, the script call) goes out in the next, still before
+    // the successors are woken. A follower that comes between gets the stored result.
+    if (onStored) await new Promise<void>((resolve) => setImmediate(resolve));
   }
   await events.end(final);
   // Stored: the executor may forget what it kept for this job.
