@@ -1,0 +1,59 @@
+/**
+ * Globs and rule wildcards meet an agent's input on the API's one thread: each case below took
+ * from seconds to hours with backtracking regexes (attack23a), so one tenant stalled every
+ * tenant's requests. Each must now answer at once; a hang fails the test by its timeout.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { newTenantCase, scenarioHelpers, type TenantCase } from "./tenancy-fixture.js";
+
+let t: TenantCase["t"];
+let a: TenantCase["a"];
+let sid: string;
+
+const { as, rules, submit } = scenarioHelpers(() => ({ t, a, sid }));
+
+beforeEach(async () => {
+  ({ t, a, sid } = await newTenantCase());
+});
+afterEach(() => t.close());
+
+const A200 = "a".repeat(200);
+const STARRED = "*a*a*a*a*a*a*a*a*b";
+
+describe("matching cost is linear in the input and the pattern", () => {
+  it("an agent's glob path argument against the dangerous names (no rule needed)", async () => {
+    const job = await submit("Bash", { command: `cp notes ~/.${"*".repeat(60)}q` });
+    expect(job.status).toBeDefined();
+  });
+
+  it("a tenant's file rule with many stars against a long file name", async () => {
+    const put = await rules({ deny: [`Read(${STARRED})`] });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    const job = await submit("Read", { file_path: `/workspace/${A200}` });
+    expect(job.decision.rule).toBeUndefined();
+  });
+
+  it("a tenant's file rule with many globstars against a deep path", async () => {
+    const put = await rules({ deny: ["Read(/**/**/**/**/**/**/**/**/x)"] });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    const job = await submit("Read", { file_path: `/${"a/".repeat(300)}y` });
+    expect(job.decision.rule).toBeUndefined();
+  });
+
+  it("a tenant's Bash rule with many stars against a long command", async () => {
+    const put = await rules({ deny: [`Bash(${STARRED})`] });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    const job = await submit("Bash", { command: A200 });
+    expect(job.decision.rule).toBeUndefined();
+  });
+
+  it("the policy check a tenant admin may call, with its own rule", async () => {
+    const res = await as(a.adminKey, "POST", "/v1/policy/check", {
+      tool: "Bash",
+      input: { command: A200 },
+      rule: `Bash(${STARRED})`,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(JSON.stringify(res.body)).not.toContain(STARRED);
+  });
+});
