@@ -29,6 +29,7 @@ describe("wildcardMatch", () => {
       n === 0 ? [""] : words(n - 1, alphabet).flatMap((w) => [w, ...[...alphabet].map((c) => w + c)]);
     const patterns = [...new Set(words(4, "ab*"))];
     const texts = [...new Set(words(5, "ab"))];
-    for (const p of patterns) for (const t of texts) expect(matches(p, t), `${p} ~ ${t}`).toBe(viaRegex(p, t));
+    for (const p of patterns)
+      for (const t of texts) expect(matches(p, t), `${p} ~ ${t}`).toBe(viaRegex(p, t));
   });
 });
