@@ -57,3 +57,51 @@ describe("matching cost is linear in the input and the pattern", () => {
     expect(JSON.stringify(res.body)).not.toContain(STARRED);
   });
 });
+
+describe("a rule set is bounded where it is written (every call's decision walks it)", () => {
+  const path = () => `/v1/tenants/${a.tenantId}/rules`;
+  const many = Array.from({ length: 501 }, (_, i) => `Read(/x/${i})`);
+  const long = `Bash(${"x".repeat(2100)})`;
+
+  it.each([
+    {
+      method: "PUT",
+      suffix: "",
+      body: { allow: [], deny: many, ask: [] },
+      field: "deny",
+      message: "at most 500",
+    },
+    {
+      method: "PUT",
+      suffix: "",
+      body: { allow: [long], deny: [], ask: [] },
+      field: "allow[0]",
+      message: "at most 2048",
+    },
+    {
+      method: "POST",
+      suffix: "/dry-run",
+      body: { allow: [], deny: [], ask: many },
+      field: "ask",
+      message: "at most 500",
+    },
+    {
+      method: "POST",
+      suffix: "/dry-run",
+      body: { allow: [], deny: ["Read(/a)", long], ask: [] },
+      field: "deny[1]",
+      message: "at most 2048",
+    },
+  ])("$method rules$suffix: 400 naming $field", async ({ method, suffix, body, field, message }) => {
+    const res = await as(a.adminKey, method, `${path()}${suffix}`, body);
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.error.code).toBe("VALIDATION");
+    expect(res.body.error.details).toEqual([{ path: field, message: expect.stringContaining(message) }]);
+  });
+
+  it("a set at the bounds is stored", async () => {
+    const deny = many.slice(0, 500);
+    const res = await rules({ deny, allow: [`Bash(${"x".repeat(2000)})`] });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  });
+});
