@@ -105,3 +105,49 @@ describe("a rule set is bounded where it is written (every call's decision walks
     expect(res.status, JSON.stringify(res.body)).toBe(200);
   });
 });
+
+describe("a tenant's input schema `pattern` runs in linear time on the API's thread", () => {
+  const tool = (pattern: string) => ({
+    name: "lookup",
+    description: "Looks a customer up.",
+    inputSchema: { type: "object", properties: { q: { type: "string", pattern } }, required: ["q"] },
+    readOnly: true,
+  });
+  const putTool = (pattern: string) =>
+    as(a.adminKey, "PUT", `/v1/tenants/${a.tenantId}/tools`, [tool(pattern)]);
+  const call = async (q: string) => {
+    const s = await as(a.agentKey, "POST", "/v1/sessions", {});
+    return as(a.agentKey, "POST", `/v1/sessions/${s.body.id}/calls`, { tool: "lookup", input: { q } });
+  };
+
+  it("a nested quantifier against a long non-matching input: a 400 naming the field", async () => {
+    const put = await putTool("^(a+)+$");
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    const res = await call(`${"a".repeat(40)}!`);
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.error.details).toEqual([{ path: "input.q", message: "must match the pattern ^(a+)+$" }]);
+  });
+
+  it.each([
+    { pattern: "^ORD-[0-9]{6}$", good: "ORD-123456", bad: "ORD-12" },
+    { pattern: "^[\\u0041-\\u005a]+$", good: "ABC", bad: "abc" },
+    { pattern: "^\\p{L}+$", good: "héllo", bad: "h3llo" },
+    { pattern: "^.{1,5}$", good: "abcde", bad: "abcdef" },
+  ])("$pattern keeps its meaning", async ({ pattern, good, bad }) => {
+    const put = await putTool(pattern);
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    const ok = await call(good);
+    expect(ok.status, JSON.stringify(ok.body)).toBeLessThan(300);
+    const no = await call(bad);
+    expect(no.status, JSON.stringify(no.body)).toBe(400);
+  });
+
+  it.each(["(?=a)a", "(a)\\1"])(
+    "%s (lookaround, backreference) is refused when the tool is saved",
+    async (pattern) => {
+      const res = await putTool(pattern);
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error.details?.[0]?.message).toMatch(/linear time/);
+    },
+  );
+});

@@ -7,6 +7,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import type { ErrorDetail } from "../../errors.js";
+import { linearRegExp } from "./linear-pattern.js";
 
 type Schema = Record<string, unknown>;
 
@@ -15,7 +16,8 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv | Ajv2020) => void;
 
 // Tool schemas come from models' ecosystems (MCP servers, tenants): unknown keywords are
 // annotations there, so strict mode is off; every error is collected for the 400's details.
-const OPTIONS = { strict: false, allErrors: true, logger: false } as const;
+// `pattern` runs with RE2 (linear-pattern.ts), never a backtracking RegExp.
+const OPTIONS = { strict: false, allErrors: true, logger: false, code: { regExp: linearRegExp } } as const;
 const draft7 = new Ajv(OPTIONS);
 const draft2020 = new Ajv2020(OPTIONS);
 addFormats(draft7);
