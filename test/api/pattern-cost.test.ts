@@ -151,3 +151,35 @@ describe("a tenant's input schema `pattern` runs in linear time on the API's thr
     },
   );
 });
+
+describe("a tenant's input schema is bounded in the work one validation does", () => {
+  const put = (inputSchema: object) =>
+    as(a.adminKey, "PUT", `/v1/tenants/${a.tenantId}/tools`, [
+      { name: "lookup", description: "Looks a customer up.", inputSchema, readOnly: true },
+    ]);
+
+  it("definitions that double through $ref (2^30 checks per call): a 400 naming the schema", async () => {
+    const definitions: Record<string, object> = { d0: { type: "string" } };
+    for (let i = 1; i <= 30; i++) {
+      const ref = { $ref: `#/definitions/d${i - 1}` };
+      definitions[`d${i}`] = { allOf: [ref, ref] };
+    }
+    const res = await put({ type: "object", definitions, properties: { q: { $ref: "#/definitions/d30" } } });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.error.details).toEqual([
+      { path: "[0].inputSchema", message: expect.stringContaining("more than 100000 subschemas") },
+    ]);
+  });
+
+  it("a recursive schema (a tree) and a shared definition are fine", async () => {
+    const node = { type: "object", properties: { kids: { type: "array", items: { $ref: "#/$defs/node" } } } };
+    const res = await put({ $defs: { node }, type: "object", properties: { a: { $ref: "#/$defs/node" } } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  });
+
+  it("a remote $ref is a 400 (Ajv never fetches)", async () => {
+    const res = await put({ type: "object", properties: { q: { $ref: "http://127.0.0.1:9/s.json" } } });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.error.details[0].message).toContain("can't resolve reference");
+  });
+});
