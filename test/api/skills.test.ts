@@ -252,3 +252,21 @@ describe("SKILL.md front matter size", () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
   });
 });
+
+describe("the number of skills a tenant keeps", () => {
+  it("a new skill past 200 is a 409 saying what to do; replacing one at the bound still works", async () => {
+    const md = (n: number) => `---\nname: s${n}\ndescription: Skill ${n}.\n---\nBody\n`;
+    for (let n = 0; n < 200; n++) {
+      const res = await upload({ "SKILL.md": md(n) });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+    }
+    const over = await upload({ "SKILL.md": md(200) });
+    expect(over.status, JSON.stringify(over.body)).toBe(409);
+    expect(over.body.error).toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringContaining("delete one"),
+    });
+    const again = await upload({ "SKILL.md": md(7), "extra.txt": "x" });
+    expect(again.status, JSON.stringify(again.body)).toBe(201);
+  }, 60_000);
+});
