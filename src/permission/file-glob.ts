@@ -5,22 +5,23 @@
  */
 import * as posix from "node:path/posix";
 import { expandHome, normalizePath } from "./paths.js";
+import { STAR, type Wildcard, wildcardMatch } from "./wildcard.js";
 
-/** A compiled file pattern: the regex and whether it applies to the basename only. */
+/** One character of a segment: a literal, any character (`?`) or a class. */
+type CharTest = string | RegExp | null;
+
+/** A compiled file pattern: per segment a wildcard over characters, `**` a star over segments. */
 export interface CompiledFileGlob {
-  regex: RegExp;
+  /** For a basename-only pattern, one segment. */
+  segments: Wildcard<Wildcard<CharTest>>;
   basenameOnly: boolean;
 }
 
 const CACHE_LIMIT = 512;
 const cache = new Map<string, CompiledFileGlob>();
 
-function escapeRegex(ch: string): string {
-  return /[\\^$.*+?()[\]{}|/]/.test(ch) ? `\\${ch}` : ch;
-}
-
 /** Translates one `[...]` class starting at `start`; an unclosed `[` is a literal (as fnmatch). */
-function translateClass(seg: string, start: number): { source: string; end: number } | undefined {
+function translateClass(seg: string, start: number): { test: RegExp; end: number } | undefined {
   let i = start + 1;
   let negate = false;
   if (seg[i] === "!" || seg[i] === "^") {
@@ -32,40 +33,46 @@ function translateClass(seg: string, start: number): { source: string; end: numb
   while (i < seg.length && seg[i] !== "]") i++;
   if (i >= seg.length) return undefined;
   const body = seg.slice(bodyStart, i).replace(/[\\^\]]/g, (c) => `\\${c}`);
-  return { source: negate ? `[^/${body}]` : `[${body}]`, end: i };
+  // One class against one character: linear, whatever the tenant wrote.
+  return { test: new RegExp(negate ? `^[^/${body}]$` : `^[${body}]$`), end: i };
 }
 
-/** The regex source for one path segment (no `/` inside). */
-function translateSegment(seg: string): string {
-  let out = "";
+/** One path segment (no `/` inside) as a wildcard over its characters. */
+function translateSegment(seg: string): Wildcard<CharTest> {
+  const out: (CharTest | typeof STAR)[] = [];
   for (let i = 0; i < seg.length; i++) {
     const ch = seg[i] as string;
-    if (ch === "*") out += "[^/]*";
-    else if (ch === "?") out += "[^/]";
+    if (ch === "*") {
+      if (out[out.length - 1] !== STAR) out.push(STAR);
+    } else if (ch === "?") out.push(null);
     else if (ch === "[") {
       const cls = translateClass(seg, i);
       if (cls) {
-        out += cls.source;
+        out.push(cls.test);
         i = cls.end;
-      } else out += "\\[";
-    } else out += escapeRegex(ch);
+      } else out.push(ch);
+    } else out.push(ch);
   }
   return out;
 }
 
 /**
- * Compiles an absolute pattern; a trailing `/**` also matches the directory itself, so a
- * suggested `Grep(/workspace/**)` covers a search of `/workspace`.
+ * Compiles an absolute pattern; `**` is any run of segments, so a trailing `/**` also matches
+ * the directory itself and a suggested `Grep(/workspace/**)` covers a search of `/workspace`.
  */
-function translateAbsolute(pattern: string): string {
-  if (pattern === "/") return "/";
-  const segments = pattern.split("/").slice(1);
-  return segments
-    .map((seg, i) => {
-      if (seg !== "**") return `/${translateSegment(seg)}`;
-      return i === segments.length - 1 ? "(?:/.*)?" : "(?:/[^/]+)*";
-    })
-    .join("");
+function translateAbsolute(pattern: string): Wildcard<Wildcard<CharTest>> {
+  if (pattern === "/") return [];
+  return pattern
+    .split("/")
+    .slice(1)
+    .map((seg) => (seg === "**" ? STAR : translateSegment(seg)));
+}
+
+function matchSegment(pattern: Wildcard<CharTest>, seg: string): boolean {
+  return wildcardMatch(pattern, seg.length, (c, i) => {
+    const ch = seg[i] as string;
+    return c === null || (typeof c === "string" ? c === ch : c.test(ch));
+  });
 }
 
 function base(cwd: string, home: string): string {
@@ -80,7 +87,7 @@ export function compileFileGlob(pattern: string, cwd: string, home: string): Com
   let compiled: CompiledFileGlob;
   const expanded = expandHome(pattern, home);
   if (!expanded.includes("/")) {
-    compiled = { regex: new RegExp(`^${translateSegment(expanded)}$`), basenameOnly: true };
+    compiled = { segments: [translateSegment(expanded)], basenameOnly: true };
   } else {
     // A leading `**/` means "in any directory" (as in gitignore), so `Read(**/.env)` is a
     // deny rule for every .env, not only those under the session directory.
@@ -88,7 +95,7 @@ export function compileFileGlob(pattern: string, cwd: string, home: string): Com
       posix.isAbsolute(expanded) || expanded.startsWith("**/") ? expanded : `${base(cwd, home)}/${expanded}`;
     const absolute = posix.normalize(anchored.startsWith("/") ? anchored : `/${anchored}`);
     const trimmed = absolute.length > 1 ? absolute.replace(/\/+$/, "") : absolute;
-    compiled = { regex: new RegExp(`^${translateAbsolute(trimmed)}$`), basenameOnly: false };
+    compiled = { segments: translateAbsolute(trimmed), basenameOnly: false };
   }
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
   cache.set(key, compiled);
@@ -99,6 +106,13 @@ export function compileFileGlob(pattern: string, cwd: string, home: string): Com
 export function matchFileGlob(pattern: string, path: string, cwd: string, home: string): boolean {
   if (path === "") return false;
   const target = normalizePath(path, cwd, home);
-  const { regex, basenameOnly } = compileFileGlob(pattern, cwd, home);
-  return regex.test(basenameOnly ? posix.basename(target) : target);
+  const { segments, basenameOnly } = compileFileGlob(pattern, cwd, home);
+  // A normalised path has no empty segment; `/` has none at all.
+  const parts = basenameOnly
+    ? [posix.basename(target)]
+    : target
+        .split("/")
+        .slice(1)
+        .filter((s) => s !== "");
+  return wildcardMatch(segments, parts.length, (seg, i) => matchSegment(seg, parts[i] as string));
 }

@@ -4,6 +4,7 @@
  */
 import * as posix from "node:path/posix";
 import type { PermissionContext } from "./types.js";
+import { STAR, type Wildcard, wildcardMatch } from "./wildcard.js";
 
 /** The dangerous basenames and directory segments a Write/Edit/Bash target must not touch. */
 export interface DangerousLists {
@@ -165,45 +166,52 @@ export function couldStartDangerousRun(
 }
 
 const GLOB_CHARS = /[*?[]/;
-const globs = new Map<string, RegExp>();
+type GlobChar = string | RegExp | null;
+/** A compiled glob segment; `"any"` when a class does not compile (it could be anything). */
+const globs = new Map<string, Wildcard<GlobChar> | "any">();
 
 /**
- * A glob segment as a regex, by bash's rules with dotglob off: `*` and `?` never match a
- * leading `.` (so `*` cannot be `.env`), a pattern starting with `.` or `[` might.
+ * A glob segment as a wildcard over characters (the name is a list entry, the glob the
+ * agent's: linear matching, attack23a). Bash's rules with dotglob off apply in globMatch.
  */
-function globSegment(seg: string): RegExp {
-  let re = globs.get(seg);
-  if (re !== undefined) return re;
-  let src = seg.startsWith(".") || seg.startsWith("[") ? "" : "(?!\\.)";
-  for (let i = 0; i < seg.length; i++) {
+function globSegment(seg: string): Wildcard<GlobChar> | "any" {
+  let out = globs.get(seg);
+  if (out !== undefined) return out;
+  const chars: (GlobChar | typeof STAR)[] = [];
+  for (let i = 0; i < seg.length && out === undefined; i++) {
     const c = seg[i] as string;
     const close = c === "[" ? seg.indexOf("]", i + 2) : -1;
-    if (c === "*") src += ".*";
-    else if (c === "?") src += ".";
+    if (c === "*") chars.push(STAR);
+    else if (c === "?") chars.push(null);
     else if (close !== -1) {
       const body = seg
         .slice(i + 1, close)
         .replace(/^[!^]/, "^")
         .replace(/\\/g, "\\\\");
-      src += `[${body}]`;
+      try {
+        chars.push(new RegExp(`^[${body}]$`, "i"));
+      } catch {
+        out = "any";
+      }
       i = close;
-    } else src += c.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+    } else chars.push(c.toLowerCase());
   }
-  try {
-    re = new RegExp(`^${src}$`, "i");
-  } catch {
-    re = /^/;
-  }
+  out ??= chars;
   if (globs.size > 500) globs.clear();
-  globs.set(seg, re);
-  return re;
+  globs.set(seg, out);
+  return out;
 }
 
 const globMatch: SegmentTest = (seg, name) => {
   if (!GLOB_CHARS.test(seg)) return seg === name;
   // Dotglob off: a leading `.` is matched only by a literal `.` (or, to be safe, a bracket).
   if (name.charCodeAt(0) === 46 && seg[0] !== "." && seg[0] !== "[") return false;
-  return globSegment(seg).test(name);
+  const glob = globSegment(seg);
+  if (glob === "any") return true;
+  return wildcardMatch(glob, name.length, (c, i) => {
+    const ch = name[i] as string;
+    return c === null || (typeof c === "string" ? c === ch.toLowerCase() : c.test(ch));
+  });
 };
 
 /**

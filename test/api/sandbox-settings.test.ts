@@ -42,6 +42,25 @@ describe("tenant sandbox settings", () => {
     [{ env: { PATH: "/evil" } }, "sandbox.env.PATH"],
     [{ env: { "1BAD": "x" } }, "sandbox.env.1BAD"],
     [{ env: { GIT_DIR: "/x" } }, "sandbox.env.GIT_DIR"],
+    // attack23a: loader and shell start-up variables would run a workspace file in every
+    // command, the reader identity's included (the tenant's variables reach each command).
+    [{ env: { LD_AUDIT: "/workspace/a.so" } }, "sandbox.env.LD_AUDIT"],
+    [{ env: { LD_DEBUG_OUTPUT: "/workspace/x" } }, "sandbox.env.LD_DEBUG_OUTPUT"],
+    [{ env: { BASH_ENV: "/workspace/rc" } }, "sandbox.env.BASH_ENV"],
+    [{ env: { ENV: "/workspace/rc" } }, "sandbox.env.ENV"],
+    [{ env: { NODE_OPTIONS: "--require /workspace/x.js" } }, "sandbox.env.NODE_OPTIONS"],
+    // Guards: other spellings of an image and of a limit.
+    [{ image: "docker.io/library/toolshed-sandbox:alt" }, "sandbox.image"],
+    [
+      {
+        image: "toolshed-sandbox:alt@sha256:0000000000000000000000000000000000000000000000000000000000000000",
+      },
+      "sandbox.image",
+    ],
+    [{ image: "toolshed-sandbox:ALT" }, "sandbox.image"],
+    [{ memoryMb: -1 }, "sandbox.memoryMb"],
+    [{ pids: 1e308 }, "sandbox.pids"],
+    [{ memoryMb: "512" }, "sandbox.memoryMb"],
     [{ extra: 1 }, "sandbox"],
   ])("%j is a 400 naming %s", async (sandbox, path) => {
     const res = await put(sandbox);

@@ -57,6 +57,7 @@ const postSkill = createRoute({
       "stored (replacing a skill of that name)",
     ),
     ...errorResponses,
+    409: json(ErrorBody, "a new skill past the tenant's 200 (delete one first)"),
     413: json(ErrorBody, "the skill (or the archive inflated) is too big"),
   },
 });

@@ -5,6 +5,7 @@
  * simple command (read-only ones excepted).
  */
 import type { PermissionRule } from "../types.js";
+import { STAR, type Wildcard, wildcardMatch } from "../wildcard.js";
 import type { BashAnalysis } from "./analysis.js";
 import { isHarmlessRedirect, isReadOnlyCommand } from "./read-only.js";
 import type { SimpleCommand } from "./simple-commands.js";
@@ -44,24 +45,29 @@ function wordPrefix(prefix: string): CompiledRule {
 }
 
 function wildcard(content: string): CompiledRule {
-  let source = "";
+  const full: (string | typeof STAR)[] = [];
   for (let i = 0; i < content.length; i++) {
     const c = content[i] as string;
-    if (c === "\\" && (content[i + 1] === "*" || content[i + 1] === "\\")) {
-      source += `\\${content[++i]}`;
-    } else if (c === "*") source += ".*";
-    else source += c.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+    if (c === "\\" && (content[i + 1] === "*" || content[i + 1] === "\\")) full.push(content[++i] as string);
+    else full.push(c === "*" ? STAR : c);
   }
-  const full = new RegExp(`^(?:${source})$`, "s");
   // `git *` also matches a bare `git` (the reference's trailing-wildcard rule).
-  const trimmed = source.endsWith(".*") ? new RegExp(`^(?:${source.slice(0, -2).trimEnd()})$`, "s") : null;
+  const trimmed = full[full.length - 1] === STAR ? withoutTrailingBlanks(full.slice(0, -1)) : null;
   // Both patterns start with the literal text before the first `*` (trailing blanks trimmed):
-  // a cheap necessary test that skips the regexes for most texts.
+  // a cheap necessary test that skips the matching for most texts.
   const head = literalHead(content).trimEnd();
+  const matches = (pattern: Wildcard<string>, text: string) =>
+    wildcardMatch(pattern, text.length, (c, i) => c === text[i]);
   const rule: CompiledRule = (text) =>
-    text.startsWith(head) && (full.test(text) || (trimmed?.test(text) ?? false));
+    text.startsWith(head) && (matches(full, text) || (trimmed !== null && matches(trimmed, text)));
   heads.set(rule, head);
   return rule;
+}
+
+function withoutTrailingBlanks(pattern: (string | typeof STAR)[]): (string | typeof STAR)[] {
+  let end = pattern.length;
+  while (end > 0 && typeof pattern[end - 1] === "string" && /^\s$/.test(pattern[end - 1] as string)) end--;
+  return pattern.slice(0, end);
 }
 
 /** The literal text of `content` before its first unescaped `*` (`\*` is `*`, `\\` is `\`). */

@@ -11,7 +11,7 @@ import type { McpToolSet } from "../../toolkit/tool-group.js";
 import { type SessionToolsDeps, sessionMcpTools } from "../sessions/tool-list.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
 import { loadTenant } from "../tenancy/tenants.js";
-import { parseRulesOrThrow, readTenantRules } from "../tool-config/rules.js";
+import { checkRuleSetBounds, parseRulesOrThrow, readTenantRules } from "../tool-config/rules.js";
 import { dryRunDecision } from "./decide.js";
 
 export const DRY_RUN_DEFAULT_JOBS = 100;
@@ -50,6 +50,7 @@ export async function dryRunRules(
   requireRole(p, ["tenant_admin"]);
   await loadTenant(deps, p, tenantId);
   // A bad proposal is a 400 naming `allow[2]`, exactly as saving it would be.
+  checkRuleSetBounds(proposed);
   parseRulesOrThrow(proposed, "tenant");
   const current = await readTenantRules(deps.db, tenantId);
   const { jobs } = tablesOf(deps.db);

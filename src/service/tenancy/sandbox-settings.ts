@@ -26,7 +26,11 @@ import type {
 export type { SandboxSettingsPatch, SandboxSettingsView };
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-/** Variables the executor sets for each identity, or that would change how commands are found. */
+/**
+ * Variables the executor sets for each identity, or that would change how commands are found or
+ * make every command run a file (the dynamic loader's `LD_*`, shell and Node start-up): the
+ * tenant's variables reach each command, the reader identity's included.
+ */
 const RESERVED_ENV = new Set([
   "HOME",
   "USER",
@@ -34,9 +38,11 @@ const RESERVED_ENV = new Set([
   "PATH",
   "SHELL",
   "PWD",
-  "LD_PRELOAD",
-  "LD_LIBRARY_PATH",
+  "BASH_ENV",
+  "ENV",
+  "NODE_OPTIONS",
 ]);
+const RESERVED_PREFIXES = ["GIT_", "LD_"];
 const MAX_ENV = 100;
 const MAX_ENV_BYTES = 64 * 1024;
 const LIMITS = ["memoryMb", "cpus", "pids", "diskMb"] as const;
@@ -90,7 +96,7 @@ export function applySandboxPatch(
     for (const name of names) {
       if (!ENV_NAME.test(name))
         problems.push({ path: `sandbox.env.${name}`, message: "not a valid variable name" });
-      else if (RESERVED_ENV.has(name) || name.startsWith("GIT_"))
+      else if (RESERVED_ENV.has(name) || RESERVED_PREFIXES.some((p) => name.startsWith(p)))
         problems.push({
           path: `sandbox.env.${name}`,
           message: "is set by the sandbox itself and cannot be overridden",

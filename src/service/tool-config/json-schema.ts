@@ -7,6 +7,8 @@ import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import type { ErrorDetail } from "../../errors.js";
+import { linearRegExp } from "./linear-pattern.js";
+import { expandedSchemaSize } from "./schema-size.js";
 
 type Schema = Record<string, unknown>;
 
@@ -15,7 +17,8 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv | Ajv2020) => void;
 
 // Tool schemas come from models' ecosystems (MCP servers, tenants): unknown keywords are
 // annotations there, so strict mode is off; every error is collected for the 400's details.
-const OPTIONS = { strict: false, allErrors: true, logger: false } as const;
+// `pattern` runs with RE2 (linear-pattern.ts), never a backtracking RegExp.
+const OPTIONS = { strict: false, allErrors: true, logger: false, code: { regExp: linearRegExp } } as const;
 const draft7 = new Ajv(OPTIONS);
 const draft2020 = new Ajv2020(OPTIONS);
 addFormats(draft7);
@@ -26,12 +29,18 @@ const DRAFT_2020 = /json-schema\.org\/draft\/(2019-09|2020-12)\/schema/;
 /** Compiled validators by schema text; bounded, oldest dropped first. */
 const compiled = new Map<string, ValidateFunction>();
 const MAX_COMPILED = 1000;
+/** Subschemas one validation may visit, `$ref`s expanded (schema-size.ts). */
+const MAX_EXPANDED_SUBSCHEMAS = 100_000;
 
 /** The compiled validator, or throws Ajv's reason when the schema itself is invalid. */
 function validatorFor(schema: Schema): ValidateFunction {
   const key = JSON.stringify(schema);
   const hit = compiled.get(key);
   if (hit) return hit;
+  if (expandedSchemaSize(schema, MAX_EXPANDED_SUBSCHEMAS) > MAX_EXPANDED_SUBSCHEMAS)
+    throw new Error(
+      `it expands to more than ${MAX_EXPANDED_SUBSCHEMAS} subschemas through $ref (one validation would check them all)`,
+    );
   const uses2020 = typeof schema.$schema === "string" && DRAFT_2020.test(schema.$schema);
   // A `$schema` Ajv does not know would make it refuse the schema; the keywords are what count.
   const { $schema: _ignored, ...rest } = schema;

@@ -12,6 +12,28 @@ import { loadTenant } from "../tenancy/tenants.js";
 
 export const EMPTY_RULES: RuleStrings = { allow: [], deny: [], ask: [] };
 
+/** Bounds on a rule set a tenant writes: every call's decision walks it on the API's one thread. */
+export const MAX_RULES_PER_LIST = 500;
+export const MAX_RULE_LENGTH = 2048;
+
+/**
+ * A 400 naming `deny` (too many) or `deny[3]` (too long). Checked where a set is written or
+ * proposed, not where stored sets are read, so a set stored before the bounds keeps working.
+ */
+export function checkRuleSetBounds(strings: RuleStrings): void {
+  const details = (["allow", "deny", "ask"] as const).flatMap((behavior) => {
+    const list = strings[behavior];
+    if (list.length > MAX_RULES_PER_LIST)
+      return [{ path: behavior, message: `${list.length} rules: at most ${MAX_RULES_PER_LIST} per list` }];
+    return list.flatMap((rule, i) =>
+      rule.length > MAX_RULE_LENGTH
+        ? [{ path: `${behavior}[${i}]`, message: `${rule.length} characters: at most ${MAX_RULE_LENGTH}` }]
+        : [],
+    );
+  });
+  if (details.length > 0) throw new ValidationError("rule set too large", details);
+}
+
 /** Parses rule strings; a bad one is a 400 whose detail path is `<prefix>allow[2]`. */
 export function parseRulesOrThrow(strings: RuleStrings, source: string, prefix = ""): RuleSet {
   try {
@@ -63,6 +85,7 @@ export async function putTenantRules(
 ): Promise<RuleStrings> {
   requireRole(p, ["tenant_admin"]);
   await loadTenant(deps, p, tenantId);
+  checkRuleSetBounds(input);
   parseRulesOrThrow(input, "tenant");
   const rules = { allow: [...input.allow], deny: [...input.deny], ask: [...input.ask] };
   const { tenantRules } = tablesOf(deps.db);

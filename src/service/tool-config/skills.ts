@@ -28,6 +28,12 @@ import { invalidateTenantConfig } from "./tenant-config-cache.js";
 
 type Deps = { db: Db; tools: ToolRegistry; skillFiles: SkillFiles };
 
+/**
+ * Skills one tenant keeps (a tool group lists at most 200): each is up to 1 MiB in the database
+ * and on the disk of every worker that runs the tenant's sessions, outside workspace quotas.
+ */
+export const MAX_SKILLS_PER_TENANT = 200;
+
 // Size problems are 413s; everything else about an upload is a 400 listing every problem.
 const TOO_BIG = /^(The skill is too big|The archive inflates to more than)/;
 
@@ -47,6 +53,7 @@ export async function uploadSkill(
   }
   const { name, description, markdown, files } = checked.skill;
   await checkNameClash(deps, tenantId, name, description);
+  await checkSkillCount(deps.db, tenantId, name);
   const { archive, sha256 } = packSkill(files);
   const row = {
     tenantId,
@@ -124,6 +131,16 @@ export async function deleteSkill(deps: Deps, p: Principal, tenantId: string, na
 function invalidateSkills(deps: Deps, tenantId: string): void {
   invalidateTenantConfig(deps.db, tenantId);
   deps.skillFiles.invalidate(tenantId);
+}
+
+/** A new name past MAX_SKILLS_PER_TENANT is a 409 (replacing a skill is always allowed). */
+async function checkSkillCount(db: Db, tenantId: string, name: string): Promise<void> {
+  const { skills } = tablesOf(db);
+  const names = await db.select({ name: skills.name }).from(skills).where(eq(skills.tenantId, tenantId));
+  if (names.length >= MAX_SKILLS_PER_TENANT && !names.some((r) => r.name === name))
+    throw new ConflictError(
+      `the tenant has ${names.length} skills, the most it may keep (${MAX_SKILLS_PER_TENANT}); delete one first`,
+    );
 }
 
 /** A skill shares the namespace of the tenant's tools: a clash is a 400 on SKILL.md. */

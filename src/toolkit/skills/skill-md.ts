@@ -10,11 +10,18 @@ export interface ParsedSkillMd {
   fields: Record<string, string>;
   body: string;
   hasFrontMatter: boolean;
+  /** The front matter's length when it is over MAX_FRONT_MATTER_LENGTH (then not parsed). */
+  tooLong?: number;
   /** Set when the front matter is not valid YAML (the parser's first line). */
   error?: string;
 }
 
 const FENCE = /^---\s*$/;
+/**
+ * The front matter holds a name, a description (at most 1,024 characters) and a few more
+ * scalars; `yaml` takes time quadratic in the keys (50,000 took 50 s of the API's one thread).
+ */
+export const MAX_FRONT_MATTER_LENGTH = 16_384;
 const END_FENCE = /^(---|\.\.\.)\s*$/;
 
 /** Splits front matter and body; text without a leading `---` line is all body. */
@@ -23,16 +30,15 @@ export function parseSkillMd(text: string): ParsedSkillMd {
   if (!FENCE.test(lines[0] ?? "")) return { fields: {}, body: text.trim(), hasFrontMatter: false };
   const end = lines.findIndex((line, i) => i > 0 && END_FENCE.test(line));
   if (end < 0) return { fields: {}, body: text.trim(), hasFrontMatter: false };
-  const { fields, error } = parseFields(lines.slice(1, end));
-  return {
-    fields,
-    ...(error ? { error } : {}),
-    body: lines
-      .slice(end + 1)
-      .join("\n")
-      .trim(),
-    hasFrontMatter: true,
-  };
+  const front = lines.slice(1, end);
+  const length = front.reduce((n, line) => n + line.length + 1, 0);
+  const body = lines
+    .slice(end + 1)
+    .join("\n")
+    .trim();
+  if (length > MAX_FRONT_MATTER_LENGTH) return { fields: {}, body, hasFrontMatter: true, tooLong: length };
+  const { fields, error } = parseFields(front);
+  return { fields, ...(error ? { error } : {}), body, hasFrontMatter: true };
 }
 
 /**

@@ -2,7 +2,7 @@
  * The checks every SKILL.md passes, whatever its source (an upload, a folder on the host): front
  * matter present, a `name` that can also be a directory name, a non-empty, bounded `description`.
  */
-import { parseSkillMd } from "./skill-md.js";
+import { MAX_FRONT_MATTER_LENGTH, parseSkillMd } from "./skill-md.js";
 
 /** The pattern a skill name must match (it is also the skill's directory name in the store). */
 export const SKILL_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
@@ -26,6 +26,10 @@ export function checkSkillMeta(text: string, maxDescription = MAX_SKILL_DESCRIPT
   if (!parsed.hasFrontMatter) {
     const problem =
       "SKILL.md must start with YAML front matter (between '---' lines) with name and description.";
+    return { ok: false, problems: [problem] };
+  }
+  if (parsed.tooLong !== undefined) {
+    const problem = `The front matter is ${parsed.tooLong} characters long (at most ${MAX_FRONT_MATTER_LENGTH}): keep it to name, description and a few short fields.`;
     return { ok: false, problems: [problem] };
   }
   if (parsed.error) return { ok: false, problems: [`The front matter is not valid YAML: ${parsed.error}`] };

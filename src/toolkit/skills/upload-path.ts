@@ -4,6 +4,8 @@
  */
 
 const MAX_PATH_LENGTH = 255;
+/** A file system's limit on one name (NAME_MAX), in bytes: `é` counts two. */
+const MAX_SEGMENT_BYTES = 255;
 
 /** The normalized relative path, or why it is refused. */
 export type UploadPathCheck = { ok: true; path: string } | { ok: false; message: string };
@@ -21,6 +23,9 @@ export function normalizeUploadPath(raw: string): UploadPathCheck {
   if (segments.includes("..")) return { ok: false, message: "Path traversal ('..') is not allowed." };
   const path = segments.join("/");
   if (path === "") return { ok: false, message: "Empty path." };
+  if (segments.some((s) => Buffer.byteLength(s, "utf8") > MAX_SEGMENT_BYTES)) {
+    return { ok: false, message: `A name in the path is longer than ${MAX_SEGMENT_BYTES} bytes (UTF-8).` };
+  }
   if (path.length > MAX_PATH_LENGTH) {
     return { ok: false, message: `The path is longer than ${MAX_PATH_LENGTH} characters.` };
   }

@@ -3989,6 +3989,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a new skill past the tenant's 200 (delete one first) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the skill (or the archive inflated) is too big */
             413: {
                 headers: {
