@@ -151,7 +151,8 @@ export function isDatabaseUnreachable(err: unknown): boolean {
   return false;
 }
 
-function isSocketError(code: unknown): boolean {
+/** A connection's failure (refused, reset, timed out…) rather than an answer's. */
+export function isSocketError(code: unknown): boolean {
   return (
     typeof code === "string" &&
     /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN)$/.test(code)

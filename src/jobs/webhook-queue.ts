@@ -9,6 +9,7 @@ import type { ServiceDeps, WebhookQueue, WebhookRuntime } from "../service/ports
 import { deliverWebhook } from "../service/webhooks/deliver.js";
 import { closeWorker } from "./bull-close.js";
 import { bullPrefix, DeliverWebhook, WEBHOOKS_QUEUE } from "./catalog.js";
+import { workerErrorLog } from "./worker-errors.js";
 
 export interface WebhookQueueOptions {
   prefix: string;
@@ -61,7 +62,7 @@ export function startWebhookWorker(
     prefix: bullPrefix(opts.prefix),
     concurrency: opts.concurrency ?? 8,
   });
-  worker.on("error", (err) => deps.logger.error({ err }, "webhook worker error"));
+  worker.on("error", workerErrorLog(deps.logger, connection, "webhook worker error"));
   // A delivery cut off by a stop is delivered again (at least once): no job of ours to wait for.
   const watch = { connection, busy: () => false, logger: deps.logger };
   return { worker, close: (force = false) => closeWorker(worker, force, watch) };

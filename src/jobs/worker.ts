@@ -37,6 +37,7 @@ import { type LocalHandoff, startLocalHandoff } from "./local-handoff.js";
 import { startHeartbeat } from "./lost-hosts.js";
 import type { BullJobQueue } from "./queue.js";
 import type { RedisBus } from "./redis-bus.js";
+import { workerErrorLog } from "./worker-errors.js";
 
 export interface CallWorkerOptions {
   /** BullMQ's (hash-tagged) prefix. */
@@ -209,7 +210,7 @@ export function startCallWorker(
       handlers.add(p);
       void p.finally(() => handlers.delete(p));
     });
-    worker.on("error", (err) => deps.logger.error({ err }, "worker error"));
+    worker.on("error", workerErrorLog(deps.logger, connection, "worker error"));
   }
 
   return {
