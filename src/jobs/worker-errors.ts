@@ -5,7 +5,6 @@
  * connection error is logged once (warn) until the worker's connection is ready again; any
  * other error is logged each time.
  */
-import type { Redis } from "ioredis";
 import { isSocketError } from "../errors.js";
 import type { Logger } from "../log.js";
 
@@ -20,7 +19,7 @@ export function isConnectionError(err: unknown): boolean {
 /** The `error` listener for a worker on `connection`. */
 export function workerErrorLog(
   logger: Logger,
-  connection: Pick<Redis, "on">,
+  connection: { on(event: "ready", listener: () => void): unknown },
   msg: string,
 ): (err: Error) => void {
   let quiet = false;

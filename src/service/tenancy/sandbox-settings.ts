@@ -43,6 +43,8 @@ const RESERVED_ENV = new Set([
   "NODE_OPTIONS",
 ]);
 const RESERVED_PREFIXES = ["GIT_", "LD_"];
+const isReserved = (name: string) =>
+  RESERVED_ENV.has(name) || RESERVED_PREFIXES.some((p) => name.startsWith(p));
 const MAX_ENV = 100;
 const MAX_ENV_BYTES = 64 * 1024;
 const LIMITS = ["memoryMb", "cpus", "pids", "diskMb"] as const;
@@ -96,7 +98,7 @@ export function applySandboxPatch(
     for (const name of names) {
       if (!ENV_NAME.test(name))
         problems.push({ path: `sandbox.env.${name}`, message: "not a valid variable name" });
-      else if (RESERVED_ENV.has(name) || RESERVED_PREFIXES.some((p) => name.startsWith(p)))
+      else if (isReserved(name))
         problems.push({
           path: `sandbox.env.${name}`,
           message: "is set by the sandbox itself and cannot be overridden",
@@ -127,8 +129,15 @@ export function sessionSandboxSettings(
     ...(stored.cpus ? { nanoCpus: Math.round(stored.cpus * 1e9) } : {}),
     ...(stored.pids ? { pids: stored.pids } : {}),
     ...(stored.diskMb ? { diskBytes: stored.diskMb * mib } : {}),
-    ...(stored.envSealed
-      ? { env: secrets.open<Record<string, string>>(stored.envSealed, sealContext(tenantId)) }
-      : {}),
+    ...(stored.envSealed ? { env: openEnv(secrets, tenantId, stored.envSealed) } : {}),
   };
+}
+
+/**
+ * The tenant's variables without the reserved ones: a set stored before a name was reserved
+ * (`LD_AUDIT`, `BASH_ENV`… were accepted until round 11) is never given to a command.
+ */
+function openEnv(secrets: SecretBox, tenantId: string, sealed: string): Record<string, string> {
+  const env = secrets.open<Record<string, string>>(sealed, sealContext(tenantId));
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !isReserved(name)));
 }
