@@ -68,14 +68,20 @@ it("the API's cancel read the row `queued`, then the worker claimed it: the work
   await expectStopped(t, sid, calls, jid);
 }, 120_000);
 
-it("the cancel's message missed by the worker's subscriber: stopped once the subscriber is back", async () => {
-  const { t, sid, calls } = await session("xlost");
+/** A call running `sleep <s>` and then writing its file, on a new session of the worker. */
+async function running(name: string, sleepS: number) {
+  const { t, sid, calls } = await session(name);
   const sub = await fx.h.call("POST", calls, {
     key: t.agentKey,
-    body: bash("sleep 4; echo ran > /workspace/ran"),
+    body: bash(`sleep ${sleepS}; echo ran > /workspace/ran`),
   });
   const jid = sub.body.job.id as string;
   await waitForJob(fx.h.call, t.agentKey, jid, { until: ["running"], timeoutMs: 30_000 });
+  return { t, sid, calls, jid };
+}
+
+it("the cancel's message missed by the worker's subscriber: stopped once the subscriber is back", async () => {
+  const { t, sid, calls, jid } = await running("xlost", 4);
   // The worker's subscriber is away while the message goes out (here: no message at all).
   await cancelWithoutMessage(fx.h, t.agentKey, jid);
   (fx.worker.deps.cancels as unknown as { sub: Redis }).sub.disconnect(true);
@@ -83,13 +89,7 @@ it("the cancel's message missed by the worker's subscriber: stopped once the sub
 }, 120_000);
 
 it("the cancel's message never sent and the worker's subscriber up: the worker's read of its flags stops the command", async () => {
-  const { t, sid, calls } = await session("xnomsg");
-  const sub = await fx.h.call("POST", calls, {
-    key: t.agentKey,
-    body: bash("sleep 20; echo ran > /workspace/ran"),
-  });
-  const jid = sub.body.job.id as string;
-  await waitForJob(fx.h.call, t.agentKey, jid, { until: ["running"], timeoutMs: 30_000 });
+  const { t, sid, calls, jid } = await running("xnomsg", 20);
   // Only the row's flag (the cancelling API could not reach Redis); nothing reconnects, so only
   // the worker's periodic read of its runs' flags (RECONCILE_INTERVAL_MS, 5 s) can see it. On
   // main the command ran its 20 s and wrote its file.
