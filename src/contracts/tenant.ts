@@ -68,6 +68,9 @@ export const TenantSettingsView = z
     // Only the limits set for this tenant; absent ones fall back to the platform's.
     quotas: TenantQuotas,
     sandbox: TenantSandboxSettings,
+    workingDirectoryRoots: z.array(z.string()).meta({
+      description: "where a session's working directories may be (each one of these or below one)",
+    }),
   })
   .meta({ id: "TenantSettings" });
 export type TenantSettingsView = z.infer<typeof TenantSettingsView>;
@@ -85,6 +88,27 @@ export const TenantSettingsPatch = z
       .optional(),
     quotas: TenantQuotas.optional(),
     sandbox: TenantSandboxPatch.optional(),
+    workingDirectoryRoots: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .max(4096)
+          .refine(
+            (d) => d.startsWith("/") && !d.includes("\0"),
+            "must be an absolute path (starting with /)",
+          ),
+      )
+      .max(32)
+      .nullable()
+      .optional()
+      .meta({
+        description:
+          "Where the tenant's sessions may set working directories (accept_edits auto-allows writes inside " +
+          "them): each working directory must be one of these or below one. null returns to the default " +
+          "(/workspace and /tmp). A root containing the home lets agents auto-allow writes to its configuration.",
+        example: ["/workspace", "/tmp", "/data"],
+      }),
   })
   .meta({ id: "TenantSettingsPatch" });
 export type TenantSettingsPatch = z.infer<typeof TenantSettingsPatch>;

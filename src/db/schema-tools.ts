@@ -36,6 +36,8 @@ export const tenantSettings = sqliteTable("tenant_settings", {
   quotas: text("quotas", { mode: "json" }).$type<TenantQuotas>().notNull().default({}),
   /** The tenant's sandbox image, limits and environment (sealed; see tenancy/sandbox-settings.ts). */
   sandbox: text("sandbox", { mode: "json" }).$type<StoredSandboxSettings>().notNull().default({}),
+  /** Where sessions may set working directories; null: the default (tenant-settings.ts). */
+  workingDirectoryRoots: text("working_directory_roots", { mode: "json" }).$type<string[]>(),
   updatedAt: text("updated_at").notNull(),
 });
 

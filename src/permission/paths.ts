@@ -292,8 +292,12 @@ export function isInWorkingDirectory(
   ctx: Pick<PermissionContext, "cwd" | "home" | "workingDirectories">,
 ): boolean {
   const target = normalizePath(p, ctx.cwd, ctx.home);
-  return [ctx.cwd, ...ctx.workingDirectories].some((d) => {
-    const dir = normalizePath(d, ctx.cwd, ctx.home);
-    return dir === "/" || target === dir || target.startsWith(`${dir}/`);
-  });
+  return [ctx.cwd, ...ctx.workingDirectories].some((d) =>
+    isWithin(target, normalizePath(d, ctx.cwd, ctx.home)),
+  );
+}
+
+/** `path` is `dir` or below it (both normal and absolute); `/` contains every path. */
+export function isWithin(path: string, dir: string): boolean {
+  return dir === "/" || path === dir || path.startsWith(`${dir}/`);
 }

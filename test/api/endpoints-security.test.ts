@@ -151,8 +151,8 @@ const ENDPOINTS: Endpoint[] = [
     name: "PATCH /v1/sessions/{sid}",
     method: "PATCH",
     path: (s) => `/v1/sessions/${s.sid}`,
-    ok: { who: "agent", status: 200, body: { mode: "dont_ask", workingDirectories: ["/data"] } },
-    bad: { body: { workingDirectories: ["/ok", "relative"] }, field: "workingDirectories[1]" },
+    ok: { who: "agent", status: 200, body: { mode: "dont_ask", workingDirectories: ["/tmp/data"] } },
+    bad: { body: { workingDirectories: ["/tmp/ok", "relative"] }, field: "workingDirectories[1]" },
     crossTenant: true,
   },
   {

@@ -130,6 +130,53 @@ describe("bypass is a tenant setting", () => {
   });
 });
 
+describe("working directories are bounded by the tenant (attack22a)", () => {
+  it("an agent cannot make its home or / a working directory; accept_edits then asks for a write there", async () => {
+    // The agent's own key sets its working directories, where accept_edits auto-allows writes: the
+    // home's configuration changes what a narrowly allowed command runs.
+    const write = { file_path: "/home/agent/.config/pip/pip.conf", content: "[global]\n" };
+    for (const dirs of [["/"], ["/home/agent"], ["/workspace/../home"]]) {
+      const res = await as(a.agentKey, "POST", "/v1/sessions", {
+        mode: "accept_edits",
+        workingDirectories: dirs,
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error).toMatchObject({
+        code: "VALIDATION",
+        details: [{ path: "workingDirectories[0]" }],
+      });
+      expect(res.body.error.details[0].message).toContain("workingDirectoryRoots");
+      const patch = await as(a.agentKey, "PATCH", `/v1/sessions/${sid}`, { workingDirectories: dirs });
+      expect(patch.status, JSON.stringify(patch.body)).toBe(400);
+    }
+    const edits = await newSession({ mode: "accept_edits", workingDirectories: ["/tmp/scratch"] });
+    expect(await submit("Write", write, edits)).toMatchObject({ status: "awaiting_approval" });
+    expect(await submit("Write", { file_path: "/tmp/scratch/a.txt", content: "x" }, edits)).toMatchObject({
+      status: "queued",
+      decision: { behavior: "allow", decidedBy: "tool" },
+    });
+
+    // The tenant admin owns the bound: roots are normal absolute paths, shown by GET; an agent cannot set them.
+    const bad = await settings({ workingDirectoryRoots: ["/ok", "relative"] });
+    expect(bad.status, JSON.stringify(bad.body)).toBe(400);
+    expect(bad.body.error.details[0].path).toBe("workingDirectoryRoots[1]");
+    expect((await settings({ workingDirectoryRoots: ["/home/agent"] }, a.agentKey)).status).toBe(403);
+    expect((await settings({ workingDirectoryRoots: ["/home/agent/"] })).body.workingDirectoryRoots).toEqual([
+      "/home/agent",
+    ]);
+    const home = await newSession({ mode: "accept_edits", workingDirectories: ["/home/agent"] });
+    expect(await submit("Write", write, home)).toMatchObject({
+      status: "queued",
+      decision: { behavior: "allow" },
+    });
+    // Narrowed again: the stored directory no longer lets the write through.
+    await settings({ workingDirectoryRoots: null });
+    const read = await as(a.adminKey, "GET", `/v1/tenants/${a.tenantId}/settings`);
+    expect(read.body.workingDirectoryRoots).toEqual(["/workspace", "/tmp"]);
+    expect(await submit("Write", write, home)).toMatchObject({ status: "awaiting_approval" });
+  });
+});
+
 describe("approvals", () => {
   it("an approval arriving twice is answered once (409)", async () => {
     const job = await submit("Bash", { command: "npm test" });

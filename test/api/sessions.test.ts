@@ -16,7 +16,7 @@ describe("sessions", () => {
     const a = await seedTenant(t.call);
     const res = await t.call("POST", "/v1/sessions", {
       key: a.agentKey,
-      body: { mode: "accept_edits", workingDirectories: ["/data"] },
+      body: { mode: "accept_edits", workingDirectories: ["/tmp/data"] },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body).toMatchObject({
@@ -24,7 +24,7 @@ describe("sessions", () => {
       mode: "accept_edits",
       cwd: "/workspace",
       home: "/home/agent",
-      workingDirectories: ["/data"],
+      workingDirectories: ["/tmp/data"],
       status: "active",
     });
     const sid = res.body.id;
@@ -48,7 +48,7 @@ describe("sessions", () => {
     expect(mode.body.error.details[0].path).toBe("mode");
     const dirs = await t.call("POST", "/v1/sessions", {
       key: a.agentKey,
-      body: { workingDirectories: ["/ok", "relative"] },
+      body: { workingDirectories: ["/tmp/ok", "relative"] },
     });
     expect(dirs.body.error.details[0].path).toBe("workingDirectories[1]");
   });

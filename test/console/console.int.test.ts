@@ -247,6 +247,22 @@ describe("the web console in Chromium", () => {
     expect(rules.body.deny).toEqual([]);
   });
 
+  it("sets where sessions may have working directories, from the settings form", async () => {
+    await open(page, "Rules", "Rules");
+    const roots = page.getByRole("textbox", { name: /working directories/ });
+    expect((await roots.inputValue()).split("\n")).toEqual(["/workspace", "/tmp"]);
+    await roots.fill("/workspace\n/data/\n");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("Settings saved.").waitFor({ timeout: UI_WAIT_MS });
+    const settings = await h.call("GET", `/v1/tenants/${a.tenantId}/settings`, { key: a.adminKey });
+    expect(settings.body.workingDirectoryRoots).toEqual(["/workspace", "/data"]);
+    await expect.poll(() => roots.inputValue(), { timeout: UI_WAIT_MS }).toBe("/workspace\n/data");
+    await h.call("PUT", `/v1/tenants/${a.tenantId}/settings`, {
+      key: a.adminKey,
+      body: { workingDirectoryRoots: null },
+    });
+  });
+
   it("never shows another tenant's calls: absent from the inbox and the lists, 404 by id", async () => {
     const theirs = await askingCall(other, "not-yours");
     await open(page, "Approvals", "Approvals");

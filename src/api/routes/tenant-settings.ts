@@ -1,4 +1,7 @@
-/** `GET/PUT /v1/tenants/{tid}/settings`: bypass, agent approvals, approval TTL, quotas, sandbox. */
+/**
+ * `GET/PUT /v1/tenants/{tid}/settings`: bypass, agent approvals, approval TTL, quotas, sandbox,
+ * working-directory roots.
+ */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { TenantSettingsPatch, TenantSettingsView } from "../../contracts/tenant.js";
 import type { ApiDeps } from "../api-deps.js";
@@ -14,6 +17,9 @@ const WHO = [
   "safety and may be set by its tenant_admin or the platform admin. Defaults: bypass off, agents may not",
   "approve, approvals expire after 3600 s. `sandbox` (image, limits within the platform's caps, environment",
   "variables returned by name only) applies to sessions whose container starts after the change.",
+  "`workingDirectoryRoots` (default `/workspace` and `/tmp`; null restores it) bounds the working directories",
+  "any key may give a session: outside them a POST or PATCH of the session is a 400, and a directory stored",
+  "before the roots narrowed is ignored by every later decision.",
 ].join(" ");
 
 const getOne = createRoute({

@@ -16,6 +16,8 @@ export const tenantSettings = pgTable("tenant_settings", {
   quotas: jsonb("quotas").$type<TenantQuotas>().notNull().default({}),
   /** The tenant's sandbox image, limits and environment (sealed; see tenancy/sandbox-settings.ts). */
   sandbox: jsonb("sandbox").$type<StoredSandboxSettings>().notNull().default({}),
+  /** Where sessions may set working directories; null: the default (tenant-settings.ts). */
+  workingDirectoryRoots: jsonb("working_directory_roots").$type<string[]>(),
   updatedAt: text("updated_at").notNull(),
 });
 

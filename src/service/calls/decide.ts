@@ -12,6 +12,7 @@ import {
   type SessionToolsDeps,
   sessionMcpTools,
 } from "../sessions/tool-list.js";
+import { sessionWorkingDirectories } from "../sessions/working-directories.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
 import { effectiveMode } from "../tenancy/tenant-settings.js";
 import { parseRulesOrThrow, readTenantRules } from "../tool-config/rules.js";
@@ -19,7 +20,7 @@ import { validateToolInput } from "./tool-input.js";
 
 /**
  * The permission context of a call in this session: tenant rules first, then session rules; the
- * mode as the tenant's settings allow it now.
+ * mode and the working directories as the tenant's settings allow them now.
  */
 export async function permissionContext(
   db: Db,
@@ -28,11 +29,13 @@ export async function permissionContext(
 ): Promise<PermissionContext> {
   const tenant = parseRulesOrThrow(tenantRules ?? (await readTenantRules(db, session.tenantId)), "tenant");
   const own = parseRulesOrThrow(session.rules, "session");
+  const mode = await effectiveMode(db, session);
+  const workingDirectories = await sessionWorkingDirectories(db, session);
   return {
-    mode: await effectiveMode(db, session),
-    cwd: sessionCwd(session),
+    mode,
+    cwd: sessionCwd({ ...session, workingDirectories }),
     home: session.home,
-    workingDirectories: session.workingDirectories,
+    workingDirectories,
     rules: {
       allow: [...tenant.allow, ...own.allow],
       deny: [...tenant.deny, ...own.deny],

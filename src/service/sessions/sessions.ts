@@ -20,6 +20,7 @@ import { assertModeAllowed } from "../tenancy/tenant-settings.js";
 import { getSkillRecords } from "../tool-config/tenant-skill-loader.js";
 import { getToolGroups } from "./build-toolkit.js";
 import { sessionById } from "./session-row.js";
+import { checkWorkingDirectories } from "./working-directories.js";
 
 /**
  * Where the session's next call starts, and where accept_edits lets its writes through: the
@@ -46,13 +47,6 @@ export function toSessionView(row: SessionRow, registry: ToolRegistry): SessionV
     createdAt: row.createdAt,
     lastUsedAt: row.lastUsedAt,
   };
-}
-
-function checkDirectories(dirs: readonly string[]): void {
-  const details = dirs.flatMap((d, i) =>
-    d.startsWith("/") ? [] : [{ path: `workingDirectories[${i}]`, message: "must be an absolute path" }],
-  );
-  if (details.length > 0) throw new ValidationError("invalid working directories", details);
 }
 
 /** The active session if the caller's tenant owns it; 404 otherwise. */
@@ -103,7 +97,7 @@ export async function createSession(
   requireRole(p, ["agent", "tenant_admin"]);
   const tenantId = callerTenant(p);
   await assertModeAllowed(deps.db, tenantId, input.mode);
-  checkDirectories(input.workingDirectories ?? []);
+  await checkWorkingDirectories(deps.db, { tenantId, home: SANDBOX_HOME }, input.workingDirectories ?? []);
   if (input.tools) checkToolNames(deps.tools, input.tools);
   const groups = (await getToolGroups(deps.db, tenantId)).map((g) => g.name);
   if (input.toolGroups) checkTenantNames("toolGroups", input.toolGroups, groups, "tool group");
@@ -165,7 +159,7 @@ export async function updateSession(
   requireRole(p, ["agent", "tenant_admin"]);
   const row = await loadSession(deps.db, p, sessionId);
   await assertModeAllowed(deps.db, row.tenantId, input.mode);
-  if (input.workingDirectories) checkDirectories(input.workingDirectories);
+  if (input.workingDirectories) await checkWorkingDirectories(deps.db, row, input.workingDirectories);
   // Only the fields given: a concurrent update of the other field (read before this one wrote)
   // keeps its value.
   const set = {

@@ -8,7 +8,9 @@ import type { TenantSettingsPatch, TenantSettingsView } from "../../contracts/te
 import { type Db, first, type Tables, tablesOf } from "../../db/db.js";
 import type { StoredSandboxSettings } from "../../db/rows.js";
 import { ConflictError, ForbiddenError } from "../../errors.js";
+import { normalizePath } from "../../permission/paths.js";
 import type { PermissionMode } from "../../permission/types.js";
+import { SANDBOX_HOME, SANDBOX_WORKSPACE } from "../../sandbox/sandbox.js";
 import { nowIso } from "../clock.js";
 import type { SecretBox } from "../secret-box.js";
 import { tenantReadCache } from "../tenant-read-cache.js";
@@ -24,6 +26,9 @@ export const DEFAULT_SETTINGS: CoreSettings = {
   agentsMayApprove: false,
   approvalTtlSeconds: 3600,
   quotas: {},
+  // The workspace and the scratch directory: neither holds configuration that a command run as
+  // the agent reads (the home does), and readers may write /tmp anyway.
+  workingDirectoryRoots: [SANDBOX_WORKSPACE, "/tmp"],
 };
 
 type SettingsRow = Tables["tenantSettings"]["$inferSelect"];
@@ -36,7 +41,8 @@ async function storedRow(db: Db, tenantId: string): Promise<SettingsRow | undefi
 function coreSettings(row: SettingsRow | undefined): CoreSettings {
   if (!row) return { ...DEFAULT_SETTINGS };
   const { allowBypass, agentsMayApprove, approvalTtlSeconds, quotas } = row;
-  return { allowBypass, agentsMayApprove, approvalTtlSeconds, quotas };
+  const workingDirectoryRoots = row.workingDirectoryRoots ?? DEFAULT_SETTINGS.workingDirectoryRoots;
+  return { allowBypass, agentsMayApprove, approvalTtlSeconds, quotas, workingDirectoryRoots };
 }
 
 /**
@@ -111,7 +117,12 @@ export async function putTenantSettings(
   if (patch.quotas !== undefined && p.role !== "admin") {
     throw new ForbiddenError("quotas are set by the platform admin; a tenant_admin may only read them");
   }
-  const { sandbox: sandboxPatch, ...rest } = patch;
+  const { sandbox: sandboxPatch, workingDirectoryRoots: roots, ...others } = patch;
+  // Stored normal (`/data/../srv/` as `/srv`), as the bound compares them; null: the default.
+  const rest = {
+    ...others,
+    ...(roots !== undefined ? { workingDirectoryRoots: roots && [...new Set(roots.map(normalRoot))] } : {}),
+  };
   // The sandbox part is one JSON value merged here, so a save is a read-merge-write: it writes
   // only if the row still has the `updatedAt` it read (compare-and-set), else reads again.
   // `updatedAt` serves as the row's version because every save makes it strictly greater.
@@ -127,6 +138,7 @@ export async function putTenantSettings(
         : await insertIfAbsent(deps.db, {
             tenantId,
             ...coreSettings(undefined),
+            workingDirectoryRoots: null,
             ...rest,
             sandbox,
             updatedAt,
@@ -158,6 +170,10 @@ async function insertIfAbsent(db: Db, row: SettingsRow) {
   const { tenantSettings } = tablesOf(db);
   const [written] = await db.insert(tenantSettings).values(row).onConflictDoNothing().returning();
   return written;
+}
+
+function normalRoot(dir: string): string {
+  return normalizePath(dir, "/", SANDBOX_HOME);
 }
 
 /** Now, or just after `previous` when the clock has not passed it (same millisecond, clock skew). */

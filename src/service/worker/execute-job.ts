@@ -20,6 +20,7 @@ import { sessionToolkit } from "../sessions/build-toolkit.js";
 import { sessionMcpToolSets } from "../sessions/mcp-clients.js";
 import { sessionCwd, setSessionCwd } from "../sessions/sessions.js";
 import { saveActiveGroups } from "../sessions/tool-list.js";
+import { sessionWorkingDirectories } from "../sessions/working-directories.js";
 import { type Claim, failJob, recordAttemptSandbox, wakeSuccessors } from "./claim-job.js";
 import { jobSandbox } from "./job-sandbox.js";
 import { RunEvents } from "./run-events.js";
@@ -115,6 +116,7 @@ export async function executeJob(
   let crash: { err: unknown } | undefined;
   const readCache = new RunReadCache(deps.readCache, session.id);
   const ctx = runContext(deps, claim, {
+    workingDirectories: await sessionWorkingDirectories(deps.db, session),
     sandbox: jsb.sandbox,
     readCache,
     signal,
@@ -167,7 +169,7 @@ export async function runToolkit(deps: ServiceDeps, session: Running["session"])
 /** What a run's context takes from the run itself; the rest comes from its job and session. */
 export type RunParts = Pick<
   ToolRunContext,
-  "sandbox" | "readCache" | "signal" | "onChunk" | "activeGroups" | "reportCrash"
+  "sandbox" | "readCache" | "signal" | "onChunk" | "activeGroups" | "reportCrash" | "workingDirectories"
 >;
 
 /** The context a job's tool runs in. */
@@ -179,9 +181,9 @@ export function runContext(
   return {
     ...parts,
     sessionId: session.id,
-    cwd: sessionCwd(session),
+    // The directories the tenant's roots allow now (sessionWorkingDirectories), as the decision used.
+    cwd: sessionCwd({ ...session, workingDirectories: parts.workingDirectories }),
     home: session.home,
-    workingDirectories: session.workingDirectories,
     mode: session.mode as ToolRunContext["mode"],
     autoAllowedEdit:
       session.mode === "accept_edits" &&

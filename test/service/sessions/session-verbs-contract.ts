@@ -7,10 +7,11 @@
  */
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { TenantSettingsPatch } from "../../../src/contracts/tenant.js";
 import { type Db, first, tablesOf } from "../../../src/db/db.js";
 import type { JobStatus } from "../../../src/db/rows.js";
 import type { JobStore } from "../../../src/db/store.js";
-import { NotFoundError } from "../../../src/errors.js";
+import { NotFoundError, ValidationError } from "../../../src/errors.js";
 import { createLogger } from "../../../src/log.js";
 import type { SandboxProvider } from "../../../src/sandbox/sandbox.js";
 import { permissionContext } from "../../../src/service/calls/decide.js";
@@ -28,6 +29,8 @@ import {
   updateSession,
 } from "../../../src/service/sessions/sessions.js";
 import { saveActiveGroups } from "../../../src/service/sessions/tool-list.js";
+import { sessionWorkingDirectories } from "../../../src/service/sessions/working-directories.js";
+import { putTenantSettings } from "../../../src/service/tenancy/tenant-settings.js";
 import { runContext } from "../../../src/service/worker/execute-job.js";
 import { MemoryBus } from "../../support/memory-bus.js";
 import { jobRow, sessionRow } from "../../support/rows.js";
@@ -69,7 +72,7 @@ export function sessionVerbsContract(dialect: string, open: () => Promise<VerbsF
           id: sid(name),
           tenantId,
           mode: "accept_edits",
-          workingDirectories: ["/data"],
+          workingDirectories: ["/tmp/data"],
           rules: { allow: ["Read"], deny: [], ask: ["Bash(rm *)"] },
           tools: ["Read", "Bash"],
           activeGroups: [],
@@ -97,6 +100,20 @@ export function sessionVerbsContract(dialect: string, open: () => Promise<VerbsF
       });
     }
 
+    /** The session now, and the contexts a decision and a run of it get (as the service builds them). */
+    async function contexts(session: string) {
+      const row = await loadSession(f.db, agent(), session);
+      const workingDirectories = await sessionWorkingDirectories(f.db, row);
+      const parts = {
+        sandbox: {},
+        readCache: {},
+        signal: new AbortController().signal,
+        workingDirectories,
+      } as never;
+      const run = runContext({ db: f.db } as never, { job: { decision: {} } as never, session: row }, parts);
+      return { row, decision: await permissionContext(f.db, row), run };
+    }
+
     const job = async (name: string) => {
       const { jobs } = tablesOf(f.db);
       return first(
@@ -114,7 +131,7 @@ export function sessionVerbsContract(dialect: string, open: () => Promise<VerbsF
       expect(row).toMatchObject({
         id: s,
         mode: "accept_edits",
-        workingDirectories: ["/data"],
+        workingDirectories: ["/tmp/data"],
         rules: { allow: ["Read"], deny: [], ask: ["Bash(rm *)"] },
         tools: ["Read", "Bash"],
         toolGroups: null,
@@ -150,11 +167,11 @@ export function sessionVerbsContract(dialect: string, open: () => Promise<VerbsF
       // Both read the row before either writes: writing back the whole row would undo the other.
       await Promise.all([
         updateSession(deps, agent(), id, { mode: "explore" }),
-        updateSession(deps, agent(), id, { workingDirectories: ["/srv"] }),
+        updateSession(deps, agent(), id, { workingDirectories: ["/tmp/srv"] }),
       ]);
       expect(await loadSession(f.db, agent(), id)).toMatchObject({
         mode: "explore",
-        workingDirectories: ["/srv"],
+        workingDirectories: ["/tmp/srv"],
       });
     });
 
@@ -179,28 +196,81 @@ export function sessionVerbsContract(dialect: string, open: () => Promise<VerbsF
       // The cwd is where accept_edits lets writes through: a `cd /data` kept while /data was a
       // working directory must not keep /data writable once the tenant removed it.
       const s = await seedSession("patched");
-      await setSessionCwd(f.db, s, "/data/sub");
+      await setSessionCwd(f.db, s, "/tmp/data/sub");
       const cwdOf = async () => {
-        const row = await loadSession(f.db, agent(), s);
-        const parts = { sandbox: {}, readCache: {}, signal: new AbortController().signal } as never;
-        const run = runContext(
-          { db: f.db } as never,
-          { job: { decision: {} } as never, session: row },
-          parts,
-        );
-        const view = toSessionView(row, toolRegistry([]));
-        return [(await permissionContext(f.db, row)).cwd, run.cwd, view.cwd];
+        const { row, decision, run } = await contexts(s);
+        return [decision.cwd, run.cwd, toSessionView(row, toolRegistry([])).cwd];
       };
-      expect(await cwdOf()).toEqual(["/data/sub", "/data/sub", "/data/sub"]);
+      expect(await cwdOf()).toEqual(["/tmp/data/sub", "/tmp/data/sub", "/tmp/data/sub"]);
       await updateSession({ db: f.db, tools: toolRegistry([]) }, agent(), s, {
-        workingDirectories: ["/srv"],
+        workingDirectories: ["/tmp/srv"],
       });
       expect(await cwdOf()).toEqual(["/workspace", "/workspace", "/workspace"]);
       // Given back, the directory is the cwd again (the stored cwd is not rewritten).
       await updateSession({ db: f.db, tools: toolRegistry([]) }, agent(), s, {
-        workingDirectories: ["/data/"],
+        workingDirectories: ["/tmp/data/"],
       });
-      expect(await cwdOf()).toEqual(["/data/sub", "/data/sub", "/data/sub"]);
+      expect(await cwdOf()).toEqual(["/tmp/data/sub", "/tmp/data/sub", "/tmp/data/sub"]);
+    });
+
+    it("working directories stay inside the tenant's roots: refused when set, ignored once the roots narrow", async () => {
+      // accept_edits auto-allows writes inside the working directories, and the agent's own key
+      // sets them: unbounded, `/` or the home made every write there auto-allowed (attack22a).
+      const s = await seedSession("roots");
+      const deps = { db: f.db, tools: toolRegistry([]) };
+      const refused = async (dirs: string[]) => {
+        const err = await updateSession(deps, agent(), s, { workingDirectories: dirs }).catch(
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(ValidationError);
+        return ((err as ValidationError).details ?? []).map((d) => d.path);
+      };
+      for (const outside of ["/", "/home/agent", "/home", "/workspace/../home/agent", "/tmpfoo", "/etc"]) {
+        expect(await refused(["/tmp/ok", outside])).toEqual(["workingDirectories[1]"]);
+      }
+      const create = (dirs: string[]) =>
+        createSession({ ...deps, quotas: {} } as never, agent(), { workingDirectories: dirs });
+      await expect(create(["/home/agent"])).rejects.toBeInstanceOf(ValidationError);
+      expect((await create(["/workspace/src", "/tmp/x/"])).workingDirectories).toEqual([
+        "/workspace/src",
+        "/tmp/x/",
+      ]);
+
+      // The tenant admin widens the roots: /data is allowed, and stays so until narrowed again.
+      const admin = { keyId: "key_t", role: "tenant_admin" as const, tenantId };
+      const settings = (patch: TenantSettingsPatch) =>
+        putTenantSettings(
+          { db: f.db, sandboxPolicy: {} as never, secrets: {} as never },
+          admin,
+          tenantId,
+          patch,
+        );
+      expect(
+        (await settings({ workingDirectoryRoots: ["/data/", "/workspace/../srv"] })).workingDirectoryRoots,
+      ).toEqual(["/data", "/srv"]);
+      expect(await refused(["/workspace"])).toEqual(["workingDirectories[0]"]);
+      await updateSession(deps, agent(), s, { workingDirectories: ["/data/x", "/srv"] });
+      await setSessionCwd(f.db, s, "/data/x/sub");
+      const seen = async () => {
+        const { decision, run } = await contexts(s);
+        return {
+          decision: [decision.workingDirectories, decision.cwd],
+          run: [run.workingDirectories, run.cwd],
+        };
+      };
+      expect(await seen()).toEqual({
+        decision: [["/data/x", "/srv"], "/data/x/sub"],
+        run: [["/data/x", "/srv"], "/data/x/sub"],
+      });
+      // Narrowed: the stored /data/x is ignored by decisions and runs (its cwd too), /srv kept.
+      await settings({ workingDirectoryRoots: ["/srv"] });
+      expect(await seen()).toEqual({ decision: [["/srv"], "/workspace"], run: [["/srv"], "/workspace"] });
+      // Back to the default (null): /workspace and /tmp.
+      expect((await settings({ workingDirectoryRoots: null })).workingDirectoryRoots).toEqual([
+        "/workspace",
+        "/tmp",
+      ]);
+      expect(await seen()).toEqual({ decision: [[], "/workspace"], run: [[], "/workspace"] });
     });
 
     it("deleting a session cancels pending calls, flags the running one, drops its cache and sandbox", async () => {

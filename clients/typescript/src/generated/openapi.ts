@@ -454,7 +454,7 @@ export interface paths {
         get: operations["getTenantSettings"];
         /**
          * Change a tenant's settings
-         * @description Fields left out keep their value. `quotas` may only be set by the platform admin (a tenant_admin sending it gets 403);  `allowBypass`, `agentsMayApprove` and `approvalTtlSeconds` (10 s – 7 days) relax or tune the tenant's own safety and may be set by its tenant_admin or the platform admin. Defaults: bypass off, agents may not approve, approvals expire after 3600 s. `sandbox` (image, limits within the platform's caps, environment variables returned by name only) applies to sessions whose container starts after the change.
+         * @description Fields left out keep their value. `quotas` may only be set by the platform admin (a tenant_admin sending it gets 403);  `allowBypass`, `agentsMayApprove` and `approvalTtlSeconds` (10 s – 7 days) relax or tune the tenant's own safety and may be set by its tenant_admin or the platform admin. Defaults: bypass off, agents may not approve, approvals expire after 3600 s. `sandbox` (image, limits within the platform's caps, environment variables returned by name only) applies to sessions whose container starts after the change. `workingDirectoryRoots` (default `/workspace` and `/tmp`; null restores it) bounds the working directories any key may give a session: outside them a POST or PATCH of the session is a 400, and a directory stored before the roots narrowed is ignored by every later decision.
          */
         put: operations["updateTenantSettings"];
         post?: never;
@@ -1004,6 +1004,8 @@ export interface components {
             approvalTtlSeconds: number;
             quotas: components["schemas"]["TenantQuotas"];
             sandbox: components["schemas"]["TenantSandboxSettings"];
+            /** @description where a session's working directories may be (each one of these or below one) */
+            workingDirectoryRoots: string[];
         };
         /** @description absent limits fall back to the platform defaults */
         TenantQuotas: {
@@ -1027,6 +1029,15 @@ export interface components {
             approvalTtlSeconds?: number;
             quotas?: components["schemas"]["TenantQuotas"];
             sandbox?: components["schemas"]["TenantSandboxSettingsPatch"];
+            /**
+             * @description Where the tenant's sessions may set working directories (accept_edits auto-allows writes inside them): each working directory must be one of these or below one. null returns to the default (/workspace and /tmp). A root containing the home lets agents auto-allow writes to its configuration.
+             * @example [
+             *       "/workspace",
+             *       "/tmp",
+             *       "/data"
+             *     ]
+             */
+            workingDirectoryRoots?: string[] | null;
         };
         /** @description The tenant's sandboxes from new sessions on: an image from the platform's allowlist (SANDBOX_IMAGE_ALLOWLIST), limits up to the platform's caps (SANDBOX_MAX_*; over a cap is a 400 naming the field), and environment variables for every command. A field left out keeps its value; null returns to the platform's default. */
         TenantSandboxSettingsPatch: {

@@ -54,6 +54,10 @@ function Settings({ tenantId }) {
           approvalTtlSeconds: Number(f.ttl.value),
           agentsMayApprove: f.agents.checked,
           allowBypass: f.bypass.checked,
+          workingDirectoryRoots: f.roots.value
+            .split("\n")
+            .map((d) => d.trim())
+            .filter(Boolean),
         }).then(() => state.reload()),
       "Settings saved.",
     );
@@ -67,6 +71,8 @@ function Settings({ tenantId }) {
             <label>Approval time to live (seconds) <input name="ttl" type="number" min="10" max="604800" value=${state.data.approvalTtlSeconds} /></label>
             <label class="inline"><input name="agents" type="checkbox" checked=${state.data.agentsMayApprove} /> Agents may answer approvals</label>
             <label class="inline"><input name="bypass" type="checkbox" checked=${state.data.allowBypass} /> Sessions may use bypass mode</label>
+            <label>Where sessions may set working directories (one absolute path per line; accept_edits auto-allows writes inside them)
+              <textarea name="roots" rows="3" value=${state.data.workingDirectoryRoots.join("\n")}></textarea></label>
             <button type="submit" disabled=${action.busy}>Save settings</button>
             <${Status} error=${action.error} message=${action.message} />
           </form>`

@@ -1,0 +1,1 @@
+ALTER TABLE "tenant_settings" ADD COLUMN "working_directory_roots" jsonb;

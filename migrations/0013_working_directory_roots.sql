@@ -1,0 +1,1 @@
+ALTER TABLE `tenant_settings` ADD `working_directory_roots` text;
