@@ -93,6 +93,85 @@ describe("@toolshed/client", () => {
     }
   });
 
+  it("covers an agent loop's daily verbs: the model's tools, decisions, files, external tools, lists", async () => {
+    const platform = new Toolshed({ baseUrl: h.url, apiKey: ADMIN_KEY });
+    const tenant = await platform.tenants.create({ name: "daily" });
+    const admin = new Toolshed({
+      baseUrl: h.url,
+      apiKey: (await platform.tenants.createKey(tenant.id, { role: "tenant_admin" })).key,
+    });
+    const agent = new Toolshed({
+      baseUrl: h.url,
+      apiKey: (await platform.tenants.createKey(tenant.id, { role: "agent" })).key,
+    });
+    const lookup = {
+      name: "lookup",
+      description: "Looks a word up.",
+      inputSchema: { type: "object", properties: { word: { type: "string" } }, required: ["word"] },
+    };
+    expect(await admin.tenants.setTools(tenant.id, [lookup])).toMatchObject([{ name: "lookup" }]);
+    expect((await admin.tenants.listKeys(tenant.id)).map((k) => k.role).sort()).toEqual([
+      "agent",
+      "tenant_admin",
+    ]);
+    await admin.tenants.setRules(tenant.id, {
+      allow: ["lookup", "Read", "Write"],
+      deny: [],
+      ask: ["Bash(touch:*)"],
+    });
+    const session = await agent.sessions.create();
+    try {
+      // What the model is given: each tool's name, description and input schema, and the prompt.
+      const { tools, systemPrompt } = await session.tools();
+      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["Bash", "Read", "lookup"]));
+      expect(tools.find((t) => t.name === "lookup")?.inputSchema).toMatchObject({ required: ["word"] });
+      expect(typeof systemPrompt).toBe("string");
+      expect(await session.decide("Bash", { command: "touch x" })).toMatchObject({ behavior: "ask" });
+
+      // Files in and out, as bytes, text and a tar of the workspace.
+      expect(await session.files.put("/workspace/notes/a.txt", "hello files\n")).toMatchObject({ bytes: 12 });
+      expect(await session.files.getText("/workspace/notes/a.txt")).toBe("hello files\n");
+      const tar = await session.files.exportTar();
+      const copy = await agent.sessions.create();
+      try {
+        expect((await copy.files.importTar(tar)).entries).toBeGreaterThan(0);
+        expect(await copy.files.getText("/workspace/notes/a.txt")).toBe("hello files\n");
+      } finally {
+        await copy.delete();
+      }
+
+      // An external tool: the call waits for this code's result, which ends it.
+      const held = await session.call("lookup", { word: "shed" }, { wait: 5, idempotencyKey: "lookup-1" });
+      expect(held.status).toBe("awaiting_external");
+      await held.submitResult({ content: [{ type: "text", text: "a small building" }] });
+      expect(held).toMatchObject({ status: "succeeded", text: "a small building" });
+
+      // Lists: the session's jobs (newest first), the sessions, the approvals an admin answers.
+      const asking = await session.call("Bash", { command: "touch /workspace/t" });
+      const jobs: string[] = [];
+      for await (const j of agent.jobs.list({ sessionId: session.id, limit: 1 })) jobs.push(j.id);
+      // Pages of one, followed to the end: the transfers above are jobs of the session too.
+      expect(jobs.slice(0, 2)).toEqual([asking.id, held.id]);
+      expect(jobs.length).toBeGreaterThan(3);
+      const sessions: string[] = [];
+      for await (const s of agent.sessions.list({ status: "active" })) sessions.push(s.id);
+      expect(sessions).toContain(session.id);
+      const waiting = [];
+      for await (const a of admin.approvals.list({ sessionId: session.id })) waiting.push(a);
+      expect(waiting.map((a) => a.job.id)).toEqual([asking.id]);
+      await waiting[0]!.job.deny();
+      expect((await agent.jobs.get(asking.id)).status).toBe("denied");
+      const dry = await admin.tenants.dryRunRules(tenant.id, { allow: [], deny: ["lookup"], ask: [] });
+      expect(dry.changes.map((c) => c.jobId)).toContain(held.id);
+      const audit = await admin.tenants.audit(tenant.id, { jobId: held.id });
+      expect(audit.entries.map((e) => e.kind)).toEqual(
+        expect.arrayContaining(["decision", "external_result"]),
+      );
+    } finally {
+      await session.delete();
+    }
+  });
+
   it("packs with its compiled code and types (npm pack)", () => {
     const out = mkdtempSync(join(tmpdir(), "client-pack-"));
     try {

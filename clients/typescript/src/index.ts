@@ -2,13 +2,8 @@
 export { ToolshedError } from "./errors.js";
 export type { components, operations, paths } from "./generated/openapi.js";
 export type { ToolshedOptions } from "./http.js";
-export {
-  type CallOptions,
-  Job,
-  Jobs,
-  Session,
-  Sessions,
-  Tenants,
-  Toolshed,
-} from "./toolshed.js";
+export { type Approval, Approvals, Job, Jobs } from "./jobs.js";
+export { type CallOptions, Session, SessionFiles, Sessions } from "./sessions.js";
+export { Tenants } from "./tenants.js";
+export { Toolshed } from "./toolshed.js";
 export type * from "./types.js";
