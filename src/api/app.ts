@@ -60,6 +60,10 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
   });
 
   app.use("*", accessLog({ logger: deps.logger, metrics: deps.port.metrics }));
+  app.use("*", (c, next) => {
+    c.set("publicOrigin", deps.publicOrigin);
+    return next();
+  });
   // File transfers carry raw bytes up to their own limit; every other body is JSON-sized.
   const limit = (maxSize: number) =>
     bodyLimit({
