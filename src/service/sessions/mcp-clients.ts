@@ -78,6 +78,7 @@ export interface McpClientsDeps {
 
 export class McpClients {
   private readonly entries = new Map<string, Entry>();
+  private readonly sets = new WeakMap<McpRawTool[], McpToolSet>();
   private readonly ttlMs: number;
   private readonly failureTtlMs: number;
   private readonly now: () => number;
@@ -107,9 +108,22 @@ export class McpClients {
           () => new McpClient(config, { ...this.opts, fetch: this.http.fetch }),
         );
         const tools = await this.listing(tenantId, entry, opts);
-        return mcpToolSet(entry.client, tools);
+        return this.builtSet(entry.client, tools);
       }),
     );
+  }
+
+  /**
+   * The set built from a listing, kept while the listing is: building clones every schema, which
+   * each call would otherwise do again (a listing belongs to one entry, hence to one client).
+   */
+  private builtSet(client: McpClient, tools: McpRawTool[]): McpToolSet {
+    let set = this.sets.get(tools);
+    if (!set) {
+      set = mcpToolSet(client, tools);
+      this.sets.set(tools, set);
+    }
+    return set;
   }
 
   /** One server's raw listing (cached like the sets'); a worker answering an API's `remote` listing. */
