@@ -30,7 +30,9 @@ export function mcpContentToBlocks(result: CallToolResult): ContentBlock[] {
       case "image":
       case "audio":
         if (item.data.length > dataLeft) {
-          text(`(${item.mimeType} of ${item.data.length} base64 characters left out: over the result's bound)`);
+          text(
+            `(${item.mimeType} of ${item.data.length} base64 characters left out: over the result's bound)`,
+          );
           break;
         }
         dataLeft -= item.data.length;

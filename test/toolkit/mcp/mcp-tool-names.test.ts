@@ -6,9 +6,9 @@
  */
 import { expect, it } from "vitest";
 import { buildTenantToolkit } from "../../../src/service/sessions/build-toolkit.js";
+import { createBuiltinTools } from "../../../src/toolkit/builtins.js";
 import type { McpClient, McpRawTool } from "../../../src/toolkit/mcp/mcp-client.js";
 import { mcpToolSet } from "../../../src/toolkit/mcp/mcp-tool.js";
-import { createBuiltinTools } from "../../../src/toolkit/builtins.js";
 
 const client = (name: string) =>
   ({

@@ -5,7 +5,10 @@
  */
 import { expect, it } from "vitest";
 import type { Sandbox, SandboxProcess, SpawnRequest } from "../../../src/sandbox/sandbox.js";
-import { MAX_MESSAGE_BYTES, SandboxStdioTransport } from "../../../src/toolkit/mcp/sandbox-stdio-transport.js";
+import {
+  MAX_MESSAGE_BYTES,
+  SandboxStdioTransport,
+} from "../../../src/toolkit/mcp/sandbox-stdio-transport.js";
 
 function fakeSandbox() {
   const state = { req: undefined as SpawnRequest | undefined, kills: 0, written: [] as string[] };
@@ -34,7 +37,9 @@ it("a server that writes past the cap without a newline is killed, with an error
   const errors: Error[] = [];
   let closed = false;
   t.onerror = (e) => void errors.push(e);
-  t.onclose = () => void (closed = true);
+  t.onclose = () => {
+    closed = true;
+  };
   await t.start();
   const chunk = "x".repeat(64 * 1024);
   // Twice the cap, as a flooding server sends it: pipe-sized pieces.
