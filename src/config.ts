@@ -102,6 +102,26 @@ export const Config = z.object({
   WEBHOOK_TIMEOUT_MS: int(10_000, 100),
   BODY_LIMIT_BYTES: int(1024 * 1024, 1024),
   /**
+   * The origin browsers use for the console (`https://toolshed.example.com`), when a reverse proxy
+   * in front rewrites `Host`: a console change must then come from exactly this origin. Unset, the
+   * browser's Origin is compared with the request's Host.
+   */
+  PUBLIC_URL: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined || text === "") return undefined;
+      const origin = publicOrigin(text);
+      if (origin === null) {
+        ctx.addIssue({
+          code: "custom",
+          message: "must be the origin browsers use: http(s)://host[:port], no path, query or credentials",
+        });
+        return z.NEVER;
+      }
+      return origin;
+    }),
+  /**
    * How long a client may take to send a whole request, headers and body (Node answers 408 and
    * closes past it): a client trickling a body cannot hold a connection for Node's 300 s. A
    * response's wait (`?wait`, SSE) does not count. 120 s lets a 64 MiB transfer through at ~0.6 MB/s.
@@ -174,6 +194,18 @@ export const Config = z.object({
   SANDBOX_RUNTIME: z.enum(["runc", "runsc"]).default("runc"),
 });
 export type Config = z.infer<typeof Config>;
+
+/** `text` as an origin (`https://host[:port]`, lower-cased, default port dropped), or null. */
+function publicOrigin(text: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return null;
+  }
+  const bare = url.pathname === "/" && !url.search && !url.hash && !url.username && !url.password;
+  return (url.protocol === "http:" || url.protocol === "https:") && bare ? url.origin : null;
+}
 
 /** Why `text` is not a usable Postgres URL (never quoting it: it may hold a password), or null. */
 function postgresUrlProblem(text: string): string | null {

@@ -93,8 +93,8 @@ export class RateLimitedError extends AppError {
 }
 
 export class UnsupportedMediaTypeError extends AppError {
-  constructor() {
-    super("UNSUPPORTED_MEDIA_TYPE", "the request body must be JSON (Content-Type: application/json)");
+  constructor(message = "the request body must be JSON (Content-Type: application/json)") {
+    super("UNSUPPORTED_MEDIA_TYPE", message);
   }
 }
 

@@ -10,4 +10,6 @@ export interface ApiDeps {
   sessionMcp: Pick<SessionMcpEndpoint, "handle">;
   bodyLimitBytes: number;
   logger: Logger;
+  /** `PUBLIC_URL`'s origin: the only one a console change may come from, when set. */
+  publicOrigin?: string;
 }

@@ -5,7 +5,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { consoleRoutes } from "../console/console-routes.js";
-import { formatPath, PayloadTooLargeError, ValidationError } from "../errors.js";
+import { formatPath, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { ApiPort } from "../service/api-port.js";
 import { accessLog } from "./access-log.js";
@@ -60,6 +60,10 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
   });
 
   app.use("*", accessLog({ logger: deps.logger, metrics: deps.port.metrics }));
+  app.use("*", (c, next) => {
+    c.set("publicOrigin", deps.publicOrigin);
+    return next();
+  });
   // File transfers carry raw bytes up to their own limit; every other body is JSON-sized.
   const limit = (maxSize: number) =>
     bodyLimit({
@@ -76,6 +80,12 @@ export function createApp(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const depthLimit = jsonDepthLimit(MAX_JSON_DEPTH, deps.bodyLimitBytes);
   const raw = (path: string) => RAW_BODY_PATH.test(path);
   app.use("/v1/*", (c, next) => {
+    // A body is never inflated here (no gzip bomb): say so rather than fail to parse it.
+    const encoding = c.req.header("content-encoding")?.trim().toLowerCase();
+    if (encoding && encoding !== "identity")
+      throw new UnsupportedMediaTypeError(
+        `Content-Encoding ${encoding} is not supported: send the request body uncompressed`,
+      );
     if (raw(c.req.path)) return rawLimit(c, next);
     return readsJsonDirectly(c) ? declaredLimit(c, next) : jsonLimit(c, next);
   });

@@ -5,5 +5,7 @@ export interface AppEnv {
   Variables: {
     requestId: string;
     principal: Principal;
+    /** `PUBLIC_URL`'s origin, when configured (cookie-session.ts). */
+    publicOrigin: string | undefined;
   };
 }

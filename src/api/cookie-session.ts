@@ -10,6 +10,7 @@ import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { ForbiddenError } from "../errors.js";
 import type { ApiPort, ConsoleSession } from "../service/api-port.js";
+import type { AppEnv } from "./context.js";
 
 export const CONSOLE_COOKIE = "toolshed_console";
 export const CSRF_HEADER = "x-csrf-token";
@@ -24,7 +25,7 @@ export function hasConsoleCookie(c: Context): boolean {
 
 /** The session of the request's cookie (401 without one); CSRF-checked unless the method is safe. */
 export async function consoleSession(
-  c: Context,
+  c: Context<AppEnv>,
   port: Pick<ApiPort, "consoleSessions">,
 ): Promise<ConsoleSession> {
   const session = await port.consoleSessions.resume(getCookie(c, CONSOLE_COOKIE, prefix(c)));
@@ -43,21 +44,27 @@ export async function consoleSession(
  * A browser names the page's origin; one of another site never changes anything with our cookie
  * (nor signs a browser in: no login CSRF).
  */
-export function refuseCrossSite(c: Context): void {
+export function refuseCrossSite(c: Context<AppEnv>): void {
   if (c.req.header("sec-fetch-site") === "cross-site") {
     throw new ForbiddenError("a cross-site request may not change anything with the console's cookie");
   }
   const origin = c.req.header("origin");
   if (origin === undefined) return;
-  let host: string | undefined;
+  let parsed: URL | undefined;
   try {
-    host = new URL(origin).host;
+    parsed = new URL(origin);
   } catch {
-    host = undefined;
+    parsed = undefined;
   }
-  if (host !== c.req.header("host")) {
+  // Behind a proxy that rewrites Host, PUBLIC_URL is the one origin (scheme and port too).
+  const expected = c.get("publicOrigin");
+  const same = expected ? parsed?.origin === expected : parsed?.host === c.req.header("host");
+  if (!same) {
+    const hint = expected
+      ? `only ${expected} (PUBLIC_URL) may`
+      : `only this server's Host (${c.req.header("host") ?? "none"}) may; behind a proxy that rewrites Host, set PUBLIC_URL to the URL browsers use`;
     throw new ForbiddenError(
-      `requests from origin ${origin} may not change anything with the console's cookie`,
+      `requests from origin ${origin} may not change anything with the console's cookie: ${hint}`,
     );
   }
 }

@@ -258,7 +258,13 @@ export async function startService(
       // This process's stateful MCP sessions; stopped after the HTTP server so none is opened anew.
       const sessionMcp = new SessionMcpEndpoint(apiPort.sessionMcp, logger, { keyStreams });
       life.started("session mcp endpoint", () => sessionMcp.close());
-      const app = createApp({ port: apiPort, sessionMcp, bodyLimitBytes: config.BODY_LIMIT_BYTES, logger });
+      const app = createApp({
+        port: apiPort,
+        sessionMcp,
+        bodyLimitBytes: config.BODY_LIMIT_BYTES,
+        logger,
+        publicOrigin: config.PUBLIC_URL,
+      });
       const listening = await listen(app.fetch, config.PORT, config.HOST, config.HTTP_REQUEST_TIMEOUT_MS);
       life.started("http server", listening.close);
       ({ url, port } = listening);

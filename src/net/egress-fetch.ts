@@ -21,10 +21,19 @@ export interface EgressClient {
 }
 
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+/**
+ * The most of a body this process holds for one answer (an event stream: for one event), as the
+ * stdio transport bounds a message: the server is a tenant's, and its answer is read into memory.
+ */
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /** Builds the client; `lookup` defaults to the policy-checking DNS hook. */
-export function egressClient(policy: EgressPolicy, opts: { lookup?: LookupFunction } = {}): EgressClient {
+export function egressClient(
+  policy: EgressPolicy,
+  opts: { lookup?: LookupFunction; maxBodyBytes?: number } = {},
+): EgressClient {
   const lookup = opts.lookup ?? egressLookup(policy);
+  const maxBodyBytes = opts.maxBodyBytes ?? MAX_RESPONSE_BYTES;
   const agents = {
     "http:": new http.Agent({ keepAlive: true }),
     "https:": new https.Agent({ keepAlive: true }),
@@ -51,7 +60,7 @@ export function egressClient(policy: EgressPolicy, opts: { lookup?: LookupFuncti
           lookup,
           signal: init.signal ?? undefined,
         },
-        (res) => resolve(toResponse(res, init.method ?? "GET")),
+        (res) => resolve(toResponse(res, init.method ?? "GET", maxBodyBytes)),
       );
       req.on("error", reject);
       req.end(body);
@@ -74,7 +83,7 @@ function requestBody(body: RequestInit["body"]): Buffer | undefined {
   throw new TypeError("egress fetch sends string or byte bodies only");
 }
 
-function toResponse(res: http.IncomingMessage, method: string): Response {
+function toResponse(res: http.IncomingMessage, method: string, maxBodyBytes: number): Response {
   const headers = new Headers();
   for (const [name, value] of Object.entries(res.headers)) {
     for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value])
@@ -83,6 +92,37 @@ function toResponse(res: http.IncomingMessage, method: string): Response {
   const status = res.statusCode ?? 502;
   const nullBody = method === "HEAD" || NULL_BODY_STATUSES.has(status);
   if (nullBody) res.resume();
+  if (!nullBody) bound(res, maxBodyBytes, /^text\/event-stream/i.test(res.headers["content-type"] ?? ""));
   const body = nullBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>);
   return new Response(body, { status, statusText: res.statusMessage ?? "", headers });
+}
+
+/**
+ * Fails the body once it passes `max` bytes: in all, or for an event stream since the blank line
+ * that ended the last event (a long-lived stream of small events goes on).
+ */
+function bound(res: http.IncomingMessage, max: number, perEvent: boolean): void {
+  let held = 0;
+  let lineStart = true;
+  res.on("data", (chunk: Buffer) => {
+    if (!perEvent) held += chunk.length;
+    else {
+      for (let i = 0; i < chunk.length; i++) {
+        const byte = chunk[i];
+        if (byte === 10) {
+          if (lineStart) held = 0;
+          else held++;
+          lineStart = true;
+        } else if (byte !== 13) {
+          held++;
+          lineStart = false;
+        }
+        if (held > max) break;
+      }
+    }
+    if (held > max)
+      res.destroy(
+        new Error(`the server's answer has more than ${max} bytes${perEvent ? " in one event" : ""}`),
+      );
+  });
 }

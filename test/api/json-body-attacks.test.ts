@@ -231,3 +231,31 @@ it("a client gone while its key was checked: the request still ends (a 400 in th
   s.destroy();
   await pollUntil(count, (n) => n > before, { timeoutMs: 5000, what: "the cut request's 400" });
 });
+
+it("a compressed body (Content-Encoding) is never inflated: a 415 saying to send it plain, a gzip bomb included", async () => {
+  const { gzipSync } = await import("node:zlib");
+  // 60 KiB on the wire that would inflate to 64 MiB.
+  const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
+  expect(bomb.length).toBeLessThan(LIMIT);
+  for (const [encoding, body] of [
+    ["gzip", gzipSync('{"name":"zipped"}')],
+    ["gzip", bomb],
+    ["deflate", Buffer.from("x")],
+    ["br", Buffer.from("x")],
+  ] as const) {
+    const a = await send(
+      `POST /v1/tenants HTTP/1.1\r\nhost: x\r\n${AUTH}content-type: application/json\r\ncontent-encoding: ${encoding}\r\ncontent-length: ${body.length}\r\n\r\n`,
+      [body],
+    );
+    expect(a.status, `${encoding}: ${JSON.stringify(a.body)}`).toBe(415);
+    expect(a.body.error?.code).toBe("UNSUPPORTED_MEDIA_TYPE");
+    expect(a.body.error?.message).toMatch(/Content-Encoding/);
+  }
+  // `identity` is no encoding.
+  const plain = '{"name":"plain-identity"}';
+  const ok = await send(
+    `POST /v1/tenants HTTP/1.1\r\nhost: x\r\n${AUTH}content-type: application/json\r\ncontent-encoding: identity\r\ncontent-length: ${plain.length}\r\n\r\n`,
+    [plain],
+  );
+  expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+});

@@ -270,3 +270,35 @@ describe("the number of skills a tenant keeps", () => {
     expect(again.status, JSON.stringify(again.body)).toBe(201);
   }, 60_000);
 });
+
+describe("the skill count under racing uploads (attack24a)", () => {
+  it("two new skills uploaded at once at 199 leave at most 200, and the one refused is a 409", async () => {
+    // 199 skills as uploads would leave them (the rows the count reads).
+    t.deps.db
+      .insert(skills)
+      .values(
+        Array.from({ length: 199 }, (_, n) => ({
+          tenantId: a.tenantId,
+          name: `s${n}`,
+          description: `Skill ${n}.`,
+          markdown: "Body\n",
+          fileCount: 1,
+          sizeBytes: 10,
+          createdAt: "2026-01-01T00:00:00.000Z",
+        })),
+      )
+      .run();
+    const md = (name: string) => `---\nname: ${name}\ndescription: Racer ${name}.\n---\nBody\n`;
+    const results = await Promise.all([
+      upload({ "SKILL.md": md("racer-a") }),
+      upload({ "SKILL.md": md("racer-b") }),
+    ]);
+    const statuses = results.map((r) => r.status).sort();
+    const list = await t.call("GET", `/v1/tenants/${a.tenantId}/skills`, { key: a.adminKey });
+    expect(list.body.skills.length, JSON.stringify(statuses)).toBeLessThanOrEqual(200);
+    // Each upload is either kept (201, listed) or refused with the bound's 409.
+    for (const r of results) expect([201, 409], JSON.stringify(r.body)).toContain(r.status);
+    const racers = list.body.skills.filter((s: { name: string }) => s.name.startsWith("racer-"));
+    expect(racers.length).toBe(statuses.filter((s) => s === 201).length);
+  });
+});

@@ -180,7 +180,11 @@ describe("a stdio MCP server inside the session's sandbox", () => {
     const env = await run("mcp__everything__get-env", {});
     expect(jobText(env)).toContain("inside-sandbox");
     // It runs as the MCP identity, not the agent: the agent cannot read this environment.
-    expect(JSON.parse(jobText(env))).toMatchObject({ USER: "mcp", HOME: "/tmp" });
+    // Its home is its own (attack24a): not /tmp, where the agent could plant start-up files.
+    expect(JSON.parse(jobText(env))).toMatchObject({
+      USER: "mcp",
+      HOME: expect.stringMatching(/^\/tmp\/\.mcp-home-/),
+    });
     const asked = await run("mcp__everything__toggle-simulated-logging", {});
     expect(asked.status).toBe("awaiting_approval");
   });

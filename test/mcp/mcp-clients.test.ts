@@ -16,6 +16,7 @@ import { McpClients } from "../../src/service/sessions/mcp-clients.js";
 import type { Principal } from "../../src/service/tenancy/principal.js";
 import { createMcpServer, deleteMcpServer } from "../../src/service/tool-config/mcp-servers.js";
 import { openTestDb } from "../support/test-db.js";
+import { pollUntil } from "../support/wait-for-job.js";
 import { LOOPBACK_ALLOW, startDeadServer, startTinyMcpServer, type TinyMcpServer } from "./support.js";
 
 const dir = mkdtempSync(join(tmpdir(), "tsm-"));
@@ -96,6 +97,27 @@ describe("McpClients listing cache", () => {
     const again = await clients.toolSets("ten_a");
     expect(again.map((s) => s.name)).toEqual(["dead", "tiny"]);
     expect(dead.requests()).toBe(tried);
+  });
+
+  it("a server whose last listing failed is asked again in the background: calls do not wait on it again (attack24a)", async () => {
+    const failure = clients.lastFailure("ten_a", "dead");
+    expect(failure).toBeDefined();
+    const tried = dead.requests();
+    clock += 6_000; // past the failure TTL, within tiny's listing TTL
+    const sets = await clients.toolSets("ten_a");
+    expect(sets.map((s) => [s.name, s.tools.length])).toEqual([
+      ["dead", 0],
+      ["tiny", 1],
+    ]);
+    // Answered before the new listing ended: its failure is still the old one.
+    expect(clients.lastFailure("ten_a", "dead")).toBe(failure);
+    // The listing did go out, and fails on its own time (the list timeout).
+    await pollUntil(
+      () => clients.lastFailure("ten_a", "dead"),
+      (now) => now !== failure,
+      { timeoutMs: 5_000, what: "the background listing's failure" },
+    );
+    expect(dead.requests()).toBeGreaterThan(tried);
   });
 
   it("calls go through the cached tool", async () => {

@@ -125,7 +125,11 @@ export interface TinyMcpServer {
   server: Server;
 }
 
-export async function startTinyMcpServer(opts: { answerCalls: boolean }): Promise<TinyMcpServer> {
+export async function startTinyMcpServer(opts: {
+  answerCalls: boolean;
+  /** Read-only tools `t0`… listed after `wait` (a server with very many tools). */
+  extraTools?: number;
+}): Promise<TinyMcpServer> {
   const state: TinyMcpServer = {
     url: "",
     headers: [],
@@ -164,6 +168,11 @@ export async function startTinyMcpServer(opts: { answerCalls: boolean }): Promis
               inputSchema: { type: "object", properties: {} },
               annotations: { readOnlyHint: true },
             },
+            ...Array.from({ length: opts.extraTools ?? 0 }, (_, i) => ({
+              name: `t${i}`,
+              inputSchema: { type: "object", properties: {} },
+              annotations: { readOnlyHint: true },
+            })),
           ],
         });
       } else if (msg.method === "tools/call") {

@@ -230,7 +230,7 @@ export async function seedBashTenant(call: Client, name?: string) {
 export async function createApiTestApp(
   sandboxes: SandboxProvider,
   quotas: Partial<Quotas> = {},
-  opts: { mcp?: boolean } = {},
+  opts: { mcp?: boolean; publicOrigin?: string } = {},
 ) {
   const dataDir = mkdtempSync(join(tmpdir(), "tsa-"));
   const { db, ping, close } = openTestDb(join(dataDir, "t.db"));
@@ -268,7 +268,13 @@ export async function createApiTestApp(
   };
   const port = createApiPort(deps);
   const sessionMcp = new SessionMcpEndpoint(port.sessionMcp, deps.logger, { keyStreams: port.keyStreams });
-  const app = createApp({ port, sessionMcp, bodyLimitBytes: 64 * 1024, logger: deps.logger });
+  const app = createApp({
+    port,
+    sessionMcp,
+    bodyLimitBytes: 64 * 1024,
+    logger: deps.logger,
+    publicOrigin: opts.publicOrigin,
+  });
   const call: Client = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.key) headers.authorization = `Bearer ${opts.key}`;

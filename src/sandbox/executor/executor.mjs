@@ -16,7 +16,7 @@
 // answered, its connection takes the next request; the host may also just close it.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { chmodSync, chownSync, mkdtempSync, readFileSync } from "node:fs";
 import { connect } from "node:net";
 import * as path from "node:path";
 import { CallMemo, validKey } from "./call-memo.mjs";
@@ -239,6 +239,23 @@ function privateHome() {
   });
 }
 
+/**
+ * The mcp identity's home holds files its programs run at start-up (Python's user site, Node's
+ * ~/.node_modules, ~/.npmrc): were it /tmp, the agent could plant one and read the tenant's
+ * secrets from the server's environment. A fresh name the agent cannot have made, mcp's alone.
+ */
+function mcpHome() {
+  try {
+    const dir = mkdtempSync("/tmp/.mcp-home-");
+    chmodSync(dir, 0o700);
+    chownSync(dir, ids.mcp.uid, ids.mcp.gid);
+    ids.mcp.home = dir;
+  } catch {
+    ids.mcp.home = "/nonexistent";
+  }
+}
+
 files.ensure();
+mcpHome();
 // The fork server first (when the image has one): commands then start without forking this process.
 Promise.all([privateHome(), forkServer.start()]).then(topUp, topUp);

@@ -13,7 +13,8 @@
 export const DEFAULT_IDENTITIES = {
   agent: { uid: 100000, gid: 100000, home: "/home/agent" },
   editor: { uid: 100003, gid: 100000, home: "/nonexistent" },
-  mcp: { uid: 100002, gid: 100000, home: "/tmp" },
+  // The executor replaces the home with a private directory it makes at start (executor.mjs).
+  mcp: { uid: 100002, gid: 100000, home: "/nonexistent" },
   readers: { base: 100010, count: 16, gid: 100001, home: "/nonexistent" },
 };
 

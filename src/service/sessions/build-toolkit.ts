@@ -73,7 +73,10 @@ export function buildTenantToolkit(
   session?: Pick<SessionRow, "tools" | "skills" | "activeGroups">,
   listed?: McpToolSet[],
 ): SessionToolkit {
-  const mcps = config.mcpServers.map((name) => listed?.find((m) => m.name === name) ?? { name, tools: [] });
+  const taken = new Set([...builtins.map((t) => t.name), ...config.externalTools.map((d) => d.name)]);
+  const mcps = config.mcpServers.map((name) =>
+    distinctTools(listed?.find((m) => m.name === name) ?? { name, tools: [] }, taken),
+  );
   return buildSessionToolkit({
     builtins: [...builtins],
     basicTools: session?.tools ?? undefined,
@@ -84,6 +87,16 @@ export function buildTenantToolkit(
     mcps,
     activeGroups: session?.activeGroups ?? [],
   });
+}
+
+/**
+ * A server's tools without those whose name is already taken (two of its names made alike by
+ * `mcpToolName`, another server's, a tool's): what a server answers must not stop the toolkit
+ * from building, which would fail every call of the tenant's sessions. The first one stays.
+ */
+function distinctTools(set: McpToolSet, taken: Set<string>): McpToolSet {
+  const tools = set.tools.filter((t) => !taken.has(t.name) && taken.add(t.name));
+  return tools.length === set.tools.length ? set : { ...set, tools };
 }
 
 /** Per-build options of `sessionToolkit`. */

@@ -51,6 +51,8 @@ export interface ToolSetOptions {
   remote?: (server: string) => Promise<McpRawTool[]>;
   /** Only this server (the admin's listing endpoint). */
   only?: string;
+  /** Wait for a listing that is due even of a server whose last one failed (the admin's views). */
+  fresh?: boolean;
 }
 
 interface Entry {
@@ -78,6 +80,7 @@ export interface McpClientsDeps {
 
 export class McpClients {
   private readonly entries = new Map<string, Entry>();
+  private readonly sets = new WeakMap<McpRawTool[], McpToolSet>();
   private readonly ttlMs: number;
   private readonly failureTtlMs: number;
   private readonly now: () => number;
@@ -107,9 +110,22 @@ export class McpClients {
           () => new McpClient(config, { ...this.opts, fetch: this.http.fetch }),
         );
         const tools = await this.listing(tenantId, entry, opts);
-        return mcpToolSet(entry.client, tools);
+        return this.builtSet(entry.client, tools);
       }),
     );
+  }
+
+  /**
+   * The set built from a listing, kept while the listing is: building clones every schema, which
+   * each call would otherwise do again (a listing belongs to one entry, hence to one client).
+   */
+  private builtSet(client: McpClient, tools: McpRawTool[]): McpToolSet {
+    let set = this.sets.get(tools);
+    if (!set) {
+      set = mcpToolSet(client, tools);
+      this.sets.set(tools, set);
+    }
+    return set;
   }
 
   /** One server's raw listing (cached like the sets'); a worker answering an API's `remote` listing. */
@@ -200,7 +216,11 @@ export class McpClients {
         entry[slot] = undefined;
       }
     })();
-    return (await entry[slot]) ?? entry.listing?.tools ?? [];
+    const pending = entry[slot];
+    // A server whose last listing failed (a hung one) is asked again in the background: the calls
+    // go on with what it had, rather than each waiting out the list timeout. The admin's listing waits.
+    if (entry.failedAt !== undefined && !opts.fresh) return entry.listing?.tools ?? [];
+    return (await pending) ?? entry.listing?.tools ?? [];
   }
 
   private dropRemoved(tenantId: string, names: Set<string>): void {
@@ -244,7 +264,7 @@ export async function listMcpServersWithHealth(
   tenantId: string,
 ): Promise<(McpServerView & { health: McpHealth })[]> {
   const servers = await listMcpServers(deps, p, tenantId);
-  await deps.mcp.clients.toolSets(tenantId);
+  await deps.mcp.clients.toolSets(tenantId, { fresh: true });
   return servers.map((s) => ({ ...s, health: deps.mcp.clients.health(tenantId, s.name) }));
 }
 
@@ -261,7 +281,7 @@ export async function listMcpServerTools(
       { path: "name", message: "a stdio server is listed per session" },
     ]);
   }
-  const [set] = await deps.mcp.clients.toolSets(tenantId, { only: name });
+  const [set] = await deps.mcp.clients.toolSets(tenantId, { only: name, fresh: true });
   const refused = egressRefusal(deps.mcp.clients.lastFailure(tenantId, name));
   if (refused)
     throw new AppError("EGRESS_REFUSED", refused.message, [{ path: "url", message: refused.message }]);

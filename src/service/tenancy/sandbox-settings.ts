@@ -25,7 +25,7 @@ import type {
 
 export type { SandboxSettingsPatch, SandboxSettingsView };
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 /**
  * Variables the executor sets for each identity, or that would change how commands are found or
  * make every command run a file (the dynamic loader's `LD_*`, shell and Node start-up): the
@@ -45,6 +45,11 @@ const RESERVED_ENV = new Set([
 const RESERVED_PREFIXES = ["GIT_", "LD_"];
 const isReserved = (name: string) =>
   RESERVED_ENV.has(name) || RESERVED_PREFIXES.some((p) => name.startsWith(p));
+/**
+ * A stdio MCP server's variable that would make it run a file the agent can write (its secrets are
+ * why it has its own identity); `GIT_*` only guards the reader's git, so a server may have them.
+ */
+export const isReservedForMcp = (name: string) => RESERVED_ENV.has(name) || name.startsWith("LD_");
 const MAX_ENV = 100;
 const MAX_ENV_BYTES = 64 * 1024;
 const LIMITS = ["memoryMb", "cpus", "pids", "diskMb"] as const;

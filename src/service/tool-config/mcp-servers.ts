@@ -12,6 +12,7 @@ import { assertMcpServerConfig, type McpServerConfig } from "../../toolkit/mcp/c
 import { nowIso } from "../clock.js";
 import type { SecretBox } from "../secret-box.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
+import { ENV_NAME, isReservedForMcp } from "../tenancy/sandbox-settings.js";
 import { loadTenant } from "../tenancy/tenants.js";
 import { tenantReadCache } from "../tenant-read-cache.js";
 import { invalidateTenantConfig } from "./tenant-config-cache.js";
@@ -57,6 +58,7 @@ export async function createMcpServer(
     throw new ValidationError((err as Error).message, [{ path: "", message: (err as Error).message }]);
   }
   if (config.transport === "http") assertEgressAllowed(deps.egress ?? new EgressPolicy(), config.url);
+  else assertStdioEnv(config.env ?? {});
   const secrets: Secrets = input.transport === "http" ? { headers: input.headers } : { env: input.env };
   const hasSecrets = Object.keys(secrets.headers ?? secrets.env ?? {}).length > 0;
   const row: Row = {
@@ -81,6 +83,23 @@ export async function createMcpServer(
   }
   deps.onChange?.(tenantId, input.name);
   return toView(row);
+}
+
+/** A set stored before names were checked (round 12) never reaches a server with one it would not take now. */
+const allowedEnv = (env: Record<string, string>) =>
+  Object.fromEntries(Object.entries(env).filter(([name]) => ENV_NAME.test(name) && !isReservedForMcp(name)));
+
+/** A 400 naming each variable that is no name, or one the server must not be given (a file it would run). */
+function assertStdioEnv(env: Record<string, string>): void {
+  const problems = Object.keys(env).flatMap((name) => {
+    if (!ENV_NAME.test(name))
+      return [{ path: `env.${name}`, message: `not a valid variable name (${ENV_NAME.source})` }];
+    if (!isReservedForMcp(name)) return [];
+    const message =
+      "is set by the sandbox or would make the server run a file the agent can write; pass the program's options as args";
+    return [{ path: `env.${name}`, message }];
+  });
+  if (problems.length > 0) throw new ValidationError("invalid MCP server env", problems);
 }
 
 /**
@@ -206,7 +225,7 @@ export async function loadMcpServerConfigs(
             transport: "stdio",
             command: row.command ?? "",
             args: [...(row.args ?? [])],
-            env: secrets.env,
+            env: secrets.env && allowedEnv(secrets.env),
           };
     return { config, version: row.createdAt };
   });

@@ -5,7 +5,7 @@
  * Uploading a skill whose name exists replaces it.
  */
 
-import { and, eq } from "drizzle-orm";
+import { and, count, eq, exists } from "drizzle-orm";
 import type { SkillView } from "../../contracts/tool-config.js";
 import { atomically, type Db, first, tablesOf } from "../../db/db.js";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors.js";
@@ -53,7 +53,7 @@ export async function uploadSkill(
   }
   const { name, description, markdown, files } = checked.skill;
   await checkNameClash(deps, tenantId, name, description);
-  await checkSkillCount(deps.db, tenantId, name);
+  const isNew = await checkSkillCount(deps.db, tenantId, name);
   const { archive, sha256 } = packSkill(files);
   const row = {
     tenantId,
@@ -81,7 +81,11 @@ export async function uploadSkill(
         }),
     ];
   });
-  invalidateSkills(deps, tenantId);
+  try {
+    if (isNew) await keepWithinBound(deps.db, row);
+  } finally {
+    invalidateSkills(deps, tenantId);
+  }
   return { name, description };
 }
 
@@ -133,14 +137,54 @@ function invalidateSkills(deps: Deps, tenantId: string): void {
   deps.skillFiles.invalidate(tenantId);
 }
 
-/** A new name past MAX_SKILLS_PER_TENANT is a 409 (replacing a skill is always allowed). */
-async function checkSkillCount(db: Db, tenantId: string, name: string): Promise<void> {
+/**
+ * A new name past MAX_SKILLS_PER_TENANT is a 409 (replacing a skill is always allowed); true
+ * when the name is new.
+ */
+async function checkSkillCount(db: Db, tenantId: string, name: string): Promise<boolean> {
   const { skills } = tablesOf(db);
   const names = await db.select({ name: skills.name }).from(skills).where(eq(skills.tenantId, tenantId));
-  if (names.length >= MAX_SKILLS_PER_TENANT && !names.some((r) => r.name === name))
-    throw new ConflictError(
-      `the tenant has ${names.length} skills, the most it may keep (${MAX_SKILLS_PER_TENANT}); delete one first`,
+  const isNew = !names.some((r) => r.name === name);
+  if (names.length >= MAX_SKILLS_PER_TENANT && isNew) throw tooManySkills(names.length);
+  return isNew;
+}
+
+const tooManySkills = (n: number) =>
+  new ConflictError(
+    `the tenant has ${n} skills, the most it may keep (${MAX_SKILLS_PER_TENANT}); delete one first`,
+  );
+
+/**
+ * A new skill that finds the tenant over the bound once stored takes itself back, as MCP servers
+ * do: two uploads racing at the bound may both be refused, never both kept (both were, so 201).
+ */
+async function keepWithinBound(db: Db, row: { tenantId: string; name: string; createdAt: string }) {
+  const { skills } = tablesOf(db);
+  const total =
+    (await first(db.select({ n: count() }).from(skills).where(eq(skills.tenantId, row.tenantId))))?.n ?? 0;
+  if (total <= MAX_SKILLS_PER_TENANT) return;
+  await atomically(db, (tx) => {
+    const t = tablesOf(tx);
+    // Ours only: an upload of the same name since then replaced the row (and its createdAt).
+    const ours = and(
+      eq(t.skills.tenantId, row.tenantId),
+      eq(t.skills.name, row.name),
+      eq(t.skills.createdAt, row.createdAt),
     );
+    return [
+      tx
+        .delete(t.skillArchives)
+        .where(
+          and(
+            eq(t.skillArchives.tenantId, row.tenantId),
+            eq(t.skillArchives.name, row.name),
+            exists(tx.select({ name: t.skills.name }).from(t.skills).where(ours)),
+          ),
+        ),
+      tx.delete(t.skills).where(ours),
+    ];
+  });
+  throw tooManySkills(total - 1);
 }
 
 /** A skill shares the namespace of the tenant's tools: a clash is a 400 on SKILL.md. */

@@ -3,16 +3,39 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ContentBlock } from "../content.js";
 import { newId, textBlock } from "../response.js";
 
+/**
+ * What one result keeps: a server's answer is stored in the job row, written to the job's event
+ * stream and sent to webhooks, so it is bounded as Bash output is (text cut with a mark; base64
+ * data past its bound left out with a note, never cut, which would corrupt it).
+ */
+export const MAX_MCP_TEXT_CHARS = 100_000;
+export const MAX_MCP_DATA_CHARS = 8 * 1024 * 1024;
+const TRUNCATED_MARK = "\n... (output truncated)";
+
 /** Text → text; image/audio → base64 data; text resources → JSON text; links → URL data. */
 export function mcpContentToBlocks(result: CallToolResult): ContentBlock[] {
   const blocks: ContentBlock[] = [];
+  let textLeft = MAX_MCP_TEXT_CHARS;
+  let dataLeft = MAX_MCP_DATA_CHARS;
+  const text = (s: string) => {
+    if (textLeft <= 0) return;
+    blocks.push(textBlock(s.length > textLeft ? s.slice(0, textLeft) + TRUNCATED_MARK : s));
+    textLeft -= s.length;
+  };
   for (const item of result.content ?? []) {
     switch (item.type) {
       case "text":
-        blocks.push(textBlock(item.text));
+        text(item.text);
         break;
       case "image":
       case "audio":
+        if (item.data.length > dataLeft) {
+          text(
+            `(${item.mimeType} of ${item.data.length} base64 characters left out: over the result's bound)`,
+          );
+          break;
+        }
+        dataLeft -= item.data.length;
         blocks.push({
           type: "data",
           id: newId(),
@@ -22,7 +45,7 @@ export function mcpContentToBlocks(result: CallToolResult): ContentBlock[] {
         break;
       case "resource":
         // Blob resources are skipped, as in the reference.
-        if ("text" in item.resource) blocks.push(textBlock(JSON.stringify(item.resource, null, 2)));
+        if ("text" in item.resource) text(JSON.stringify(item.resource, null, 2));
         break;
       case "resource_link":
         blocks.push({
@@ -36,7 +59,7 @@ export function mcpContentToBlocks(result: CallToolResult): ContentBlock[] {
   }
   // A result with only structured content still says something to the model.
   if (blocks.length === 0 && result.structuredContent !== undefined) {
-    blocks.push(textBlock(JSON.stringify(result.structuredContent)));
+    text(JSON.stringify(result.structuredContent));
   }
   return blocks;
 }

@@ -36,6 +36,11 @@ export class McpServerError extends Error {
 export type McpRawTool = Tool;
 
 const MAX_PAGES = 20;
+/**
+ * The most tools one server's listing keeps (the rest are dropped): each call of the tenant's
+ * sessions builds them into its toolkit, on the process's one thread.
+ */
+export const MAX_TOOLS_PER_SERVER = 1000;
 
 interface Conn {
   client: Promise<Client>;
@@ -69,9 +74,9 @@ export class McpClient {
         const res = await client.listTools(cursor ? { cursor } : {}, { timeout: this.listTimeoutMs });
         tools.push(...res.tools);
         cursor = res.nextCursor;
-        if (!cursor) break;
+        if (!cursor || tools.length >= MAX_TOOLS_PER_SERVER) break;
       }
-      return tools;
+      return tools.slice(0, MAX_TOOLS_PER_SERVER);
     });
   }
 

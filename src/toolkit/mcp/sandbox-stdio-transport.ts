@@ -9,6 +9,11 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Sandbox, SandboxProcess, SpawnRequest } from "../../sandbox/sandbox.js";
 
 const STDERR_TAIL_CHARS = 2_000;
+/**
+ * The longest message (one line) a server may write: the worker holds a line until its newline,
+ * so a server that never writes one is killed here rather than growing the worker's memory.
+ */
+export const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 
 /** Where and how to start the server. */
 export type SandboxStdioParams = Omit<SpawnRequest, "onOutput">;
@@ -21,6 +26,8 @@ export class SandboxStdioTransport implements Transport {
   private readonly buffer = new ReadBuffer();
   private stderr = "";
   private closed = false;
+  /** Bytes since the last newline on stdout (what the read buffer holds, at most). */
+  private pending = 0;
 
   constructor(
     private readonly sandbox: Sandbox,
@@ -67,7 +74,18 @@ export class SandboxStdioTransport implements Transport {
   }
 
   private onStdout(data: string): void {
-    this.buffer.append(Buffer.from(data, "utf8"));
+    if (this.closed) return;
+    const bytes = Buffer.from(data, "utf8");
+    const nl = bytes.lastIndexOf(10);
+    this.pending = nl === -1 ? this.pending + bytes.length : bytes.length - nl - 1;
+    if (this.pending > MAX_MESSAGE_BYTES) {
+      this.onerror?.(
+        new Error(`MCP server wrote a message longer than ${MAX_MESSAGE_BYTES} bytes; it was stopped`),
+      );
+      void this.close();
+      return;
+    }
+    this.buffer.append(bytes);
     for (;;) {
       let message: JSONRPCMessage | null;
       try {

@@ -16,6 +16,7 @@ import {
   createMcpServer,
   deleteMcpServer,
   listMcpServers,
+  loadMcpServerConfigs,
   MAX_MCP_SERVERS,
 } from "../../../src/service/tool-config/mcp-servers.js";
 import { openTestDb } from "../../support/test-db.js";
@@ -67,4 +68,28 @@ it("creates racing at the bound keep at most the bound, and a freed place can be
   await deleteMcpServer(deps, admin, "ten_a", "s0");
   await createMcpServer(deps, admin, "ten_a", http("extra"));
   expect(total()).toBe(MAX_MCP_SERVERS);
+});
+
+it("a stdio server's variables stored before names were checked never reach the server", async () => {
+  // As an earlier version stored it: the env sealed as given, LD_PRELOAD and HOME accepted then.
+  const env = { LD_PRELOAD: "/workspace/x.so", HOME: "/tmp", "A=B": "x", TOKEN: "t" };
+  opened.db
+    .insert(mcpServers)
+    .values({
+      tenantId: "ten_a",
+      name: "old",
+      transport: "stdio",
+      url: null,
+      secretsEnc: deps.secrets.seal({ env }, "mcp:ten_a:old"),
+      command: "node",
+      args: [],
+      stateful: true,
+      enableTools: null,
+      disableTools: null,
+      createdAt: "2026-01-01T00:00:00.000Z",
+    })
+    .run();
+  const [stored] = await loadMcpServerConfigs(deps, "ten_a");
+  expect(stored?.config).toMatchObject({ transport: "stdio" });
+  expect(stored?.config.transport === "stdio" && stored.config.env).toEqual({ TOKEN: "t" });
 });

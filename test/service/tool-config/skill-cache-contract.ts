@@ -9,9 +9,14 @@ import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Db, tablesOf } from "../../../src/db/db.js";
+import { ConflictError } from "../../../src/errors.js";
+import { toolRegistry } from "../../../src/service/ports.js";
+import type { Principal } from "../../../src/service/tenancy/principal.js";
 import { packSkill } from "../../../src/service/tool-config/skill-archive.js";
 import { SkillFiles } from "../../../src/service/tool-config/skill-files.js";
+import { MAX_SKILLS_PER_TENANT, uploadSkill } from "../../../src/service/tool-config/skills.js";
 import { getSkillRecords, TenantSkillLoader } from "../../../src/service/tool-config/tenant-skill-loader.js";
+import { createBuiltinTools } from "../../../src/toolkit/builtins.js";
 
 export interface SkillDbFixture {
   db: Db;
@@ -167,6 +172,40 @@ export function skillCacheContract(dialect: string, open: () => Promise<SkillDbF
       // The failure is not remembered for the TTL.
       const dir = await files.tenantDir(tenantId);
       expect(readlinkSync(join(dir, "greet"))).toBe(`.v/${good}`);
+    });
+
+    it("two new skills uploaded at once at the bound: at most the bound kept, no archive left without its row", async () => {
+      const { skills, skillArchives } = tablesOf(fx.db);
+      const rows = Array.from({ length: MAX_SKILLS_PER_TENANT - 1 }, (_, i) => ({
+        tenantId,
+        name: `s${i}`,
+        description: "x",
+        markdown: "",
+        fileCount: 1,
+        sizeBytes: 1,
+        createdAt: "2026-01-01",
+      }));
+      await fx.db.insert(skills).values(rows);
+      const deps = { db: fx.db, tools: toolRegistry(createBuiltinTools()), skillFiles: cache() };
+      const p: Principal = { keyId: "key_t", role: "tenant_admin", tenantId };
+      const results = await Promise.allSettled(
+        ["racer-a", "racer-b"].map((name) => uploadSkill(deps, p, tenantId, { "SKILL.md": md(name, "b") })),
+      );
+      for (const r of results)
+        if (r.status === "rejected")
+          expect(r.reason, JSON.stringify(r.reason.details)).toBeInstanceOf(ConflictError);
+      const kept = await fx.db
+        .select({ name: skills.name })
+        .from(skills)
+        .where(eq(skills.tenantId, tenantId));
+      expect(kept.length).toBeLessThanOrEqual(MAX_SKILLS_PER_TENANT);
+      const archives = await fx.db
+        .select({ name: skillArchives.name })
+        .from(skillArchives)
+        .where(eq(skillArchives.tenantId, tenantId));
+      const names = new Set(kept.map((k) => k.name));
+      expect(archives.filter((a) => !names.has(a.name))).toEqual([]);
+      expect(archives.length).toBe(results.filter((r) => r.status === "fulfilled").length);
     });
   });
 }

@@ -1,0 +1,49 @@
+/**
+ * A stdio MCP server's variables (attack24a): the server runs as its own identity so the agent
+ * cannot read its secrets, so no variable may make it run a file the agent can write (the loader's
+ * `LD_*`, shell and Node start-up, `PATH`, `HOME`), and a name must be a name (`A=B` would set A).
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createApiTestApp, seedTenant } from "../support/harness.js";
+import { NullSandboxProvider } from "../support/null-sandbox.js";
+
+let t: Awaited<ReturnType<typeof createApiTestApp>>;
+let a: Awaited<ReturnType<typeof seedTenant>>;
+
+beforeEach(async () => {
+  t = await createApiTestApp(new NullSandboxProvider(), {}, { mcp: true });
+  a = await seedTenant(t.call, "a");
+});
+afterEach(() => t.close());
+
+const post = (env: Record<string, string>) =>
+  t.call("POST", `/v1/tenants/${a.tenantId}/mcp-servers`, {
+    key: a.adminKey,
+    body: { name: "srv", transport: "stdio", command: "node", args: ["/opt/mcp/memory.mjs"], env },
+  });
+
+describe("a stdio MCP server's env", () => {
+  it.each([
+    ["LD_PRELOAD", "/workspace/x.so"],
+    ["LD_AUDIT", "/workspace/a.so"],
+    ["BASH_ENV", "/workspace/rc"],
+    ["ENV", "/workspace/rc"],
+    ["NODE_OPTIONS", "--require /workspace/x.js"],
+    ["PATH", "/workspace/bin:/usr/bin"],
+    ["HOME", "/tmp"],
+    ["LD_PRELOAD=/workspace/x.so", ""],
+    ["1BAD", "x"],
+  ])("refuses %s with a 400 naming it", async (name, value) => {
+    const res = await post({ [name]: value });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.error.code).toBe("VALIDATION");
+    expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(`env.${name}`);
+    const list = await t.call("GET", `/v1/tenants/${a.tenantId}/mcp-servers`, { key: a.adminKey });
+    expect(list.body.servers).toEqual([]);
+  });
+
+  it("keeps ordinary names, GIT_ ones included", async () => {
+    const res = await post({ MEMORY_FILE_PATH: "/workspace/m.json", GIT_AUTHOR_NAME: "bot", api_token: "s" });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+  });
+});
