@@ -21,6 +21,8 @@ export function createHostContext(overrides: Partial<ToolRunContext> = {}): Tool
     cwd: SANDBOX_WORKSPACE,
     home: SANDBOX_HOME,
     workingDirectories: [],
+    // A program using the toolkit itself has no tenant to bound its directories.
+    workingDirectoryRoots: ["/"],
     mode: "default",
     readCache: new MemoryReadCacheStore(),
     signal: new AbortController().signal,

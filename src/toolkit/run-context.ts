@@ -20,6 +20,12 @@ export interface ToolRunContext {
   workspace?: string;
   home: string;
   workingDirectories: string[];
+  /**
+   * Where a working directory (or the cwd) may really be: at run time the sandbox resolves them,
+   * and one whose real path lies outside every root (a link into the home) contains nothing.
+   * The service gives the tenant's `workingDirectoryRoots` and the workspace.
+   */
+  workingDirectoryRoots: readonly string[];
   mode: PermissionMode;
   readCache: ReadCacheStore;
   /** Aborted on cancel; tools must stop and return what they have. */

@@ -23,6 +23,7 @@ export function contextFor(sandbox: Sandbox, overrides: Partial<ToolRunContext> 
     cwd: SANDBOX_WORKSPACE,
     home: SANDBOX_HOME,
     workingDirectories: [],
+    workingDirectoryRoots: [SANDBOX_WORKSPACE, "/tmp"],
     mode: "default",
     readCache: new MemoryReadCache(),
     signal: new AbortController().signal,

@@ -24,7 +24,7 @@ import type { SandboxRead, ToolBase } from "../../toolkit/tool-base.js";
 import { nowIso } from "../clock.js";
 import type { ServiceDeps } from "../ports.js";
 import { acquireSessionSandbox } from "../sessions/acquire-sandbox.js";
-import { sessionWorkingDirectories } from "../sessions/working-directories.js";
+import { runDirectories } from "../sessions/working-directories.js";
 import { heldActiveCalls, holdActiveCall } from "../tenancy/calls-held.js";
 import type { Principal } from "../tenancy/principal.js";
 import { runContext, runStatus, runToolkit, toResult } from "../worker/execute-job.js";
@@ -177,7 +177,7 @@ async function runAhead(
     deps,
     { job: row, session },
     {
-      workingDirectories: await sessionWorkingDirectories(deps.db, session),
+      ...(await runDirectories(deps.db, session)),
       sandbox: sandbox.sandbox,
       readCache,
       signal,

@@ -12,6 +12,8 @@ import type { Db } from "../../db/db.js";
 import type { SessionRow } from "../../db/rows.js";
 import { ValidationError } from "../../errors.js";
 import { isWithin, normalizePath } from "../../permission/paths.js";
+import { SANDBOX_WORKSPACE } from "../../sandbox/sandbox.js";
+import type { ToolRunContext } from "../../toolkit/run-context.js";
 import { readTenantSettings, readTenantSettingsNow } from "../tenancy/tenant-settings.js";
 
 type Session = Pick<SessionRow, "tenantId" | "home" | "workingDirectories">;
@@ -49,6 +51,20 @@ export async function checkWorkingDirectories(
 export async function sessionWorkingDirectories(db: Db, session: Session): Promise<string[]> {
   const dirs = session.workingDirectories;
   if (dirs.length === 0) return dirs;
+  return (await runDirectories(db, session)).workingDirectories;
+}
+
+/**
+ * What a run takes: those working directories, and the roots their real paths must stay in when
+ * the sandbox resolves them (the tenant's and the workspace, where the cwd starts).
+ */
+export async function runDirectories(
+  db: Db,
+  session: Session,
+): Promise<Pick<ToolRunContext, "workingDirectories" | "workingDirectoryRoots">> {
   const roots = (await readTenantSettings(db, session.tenantId)).workingDirectoryRoots;
-  return dirs.filter((d) => insideRoots(d, roots, session.home));
+  return {
+    workingDirectories: session.workingDirectories.filter((d) => insideRoots(d, roots, session.home)),
+    workingDirectoryRoots: [SANDBOX_WORKSPACE, ...roots],
+  };
 }

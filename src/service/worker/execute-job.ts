@@ -20,7 +20,7 @@ import { sessionToolkit } from "../sessions/build-toolkit.js";
 import { sessionMcpToolSets } from "../sessions/mcp-clients.js";
 import { sessionCwd, setSessionCwd } from "../sessions/sessions.js";
 import { saveActiveGroups } from "../sessions/tool-list.js";
-import { sessionWorkingDirectories } from "../sessions/working-directories.js";
+import { runDirectories } from "../sessions/working-directories.js";
 import { type Claim, failJob, recordAttemptSandbox, wakeSuccessors } from "./claim-job.js";
 import { jobSandbox } from "./job-sandbox.js";
 import { RunEvents } from "./run-events.js";
@@ -116,7 +116,7 @@ export async function executeJob(
   let crash: { err: unknown } | undefined;
   const readCache = new RunReadCache(deps.readCache, session.id);
   const ctx = runContext(deps, claim, {
-    workingDirectories: await sessionWorkingDirectories(deps.db, session),
+    ...(await runDirectories(deps.db, session)),
     sandbox: jsb.sandbox,
     readCache,
     signal,
@@ -169,7 +169,14 @@ export async function runToolkit(deps: ServiceDeps, session: Running["session"])
 /** What a run's context takes from the run itself; the rest comes from its job and session. */
 export type RunParts = Pick<
   ToolRunContext,
-  "sandbox" | "readCache" | "signal" | "onChunk" | "activeGroups" | "reportCrash" | "workingDirectories"
+  | "sandbox"
+  | "readCache"
+  | "signal"
+  | "onChunk"
+  | "activeGroups"
+  | "reportCrash"
+  | "workingDirectories"
+  | "workingDirectoryRoots"
 >;
 
 /** The context a job's tool runs in. */

@@ -7,6 +7,7 @@ import {
   type DangerousLists,
   isDangerousPath,
   isInWorkingDirectory,
+  isWithin,
   normalizePath,
 } from "../../permission/paths.js";
 import type { ToolRunContext } from "../run-context.js";
@@ -49,13 +50,19 @@ export async function guardWriteTarget(
   return { ok: true, realPath };
 }
 
-/** Working directories are resolved in the sandbox too, so a linked workdir still contains its files. */
+/**
+ * Working directories are resolved in the sandbox too, so a linked workdir still contains its
+ * files, but only where its real path stays inside the roots: a working directory (or cwd) that is
+ * a link into the home would otherwise carry auto-allowed writes there.
+ */
 async function insideWorkingDirectories(ctx: ToolRunContext, realPath: string): Promise<boolean> {
+  const lexical = { cwd: ctx.cwd, home: ctx.home, workingDirectories: ctx.workingDirectories };
+  if (isInWorkingDirectory(realPath, lexical)) return true;
   const dirs = [ctx.cwd, ...ctx.workingDirectories];
   const resolved = await Promise.all(
     dirs.map((d) => ctx.sandbox.realPath(normalizePath(d, ctx.cwd, ctx.home))),
   );
-  const check = (cwd: string, workingDirectories: string[]): boolean =>
-    isInWorkingDirectory(realPath, { cwd, home: ctx.home, workingDirectories });
-  return check(ctx.cwd, ctx.workingDirectories) || check(resolved[0]!, resolved.slice(1));
+  return resolved.some(
+    (dir) => isWithin(realPath, dir) && ctx.workingDirectoryRoots.some((root) => isWithin(dir, root)),
+  );
 }

@@ -99,6 +99,35 @@ describe("run-time symlink re-check", () => {
     expect((await runTool(write, { file_path: link, content: "ok" }, t.ctx)).state).toBe("success");
   });
 
+  it("with auto-allow, a working directory whose real path leaves the roots (a link to the home) contains nothing", async () => {
+    t = makeContext({ autoAllowedEdit: true });
+    const scratch = join(t.sandbox.root, "scratch");
+    const kept = join(t.sandbox.root, "kept");
+    mkdirSync(scratch);
+    mkdirSync(join(kept, "data"), { recursive: true });
+    // Two links the agent made inside an allowed root, then named as working directories.
+    const toHome = join(scratch, "h");
+    const toKept = join(scratch, "d");
+    symlinkSync(t.sandbox.home, toHome);
+    symlinkSync(join(kept, "data"), toKept);
+    t.ctx.workingDirectories = [toHome, toKept];
+    t.ctx.workingDirectoryRoots = [t.sandbox.workspace, scratch, kept];
+    const conf = join(toHome, "pip.conf");
+    const r = await runTool(write, { file_path: conf, content: "[global]\n" }, t.ctx);
+    expect(r.text).toBe(
+      `Error: ${conf} resolves to ${join(t.sandbox.home, "pip.conf")}, which is outside the working directories; refusing to write it without explicit permission.`,
+    );
+    expect(existsSync(join(t.sandbox.home, "pip.conf"))).toBe(false);
+    // A linked working directory whose real path stays in a root still holds its files.
+    expect((await runTool(write, { file_path: join(toKept, "f.txt"), content: "ok" }, t.ctx)).state).toBe(
+      "success",
+    );
+    expect(readFileSync(join(kept, "data", "f.txt"), "utf8")).toBe("ok");
+    // Roots that include the home (a tenant's choice) let the first write through.
+    t.ctx.workingDirectoryRoots = ["/"];
+    expect((await runTool(write, { file_path: conf, content: "[global]\n" }, t.ctx)).state).toBe("success");
+  });
+
   it("honours additional dangerous files given to the tool", async () => {
     t = makeContext();
     const secret = join(t.sandbox.workspace, ".secrets");
