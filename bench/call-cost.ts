@@ -2,7 +2,8 @@
  * `npm run bench -- cost [n]`: what one warm call costs the service, counted rather than timed,
  * so that a change to the call path can be judged on a busy machine too: CPU per call (this
  * process: the service in serve mode and the HTTP client), SQLite statements per call by text,
- * and Redis commands per call (`INFO commandstats`, all clients of the server: run it alone).
+ * and Redis commands per call (`INFO commandstats`, all clients of the server: run it alone), and
+ * the pub/sub messages this process's connections heard per call.
  * A bare `GET /healthz` is the baseline, measured the same way in the same run.
  */
 import { randomBytes } from "node:crypto";
@@ -66,6 +67,28 @@ function countStatements(): {
   };
 }
 
+/** Counts the pub/sub messages any ioredis connection of this process hears while started. */
+function countMessages(): { start(): void; stop(): number } {
+  const proto = Redis.prototype as unknown as {
+    emit: (event: string | symbol, ...args: unknown[]) => boolean;
+  };
+  const original = proto.emit;
+  let heard = 0;
+  return {
+    start: () => {
+      heard = 0;
+      proto.emit = function (this: unknown, event, ...args) {
+        if (event === "message") heard++;
+        return original.call(this, event, ...args);
+      };
+    },
+    stop: () => {
+      proto.emit = original;
+      return heard;
+    },
+  };
+}
+
 async function redisCalls(redis: Redis): Promise<Map<string, number>> {
   const info = await redis.info("commandstats");
   const calls = new Map<string, number>();
@@ -82,6 +105,8 @@ interface Cost {
   /** Time inside each statement's run/get/all, summed over the calls. */
   statementMs: Map<string, number>;
   redis: Map<string, number>;
+  /** Pub/sub messages heard by this process, in all. */
+  heard: number;
   /** WAL frames (pages) written per call: what the calls' commits cost the log. */
   walFrames: number;
   /** With `--wal-trees`: the b-trees those pages belong to. */
@@ -189,8 +214,11 @@ async function measure(
   const cpu = process.cpuUsage(c0);
   const faults = (process.resourceUsage().minorPageFault - f0) / n;
   const r0 = await redisCalls(redis);
+  const messages = countMessages();
   counter.start();
+  messages.start();
   for (let i = 0; i < n; i++) await once();
+  const heard = messages.stop();
   const statements = counter.stop();
   const statementMs = counter.timesMs();
   const r1 = await redisCalls(redis);
@@ -206,6 +234,7 @@ async function measure(
     statements,
     statementMs,
     redis: redisDelta,
+    heard,
     ...(await walPagesPerCall(counter.databases, Math.min(n, 100), once, trees).then((w) => ({
       walFrames: w.pages,
       ...(w.trees ? { walTrees: w.trees } : {}),
@@ -288,6 +317,7 @@ export async function run(args: string[]): Promise<void> {
         `${label.padEnd(26)} wall ${c.wallMs.toFixed(2)} ms  CPU ${c.cpuMs.toFixed(2)} ms  ` +
           `faults ${c.faults.toFixed(1)}  ` +
           `SQL ${(total(c.statements) / n).toFixed(1)}  Redis ${(total(c.redis) / n).toFixed(1)}  ` +
+          `heard ${(c.heard / n).toFixed(1)}  ` +
           `WAL pages ${c.walFrames.toFixed(1)} per call`,
       );
       if (c.walTrees) console.log(c.walTrees);

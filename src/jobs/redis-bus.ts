@@ -2,8 +2,9 @@
  * Per-job event streams (Redis `XADD`, capped and expiring) plus pub/sub: one channel per job
  * ("this job has new events"), subscribed only by processes with a waiter or SSE reader on that
  * job, so a process never reads every job's notices; "a tenant's job changed status" (the
- * approvals stream); and one "cancel this job" channel, which every worker reads (cancels are
- * rare, and the worker running the job is not known here).
+ * approvals stream), subscribed only while this process has an approvals stream open, for it
+ * carries a notice of every call's every status; and one "cancel this job" channel, which every
+ * worker reads (cancels are rare, and the worker running the job is not known here).
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
@@ -33,6 +34,8 @@ export class RedisBus implements JobEvents, CancelBus {
   /** The subscriber dropped: cancels sent until it is back were not heard here. */
   private subscriberLost = false;
   private readonly tenantWatchers = new Map<string, Set<(n: JobNotice) => void>>();
+  /** The tenant channel's SUBSCRIBE, while any tenant has a watcher here; undefined otherwise. */
+  private tenantSubscription: Promise<unknown> | undefined;
   private readonly tenantChannel: string;
   private readonly cancelChannel: string;
   private readonly scripts: ScriptedRedis;
@@ -85,7 +88,7 @@ export class RedisBus implements JobEvents, CancelBus {
     this.sub.on("message", this.onMessage);
     this.sub.on("close", this.onSubscriberClose);
     this.sub.on("ready", this.onSubscriberReady);
-    await this.sub.subscribe(this.cancelChannel, this.tenantChannel);
+    await this.sub.subscribe(this.cancelChannel);
   }
 
   /** Stops listening: nobody is told of events or cancels any more (the connection is its owner's). */
@@ -98,6 +101,7 @@ export class RedisBus implements JobEvents, CancelBus {
     this.watchers.clear();
     this.cancelListeners.clear();
     this.tenantWatchers.clear();
+    this.tenantSubscription = undefined;
     // Only while Redis answers: the subscriber queues commands while it is away, and an UNSUBSCRIBE
     // queued then would hold the stop until Redis is back (the connection is cut after this anyway).
     if (this.sub.status !== "ready") return;
@@ -184,14 +188,47 @@ export class RedisBus implements JobEvents, CancelBus {
     };
   }
 
+  /**
+   * Resolves once the tenant channel is subscribed: a notice published after `watchTenant` returns
+   * is not missed. The first watcher of this process subscribes, the last one to stop unsubscribes
+   * (one connection, served in order: a SUBSCRIBE sent after that UNSUBSCRIBE wins). While Redis
+   * is away the SUBSCRIBE waits in the subscriber's queue and this does not: the approvals stream
+   * opens and its resync covers the gap, as it covered the notices an outage lost before.
+   */
   async watchTenant(tenantId: string, onNotice: (n: JobNotice) => void): Promise<() => void> {
     const set = this.tenantWatchers.get(tenantId) ?? new Set();
     this.tenantWatchers.set(tenantId, set);
     set.add(onNotice);
-    return () => {
+    let stopped = false;
+    const stop = () => {
+      if (stopped) return;
+      stopped = true;
       set.delete(onNotice);
-      if (set.size === 0) this.tenantWatchers.delete(tenantId);
+      if (set.size === 0 && this.tenantWatchers.get(tenantId) === set) this.tenantWatchers.delete(tenantId);
+      if (this.tenantWatchers.size > 0 || !this.tenantSubscription) return;
+      this.tenantSubscription = undefined;
+      this.sub.unsubscribe(this.tenantChannel).catch(() => undefined);
     };
+    const subscribed = this.subscribeTenants();
+    if (this.sub.status === "ready") {
+      try {
+        await subscribed;
+      } catch (err) {
+        stop();
+        throw err;
+      }
+    }
+    return stop;
+  }
+
+  private subscribeTenants(): Promise<unknown> {
+    if (this.tenantSubscription) return this.tenantSubscription;
+    const subscribing = this.sub.subscribe(this.tenantChannel);
+    this.tenantSubscription = subscribing;
+    subscribing.catch(() => {
+      if (this.tenantSubscription === subscribing) this.tenantSubscription = undefined;
+    });
+    return subscribing;
   }
 
   private onTenantNotice(message: string): void {

@@ -2,7 +2,8 @@
  * The queries on a call's path and the workers' sweeps seek an index on `jobs`, never scan the
  * table. The partial indexes (job-predicates.ts) hold only active or pending rows, and SQLite
  * uses one only for a query that carries its term with the statuses inlined: a query that binds
- * them as parameters scans the table, and fails here.
+ * them as parameters scans the table, and fails here. The audit trail, written by every call, is
+ * one index too (its key), which its list reads in order.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +12,7 @@ import type Database from "better-sqlite3";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import type { OpenedDb } from "../../src/db/open.js";
 import { SqliteJobStore } from "../../src/db/stores/sqlite-job-store.js";
+import { listAudit } from "../../src/service/calls/audit.js";
 import { releaseLostHost } from "../../src/service/sessions/session-hosts.js";
 import { jobsExpectingRun, jobsExpectingRunAfter } from "../../src/service/worker/recovery.js";
 import { seedDialectSession } from "../support/dialects.js";
@@ -117,4 +119,26 @@ it("a claim's blocker look-up binds no LIMIT (SQLite plans with a bound LIMIT's 
   const blockers = [...prepared].filter((source) => /^select "id" from "jobs" .*"seq" < \?/.test(source));
   expect(blockers).toHaveLength(2);
   for (const source of blockers) expect(source).not.toMatch(/limit \?/i);
+});
+
+it("the audit trail is one index, its key: an entry is one b-tree insert besides the table, and the list reads it in order without sorting", async () => {
+  const { tenantId, store, audit, a } = await seeded("ses_audit");
+  await store.insertJob(a, audit(a.id), { maxActive: 10 });
+  const sqlite = (opened.db as unknown as { $client: Database.Database }).$client;
+  // One index on audit (its key: tenant, time, id); main had an id key and a tenant index too.
+  expect((sqlite.pragma("index_list(audit)") as { name: string }[]).map((i) => i.name)).toEqual([
+    "sqlite_autoindex_audit_1",
+  ]);
+  const admin = { keyId: "key_admin", role: "tenant_admin" as const, tenantId };
+  for (const q of [{}, { since: "2026-01-01T00:00:00.000Z" }, { jobId: a.id }, { sessionId: "ses_audit" }]) {
+    prepared.clear();
+    expect(await listAudit({ db: opened.db }, admin, tenantId, q)).toHaveLength(1);
+    const [source] = [...prepared].filter((s) => /from "audit"/.test(s));
+    const params = Array.from(source!.match(/\?/g) ?? [], () => null);
+    const plan = (sqlite.prepare(`explain query plan ${source}`).all(...params) as { detail: string }[])
+      .map((r) => r.detail)
+      .join(" | ");
+    expect(plan, JSON.stringify(q)).toContain("sqlite_autoindex_audit_1 (tenant_id=?");
+    expect(plan, JSON.stringify(q)).not.toContain("TEMP B-TREE");
+  }
 });

@@ -111,3 +111,52 @@ it("notices go per job: another process hears only the jobs it watches, and unsu
   );
   otherSub.disconnect();
 });
+
+it("the tenant channel is subscribed only while a tenant is watched here: no process hears every call's status notice, its own included", async () => {
+  const own = `tst-bus-${randomBytes(4).toString("hex")}`;
+  const channel = `${own}:bus:tenant-jobs`;
+  const subs = [redis.duplicate(), redis.duplicate()];
+  const [a, b] = subs.map((s) => new RedisBus(redis, s, { prefix: own, maxLen: 100, ttlS: 60 }));
+  await a!.start();
+  await b!.start();
+  let heardByA = 0;
+  subs[0]!.on("message", (ch: string) => {
+    if (ch === channel) heardByA++;
+  });
+  const numsub = async () => (await redis.pubsub("NUMSUB", channel))[1];
+  try {
+    // Nobody watches: a call's notices reach no process (on main both were subscribed, and `a`
+    // read the echo of its own notice on every status of every call).
+    expect(await numsub()).toBe(0);
+    await a!.publishStatus("job_1", "ten_1", "queued", []);
+    const seen: unknown[] = [];
+    const stop = await b!.watchTenant("ten_1", (n) => seen.push(n));
+    expect(await numsub()).toBe(1);
+    await a!.publishStatus("job_2", "ten_1", "running", []);
+    await pollUntil(
+      () => seen.length,
+      (n) => n > 0,
+      { timeoutMs: 5000, intervalMs: 10, what: "the tenant notice" },
+    );
+    expect(seen).toEqual([{ jobId: "job_2", status: "running" }]);
+    stop();
+    stop();
+    await pollUntil(numsub, (n) => n === 0, { timeoutMs: 5000, intervalMs: 10, what: "the unsubscribe" });
+    // Watched again: subscribed again, and heard.
+    const again = await b!.watchTenant("ten_1", (n) => seen.push(n));
+    await a!.publishStatus("job_3", "ten_1", "succeeded", []);
+    await pollUntil(
+      () => seen.length,
+      (n) => n > 1,
+      { timeoutMs: 5000, intervalMs: 10, what: "the notice after watching again" },
+    );
+    again();
+    expect(heardByA).toBe(0);
+  } finally {
+    await a!.stop();
+    await b!.stop();
+    for (const s of subs) s.disconnect();
+    const keys = await redis.keys(`${own}:*`);
+    if (keys.length) await redis.del(...keys);
+  }
+});

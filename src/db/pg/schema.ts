@@ -122,7 +122,7 @@ export const readCache = pgTable(
 export const audit = pgTable(
   "audit",
   {
-    id: text("id").primaryKey(),
+    id: text("id").notNull(),
     tenantId: text("tenant_id").notNull(),
     sessionId: text("session_id"),
     jobId: text("job_id"),
@@ -131,7 +131,11 @@ export const audit = pgTable(
     data: jsonb("data").$type<Record<string, unknown>>().notNull(),
     createdAt: text("created_at").notNull(),
   },
-  (t) => [index("audit_tenant_idx").on(t.tenantId, t.createdAt)],
+  // The trail is read a tenant at a time, newest first (ids rise with time: ids.ts), and never
+  // by id alone: its key is that order, so that an entry is one b-tree insert, not three (the
+  // table, an id index and a tenant index: ~1 WAL page per call fewer on SQLite). Ids stay unique
+  // by construction (a rising stamp and 9 random characters).
+  (t) => [primaryKey({ columns: [t.tenantId, t.createdAt, t.id] })],
 );
 
 export * from "./schema-tools.js";
