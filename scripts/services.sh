@@ -2,15 +2,21 @@
 # Brings up what Toolshed needs on a Debian machine, idempotently: Debian packages (only the
 # missing ones), the Docker engine, Redis, node_modules and the sandbox image. Safe to re-run;
 # run as root on a fresh machine (CI), or as a user when everything is already installed.
+# Node.js >= 20 (with npm) must be there first: Debian 12's own nodejs is 18.
+# `services.sh --missing` prints the Debian packages it would install, one a line, and changes nothing.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
+only_missing=0
+[[ ${1:-} == --missing ]] && only_missing=1
 data="${DATA_DIR:-$repo/data}"
 [[ $data = /* ]] || data="$repo/$data"
 logs="$data/logs"
-mkdir -p "$logs"
-chmod 700 "$logs"
+if ((!only_missing)); then
+  mkdir -p "$logs"
+  chmod 700 "$logs"
+fi
 export DEBIAN_FRONTEND=noninteractive
 
 log() { printf '[services] %s\n' "$*" >&2; }
@@ -19,9 +25,26 @@ private_log() {
   [[ -e $1 ]] || (umask 077 && : >"$1")
   chmod 600 "$1"
 }
-for f in apt dockerd redis npm; do private_log "$logs/$f.log"; done
+((only_missing)) || for f in apt dockerd redis npm; do private_log "$logs/$f.log"; done
 step_started=$SECONDS
 done_step() { log "$1 ($((SECONDS - step_started)) s)"; step_started=$SECONDS; }
+
+# Node.js is the one thing this script does not install (Debian 12's nodejs is 18; package.json
+# asks for >= 20): say so plainly instead of failing later inside npm or tsx.
+node_major="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
+if ((node_major < 20)) || ! command -v npm >/dev/null; then
+  log "Node.js >= 20 with npm is needed first (found: $(node --version 2>/dev/null || echo none)); Debian 12's nodejs is 18"
+  exit 1
+fi
+
+# node_modules: installed below when missing or when package.json / the lock file changed.
+stamp=node_modules/.toolshed-deps
+deps_hash="$({ cat package.json package-lock.json 2>/dev/null || true; } | sha256sum | cut -c1-16)"
+need_npm=0
+if [[ ! -d node_modules ]] ||
+  { [[ "$(cat "$stamp" 2>/dev/null)" != "$deps_hash" ]] && ! npm ls --depth=0 >/dev/null 2>&1; }; then
+  need_npm=1
+fi
 
 # --- Debian packages: install only what is missing, with one apt-get update at most. ---
 missing=()
@@ -32,6 +55,16 @@ command -v debootstrap >/dev/null || missing+=(debootstrap)
 command -v mkfs.ext4 >/dev/null || missing+=(e2fsprogs)
 command -v losetup >/dev/null || missing+=(mount)
 command -v ps >/dev/null || missing+=(procps)
+# up.sh and cluster.sh wait for /readyz with curl (and the README's walkthrough uses it).
+command -v curl >/dev/null || missing+=(curl)
+# npm's install compiles native modules with node-gyp: tree-sitter always on Debian 12 (its
+# prebuild needs a newer libstdc++, scripts/ensure-native.cjs), better-sqlite3 when its prebuild
+# cannot be fetched. node-gyp needs python3, make and a C++ compiler.
+if ((need_npm)); then
+  command -v g++ >/dev/null || missing+=(g++)
+  command -v make >/dev/null || missing+=(make)
+  command -v python3 >/dev/null || missing+=(python3)
+fi
 # The sandbox image's fork server is a static C binary built with the host's compiler.
 command -v gcc >/dev/null || missing+=(gcc)
 [[ -e /usr/lib/x86_64-linux-gnu/libc.a || -e /usr/lib/aarch64-linux-gnu/libc.a ]] || missing+=(libc6-dev)
@@ -40,6 +73,10 @@ command -v gcc >/dev/null || missing+=(gcc)
 # gVisor, for SANDBOX_RUNTIME=runsc: optional (root installs it, so CI tests both runtimes).
 optional=()
 ((EUID == 0)) && ! command -v runsc >/dev/null && optional+=(runsc)
+if ((only_missing)); then
+  printf '%s\n' "${missing[@]}" "${optional[@]}" | grep -v '^$' || true
+  exit 0
+fi
 if ((${#missing[@]} + ${#optional[@]} > 0)); then
   if ((${#missing[@]} > 0 && EUID != 0)); then
     log "missing ${missing[*]}: run this script as root once, or install them"
@@ -117,10 +154,7 @@ if ! redis_answers; then
 fi
 
 # --- node_modules: install when missing or when package.json / the lock file changed. ---
-stamp=node_modules/.toolshed-deps
-deps_hash="$(cat package.json package-lock.json 2>/dev/null | sha256sum | cut -c1-16)"
-if [[ ! -d node_modules ]] ||
-  { [[ "$(cat "$stamp" 2>/dev/null)" != "$deps_hash" ]] && ! npm ls --depth=0 >/dev/null 2>&1; }; then
+if ((need_npm)); then
   # npm ci when the lock file allows it; a lock out of step with package.json falls back to install.
   if [[ ! -f package-lock.json ]] || ! npm ci --no-audit --no-fund --loglevel=error >"$logs/npm.log" 2>&1; then
     [[ -f package-lock.json ]] && log "npm ci failed (see $logs/npm.log); trying npm install"
