@@ -54,3 +54,37 @@ it("a working directory linked into the home lets no accept_edits write through"
   });
   expect(left.stdout).not.toContain(".config");
 });
+
+it("a path through a missing directory and `..` resolves the link after it (no accept_edits write into the home)", async () => {
+  // `/workspace/m/../h/x` with no `m`: file-ops' realPath alone falls back to joining names, and
+  // path.join folds `m/..` away without resolving the link `h` → the home (it answers
+  // `/workspace/h/x`). What holds is the executor's path.resolve of every file op's path before
+  // both the realpath and the write: the guard and the write see the same `/workspace/h/x`.
+  const t = await seedTenant(h.call, "missing-dotdot");
+  const created = await h.call("POST", "/v1/sessions", { key: t.agentKey, body: { mode: "accept_edits" } });
+  const sid = created.body.id;
+  const sandbox = await h.service.deps.sandboxes.acquire({ sessionId: sid, tenantId: t.tenantId });
+  const made = await sandbox.exec({
+    argv: ["ln", "-s", "/home/agent", "/workspace/h"],
+    timeoutMs: 10_000,
+    maxOutputBytes: 4096,
+  });
+  expect(made.exitCode, made.stderr).toBe(0);
+  const write = await h.call("POST", `/v1/sessions/${sid}/calls?wait=30`, {
+    key: t.agentKey,
+    body: {
+      tool: "Write",
+      input: { file_path: "/workspace/m/../h/.config/pip/pip.conf", content: "[global]\n" },
+    },
+  });
+  const job = write.body.job;
+  expect(job.decision).toMatchObject({ behavior: "allow", mode: "accept_edits" });
+  expect(job.status, JSON.stringify(job.result)).toBe("failed");
+  expect(job.result.content[0].text).toContain("resolves to /home/agent/.config/pip/pip.conf");
+  const left = await sandbox.exec({
+    argv: ["ls", "-A", "/home/agent"],
+    timeoutMs: 10_000,
+    maxOutputBytes: 4096,
+  });
+  expect(left.stdout).not.toContain(".config");
+});
