@@ -129,7 +129,7 @@ export const Config = z.object({
   HTTP_REQUEST_TIMEOUT_MS: int(120_000, 1000),
   /** The largest file upload/download and workspace tar export/import (the request body or the answer). */
   FILE_TRANSFER_MAX_BYTES: int(64 * 1024 * 1024, 1024),
-  /** How long a transfer request waits for a worker before it answers 503 naming its job. */
+  /** How long a transfer request waits for a worker before it answers 504 TRANSFER_PENDING naming its job. */
   FILE_TRANSFER_WAIT_MS: int(300_000, 100),
   /** Per-tenant quotas (429 with Retry-After past them). */
   TENANT_MAX_SESSIONS: int(1000, 1),

@@ -20,6 +20,11 @@ export const ERROR_STATUS = {
   SANDBOX_UNAVAILABLE: 503,
   /** Redis, the Docker engine or the database cannot be reached; nothing was created. */
   UNAVAILABLE: 503,
+  /**
+   * A file transfer's job was made but no worker ran it in time: it will run once, later
+   * (`details[0].message` is its id). Not a 503, which promises that nothing was made.
+   */
+  TRANSFER_PENDING: 504,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -263,7 +263,7 @@ it(`fuzzes every route from /openapi.json: ${REQUESTS} requests, no 5xx`, async 
     const text = isStream ? "" : await res.text();
     // No worker runs here: an allowed file transfer waits briefly, then says its job is pending.
     const pendingTransfer =
-      res.status === 503 && /\/(files|workspace\.tar)\b/.test(c.path) && text.includes('"UNAVAILABLE"');
+      res.status === 504 && /\/(files|workspace\.tar)\b/.test(c.path) && text.includes('"TRANSFER_PENDING"');
     if (res.status >= 500 && !pendingTransfer) {
       failures.push(
         `#${sent} ${c.method} ${c.path.slice(0, 200)} body=${String(c.body).slice(0, 120)} -> ${res.status} ${text.slice(0, 200)}`,

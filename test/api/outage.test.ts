@@ -72,6 +72,23 @@ describe("submit during an outage", () => {
     expect(counts().jobs).toBe(before.jobs + 1);
   });
 
+  it("the queue refusing and the withdrawal failing too: 202 with the stored job (recovery queues it), not a 503", async () => {
+    // A 503 promises that nothing was made, and the client sends it again: the stored job would
+    // run once from the reconciler and once more from the retry.
+    const { submit, counts } = await setUp();
+    const before = counts();
+    t.bus.enqueue = async () => {
+      throw new Error("Command timed out");
+    };
+    t.deps.store.withdrawQueued = async () => {
+      throw Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" });
+    };
+    const res = await submit();
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    expect(res.body.job.status).toBe("queued");
+    expect(counts().jobs).toBe(before.jobs + 1);
+  });
+
   it("a job a worker already claimed when the enqueue failed is answered as usual", async () => {
     const { submit } = await setUp();
     t.bus.enqueue = async (jobId: string) => {

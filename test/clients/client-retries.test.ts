@@ -90,6 +90,31 @@ describe("retries", () => {
     const read = client([refused(), json(200, session)]);
     expect((await read.c.sessions.get("ses_1")).id).toBe("ses_1");
   });
+
+  it("after a failed connection, never sends a file upload or tar import again (each makes a job); a download yes", async () => {
+    const up = client([json(200, session), refused(), refused(), json(200, {})]);
+    const s = await up.c.sessions.get("ses_1");
+    await expect(s.files.put("/workspace/a", "x")).rejects.toMatchObject({ code: "NETWORK_ERROR" });
+    await expect(s.files.importTar(new Uint8Array(512))).rejects.toMatchObject({ code: "NETWORK_ERROR" });
+    expect(up.seen.map((r) => r.method)).toEqual(["GET", "PUT", "PUT"]);
+    const down = client([json(200, session), refused(), new Response("x")]);
+    const d = await down.c.sessions.get("ses_1");
+    expect(await d.files.getText("/workspace/a")).toBe("x");
+    expect(down.seen).toHaveLength(3);
+  });
+
+  it("never sends a 504 TRANSFER_PENDING again: its job exists and will run", async () => {
+    const pending = json(504, {
+      error: { code: "TRANSFER_PENDING", message: "job_9", details: [{ path: "job", message: "job_9" }] },
+    });
+    const { c, seen } = client([json(200, session), pending, json(200, {})]);
+    const s = await c.sessions.get("ses_1");
+    await expect(s.files.put("/workspace/a", "x")).rejects.toMatchObject({
+      status: 504,
+      code: "TRANSFER_PENDING",
+    });
+    expect(seen).toHaveLength(2);
+  });
 });
 
 describe("lists", () => {

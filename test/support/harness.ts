@@ -246,7 +246,7 @@ export async function createApiTestApp(
     sandboxes,
     readCache: new DbReadCache(db),
     skillFiles: new SkillFiles(join(dataDir, "skill-cache"), db),
-    // No worker runs here: a transfer answers 503 naming its job after a short wait.
+    // No worker runs here: a transfer answers 504 TRANSFER_PENDING naming its job after a short wait.
     transfers: new MemoryTransfers(1024 * 1024, 200),
     metrics: new Metrics(),
     logger: createLogger("silent"),

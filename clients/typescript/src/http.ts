@@ -13,8 +13,10 @@ export interface ToolshedOptions {
   fetch?: typeof fetch;
   /**
    * How many times a request is sent again (default 3; 0: never). Always after a 429 or a 503
-   * answer, which the API gives only when it did nothing; after a failed connection only when
-   * sending again cannot do a thing twice: GET, PUT, DELETE, and a call with an `idempotencyKey`.
+   * answer, which the API gives only when it did nothing (a file transfer that made its job but
+   * did not run in time is a 504 TRANSFER_PENDING, never sent again); after a failed connection
+   * only when sending again cannot do a thing twice: GET, PUT (but a file upload or tar import,
+   * which makes a job), DELETE, and a call with an `idempotencyKey`.
    */
   maxRetries?: number;
   /** The longest wait between two tries, in seconds (default 30); `Retry-After` is followed up to it. */

@@ -1,5 +1,5 @@
 /** Sessions: a sandbox with its mode and directories; calls, the model's tool list, files. */
-import { enc, type Http, queryString } from "./http.js";
+import { enc, type Http, queryString, type RetryPolicy } from "./http.js";
 import type { Job, Jobs } from "./jobs.js";
 import { allPages, type Page } from "./pages.js";
 import type {
@@ -105,6 +105,13 @@ export class Session {
 }
 
 /**
+ * An upload or import is a job of the session, made when the API receives it: after a failed
+ * connection it may exist and run, and a second one would write again after the session's later
+ * calls. A pending transfer is a 504 TRANSFER_PENDING naming its job, never sent again either.
+ */
+const TRANSFER_WRITE: RetryPolicy = { afterNetworkError: false };
+
+/**
  * Files in the session's workspace, moved as raw bytes. Each is decided as the call it amounts
  * to (a `put` as a Write of the path, a `get` as a Read): anything but allow is a 403.
  */
@@ -117,10 +124,12 @@ export class SessionFiles {
   /** Writes the file (its parents made), replacing it. */
   async put(path: string, data: string | Uint8Array): Promise<UploadedFile> {
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-    const res = await this.http.raw("PUT", this.url(path), {
-      body: bytes as unknown as RequestInit["body"],
-      headers: { "content-type": "application/octet-stream" },
-    });
+    const res = await this.http.raw(
+      "PUT",
+      this.url(path),
+      { body: bytes as unknown as RequestInit["body"], headers: { "content-type": "application/octet-stream" } },
+      TRANSFER_WRITE,
+    );
     return (await res.json()) as UploadedFile;
   }
   async get(path: string): Promise<Uint8Array> {
@@ -136,10 +145,12 @@ export class SessionFiles {
   }
   /** Extracts an uncompressed tar into `/workspace`. */
   async importTar(tar: Uint8Array): Promise<ImportedWorkspace> {
-    const res = await this.http.raw("PUT", `/v1/sessions/${enc(this.sessionId)}/workspace.tar`, {
-      body: tar as unknown as RequestInit["body"],
-      headers: { "content-type": "application/x-tar" },
-    });
+    const res = await this.http.raw(
+      "PUT",
+      `/v1/sessions/${enc(this.sessionId)}/workspace.tar`,
+      { body: tar as unknown as RequestInit["body"], headers: { "content-type": "application/x-tar" } },
+      TRANSFER_WRITE,
+    );
     return (await res.json()) as ImportedWorkspace;
   }
   private url(path: string): string {

@@ -30,6 +30,11 @@ const refused = {
     "FORBIDDEN (role) or POLICY_DENIED: the session's rules refuse it; details name the path and rule",
   ),
   413: json(ErrorBody, "larger than FILE_TRANSFER_MAX_BYTES"),
+  504: json(
+    ErrorBody,
+    "TRANSFER_PENDING: the transfer's job was made but has not run yet; it will run once (`details[0].message` " +
+      "is the job's id: follow GET /v1/jobs/{id}, do not send the request again)",
+  ),
 };
 
 const putFile = createRoute({

@@ -24,7 +24,10 @@ export async function enqueueOrReconcile(deps: Pick<ServiceDeps, "db" | "queue" 
 /**
  * Enqueues a job created by this request. If the queue refuses, the job and its audit entry are
  * withdrawn and the caller gets 503 UNAVAILABLE: nothing was created. Unless a worker already
- * claimed it (the add reached Redis after all): then it runs and is answered as usual.
+ * claimed it (the add reached Redis after all): then it runs and is answered as usual. Or unless
+ * the withdrawal fails too (the database busy or gone): the job stays stored and queued, the
+ * reconciler queues it, and it is answered as accepted; a 503 would have the client send a
+ * second one.
  */
 export async function enqueueOrWithdraw(
   deps: Pick<ServiceDeps, "db" | "store" | "queue" | "logger" | "readiness">,
@@ -34,7 +37,13 @@ export async function enqueueOrWithdraw(
     const priority = await fairPriority(deps.db, jobId);
     await deps.readiness.bound("redis", deps.queue.enqueue(jobId, { priority }));
   } catch (err) {
-    const withdrawn = await deps.store.withdrawQueued(jobId);
+    const withdrawn = await deps.store.withdrawQueued(jobId).catch((withdrawErr: unknown) => {
+      deps.logger.warn(
+        { err: withdrawErr, jobId },
+        "enqueue and withdrawal failed; the reconciler will queue the job",
+      );
+      return false;
+    });
     deps.logger.warn({ err, jobId, withdrawn }, "enqueue failed");
     if (withdrawn)
       throw asUnavailable(err) ?? new UnavailableError("the job could not be queued; retry shortly");

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import type { JobView } from "../../contracts/job.js";
 import type { JobRow, JobStatus, SessionRow, StoredDecision, StoredResult } from "../../db/rows.js";
 import type { InsertClaim, InsertClaimed } from "../../db/store.js";
-import { ConflictError, isDatabaseUnreachable } from "../../errors.js";
+import { ConflictError } from "../../errors.js";
 import type { ToolInput } from "../../permission/types.js";
 import type { ToolBase } from "../../toolkit/tool-base.js";
 import type { McpToolSet } from "../../toolkit/tool-group.js";
@@ -108,29 +108,17 @@ export async function submitCall(
   if (slot && stored.claim.kind === "run") slot.run(stored.claim);
   else {
     slot?.release();
-    await publishStored(deps, row);
+    await publishAndEnqueue(deps, row);
   }
   deps.metrics.inc("toolshed_calls_submitted_total", { behavior: row.decision.behavior });
   return { job: toJobView(row), created: true };
 }
 
-/** publishAndEnqueue for a stored row, which a database lost after its commit does not undo. */
-async function publishStored(deps: ServiceDeps, row: JobRow): Promise<void> {
-  try {
-    await publishAndEnqueue(deps, row);
-  } catch (err) {
-    if (!isDatabaseUnreachable(err)) throw err;
-    // The row is stored (its transaction committed) but the database went away before it could
-    // be queued or withdrawn: it is accepted, and the reconciler queues it once the database is
-    // back (a queued row without a queue entry). A 503 here would invite a second submit.
-    deps.logger.warn(
-      { jobId: row.id, err: (err as Error).message },
-      "database lost after the job was stored",
-    );
-  }
-}
-
-/** Publishes the stored job's `queued` event and queues it (withdrawn if the queue refuses). */
+/**
+ * Publishes the stored job's `queued` event and queues it (withdrawn if the queue refuses: 503).
+ * A row the database could not withdraw (busy, or gone after the commit) stays accepted, and the
+ * reconciler queues it (enqueueOrWithdraw): a 503 then would invite a second submit.
+ */
 async function publishAndEnqueue(deps: ServiceDeps, row: JobRow): Promise<void> {
   // Never throws; bounded so that a Redis hanging just now costs a second, not its timeout.
   // Not awaited before the enqueue (one round trip less per call): the event is written to the

@@ -9,13 +9,7 @@
 
 import { isTerminal } from "../../contracts/job.js";
 import type { JobRow, SessionRow, StoredDecision } from "../../db/rows.js";
-import {
-  AppError,
-  type ErrorCode,
-  PolicyDeniedError,
-  UnavailableError,
-  ValidationError,
-} from "../../errors.js";
+import { AppError, type ErrorCode, PolicyDeniedError, ValidationError } from "../../errors.js";
 import { SANDBOX_WORKSPACE } from "../../sandbox/sandbox.js";
 import { decisionAudit } from "../calls/audit.js";
 import { decideCall } from "../calls/decide.js";
@@ -173,9 +167,11 @@ async function runTransfer(
     await enqueueOrWithdraw(deps, id);
     const view = await waitForJob(deps, id, deps.transfers.waitMs);
     if (!isTerminal(view.status)) {
-      throw new UnavailableError(
+      // Not a 503: the job exists and will run, so an answer that invites a retry would run it twice.
+      throw new AppError(
+        "TRANSFER_PENDING",
         `the transfer is still waiting to run as job ${id} (it will run once): follow GET /v1/jobs/${id} rather than sending it again`,
-        5,
+        [{ path: "job", message: id }],
       );
     }
     done = true;

@@ -132,13 +132,26 @@ export async function createSession(
   // Counted again with the row written: creates running at once (in this process or another)
   // all passed the check above before any wrote. Over the quota, this one is withdrawn (when
   // several are, all of them may be: a refusal too many, never a session too many).
+  // A refusal (or a failed count) takes the row back. Should that fail too, the session is stored
+  // and is answered: a 429 or 503 says nothing was created, and the client's retry would make
+  // another (over the quota by one only when the database failed twice).
   try {
     await checkSessionQuota(deps, tenantId, true);
   } catch (err) {
-    await deps.db.delete(sessions).where(eq(sessions.id, row.id));
-    throw err;
+    if (await takenBack(deps.db, row.id)) throw err;
   }
   return toSessionView(row, deps.tools);
+}
+
+/** Deletes the session row just written; false when the database would not. */
+async function takenBack(db: Db, sessionId: string): Promise<boolean> {
+  const { sessions } = tablesOf(db);
+  try {
+    await db.delete(sessions).where(eq(sessions.id, sessionId));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export async function getSession(

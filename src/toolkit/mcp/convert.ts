@@ -10,6 +10,11 @@ import { newId, textBlock } from "../response.js";
  */
 export const MAX_MCP_TEXT_CHARS = 100_000;
 export const MAX_MCP_DATA_CHARS = 8 * 1024 * 1024;
+/**
+ * Content items kept: each block carries fields and an id of its own, so 8 MiB of empty items
+ * (the transports' cap) would otherwise be ~20 MB stored.
+ */
+export const MAX_MCP_BLOCKS = 1000;
 const TRUNCATED_MARK = "\n... (output truncated)";
 
 /** Text → text; image/audio → base64 data; text resources → JSON text; links → URL data. */
@@ -22,20 +27,24 @@ export function mcpContentToBlocks(result: CallToolResult): ContentBlock[] {
     blocks.push(textBlock(s.length > textLeft ? s.slice(0, textLeft) + TRUNCATED_MARK : s));
     textLeft -= s.length;
   };
-  for (const item of result.content ?? []) {
+  /** Takes `chars` of the data bound, or says what was left out (its own words kept short). */
+  const data = (chars: number, what: string) => {
+    if (chars <= dataLeft) {
+      dataLeft -= chars;
+      return true;
+    }
+    text(`(${what.slice(0, 100)} of ${chars} characters left out: over the result's bound)`);
+    return false;
+  };
+  const content = result.content ?? [];
+  for (const item of content.slice(0, MAX_MCP_BLOCKS)) {
     switch (item.type) {
       case "text":
         text(item.text);
         break;
       case "image":
       case "audio":
-        if (item.data.length > dataLeft) {
-          text(
-            `(${item.mimeType} of ${item.data.length} base64 characters left out: over the result's bound)`,
-          );
-          break;
-        }
-        dataLeft -= item.data.length;
+        if (!data(item.data.length + item.mimeType.length, item.mimeType)) break;
         blocks.push({
           type: "data",
           id: newId(),
@@ -48,6 +57,8 @@ export function mcpContentToBlocks(result: CallToolResult): ContentBlock[] {
         if ("text" in item.resource) text(JSON.stringify(item.resource, null, 2));
         break;
       case "resource_link":
+        if (!data(item.uri.length + item.name.length + (item.mimeType?.length ?? 0), "a resource link"))
+          break;
         blocks.push({
           type: "data",
           id: newId(),
@@ -56,6 +67,11 @@ export function mcpContentToBlocks(result: CallToolResult): ContentBlock[] {
         });
         break;
     }
+  }
+  if (content.length > MAX_MCP_BLOCKS) {
+    blocks.push(
+      textBlock(`(${content.length - MAX_MCP_BLOCKS} more content items left out: over the result's bound)`),
+    );
   }
   // A result with only structured content still says something to the model.
   if (blocks.length === 0 && result.structuredContent !== undefined) {

@@ -6,6 +6,7 @@
 import { expect, it } from "vitest";
 import type { ContentBlock } from "../../../src/toolkit/content.js";
 import {
+  MAX_MCP_BLOCKS,
   MAX_MCP_DATA_CHARS,
   MAX_MCP_TEXT_CHARS,
   mcpContentToBlocks,
@@ -46,4 +47,31 @@ it("images past the data bound are left out with a note; those within it stay wh
 
 it("a small result is unchanged", () => {
   expect(textOf(mcpContentToBlocks({ content: [{ type: "text", text: "hello" }] }))).toBe("hello");
+});
+
+it("many small items cannot multiply the stored size: at most MAX_MCP_BLOCKS blocks, then a note", () => {
+  // An 8 MiB answer (the transports' cap) of empty images became 186,000 data blocks, each with an
+  // id and fields of its own: ~20 MB stored in the job row, its stream and webhooks.
+  const item = { type: "image" as const, data: "", mimeType: "image/png" };
+  const content = Array.from(
+    { length: Math.floor((8 * 1024 * 1024) / JSON.stringify(item).length) },
+    () => item,
+  );
+  const blocks = mcpContentToBlocks({ content });
+  expect(blocks.length).toBeLessThanOrEqual(MAX_MCP_BLOCKS + 1);
+  expect(textOf(blocks)).toMatch(/more content items left out/);
+  const empties = mcpContentToBlocks({ content: content.map(() => ({ type: "text" as const, text: "" })) });
+  expect(empties.length).toBeLessThanOrEqual(MAX_MCP_BLOCKS + 1);
+});
+
+it("a link's URI and name and a media type count against the data bound", () => {
+  const uri = `https://x.test/${"u".repeat(MAX_MCP_DATA_CHARS)}`;
+  const blocks = mcpContentToBlocks({
+    content: [
+      { type: "resource_link", uri, name: "n" },
+      { type: "image", data: "", mimeType: "m".repeat(MAX_MCP_DATA_CHARS + 1) },
+    ],
+  });
+  expect(JSON.stringify(blocks).length).toBeLessThan(MAX_MCP_TEXT_CHARS + 1000);
+  expect(textOf(blocks)).toMatch(/left out/);
 });

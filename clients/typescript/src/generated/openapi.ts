@@ -4910,6 +4910,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description TRANSFER_PENDING: the transfer's job was made but has not run yet; it will run once (`details[0].message` is the job's id: follow GET /v1/jobs/{id}, do not send the request again) */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     uploadFile: {
@@ -4998,6 +5007,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description TRANSFER_PENDING: the transfer's job was made but has not run yet; it will run once (`details[0].message` is the job's id: follow GET /v1/jobs/{id}, do not send the request again) */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     exportWorkspace: {
@@ -5067,6 +5085,15 @@ export interface operations {
             };
             /** @description INTERNAL: unexpected error (generic message; details only in logs) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TRANSFER_PENDING: the transfer's job was made but has not run yet; it will run once (`details[0].message` is the job's id: follow GET /v1/jobs/{id}, do not send the request again) */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5151,6 +5178,15 @@ export interface operations {
             };
             /** @description INTERNAL: unexpected error (generic message; details only in logs) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TRANSFER_PENDING: the transfer's job was made but has not run yet; it will run once (`details[0].message` is the job's id: follow GET /v1/jobs/{id}, do not send the request again) */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };
