@@ -18,7 +18,7 @@ import { findJob } from "../service/calls/job-view.js";
 import type { ServiceDeps } from "../service/ports.js";
 import { stdioServerTools } from "../service/sessions/mcp-clients.js";
 import { hostOfJob, hostOfSession, placeSession, sessionOfJob } from "../service/sessions/session-hosts.js";
-import { claimJob, failJob, requeueJob } from "../service/worker/claim-job.js";
+import { claimJob, failJob, giveUpOnSandbox, requeueJob } from "../service/worker/claim-job.js";
 import { throughDatabaseOutage } from "../service/worker/database-outage.js";
 import { executeJob } from "../service/worker/execute-job.js";
 import { cancelRequestedOf, jobsExpectingRun } from "../service/worker/recovery.js";
@@ -281,7 +281,7 @@ async function onRunError(deps: ServiceDeps, bjob: Job<RunCall>, jobId: string, 
       await requeueJob(deps, jobId);
       throw err;
     }
-    await failJob(deps, jobId, `Error: the session's sandbox is unavailable: ${err.message}`);
+    await giveUpOnSandbox(deps, jobId, err.message);
     throw new UnrecoverableError(err.message);
   }
   deps.logger.error({ err, jobId }, "job failed unexpectedly");
