@@ -114,6 +114,8 @@ export class UnavailableError extends AppError {
 export function asUnavailable(err: unknown): UnavailableError | undefined {
   if (!(err instanceof Error)) return undefined;
   if (isDatabaseUnreachable(err)) return new UnavailableError("the database is unreachable; retry shortly");
+  if (isStorageFull(err))
+    return new UnavailableError("the service's storage is full: nothing was stored; retry later", 30);
   const code = (err as { code?: unknown }).code;
   if (typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))) {
     return new UnavailableError("the database is busy; retry shortly", 1);
@@ -177,4 +179,28 @@ export function formatPath(path: readonly PropertyKey[]): string {
     else out += out ? `.${String(part)}` : String(part);
   }
   return out;
+}
+
+/** SQLite's SQLITE_FULL, the kernel's ENOSPC and EDQUOT, Postgres's 53100 (disk_full). */
+const STORAGE_FULL = /^(SQLITE_FULL|ENOSPC|EDQUOT|53100)$/;
+
+/**
+ * Whether `err` (or an error it wraps) says the disk under the database (or DATA_DIR) is full.
+ * The write was not made (a SQLite or Postgres transaction is undone whole): it can be done again
+ * once an operator frees space.
+ */
+export function isStorageFull(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && STORAGE_FULL.test(code)) return true;
+  }
+  return false;
+}
+
+/**
+ * A worker's step that failed for this waits and is done again (database-outage.ts): the
+ * database away, or its disk full. Either way the step's write was not made.
+ */
+export function waitsForDatabase(err: unknown): boolean {
+  return isDatabaseUnreachable(err) || isStorageFull(err);
 }

@@ -10,7 +10,7 @@
 import { DelayedError, type Job, type Queue, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { isTerminal } from "../contracts/job.js";
-import { isDatabaseUnreachable } from "../errors.js";
+import { waitsForDatabase } from "../errors.js";
 import { withLogContext } from "../log.js";
 import { SandboxUnavailableError } from "../sandbox/sandbox.js";
 import { fairPriority } from "../service/calls/fair-priority.js";
@@ -273,7 +273,7 @@ async function onQueueFailed(deps: ServiceDeps, bjob: Job<RunCall>, err: Error):
 
 async function onRunError(deps: ServiceDeps, bjob: Job<RunCall>, jobId: string, err: unknown): Promise<void> {
   // Not the job's fault: it is done again once the database is back (the row cannot change now).
-  if (isDatabaseUnreachable(err)) throw err;
+  if (waitsForDatabase(err)) throw err;
   if (err instanceof SandboxUnavailableError) {
     deps.metrics.inc("toolshed_sandbox_retries_total");
     if (bjob.attemptsMade + 1 < (bjob.opts.attempts ?? 1)) {
