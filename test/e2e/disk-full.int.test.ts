@@ -122,15 +122,6 @@ it("a full data disk: submits refused with a clear error, rows intact, served ag
   expect(done.result.content[0].text).toMatch(/^x{1000}/);
   // Every call accepted while the disk filled ends (none left `running`), each run once.
   const ends = await waitForJobs(call, key, accepted, undefined, { timeoutMs: 60_000 });
-  console.log(
-    JSON.stringify(
-      ends.map((j) => [
-        j.status,
-        j.attempts?.map((a: { outcome?: string }) => a.outcome),
-        j.result?.content?.[0]?.text?.slice(0, 80),
-      ]),
-    ),
-  );
   for (const j of ends) expect(j.status, JSON.stringify(j).slice(0, 1000)).toBe("succeeded");
   const again = await within(60_000, "again", submit("cat /workspace/f"));
   expect(again.body.job?.status, JSON.stringify(again.body)).toBe("succeeded");
