@@ -237,13 +237,14 @@ export class SqliteJobStore implements JobStore {
   }
 
   async requestCancel(jobId: string): Promise<CancelFlagged | undefined> {
-    return this.db
+    // Not get(): it would hide a failed commit (see finish).
+    const [flagged] = this.db
       .update(jobs)
       .set({ cancelRequested: true })
       .where(eq(jobs.id, jobId))
       .returning({ status: jobs.status, runs: jobs.runs })
-      // Not get(): it would hide a failed commit (see finish).
-      .all()[0];
+      .all();
+    return flagged;
   }
 
   async queuedAfter(sessionId: string, seq: number, limit: number): Promise<{ id: string; safe: boolean }[]> {
