@@ -39,6 +39,9 @@ import type { BullJobQueue } from "./queue.js";
 import type { RedisBus } from "./redis-bus.js";
 import { workerErrorLog } from "./worker-errors.js";
 
+/** How long a new session's work waits for a host whose Docker engine answers. */
+const ENGINE_WAIT_MS = 10_000;
+
 export interface CallWorkerOptions {
   /** BullMQ's (hash-tagged) prefix. */
   prefix: string;
@@ -131,6 +134,18 @@ export function startCallWorker(
     }
   };
 
+  /**
+   * Whether this host may take placement work as far as its Docker engine goes: it answers (its
+   * readiness probe, cached about a second), or the work has waited ENGINE_WAIT_MS for a host
+   * whose engine does (none has one: it is taken, and fails saying the call did not run).
+   */
+  const engineAnswers = (bjob: Job<AnyPayload>) =>
+    Date.now() - bjob.timestamp >= ENGINE_WAIT_MS ||
+    deps.readiness.require(["docker"]).then(
+      () => true,
+      () => false,
+    );
+
   /** The host queue: work of sessions pinned here; anything pinned elsewhere meanwhile is passed on. */
   const processHost = async (bjob: Job<AnyPayload>, token?: string): Promise<void> => {
     const payload = payloadOf(deps, bjob);
@@ -153,8 +168,9 @@ export function startCallWorker(
   /** Placement: pin the session (to this host unless a live one holds it), then hand the work on. */
   const processPlacement = async (bjob: Job<AnyPayload>, token?: string): Promise<void> => {
     const payload = payloadOf(deps, bjob);
-    if (running.size >= opts.concurrency) {
-      // No room: leave it to a worker that has some (or to this one a moment later).
+    if (running.size >= opts.concurrency || !(await engineAnswers(bjob))) {
+      // No room, or this host's Docker engine does not answer (a session pinned here now could
+      // not run): leave it to a worker that can take it (or to this one a moment later).
       await bjob.moveToDelayed(Date.now() + 200, token);
       throw new DelayedError();
     }

@@ -99,7 +99,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const c of children) await c.stop("SIGKILL");
-  await new Promise((r) => proxy?.close(r));
+  const p = proxy;
+  if (p) await new Promise((r) => p.close(r));
   engine("engine-up");
   for (const p of providers) await p.reapOrphans(new Set()).catch(() => undefined);
   for (const p of providers) await p.close().catch(() => undefined);
@@ -240,4 +241,28 @@ it("a stalled engine: a call's start gives up, the worker's stop ends", async ()
   const parts = await stopped(worker);
   expect(parts.at(-1)).toBe("database");
   mode.stall = false;
+}, 180_000);
+
+it("a worker whose engine is down takes no new session: the host whose engine answers does", async () => {
+  engine("engine-up");
+  const dead = await workerOn("w5", socketPath);
+  // On the machine's engine (the harness's image and settings).
+  const live = await startChild("worker", h.env, { SANDBOX_DIR: join(h.config.DATA_DIR, "w6") });
+  children.push(live);
+  engine("engine-down");
+  const t = await seedBashTenant(h.call);
+  const key = t.agentKey;
+  const hosts = new Set<string>();
+  for (let i = 0; i < 6; i++) {
+    const sid = (await h.call("POST", "/v1/sessions", { key, body: {} })).body.id as string;
+    const r = await h.call("POST", `/v1/sessions/${sid}/calls?wait=60`, {
+      key,
+      body: { tool: "Bash", input: { command: "echo placed" } },
+    });
+    expect(r.body.job?.status, JSON.stringify(r.body)).toBe("succeeded");
+    hosts.add(r.body.job.hostId);
+  }
+  expect(hosts.size).toBe(1);
+  await live.stop();
+  await dead.stop();
 }, 180_000);
