@@ -95,6 +95,8 @@ export const Config = z.object({
   /** Bound on the Redis work of a submit and on each readiness probe (503, never a hang); the Redis connection's own command timeout is 10x this. */
   DEPENDENCY_TIMEOUT_MS: int(1000, 50),
   SANDBOX_RETRY_ATTEMPTS: int(4, 1),
+  /** A Docker engine request with no answer for this long fails (a stalled engine: the call is retried, a stop ends). */
+  DOCKER_TIMEOUT_MS: int(30_000, 100),
   SANDBOX_RETRY_BACKOFF_MS: int(1000, 0),
   /** Webhook deliveries: attempts in all, the first retry's delay (doubling after), each POST's timeout. */
   WEBHOOK_ATTEMPTS: int(8, 1),

@@ -119,6 +119,8 @@ export class UnavailableError extends AppError {
 export function asUnavailable(err: unknown): UnavailableError | undefined {
   if (!(err instanceof Error)) return undefined;
   if (isDatabaseUnreachable(err)) return new UnavailableError("the database is unreachable; retry shortly");
+  if (isStorageFull(err))
+    return new UnavailableError("the service's storage is full: nothing was stored; retry later", 30);
   const code = (err as { code?: unknown }).code;
   if (typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))) {
     return new UnavailableError("the database is busy; retry shortly", 1);
@@ -182,4 +184,31 @@ export function formatPath(path: readonly PropertyKey[]): string {
     else out += out ? `.${String(part)}` : String(part);
   }
   return out;
+}
+
+/** SQLite's SQLITE_FULL, Postgres's 53100 (disk_full): the database's disk. */
+const DATABASE_FULL = /^(SQLITE_FULL|53100)$/;
+/** The same, or the kernel's ENOSPC and EDQUOT (a file of the service's own). */
+const STORAGE_FULL = /^(SQLITE_FULL|53100|ENOSPC|EDQUOT)$/;
+
+/**
+ * Whether `err` (or an error it wraps) says the disk under the database or DATA_DIR is full. A
+ * database write that failed so was not made (a SQLite or Postgres transaction is undone whole):
+ * it can be done again once an operator frees space.
+ */
+export function isStorageFull(err: unknown, codes: RegExp = STORAGE_FULL): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && codes.test(code)) return true;
+  }
+  return false;
+}
+
+/**
+ * A worker's step that failed for this waits and is done again (database-outage.ts): the
+ * database away, or its disk full. Either way the step's write was not made. (A sandbox's ENOSPC
+ * is not one: it is the sandbox's failure, retried or reported as such.)
+ */
+export function waitsForDatabase(err: unknown): boolean {
+  return isDatabaseUnreachable(err) || isStorageFull(err, DATABASE_FULL);
 }

@@ -363,6 +363,7 @@ export function dockerProvider(config: Config, logger: Logger, metrics?: Metrics
       nanoCpus: Math.round(config.SANDBOX_CPUS * 1e9),
     },
     idleStopMs: config.SANDBOX_IDLE_STOP_MS,
+    engineTimeoutMs: config.DOCKER_TIMEOUT_MS,
     identities: identitiesFrom(config.SANDBOX_UID_BASE),
     workspaceQuota:
       config.SANDBOX_DISK_QUOTA === "off"

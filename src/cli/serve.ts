@@ -11,5 +11,7 @@ export async function runServer(mode: ServeMode): Promise<number> {
   });
   service.deps.logger.info("stopping");
   await service.stop();
+  // What an operator reads to know the stop finished, and in which order its parts stopped.
+  service.deps.logger.info({ parts: service.parts.stopped }, "stopped");
   return 0;
 }

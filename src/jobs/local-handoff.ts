@@ -15,7 +15,7 @@
  *    instance, which re-attaches or runs what never started; any other tool ends `interrupted`,
  *    as after any claim: service/worker/takeover.ts).
  */
-import { isDatabaseUnreachable } from "../errors.js";
+import { waitsForDatabase } from "../errors.js";
 import { withLogContext } from "../log.js";
 import { SandboxUnavailableError } from "../sandbox/sandbox.js";
 import { fairPriority } from "../service/calls/fair-priority.js";
@@ -117,7 +117,7 @@ export function startLocalHandoff(deps: ServiceDeps, opts: LocalHandoffOptions):
   const onError = async (jobId: string, err: unknown): Promise<undefined> => {
     // Given up waiting for the database (or closing): the row stays `running`; once the lease
     // expires, the reconciler queues it again and its take-over re-attaches or interrupts it.
-    if (isDatabaseUnreachable(err)) return undefined;
+    if (waitsForDatabase(err)) return undefined;
     if (err instanceof SandboxUnavailableError) {
       deps.metrics.inc("toolshed_sandbox_retries_total");
       deps.logger.warn({ jobId, err: err.message }, "sandbox unavailable; queued for a retry");

@@ -10,7 +10,7 @@
 import { DelayedError, type Job, type Queue, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { isTerminal } from "../contracts/job.js";
-import { isDatabaseUnreachable } from "../errors.js";
+import { waitsForDatabase } from "../errors.js";
 import { withLogContext } from "../log.js";
 import { SandboxUnavailableError } from "../sandbox/sandbox.js";
 import { fairPriority } from "../service/calls/fair-priority.js";
@@ -18,7 +18,7 @@ import { findJob } from "../service/calls/job-view.js";
 import type { ServiceDeps } from "../service/ports.js";
 import { stdioServerTools } from "../service/sessions/mcp-clients.js";
 import { hostOfJob, hostOfSession, placeSession, sessionOfJob } from "../service/sessions/session-hosts.js";
-import { claimJob, failJob, requeueJob } from "../service/worker/claim-job.js";
+import { claimJob, failJob, giveUpOnSandbox, requeueJob } from "../service/worker/claim-job.js";
 import { throughDatabaseOutage } from "../service/worker/database-outage.js";
 import { executeJob } from "../service/worker/execute-job.js";
 import { cancelRequestedOf, jobsExpectingRun } from "../service/worker/recovery.js";
@@ -38,6 +38,9 @@ import { startHeartbeat } from "./lost-hosts.js";
 import type { BullJobQueue } from "./queue.js";
 import type { RedisBus } from "./redis-bus.js";
 import { workerErrorLog } from "./worker-errors.js";
+
+/** How long a new session's work waits for a host whose Docker engine answers. */
+const ENGINE_WAIT_MS = 10_000;
 
 export interface CallWorkerOptions {
   /** BullMQ's (hash-tagged) prefix. */
@@ -131,6 +134,18 @@ export function startCallWorker(
     }
   };
 
+  /**
+   * Whether this host may take placement work as far as its Docker engine goes: it answers (its
+   * readiness probe, cached about a second), or the work has waited ENGINE_WAIT_MS for a host
+   * whose engine does (none has one: it is taken, and fails saying the call did not run).
+   */
+  const engineAnswers = (bjob: Job<AnyPayload>) =>
+    Date.now() - bjob.timestamp >= ENGINE_WAIT_MS ||
+    deps.readiness.require(["docker"]).then(
+      () => true,
+      () => false,
+    );
+
   /** The host queue: work of sessions pinned here; anything pinned elsewhere meanwhile is passed on. */
   const processHost = async (bjob: Job<AnyPayload>, token?: string): Promise<void> => {
     const payload = payloadOf(deps, bjob);
@@ -153,8 +168,9 @@ export function startCallWorker(
   /** Placement: pin the session (to this host unless a live one holds it), then hand the work on. */
   const processPlacement = async (bjob: Job<AnyPayload>, token?: string): Promise<void> => {
     const payload = payloadOf(deps, bjob);
-    if (running.size >= opts.concurrency) {
-      // No room: leave it to a worker that has some (or to this one a moment later).
+    if (running.size >= opts.concurrency || !(await engineAnswers(bjob))) {
+      // No room, or this host's Docker engine does not answer (a session pinned here now could
+      // not run): leave it to a worker that can take it (or to this one a moment later).
       await bjob.moveToDelayed(Date.now() + 200, token);
       throw new DelayedError();
     }
@@ -273,7 +289,7 @@ async function onQueueFailed(deps: ServiceDeps, bjob: Job<RunCall>, err: Error):
 
 async function onRunError(deps: ServiceDeps, bjob: Job<RunCall>, jobId: string, err: unknown): Promise<void> {
   // Not the job's fault: it is done again once the database is back (the row cannot change now).
-  if (isDatabaseUnreachable(err)) throw err;
+  if (waitsForDatabase(err)) throw err;
   if (err instanceof SandboxUnavailableError) {
     deps.metrics.inc("toolshed_sandbox_retries_total");
     if (bjob.attemptsMade + 1 < (bjob.opts.attempts ?? 1)) {
@@ -281,7 +297,7 @@ async function onRunError(deps: ServiceDeps, bjob: Job<RunCall>, jobId: string, 
       await requeueJob(deps, jobId);
       throw err;
     }
-    await failJob(deps, jobId, `Error: the session's sandbox is unavailable: ${err.message}`);
+    await giveUpOnSandbox(deps, jobId, err.message);
     throw new UnrecoverableError(err.message);
   }
   deps.logger.error({ err, jobId }, "job failed unexpectedly");

@@ -40,6 +40,11 @@ export type { SandboxLogger } from "./sandbox-logger.js";
 /** Options of the Docker provider; nothing here is read from the environment. */
 export interface DockerSandboxProviderOptions {
   docker?: Dockerode;
+  /**
+   * Without `docker`: the engine of DOCKER_HOST, each request failed after this long without an
+   * answer (a stalled engine must not hold a call or a stop forever). Default 30 s.
+   */
+  engineTimeoutMs?: number;
   /** Holds `workspaces/<sessionId>` and `run/<key>/host.sock`; keep it short (unix socket paths). */
   dataDir: string;
   /** Stable id of this deployment; labels its containers so a restart can find and reap them. */
@@ -138,7 +143,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       throw new Error(`invalid serviceId ${JSON.stringify(opts.serviceId)}`);
     this.dataDir = resolve(opts.dataDir);
     assertSocketPathFits(this.dataDir);
-    this.docker = opts.docker ?? new Dockerode();
+    this.docker = opts.docker ?? new Dockerode({ timeout: opts.engineTimeoutMs ?? 30_000 });
     this.executorDir = resolve(opts.executorDir ?? fileURLToPath(new URL("./executor/", import.meta.url)));
     this.logger = opts.logger ?? silent;
     this.startTimeoutMs = opts.startTimeoutMs ?? 20_000;
@@ -425,7 +430,9 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     } catch (err) {
       await channel.close();
       if (err instanceof SandboxUnavailableError) throw err;
-      throw new SandboxUnavailableError(`sandbox for session ${spec.sessionId} did not start`, {
+      const code = engineUnreachable(err);
+      const why = code ? `: the Docker engine is unreachable (${code})` : "";
+      throw new SandboxUnavailableError(`sandbox for session ${spec.sessionId} did not start${why}`, {
         cause: err,
       });
     }
@@ -652,4 +659,14 @@ function tenantLimits(base: SandboxLimits, own: SessionSandboxSettings | undefin
     ...(own?.nanoCpus ? { nanoCpus: own.nanoCpus } : {}),
     ...(own?.pids ? { pids: own.pids } : {}),
   };
+}
+
+/**
+ * The error code when `err` is a failure to reach the Docker engine at all (its socket gone or
+ * refusing: the engine is stopped), rather than an answer of the engine's.
+ */
+function engineUnreachable(err: unknown): string | undefined {
+  const { code, syscall } = (err ?? {}) as { code?: unknown; syscall?: unknown };
+  if (syscall !== "connect" || typeof code !== "string") return undefined;
+  return /^(ENOENT|ECONNREFUSED|ECONNRESET|EACCES|ETIMEDOUT)$/.test(code) ? code : undefined;
 }

@@ -300,10 +300,11 @@ class CappedText {
   }
 }
 
-const ERRNO_CODES = new Set(["ENOENT", "EISDIR", "ENOTDIR", "EACCES", "EFBIG", "ELOOP"]);
+const ERRNO_CODES = new Set(["ENOENT", "EISDIR", "ENOTDIR", "EACCES", "EFBIG", "ELOOP", "ENOSPC"]);
 
 function errnoCode(code: unknown): SandboxFileError["code"] {
   if (code === "EPERM" || code === "EROFS") return "EACCES";
+  if (code === "EDQUOT") return "ENOSPC";
   return typeof code === "string" && ERRNO_CODES.has(code) ? (code as SandboxFileError["code"]) : "EIO";
 }
 

@@ -111,7 +111,7 @@ export interface ReadFileResult {
 /** Thrown by file operations; `code` follows errno names. */
 export class SandboxFileError extends Error {
   constructor(
-    readonly code: "ENOENT" | "EISDIR" | "ENOTDIR" | "EACCES" | "EFBIG" | "ELOOP" | "EIO",
+    readonly code: "ENOENT" | "EISDIR" | "ENOTDIR" | "EACCES" | "EFBIG" | "ELOOP" | "ENOSPC" | "EIO",
     readonly path: string,
     message: string,
   ) {

@@ -78,6 +78,6 @@ it("reset_tools, Skill and task tools run without a container; a throwing tool i
   const bash = await run("Bash", { command: "true" });
   expect(bash.status).toBe("failed");
   expect(bash.result.content[0].text).toBe(
-    "Error: the session's sandbox is unavailable: no sandboxes in API-shape tests",
+    "Error: the session's sandbox is unavailable (no sandboxes in API-shape tests): the call did not run. Retry it once the service reports ready (GET /readyz).",
   );
 });

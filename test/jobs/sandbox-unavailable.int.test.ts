@@ -28,7 +28,7 @@ it("retries an unavailable sandbox with backoff, then fails clearly; later jobs 
   expect(first.status, JSON.stringify(first.body)).toBe(200);
   expect(first.body.job.status).toBe("failed");
   expect(first.body.job.result.content[0].text).toBe(
-    "Error: the session's sandbox is unavailable: no sandboxes in API-shape tests",
+    "Error: the session's sandbox is unavailable (no sandboxes in API-shape tests): the call did not run. Retry it once the service reports ready (GET /readyz).",
   );
   const metrics = await h.call("GET", "/metrics");
   expect(metrics.body).toContain("toolshed_sandbox_retries_total 3");

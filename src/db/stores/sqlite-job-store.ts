@@ -172,14 +172,17 @@ export class SqliteJobStore implements JobStore {
     // more CPU per call here (its BEGIN and COMMIT cost more than the commit it saves).
     const cache = opts.readCache;
     if (cache) for (const entry of cache.entries) putReadCacheEntry(this.db, cache.sessionId, entry, now);
-    return jobStatementsFor(this.db).finish.get({
+    // `all()`, not `get()`: an UPDATE … RETURNING commits when the statement ends, and
+    // better-sqlite3's get() stops at the first row and ignores the error of that end (a disk
+    // full, SQLITE_FULL): the row would come back while the write was rolled back.
+    return jobStatementsFor(this.db).finish.all({
       id: jobId,
       status,
       cancelWins: opts.cancelWins ? 1 : 0,
       result,
       now,
       error: opts.error ?? null,
-    });
+    })[0];
   }
 
   async settleApproval(
@@ -234,12 +237,14 @@ export class SqliteJobStore implements JobStore {
   }
 
   async requestCancel(jobId: string): Promise<CancelFlagged | undefined> {
-    return this.db
+    // Not get(): it would hide a failed commit (see finish).
+    const [flagged] = this.db
       .update(jobs)
       .set({ cancelRequested: true })
       .where(eq(jobs.id, jobId))
       .returning({ status: jobs.status, runs: jobs.runs })
-      .get();
+      .all();
+    return flagged;
   }
 
   async queuedAfter(sessionId: string, seq: number, limit: number): Promise<{ id: string; safe: boolean }[]> {

@@ -64,7 +64,14 @@ function regularFile(p) {
 
 export async function writeFile(p, data) {
   await fs.mkdir(path.dirname(p), { recursive: true });
-  await fs.writeFile(p, data);
+  const existed = (await statOrNull(p)) !== null;
+  try {
+    await fs.writeFile(p, data);
+  } catch (err) {
+    // A new file the disk could not hold (ENOSPC) is not left half-written, filling the disk.
+    if (!existed) await fs.rm(p, { force: true }).catch(() => {});
+    throw err;
+  }
   return { t: "r", stat: await statOrNull(p) };
 }
 

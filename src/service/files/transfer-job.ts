@@ -36,7 +36,16 @@ export interface TransferInput {
 }
 
 /** Why a transfer failed, as the worker reports it: errno-like codes, or ESCAPE. */
-export type TransferCode = "ENOENT" | "EISDIR" | "ENOTDIR" | "EACCES" | "EFBIG" | "ELOOP" | "EIO" | "ESCAPE";
+export type TransferCode =
+  | "ENOENT"
+  | "EISDIR"
+  | "ENOTDIR"
+  | "EACCES"
+  | "EFBIG"
+  | "ELOOP"
+  | "ENOSPC"
+  | "EIO"
+  | "ESCAPE";
 
 export class TransferError extends Error {
   constructor(

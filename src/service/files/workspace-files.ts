@@ -227,6 +227,8 @@ const FAILURE_CODES: Partial<Record<TransferCode, ErrorCode>> = {
   ELOOP: "VALIDATION",
   EACCES: "FORBIDDEN",
   EFBIG: "PAYLOAD_TOO_LARGE",
+  // No room left for the file (the session's workspace volume, or the host's disk, is full).
+  ENOSPC: "PAYLOAD_TOO_LARGE",
 };
 
 /** The worker's failure as the API's error: the code it reported, the path as the failing field. */

@@ -10,9 +10,11 @@
 
 import type { JobRow } from "../../db/rows.js";
 import type { FinishedJob, StoreClaim } from "../../db/store.js";
+import { auditKeys, writeAudit } from "../calls/audit.js";
 import { finishJob, logTransition, publishRow, publishState } from "../calls/job-transitions.js";
 import { cancelledResult, textResult } from "../calls/job-view.js";
 import type { ServiceDeps } from "../ports.js";
+import { interruptedText } from "./takeover.js";
 import { workerIdentity } from "./worker-identity.js";
 
 export type Claim = StoreClaim;
@@ -70,6 +72,40 @@ export async function failJob(
   const final = await finishJob(deps, jobId, "failed", textResult(message, "error"), { error: message });
   if (final) {
     deps.metrics.jobFinished("failed", final);
+    await publishRow(deps, final);
+  }
+  await wakeSuccessors(deps, final ?? jobId);
+  return final;
+}
+
+/**
+ * Ends a call whose sandbox stayed unavailable through every retry (the Docker engine down, the
+ * container gone). An attempt that reached a sandbox (its instance is recorded before the first
+ * operation is sent) may have partly run a call with side effects: that one is `interrupted`,
+ * never a plain failure the caller could read as "nothing happened". Any other did not run.
+ */
+export async function giveUpOnSandbox(
+  deps: ServiceDeps,
+  jobId: string,
+  reason: string,
+): Promise<JobRow | undefined> {
+  const row = await deps.store.findJob(jobId);
+  const sideEffects = row && row.decision.readOnly !== true && !row.concurrencySafe;
+  if (!sideEffects || !row.attempts?.some((a) => a.sandbox !== undefined))
+    return failJob(
+      deps,
+      jobId,
+      `Error: the session's sandbox is unavailable (${reason}): the call did not run. Retry it once the service reports ready (GET /readyz).`,
+    );
+  const text = interruptedText(`its sandbox became unavailable while it ran: ${reason}`);
+  const final = await finishJob(deps, jobId, "interrupted", textResult(text, "interrupted"), {
+    error: reason,
+  });
+  if (final) {
+    deps.metrics.jobFinished("interrupted", final);
+    const data = { outcome: "interrupted", why: reason };
+    await writeAudit(deps.db, { ...auditKeys(final), kind: "attempt", actorKeyId: null, data });
+    deps.logger.warn({ jobId, why: reason }, "job interrupted, not run again");
     await publishRow(deps, final);
   }
   await wakeSuccessors(deps, final ?? jobId);

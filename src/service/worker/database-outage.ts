@@ -1,11 +1,11 @@
 /**
- * A worker's step (claiming, running, storing a job's end) that the database's going away
- * interrupted is done again once the database answers, rather than failed: failing it would
+ * A worker's step (claiming, running, storing a job's end) that the database's going away (or
+ * its disk filling up) interrupted is done again once the database answers, rather than failed: failing it would
  * need the database too, and a row left `running` by a process that still lives is never taken
  * over. Done again, a call goes through the take-over check (takeover.ts): the executor
  * re-attaches to the command, or answers what it answered, so nothing runs twice.
  */
-import { isDatabaseUnreachable } from "../../errors.js";
+import { isStorageFull, waitsForDatabase } from "../../errors.js";
 import type { ServiceDeps } from "../ports.js";
 
 /** How long a step waits for the database before it gives up (its row is left to recovery). */
@@ -32,8 +32,13 @@ export async function throughDatabaseOutage<T>(
     try {
       return await step();
     } catch (err) {
-      if (!isDatabaseUnreachable(err) || opts.signal.aborted) throw err;
-      deps.logger.warn({ err: (err as Error).message }, "database unreachable: the step waits for it");
+      if (!waitsForDatabase(err) || opts.signal.aborted) throw err;
+      if (isStorageFull(err))
+        deps.logger.error(
+          { err: (err as Error).message },
+          "storage full: the step waits for free space (free disk space under DATA_DIR, or the database's disk)",
+        );
+      else deps.logger.warn({ err: (err as Error).message }, "database unreachable: the step waits for it");
       if (!(await databaseBack(deps, maxWaitMs, opts.lookEveryMs ?? LOOK_EVERY_MS, opts.signal))) throw err;
       deps.logger.info("database back: the step is done again");
     }

@@ -1,7 +1,7 @@
 /** Runs a claimed job's tool through the session's toolkit and stores its result durably. */
 import type { JobRow, JobStatus, StoredResult } from "../../db/rows.js";
 import { DbTaskStore } from "../../db/stores/task-store.js";
-import { AppError, isDatabaseUnreachable } from "../../errors.js";
+import { AppError, waitsForDatabase } from "../../errors.js";
 import type { ToolInput } from "../../permission/types.js";
 import { SandboxUnavailableError } from "../../sandbox/sandbox.js";
 import type { ToolChunk } from "../../toolkit/content.js";
@@ -132,7 +132,7 @@ export async function executeJob(
   if (unavailable) throw unavailable;
   if (crash) {
     // The tool's own database step (the session's cwd, its task list): done again once it is back.
-    if (isDatabaseUnreachable(crash.err)) throw crash.err;
+    if (waitsForDatabase(crash.err)) throw crash.err;
     deps.logger.error({ err: crash.err, jobId: job.id, tool: job.tool }, "tool threw");
     return failJob(deps, job.id, `Error: the tool failed unexpectedly (job ${job.id}).`);
   }

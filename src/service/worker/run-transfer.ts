@@ -55,7 +55,12 @@ export async function runTransfer(deps: ServiceDeps, claim: Running, kind: Trans
           ? "EIO"
           : undefined;
     if (!code) deps.logger.error({ err, jobId: job.id }, "file transfer failed unexpectedly");
-    const text = code ? (err as Error).message : `internal error during the transfer (job ${job.id})`;
+    const text =
+      code === "ENOSPC"
+        ? `no space left for ${input.path ?? "/workspace"}: the session's workspace, or the host's disk, is full`
+        : code
+          ? (err as Error).message
+          : `internal error during the transfer (job ${job.id})`;
     status = "failed";
     result = { content: [{ type: "text", text }], state: "error", metadata: { code: code ?? "EIO" } };
   }
