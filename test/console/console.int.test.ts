@@ -251,15 +251,24 @@ describe("the web console in Chromium", () => {
     await open(page, "Rules", "Rules");
     const roots = page.getByRole("textbox", { name: /working directories/ });
     expect((await roots.inputValue()).split("\n")).toEqual(["/workspace", "/tmp"]);
+    // Another admin changes a field while this page is open: saving the page must not put it back.
+    const other = await h.call("PUT", `/v1/tenants/${a.tenantId}/settings`, {
+      key: a.adminKey,
+      body: { approvalTtlSeconds: 120 },
+    });
+    expect(other.status).toBe(200);
     await roots.fill("/workspace\n/data/\n");
     await page.getByRole("button", { name: "Save settings" }).click();
     await page.getByText("Settings saved.").waitFor({ timeout: UI_WAIT_MS });
     const settings = await h.call("GET", `/v1/tenants/${a.tenantId}/settings`, { key: a.adminKey });
-    expect(settings.body.workingDirectoryRoots).toEqual(["/workspace", "/data"]);
+    expect(settings.body).toMatchObject({
+      workingDirectoryRoots: ["/workspace", "/data"],
+      approvalTtlSeconds: 120,
+    });
     await expect.poll(() => roots.inputValue(), { timeout: UI_WAIT_MS }).toBe("/workspace\n/data");
     await h.call("PUT", `/v1/tenants/${a.tenantId}/settings`, {
       key: a.adminKey,
-      body: { workingDirectoryRoots: null },
+      body: { workingDirectoryRoots: null, approvalTtlSeconds: 3600 },
     });
   });
 

@@ -48,17 +48,22 @@ function Settings({ tenantId }) {
   const save = (e) => {
     e.preventDefault();
     const f = e.currentTarget.elements;
+    const form = {
+      approvalTtlSeconds: Number(f.ttl.value),
+      agentsMayApprove: f.agents.checked,
+      allowBypass: f.bypass.checked,
+      workingDirectoryRoots: f.roots.value
+        .split("\n")
+        .map((d) => d.trim())
+        .filter(Boolean),
+    };
+    // Only what this form changed from the settings it loaded: a page left open while another
+    // admin changed a field must not put that field back (the API keeps fields left out).
+    const changed = Object.fromEntries(
+      Object.entries(form).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(state.data[k])),
+    );
     action.run(
-      () =>
-        api("PUT", `/v1/tenants/${tenantId}/settings`, {
-          approvalTtlSeconds: Number(f.ttl.value),
-          agentsMayApprove: f.agents.checked,
-          allowBypass: f.bypass.checked,
-          workingDirectoryRoots: f.roots.value
-            .split("\n")
-            .map((d) => d.trim())
-            .filter(Boolean),
-        }).then(() => state.reload()),
+      () => api("PUT", `/v1/tenants/${tenantId}/settings`, changed).then(() => state.reload()),
       "Settings saved.",
     );
   };
