@@ -133,6 +133,14 @@ export const Config = z.object({
   FILE_TRANSFER_MAX_BYTES: int(64 * 1024 * 1024, 1024),
   /** How long a transfer request waits for a worker before it answers 504 TRANSFER_PENDING naming its job. */
   FILE_TRANSFER_WAIT_MS: int(300_000, 100),
+  /**
+   * A session MCP call whose client asked for progress gets a notification this often while it
+   * runs. Below the MCP SDK client's 60 s request timeout, which each notification resets; lower
+   * it behind a proxy that closes streams idle for less.
+   */
+  MCP_PROGRESS_INTERVAL_MS: int(10_000, 100).refine((ms) => ms < 60_000, {
+    message: "must be below 60000 (the MCP client's default request timeout, which each notification resets)",
+  }),
   /** Per-tenant quotas (429 with Retry-After past them). */
   TENANT_MAX_SESSIONS: int(1000, 1),
   TENANT_CALLS_PER_MINUTE: int(6000, 1),

@@ -254,6 +254,7 @@ export async function startService(
     if (mode !== "worker") {
       const apiPort = createApiPort(deps, keyStreams, {
         consoleKey: serverKey(config.DATA_DIR, "console.key", config.TOOLSHED_SECRET_KEY),
+        mcpProgressEveryMs: config.MCP_PROGRESS_INTERVAL_MS,
       });
       // This process's stateful MCP sessions; stopped after the HTTP server so none is opened anew.
       const sessionMcp = new SessionMcpEndpoint(apiPort.sessionMcp, logger, { keyStreams });

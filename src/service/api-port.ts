@@ -162,8 +162,9 @@ function bindAll<D, T extends Record<string, (d: D, ...args: never[]) => unknown
 export function createApiPort(
   deps: ServiceDeps,
   keyStreams = new KeyStreams(deps.db),
-  opts: { consoleKey?: Buffer } = {},
+  opts: { consoleKey?: Buffer; mcpProgressEveryMs?: number } = {},
 ): ApiPort {
+  const mcpCalls = { mcp: deps.mcp, progressEveryMs: opts.mcpProgressEveryMs };
   const builtinNames = deps.tools.list().map((t) => t.name);
   return {
     ...bindAll(deps, VERBS),
@@ -177,7 +178,7 @@ export function createApiPort(
     sessionMcp: {
       checkSession: async (p, sid) => void (await loadSession(deps.db, p, sid)),
       listTools: (p, sid) => listSessionMcpTools(deps, p, sid, { mcp: deps.mcp }),
-      callTool: (p, sid, call) => callSessionTool(deps, p, sid, call, { mcp: deps.mcp }),
+      callTool: (p, sid, call) => callSessionTool(deps, p, sid, call, mcpCalls),
     },
     keyStreams,
     consoleSessions: new ConsoleSessions(deps.db, opts.consoleKey ?? randomBytes(32)),
