@@ -705,6 +705,17 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Error: {
+            error: {
+                code: string;
+                message: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
+            };
+            requestId: string;
+        };
         Readiness: {
             ready: boolean;
             checks: {
@@ -717,17 +728,6 @@ export interface components {
         Tenant: {
             id: string;
             name: string;
-        };
-        Error: {
-            error: {
-                code: string;
-                message: string;
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
-            };
-            requestId: string;
         };
         TenantPage: {
             items: components["schemas"]["TenantListItem"][];
@@ -758,7 +758,10 @@ export interface components {
             mode: "default" | "accept_edits" | "explore" | "bypass" | "dont_ask";
             cwd: string;
             home: string;
+            /** @description the working directories as set on the session (stored); see effectiveWorkingDirectories for those that count */
             workingDirectories: string[];
+            /** @description the working directories that count now: those of workingDirectories inside the tenant's workingDirectoryRoots (a directory set before the roots narrowed is ignored by decisions and runs) */
+            effectiveWorkingDirectories: string[];
             /** @enum {string} */
             status: "active" | "deleted";
             rules: components["schemas"]["RuleSet"];
@@ -1221,6 +1224,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description NOT_FOUND: no route for that method and path (these paths answer GET only) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getReadiness: {
@@ -1239,6 +1251,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description NOT_FOUND: no route for that method and path (these paths answer GET only) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAVAILABLE: a dependency does not answer */
@@ -1280,6 +1301,15 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description NOT_FOUND: no route for that method and path (these paths answer GET only) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
