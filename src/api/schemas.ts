@@ -98,6 +98,12 @@ export const jsonBody = <T extends z.ZodType>(schema: T) => ({
 
 export const bearer = [{ bearer: [] }];
 
+/**
+ * Marks a POST that only reads (nothing is run, stored or recorded): a client may send it again
+ * after a failed connection (src/cli/client-contract.ts gives the clients that rule).
+ */
+export const readOnlyPost = { "x-read-only": true } as const;
+
 /** The query of every paged list: `limit` (1–200, default 50) and the previous page's `nextCursor`. */
 export const PageParams = z.object({
   limit: z.coerce
