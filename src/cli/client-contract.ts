@@ -25,6 +25,8 @@ export interface ClientContract {
   /** The status and code of an answer saying a job was made and will run: never sent again. */
   pending: { status: number; code: string };
   networkRetry: Record<string, NetworkRetry>;
+  /** The `JobStatus` enum (TypeScript has it from the generated types; Python takes it from here). */
+  jobStatuses: string[];
 }
 
 /** HTTP's idempotent methods (RFC 9110 §9.2.2): sending one again cannot do a thing twice. */
@@ -76,6 +78,9 @@ export function clientContract(doc: Doc = buildOpenApiDocument()): ClientContrac
     retryAfterStatuses: [...retryAfter].sort(),
     pending: { status: Number(pendingStatus), code: PENDING_CODE },
     networkRetry: Object.fromEntries(Object.entries(networkRetry).sort(([a], [b]) => a.localeCompare(b))),
+    jobStatuses: (
+      (doc.components?.schemas?.JobStatus as { enum?: string[] } | undefined)?.enum ?? []
+    ).slice(),
   };
 }
 
@@ -91,8 +96,10 @@ export function renderPython(c: ClientContract): string {
     `# ${HEADER}`,
     `"""The API's error codes and retry rules, as its OpenAPI document declares them (shared with the TypeScript client)."""`,
     "",
-    "from typing import Dict, FrozenSet",
+    "from typing import Dict, FrozenSet, Literal",
     "",
+    "# A job's status (the `JobStatus` schema).",
+    `JobStatus = Literal[${c.jobStatuses.map((x) => JSON.stringify(x)).join(", ")}]`,
     "# Every code an error response of the API documents.",
     `ERROR_CODES: FrozenSet[str] = ${set(c.errorCodes)}`,
     "# Answers that promise nothing was done (each documents `Retry-After`): sent again on every method.",

@@ -26,6 +26,9 @@ describe("the clients' shared contract", () => {
     expect(contract.errorCodes).toEqual(Object.keys(ERROR_STATUS).sort());
     expect(contract.retryAfterStatuses).toEqual([429, 503]);
     expect(contract.pending).toEqual({ status: 504, code: "TRANSFER_PENDING" });
+    expect(contract.jobStatuses).toEqual(
+      expect.arrayContaining(["queued", "succeeded", "awaiting_external"]),
+    );
     expect(contract.networkRetry).toMatchObject({
       getJob: "always",
       deleteSession: "always",

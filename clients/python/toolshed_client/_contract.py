@@ -1,8 +1,10 @@
 # Generated from the OpenAPI document by `npm run client:build` (src/cli/client-contract.ts): do not edit.
 """The API's error codes and retry rules, as its OpenAPI document declares them (shared with the TypeScript client)."""
 
-from typing import Dict, FrozenSet
+from typing import Dict, FrozenSet, Literal
 
+# A job's status (the `JobStatus` schema).
+JobStatus = Literal["queued", "running", "succeeded", "failed", "denied", "awaiting_approval", "awaiting_external", "cancelled", "interrupted"]
 # Every code an error response of the API documents.
 ERROR_CODES: FrozenSet[str] = frozenset({"CONFLICT", "EGRESS_REFUSED", "FORBIDDEN", "INTERNAL", "NOT_FOUND", "PAYLOAD_TOO_LARGE", "POLICY_DENIED", "RATE_LIMITED", "SANDBOX_UNAVAILABLE", "TRANSFER_PENDING", "UNAUTHENTICATED", "UNAVAILABLE", "UNSUPPORTED_MEDIA_TYPE", "VALIDATION"})
 # Answers that promise nothing was done (each documents `Retry-After`): sent again on every method.

@@ -7,17 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, Optional, TypedDict
 
-JobStatus = Literal[
-    "queued",
-    "running",
-    "succeeded",
-    "failed",
-    "denied",
-    "awaiting_approval",
-    "awaiting_external",
-    "cancelled",
-    "interrupted",
-]
+from ._contract import JobStatus  # generated from the OpenAPI document
 
 
 class ErrorDetail(TypedDict):

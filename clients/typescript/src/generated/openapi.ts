@@ -4904,7 +4904,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN (role) or POLICY_DENIED: the session's rules refuse it; details name the path and rule */
+            /** @description FORBIDDEN: the key's role may not; POLICY_DENIED: the session's rules refuse it; details name the path and rule */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4922,7 +4922,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description larger than FILE_TRANSFER_MAX_BYTES */
+            /** @description PAYLOAD_TOO_LARGE: larger than FILE_TRANSFER_MAX_BYTES */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5001,7 +5001,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN (role) or POLICY_DENIED: the session's rules refuse it; details name the path and rule */
+            /** @description FORBIDDEN: the key's role may not; POLICY_DENIED: the session's rules refuse it; details name the path and rule */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5019,7 +5019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description larger than FILE_TRANSFER_MAX_BYTES */
+            /** @description PAYLOAD_TOO_LARGE: larger than FILE_TRANSFER_MAX_BYTES */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5086,7 +5086,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN (role) or POLICY_DENIED: the session's rules refuse it; details name the path and rule */
+            /** @description FORBIDDEN: the key's role may not; POLICY_DENIED: the session's rules refuse it; details name the path and rule */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5104,7 +5104,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description larger than FILE_TRANSFER_MAX_BYTES */
+            /** @description PAYLOAD_TOO_LARGE: larger than FILE_TRANSFER_MAX_BYTES */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5179,7 +5179,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN (role) or POLICY_DENIED: the session's rules refuse it; details name the path and rule */
+            /** @description FORBIDDEN: the key's role may not; POLICY_DENIED: the session's rules refuse it; details name the path and rule */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5197,7 +5197,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description larger than FILE_TRANSFER_MAX_BYTES */
+            /** @description PAYLOAD_TOO_LARGE: larger than FILE_TRANSFER_MAX_BYTES */
             413: {
                 headers: {
                     [name: string]: unknown;
