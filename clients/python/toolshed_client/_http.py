@@ -80,7 +80,6 @@ class Http:
         headers: Optional[Mapping[str, str]] = None,
         *,
         after_network_error: Optional[bool] = None,
-        timeout: Optional[float] = None,
     ) -> http.client.HTTPResponse:
         """An open 2xx response (close it), or a raised ToolshedError after the retries the rules allow."""
         retry_network = retries_after_network_error(method) if after_network_error is None else after_network_error
@@ -89,7 +88,7 @@ class Http:
         while True:
             req = urllib.request.Request(self.base + path, data=data, headers=all_headers, method=method)
             try:
-                return self.opener.open(req, timeout=self.timeout if timeout is None else timeout)
+                return self.opener.open(req, timeout=self.timeout)
             except urllib.error.HTTPError as res:
                 error = _to_error(res)
                 if res.code not in _contract.RETRY_AFTER_STATUSES or attempt >= self.max_retries:

@@ -19,6 +19,8 @@ class Toolshed:
     A client bound to one API key. ``max_retries`` (default 3; 0: never) bounds how often a request is sent
     again: after a 429 or 503 (the API did nothing) on every method, waiting ``Retry-After`` (capped at
     ``max_retry_delay`` seconds); after a failed connection only where sending again cannot do a thing twice.
+    ``timeout`` is how long a read may wait for bytes (default 90 s: above the longest ``wait``, 60 s, and the
+    event stream's 10 s keep-alive, so a stream that goes quiet that long is a dead connection and is resumed).
     """
 
     def __init__(

@@ -82,8 +82,8 @@ class Job:
             if last:
                 headers["last-event-id"] = last
             try:
-                # No read timeout: a running call may be quiet for as long as its own timeout.
-                res = self._http.raw("GET", f"/v1/jobs/{enc(self.id)}/events", None, headers, timeout=None)
+                # The API writes `: keep-alive` every 10 s: the read timeout finds a dead connection, resumed below.
+                res = self._http.raw("GET", f"/v1/jobs/{enc(self.id)}/events", None, headers)
             except ToolshedError as err:
                 if err.code != "NETWORK_ERROR":
                     raise

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
@@ -25,6 +26,7 @@ class Step(NamedTuple):
     body: Any = None
     headers: Tuple[Tuple[str, str], ...] = ()
     sse: Optional[List[str]] = None
+    stall: float = 0.0
 
 
 def answer(status: int, body: Any = None, **headers: str) -> Step:
@@ -38,8 +40,9 @@ def error(status: int, code: str, message: str = "m", **headers: str) -> Step:
 DROP = Step(0)
 
 
-def events(*chunks: str) -> Step:
-    return Step(200, sse=list(chunks))
+def events(*chunks: str, stall: float = 0.0) -> Step:
+    """An event stream of these chunks; ``stall``: then keep the connection open and silent that long."""
+    return Step(200, sse=list(chunks), stall=stall)
 
 
 class ScriptedServer:
@@ -69,6 +72,7 @@ class ScriptedServer:
                     for chunk in step.sse:
                         self.wfile.write(chunk.encode("utf-8"))
                         self.wfile.flush()
+                    time.sleep(step.stall)
                     return
                 payload = b"" if step.body is None else (
                     step.body if isinstance(step.body, bytes) else json.dumps(step.body).encode("utf-8")
@@ -81,6 +85,7 @@ class ScriptedServer:
             do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True  # a stalled answer must not hold up the shutdown
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.02,), daemon=True)
 

@@ -49,6 +49,13 @@ class Stream(unittest.TestCase):
         self.assertNotIn("last-event-id", server.seen[0].headers)
         self.assertEqual(server.seen[1].headers["last-event-id"], "2")
 
+    def test_a_stream_gone_silent_past_the_timeout_is_resumed(self) -> None:
+        silent = events(sse("status", "1", {"status": "running"}), stall=2.0)
+        with ScriptedServer(silent, events(sse("result", "2", RESULT))) as server:
+            got = [e["id"] for e in job(Toolshed(server.url, "k", timeout=0.3)).stream()]
+        self.assertEqual(got, ["1", "2"])
+        self.assertEqual(server.seen[1].headers["last-event-id"], "1")
+
     def test_a_stream_that_never_reaches_a_result_ends_with_stream_ended(self) -> None:
         with ScriptedServer(*[events(sse("status", "1", {"status": "running"}))] * 3) as server:
             with self.assertRaises(ToolshedError) as caught:
