@@ -27,7 +27,8 @@ class AgainstServer(unittest.TestCase):
         tenant = self.platform.tenants.create(f"py-{uuid.uuid4().hex[:6]}")
         self.tenant_id = tenant["id"]
         self.admin = Toolshed(URL or "", self.platform.tenants.create_key(tenant["id"], "tenant_admin")["key"])
-        self.agent = Toolshed(URL or "", self.platform.tenants.create_key(tenant["id"], "agent")["key"])
+        self.agent_key = self.platform.tenants.create_key(tenant["id"], "agent")["key"]
+        self.agent = Toolshed(URL or "", self.agent_key)
 
     def test_the_readme_walkthrough_call_ask_approve_stream_deny(self) -> None:
         self.admin.tenants.set_rules(
@@ -112,6 +113,20 @@ class AgainstServer(unittest.TestCase):
             self.assertIn(held.id, [c["jobId"] for c in dry["changes"]])
             kinds = {e["kind"] for e in self.admin.tenants.audit(self.tenant_id, job_id=held.id)["entries"]}
             self.assertTrue({"decision", "external_result"} <= kinds, kinds)
+
+    def test_a_quota_refusal_is_sent_again_after_retry_after_then_raised_as_rate_limited(self) -> None:
+        self.platform.tenants.update_settings(self.tenant_id, quotas={"maxSessions": 1})
+        slept = []
+        agent = Toolshed(URL or "", self.agent_key, max_retries=2, sleep=slept.append)
+        with agent.sessions.create() as first:
+            with self.assertRaises(ToolshedError) as refused:
+                agent.sessions.create()
+            self.assertEqual([s.id for s in agent.sessions.list(status="active")], [first.id])
+        e = refused.exception
+        self.assertEqual((e.status, e.code), (429, "RATE_LIMITED"))
+        self.assertGreater(e.retry_after or 0, 0)
+        # Sent three times, waiting Retry-After between (capped by max_retry_delay, 30 s by default).
+        self.assertEqual(slept, [min(e.retry_after or 0, 30.0)] * 2)
 
     def test_the_readme_agent_loop_runs_the_models_tool_uses(self) -> None:
         self.admin.tenants.set_rules(self.tenant_id, {"allow": ["Bash(echo:*)"], "deny": [], "ask": []})
