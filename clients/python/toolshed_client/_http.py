@@ -16,7 +16,6 @@ from typing import Any, Callable, Dict, Iterator, Mapping, Optional, TypeVar
 from . import _contract
 from .errors import HTTP_ERROR, NETWORK_ERROR, ToolshedError
 
-T = TypeVar("T")
 U = TypeVar("U")
 
 # A connection that failed before an answer: whether the API got the request is unknown.
