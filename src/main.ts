@@ -9,7 +9,8 @@ const USAGE = `usage: toolshed <command>
   worker         a worker only
   policy check   JSON Lines on stdin -> one decision per line on stdout
   db migrate     apply the Postgres migrations to DATABASE_URL
-  openapi [file] the OpenAPI document (to stdout, or written to file)`;
+  openapi [file] the OpenAPI document (to stdout, or written to file)
+  client-contract  the clients' error codes and retry rules, from the OpenAPI document`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, sub] = argv;
@@ -20,6 +21,10 @@ async function main(argv: string[]): Promise<number> {
   if (command === "openapi") {
     const { runOpenApiCli } = await import("./cli/openapi.js");
     return runOpenApiCli(sub, process.stdout);
+  }
+  if (command === "client-contract") {
+    const { runClientContractCli } = await import("./cli/client-contract.js");
+    return runClientContractCli();
   }
   if (command === "db" && sub === "migrate") {
     const [{ loadConfig }, { runDbMigrate }] = await Promise.all([

@@ -47,6 +47,14 @@ export const errorResponses = {
   500: problem("INTERNAL: unexpected error (generic message; details only in logs)"),
 } as const;
 
+/**
+ * The open endpoints (no key, no input) answer GET only: their one 4xx is the 404 of any other
+ * method on the path, in the error shape of every other answer.
+ */
+export const openEndpointErrors = {
+  404: problem("NOT_FOUND: no route for that method and path (these paths answer GET only)"),
+} as const;
+
 /** For endpoints with a body (the limit is `BODY_LIMIT_BYTES`; it must be JSON). */
 export const tooLargeResponse = {
   413: problem("PAYLOAD_TOO_LARGE: the body exceeds the limit"),
@@ -89,6 +97,12 @@ export const jsonBody = <T extends z.ZodType>(schema: T) => ({
 });
 
 export const bearer = [{ bearer: [] }];
+
+/**
+ * Marks a POST that only reads (nothing is run, stored or recorded): a client may send it again
+ * after a failed connection (src/cli/client-contract.ts gives the clients that rule).
+ */
+export const readOnlyPost = { "x-read-only": true } as const;
 
 /** The query of every paged list: `limit` (1–200, default 50) and the previous page's `nextCursor`. */
 export const PageParams = z.object({

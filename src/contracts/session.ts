@@ -9,7 +9,15 @@ export const SessionView = z
     mode: PermissionModeSchema,
     cwd: z.string(),
     home: z.string(),
-    workingDirectories: z.array(z.string()),
+    workingDirectories: z.array(z.string()).meta({
+      description:
+        "the working directories as set on the session (stored); see effectiveWorkingDirectories for those that count",
+    }),
+    effectiveWorkingDirectories: z.array(z.string()).meta({
+      description:
+        "the working directories that count now: those of workingDirectories inside the tenant's " +
+        "workingDirectoryRoots (a directory set before the roots narrowed is ignored by decisions and runs)",
+    }),
     // A deleted session is never served (404); only the session list shows `deleted` ones.
     status: z.enum(["active", "deleted"]),
     rules: RuleStrings,

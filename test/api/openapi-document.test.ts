@@ -7,7 +7,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { describe, expect, it } from "vitest";
 import type { AppEnv } from "../../src/api/context.js";
 import { incompleteOperations, openApiDocument, tagOf } from "../../src/api/openapi-document.js";
-import { buildOpenApiDocument } from "../../src/cli/openapi.js";
+import { buildOpenApiDocument, documentationApp } from "../../src/cli/openapi.js";
 
 const doc = buildOpenApiDocument();
 type Op = {
@@ -71,6 +71,29 @@ describe("the generated OpenAPI document", () => {
     // Tags and security are filled in centrally all the same.
     expect(d.paths?.["/v1/widgets"]?.get?.tags).toEqual(["Widgets"]);
     expect(d.paths?.["/v1/widgets"]?.get?.security).toEqual([{ bearer: [] }]);
+  });
+
+  it("gives every operation its 4xx answers in the error shape (Redocly's operation-4xx-response)", () => {
+    type Responses = Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>;
+    const without = operations.flatMap(({ path, method, op }) => {
+      const responses = (op as Op & { responses: Responses }).responses;
+      const errors = Object.entries(responses).filter(([code]) => /^4/.test(code));
+      const typed = errors.some(([, r]) =>
+        JSON.stringify(r.content ?? {}).includes("#/components/schemas/Error"),
+      );
+      return typed ? [] : [`${method.toUpperCase()} ${path}`];
+    });
+    expect(without).toEqual([]);
+  });
+
+  it("answers another method on an open path with the documented 404 error body", async () => {
+    const app = documentationApp();
+    for (const path of ["/healthz", "/readyz", "/metrics"]) {
+      const res = await app.request(path, { method: "POST" });
+      const body = (await res.json()) as { error: { code: string } };
+      expect(res.status, JSON.stringify(body)).toBe(404);
+      expect(body.error.code).toBe("NOT_FOUND");
+    }
   });
 
   it("derives tags from paths", () => {

@@ -175,6 +175,25 @@ describe("working directories are bounded by the tenant (attack22a)", () => {
     expect(read.body.workingDirectoryRoots).toEqual(["/workspace", "/tmp"]);
     expect(await submit("Write", write, home)).toMatchObject({ status: "awaiting_approval" });
   });
+
+  it("the session view shows the stored directories and, apart, those the roots let count now", async () => {
+    await settings({ workingDirectoryRoots: ["/workspace", "/tmp", "/home/agent"] });
+    const dirs = ["/tmp/scratch", "/home/agent/proj"];
+    const sid2 = await newSession({ mode: "accept_edits", workingDirectories: dirs });
+    const view = async () => (await as(a.agentKey, "GET", `/v1/sessions/${sid2}`)).body;
+    expect(await view()).toMatchObject({ workingDirectories: dirs, effectiveWorkingDirectories: dirs });
+    // Narrowed: the stored list stays as set; the effective one drops what decisions now ignore.
+    await settings({ workingDirectoryRoots: null });
+    expect(await view()).toMatchObject({
+      workingDirectories: dirs,
+      effectiveWorkingDirectories: ["/tmp/scratch"],
+    });
+    const listed = await as(a.agentKey, "GET", "/v1/sessions?status=active");
+    const item = listed.body.items.find((s: { id: string }) => s.id === sid2);
+    expect(item).toMatchObject({ workingDirectories: dirs, effectiveWorkingDirectories: ["/tmp/scratch"] });
+    const patched = await as(a.agentKey, "PATCH", `/v1/sessions/${sid2}`, { mode: "default" });
+    expect(patched.body.effectiveWorkingDirectories).toEqual(["/tmp/scratch"]);
+  });
 });
 
 describe("approvals", () => {

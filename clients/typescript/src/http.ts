@@ -3,6 +3,7 @@
  * retries that never run a side effect twice.
  */
 import { ToolshedError } from "./errors.js";
+import { IDEMPOTENT_METHODS, NETWORK_RETRY, RETRY_AFTER_STATUSES } from "./generated/contract.js";
 
 export interface ToolshedOptions {
   /** Where the API listens, e.g. `http://127.0.0.1:8080`. */
@@ -29,11 +30,18 @@ export interface RetryPolicy {
   afterNetworkError: boolean;
 }
 
-const IDEMPOTENT = new Set(["GET", "HEAD", "PUT", "DELETE"]);
-
 /** The policy HTTP's own semantics give a method. */
 export function retryPolicyOf(method: string): RetryPolicy {
-  return { afterNetworkError: IDEMPOTENT.has(method) };
+  return { afterNetworkError: IDEMPOTENT_METHODS.includes(method) };
+}
+
+/**
+ * The policy the OpenAPI document gives an operation (generated/contract.ts, shared with the
+ * Python client); `keyed`: the call carries an idempotency key.
+ */
+export function retryPolicyFor(operationId: string, keyed = false): RetryPolicy {
+  const rule = NETWORK_RETRY[operationId];
+  return { afterNetworkError: rule === "always" || (rule === "with_idempotency_key" && keyed) };
 }
 
 export class Http {
@@ -73,7 +81,7 @@ export class Http {
       }
       if (res.ok) return res;
       const error = await toError(res);
-      if ((res.status !== 429 && res.status !== 503) || attempt >= this.maxRetries) throw error;
+      if (!RETRY_AFTER_STATUSES.includes(res.status) || attempt >= this.maxRetries) throw error;
       await this.pause(attempt, error.retryAfter);
     }
   }

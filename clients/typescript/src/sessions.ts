@@ -1,5 +1,5 @@
 /** Sessions: a sandbox with its mode and directories; calls, the model's tool list, files. */
-import { enc, type Http, queryString, type RetryPolicy } from "./http.js";
+import { enc, type Http, queryString, type RetryPolicy, retryPolicyFor } from "./http.js";
 import type { Job, Jobs } from "./jobs.js";
 import { allPages, type Page } from "./pages.js";
 import type {
@@ -72,7 +72,7 @@ export class Session {
     const query = opts.wait ? `?wait=${opts.wait}` : "";
     const body = { tool, input, ...(opts.idempotencyKey ? { idempotencyKey: opts.idempotencyKey } : {}) };
     const path = `/v1/sessions/${enc(this.id)}/calls${query}`;
-    const retry = { afterNetworkError: opts.idempotencyKey !== undefined };
+    const retry = retryPolicyFor("submitCall", opts.idempotencyKey !== undefined);
     const { job } = await this.http.request<{ job: JobData }>("POST", path, body, retry);
     return this.jobs.wrap(job);
   }
@@ -87,7 +87,12 @@ export class Session {
   /** What the policy would decide for this call now; nothing is run or recorded. */
   async decide(tool: string, input: Record<string, unknown>): Promise<Decision> {
     const path = `/v1/sessions/${enc(this.id)}/decisions`;
-    const answer = await this.http.request<{ decision: Decision }>("POST", path, { tool, input }, { afterNetworkError: true });
+    const answer = await this.http.request<{ decision: Decision }>(
+      "POST",
+      path,
+      { tool, input },
+      retryPolicyFor("decideCall"),
+    );
     return answer.decision;
   }
   async update(input: UpdateSessionInput): Promise<Session> {
@@ -109,7 +114,8 @@ export class Session {
  * connection it may exist and run, and a second one would write again after the session's later
  * calls. A pending transfer is a 504 TRANSFER_PENDING naming its job, never sent again either.
  */
-const TRANSFER_WRITE: RetryPolicy = { afterNetworkError: false };
+const UPLOAD: RetryPolicy = retryPolicyFor("uploadFile");
+const IMPORT: RetryPolicy = retryPolicyFor("importWorkspace");
 
 /**
  * Files in the session's workspace, moved as raw bytes. Each is decided as the call it amounts
@@ -128,7 +134,7 @@ export class SessionFiles {
       "PUT",
       this.url(path),
       { body: bytes as unknown as RequestInit["body"], headers: { "content-type": "application/octet-stream" } },
-      TRANSFER_WRITE,
+      UPLOAD,
     );
     return (await res.json()) as UploadedFile;
   }
@@ -149,7 +155,7 @@ export class SessionFiles {
       "PUT",
       `/v1/sessions/${enc(this.sessionId)}/workspace.tar`,
       { body: tar as unknown as RequestInit["body"], headers: { "content-type": "application/x-tar" } },
-      TRANSFER_WRITE,
+      IMPORT,
     );
     return (await res.json()) as ImportedWorkspace;
   }

@@ -1,5 +1,5 @@
 /** Tenants and what their admins configure: keys, rules, settings, tools, groups, skills, MCP servers, audit. */
-import { enc, type Http, queryString } from "./http.js";
+import { enc, type Http, queryString, retryPolicyFor } from "./http.js";
 import type {
   AuditFilter,
   AuditPage,
@@ -45,7 +45,7 @@ export class Tenants {
   /** The tenant's recent calls (`limit`, default 100) decided again with `rules`: those that would change. Nothing is saved. */
   dryRunRules(tenantId: string, rules: RuleSet, opts: { limit?: number } = {}): Promise<RulesDryRun> {
     const path = `/v1/tenants/${enc(tenantId)}/rules/dry-run${queryString(opts)}`;
-    return this.http.request("POST", path, rules, { afterNetworkError: true });
+    return this.http.request("POST", path, rules, retryPolicyFor("dryRunRules"));
   }
   getSettings(tenantId: string): Promise<TenantSettings> {
     return this.http.request("GET", `/v1/tenants/${enc(tenantId)}/settings`);

@@ -12,6 +12,7 @@ import {
   json,
   jsonBody,
   rateLimitedResponse,
+  readOnlyPost,
   tooLargeResponse,
   unavailableResponse,
 } from "../schemas.js";
@@ -56,6 +57,7 @@ const postDecision = createRoute({
   method: "post",
   path: "/v1/sessions/{sid}/decisions",
   operationId: "decideCall",
+  ...readOnlyPost,
   summary: "Dry-run the policy for a call",
   security: bearer,
   description: "What the policy would decide for this call now; nothing is run or recorded.",

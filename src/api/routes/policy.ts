@@ -2,12 +2,13 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
-import { bearer, errorResponses, json, jsonBody, tooLargeResponse } from "../schemas.js";
+import { bearer, errorResponses, json, jsonBody, readOnlyPost, tooLargeResponse } from "../schemas.js";
 
 const route = createRoute({
   method: "post",
   path: "/v1/policy/check",
   operationId: "checkPolicy",
+  ...readOnlyPost,
   summary: "Check calls against rules",
   security: bearer,
   request: { body: jsonBody(z.record(z.string(), z.unknown())) },

@@ -2,7 +2,15 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
-import { bearer, errorResponses, json, jsonBody, RuleSetBody, tooLargeResponse } from "../schemas.js";
+import {
+  bearer,
+  errorResponses,
+  json,
+  jsonBody,
+  RuleSetBody,
+  readOnlyPost,
+  tooLargeResponse,
+} from "../schemas.js";
 
 const Face = z.object({
   behavior: z.enum(["allow", "deny", "ask"]),
@@ -33,6 +41,7 @@ const route = createRoute({
   method: "post",
   path: "/v1/tenants/{tid}/rules/dry-run",
   operationId: "dryRunRules",
+  ...readOnlyPost,
   summary: "Re-decide the tenant's recent calls under proposed rules",
   security: bearer,
   description:

@@ -2,7 +2,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { ApiPort } from "../../service/api-port.js";
 import type { AppEnv } from "../context.js";
-import { ErrorBody } from "../schemas.js";
+import { ErrorBody, openEndpointErrors } from "../schemas.js";
 
 const health = createRoute({
   method: "get",
@@ -12,6 +12,7 @@ const health = createRoute({
   description: "Liveness: the process answers. It does not look at Redis, Docker or the database.",
   responses: {
     200: { description: "alive", content: { "application/json": { schema: z.object({ ok: z.boolean() }) } } },
+    ...openEndpointErrors,
   },
 });
 
@@ -33,6 +34,7 @@ const ready = createRoute({
       content: { "application/json": { schema: Ready.extend(ErrorBody.shape) } },
       headers: { "Retry-After": { description: "seconds to wait", schema: { type: "integer" as const } } },
     },
+    ...openEndpointErrors,
   },
 });
 
@@ -41,7 +43,10 @@ const metrics = createRoute({
   path: "/metrics",
   operationId: "getMetrics",
   summary: "Prometheus metrics",
-  responses: { 200: { description: "Prometheus text", content: { "text/plain": { schema: z.string() } } } },
+  responses: {
+    200: { description: "Prometheus text", content: { "text/plain": { schema: z.string() } } },
+    ...openEndpointErrors,
+  },
 });
 
 /** The routes an API and a lone worker both serve. */

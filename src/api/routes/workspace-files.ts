@@ -27,9 +27,9 @@ const binaryBody = (type: string, description: string) => ({
 const refused = {
   403: json(
     ErrorBody,
-    "FORBIDDEN (role) or POLICY_DENIED: the session's rules refuse it; details name the path and rule",
+    "FORBIDDEN: the key's role may not; POLICY_DENIED: the session's rules refuse it; details name the path and rule",
   ),
-  413: json(ErrorBody, "larger than FILE_TRANSFER_MAX_BYTES"),
+  413: json(ErrorBody, "PAYLOAD_TOO_LARGE: larger than FILE_TRANSFER_MAX_BYTES"),
   504: json(
     ErrorBody,
     "TRANSFER_PENDING: the transfer's job was made but has not run yet; it will run once (`details[0].message` " +

@@ -7,7 +7,7 @@ import { type Page, type PageQuery, selectPage } from "../page.js";
 import type { ToolRegistry } from "../ports.js";
 import { listTenant } from "../tenancy/list-scope.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
-import { toSessionView } from "./sessions.js";
+import { sessionView } from "./sessions.js";
 
 const STATUSES = ["active", "deleted"] as const;
 
@@ -35,5 +35,8 @@ export async function listSessions(
     }
     where.push(eq(sessions.status, status));
   }
-  return await selectPage(deps.db, sessions, where, q, (r) => toSessionView(r, deps.tools));
+  const rows = await selectPage(deps.db, sessions, where, q, (r) => r);
+  // Each tenant's roots come from the settings cache: one read per tenant, not per row.
+  const items = await Promise.all(rows.items.map((r) => sessionView(deps.db, r, deps.tools)));
+  return { ...rows, items };
 }

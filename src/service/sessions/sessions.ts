@@ -20,7 +20,7 @@ import { assertModeAllowed } from "../tenancy/tenant-settings.js";
 import { getSkillRecords } from "../tool-config/tenant-skill-loader.js";
 import { getToolGroups } from "./build-toolkit.js";
 import { sessionById } from "./session-row.js";
-import { checkWorkingDirectories } from "./working-directories.js";
+import { checkWorkingDirectories, sessionWorkingDirectories } from "./working-directories.js";
 
 /**
  * Where the session's next call starts, and where accept_edits lets its writes through: the
@@ -32,13 +32,15 @@ export function sessionCwd(row: Pick<SessionRow, "cwd" | "home" | "workingDirect
   return cwdOrWorkspace(row.cwd, SANDBOX_WORKSPACE, row);
 }
 
-export function toSessionView(row: SessionRow, registry: ToolRegistry): SessionView {
+/** The API's view of a session row; `effective` are the working directories the tenant's roots let count now. */
+export function toSessionView(row: SessionRow, registry: ToolRegistry, effective: string[]): SessionView {
   return {
     id: row.id,
     mode: row.mode,
     cwd: sessionCwd(row),
     home: row.home,
     workingDirectories: row.workingDirectories,
+    effectiveWorkingDirectories: effective,
     status: row.status,
     rules: row.rules,
     tools: sessionTools(registry, row).map((t) => t.name),
@@ -47,6 +49,11 @@ export function toSessionView(row: SessionRow, registry: ToolRegistry): SessionV
     createdAt: row.createdAt,
     lastUsedAt: row.lastUsedAt,
   };
+}
+
+/** The view with the working directories that count now, read as a decision reads them. */
+export async function sessionView(db: Db, row: SessionRow, registry: ToolRegistry): Promise<SessionView> {
+  return toSessionView(row, registry, await sessionWorkingDirectories(db, row));
 }
 
 /** The active session if the caller's tenant owns it; 404 otherwise. */
@@ -140,7 +147,7 @@ export async function createSession(
   } catch (err) {
     if (await takenBack(deps.db, row.id)) throw err;
   }
-  return toSessionView(row, deps.tools);
+  return sessionView(deps.db, row, deps.tools);
 }
 
 /** Deletes the session row just written; false when the database would not. */
@@ -160,7 +167,7 @@ export async function getSession(
   sessionId: string,
 ): Promise<SessionView> {
   requireRole(p, ["agent", "tenant_admin"]);
-  return toSessionView(await loadSession(deps.db, p, sessionId), deps.tools);
+  return sessionView(deps.db, await loadSession(deps.db, p, sessionId), deps.tools);
 }
 
 export async function updateSession(
@@ -182,7 +189,7 @@ export async function updateSession(
   };
   const { sessions } = tablesOf(deps.db);
   const [written] = await deps.db.update(sessions).set(set).where(eq(sessions.id, sessionId)).returning();
-  return toSessionView(written ?? { ...row, ...set }, deps.tools);
+  return sessionView(deps.db, written ?? { ...row, ...set }, deps.tools);
 }
 
 /** Jobs of a deleted session that end `cancelled` at once (running ones are cancelled by their worker). */

@@ -199,7 +199,7 @@ export function sessionVerbsContract(dialect: string, open: () => Promise<VerbsF
       await setSessionCwd(f.db, s, "/tmp/data/sub");
       const cwdOf = async () => {
         const { row, decision, run } = await contexts(s);
-        return [decision.cwd, run.cwd, toSessionView(row, toolRegistry([])).cwd];
+        return [decision.cwd, run.cwd, toSessionView(row, toolRegistry([]), []).cwd];
       };
       expect(await cwdOf()).toEqual(["/tmp/data/sub", "/tmp/data/sub", "/tmp/data/sub"]);
       await updateSession({ db: f.db, tools: toolRegistry([]) }, agent(), s, {

@@ -705,6 +705,17 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Error: {
+            error: {
+                code: string;
+                message: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
+            };
+            requestId: string;
+        };
         Readiness: {
             ready: boolean;
             checks: {
@@ -717,17 +728,6 @@ export interface components {
         Tenant: {
             id: string;
             name: string;
-        };
-        Error: {
-            error: {
-                code: string;
-                message: string;
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
-            };
-            requestId: string;
         };
         TenantPage: {
             items: components["schemas"]["TenantListItem"][];
@@ -758,7 +758,10 @@ export interface components {
             mode: "default" | "accept_edits" | "explore" | "bypass" | "dont_ask";
             cwd: string;
             home: string;
+            /** @description the working directories as set on the session (stored); see effectiveWorkingDirectories for those that count */
             workingDirectories: string[];
+            /** @description the working directories that count now: those of workingDirectories inside the tenant's workingDirectoryRoots (a directory set before the roots narrowed is ignored by decisions and runs) */
+            effectiveWorkingDirectories: string[];
             /** @enum {string} */
             status: "active" | "deleted";
             rules: components["schemas"]["RuleSet"];
@@ -1221,6 +1224,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description NOT_FOUND: no route for that method and path (these paths answer GET only) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getReadiness: {
@@ -1239,6 +1251,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description NOT_FOUND: no route for that method and path (these paths answer GET only) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAVAILABLE: a dependency does not answer */
@@ -1280,6 +1301,15 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description NOT_FOUND: no route for that method and path (these paths answer GET only) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4874,7 +4904,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN (role) or POLICY_DENIED: the session's rules refuse it; details name the path and rule */
+            /** @description FORBIDDEN: the key's role may not; POLICY_DENIED: the session's rules refuse it; details name the path and rule */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4892,7 +4922,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description larger than FILE_TRANSFER_MAX_BYTES */
+            /** @description PAYLOAD_TOO_LARGE: larger than FILE_TRANSFER_MAX_BYTES */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4971,7 +5001,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN (role) or POLICY_DENIED: the session's rules refuse it; details name the path and rule */
+            /** @description FORBIDDEN: the key's role may not; POLICY_DENIED: the session's rules refuse it; details name the path and rule */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4989,7 +5019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description larger than FILE_TRANSFER_MAX_BYTES */
+            /** @description PAYLOAD_TOO_LARGE: larger than FILE_TRANSFER_MAX_BYTES */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5056,7 +5086,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN (role) or POLICY_DENIED: the session's rules refuse it; details name the path and rule */
+            /** @description FORBIDDEN: the key's role may not; POLICY_DENIED: the session's rules refuse it; details name the path and rule */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5074,7 +5104,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description larger than FILE_TRANSFER_MAX_BYTES */
+            /** @description PAYLOAD_TOO_LARGE: larger than FILE_TRANSFER_MAX_BYTES */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5149,7 +5179,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN (role) or POLICY_DENIED: the session's rules refuse it; details name the path and rule */
+            /** @description FORBIDDEN: the key's role may not; POLICY_DENIED: the session's rules refuse it; details name the path and rule */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5167,7 +5197,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description larger than FILE_TRANSFER_MAX_BYTES */
+            /** @description PAYLOAD_TOO_LARGE: larger than FILE_TRANSFER_MAX_BYTES */
             413: {
                 headers: {
                     [name: string]: unknown;
