@@ -187,7 +187,8 @@ describe.each(runtimes)(
  * submodule's configuration and its clean filter ran. (A change of size, as above, is seen from
  * the file's size alone: no filter runs, which is why the test above passed.)
  */
-const SAME_SIZE_CHANGE = "echo uno > sub/a.txt\ntouch -d 2001-01-01 sub/a.txt\nrm -f /workspace/*-ran /tmp/*-ran";
+const SAME_SIZE_CHANGE =
+  "echo uno > sub/a.txt\ntouch -d 2001-01-01 sub/a.txt\nrm -f /workspace/*-ran /tmp/*-ran";
 
 describe.each(runtimes)(
   "containment under %s: a submodule's clean filter, when git must read the file",
