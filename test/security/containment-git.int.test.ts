@@ -6,10 +6,12 @@
  * and `*-ran` files in /workspace and /tmp. The attack fails when no trace appears.
  */
 import { describe, expect, it } from "vitest";
+import type { Harness } from "../support/harness.js";
 import { type Attacker, globFinds, harnessFor, type Job, jobText, newAttacker, runtimes } from "./support.js";
 
 /** A repository with one commit and a change, then the hostile config (set after the commit). */
-const PLANT_REPO = [
+/** A repository in /workspace with one commit of a.txt ("one"). */
+const INIT_REPO = [
   "set -e",
   "cd /workspace",
   "git init -q .",
@@ -18,6 +20,10 @@ const PLANT_REPO = [
   "echo one > a.txt",
   "git add a.txt",
   "git commit -qm one",
+];
+
+const PLANT_REPO = [
+  ...INIT_REPO,
   "git config core.fsmonitor 'echo ran-$((6*7))-fsm >&2; touch /workspace/fsm-ran /tmp/fsm-ran; true'",
   "git config core.pager 'echo ran-$((6*7))-pager >&2; touch /workspace/pager-ran /tmp/pager-ran; cat'",
   "git config diff.external 'echo ran-$((6*7))-ext; touch /workspace/ext-ran /tmp/ext-ran; true'",
@@ -180,6 +186,23 @@ describe.each(runtimes)(
   },
 );
 
+/** A session whose workspace `plant` prepared (run as the agent), then only Glob allowed: no rule covers git. */
+async function plantedBy(h: Harness, plant: string): Promise<Attacker> {
+  const a = await newAttacker(h, { allow: ["Bash", "Write"] });
+  const { job, out } = await a.script(plant);
+  expect(job.status, out).toBe("succeeded");
+  await a.setRules({ allow: ["Glob"] });
+  return a;
+}
+
+/** Runs `command`, which the policy must auto-allow, and checks that nothing of the agent's ran. */
+async function runsNothingPlanted(a: Attacker, command: string): Promise<Job> {
+  const job = await a.callAndWait("Bash", { command });
+  expect(job.decision.behavior).toBe("allow");
+  expect(await traces(a, job), `${command} (${job.status}) ran a planted program`).toEqual([]);
+  return job;
+}
+
 /**
  * attack25b: a submodule's clean filter when `git status` must read a file to know whether it
  * changed (same size, another mtime). The superproject's git runs `git status` in the submodule;
@@ -198,15 +221,10 @@ describe.each(runtimes)(
     it.each(["git status", "git diff", "git status --porcelain"])(
       "`%s` runs nothing named in the submodule's config",
       async (command) => {
-        const a = await newAttacker(h(), { allow: ["Bash", "Write"] });
-        const { job: plant, out } = await a.script(`${PLANT_SUBMODULE}\n${SAME_SIZE_CHANGE}`);
-        expect(plant.status, out).toBe("succeeded");
-        await a.setRules({ allow: ["Glob"] });
-        const job = await a.callAndWait("Bash", { command });
-        expect(job.decision.behavior).toBe("allow");
+        const a = await plantedBy(h(), `${PLANT_SUBMODULE}\n${SAME_SIZE_CHANGE}`);
+        const job = await runsNothingPlanted(a, command);
         // The control: the submodule's change is still seen (the filter became `cat`).
-        expect.soft(jobText(job)).toMatch(/sub/);
-        expect(await traces(a, job), `${command} (${job.status}) ran config programs`).toEqual([]);
+        expect(jobText(job)).toMatch(/sub/);
       },
     );
   },
@@ -218,14 +236,7 @@ describe.each(runtimes)(
  * at the first `=` (it set `diff.a`), so the driver kept its textconv and its clean filter.
  */
 const PLANT_EQUALS_DRIVER = [
-  "set -e",
-  "cd /workspace",
-  "git init -q .",
-  "git config user.name attacker",
-  "git config user.email attacker@example.invalid",
-  "echo one > a.txt",
-  "git add a.txt",
-  "git commit -qm one",
+  ...INIT_REPO,
   "git config 'diff.a=b.textconv' 'echo ran-$((6*7))-eqtc; touch /workspace/eqtc-ran /tmp/eqtc-ran; cat'",
   "git config 'filter.c=d.clean' 'echo ran-$((6*7))-eqclean >&2; touch /workspace/eqclean-ran /tmp/eqclean-ran; cat'",
   "git config 'diff.e f.textconv' 'echo ran-$((6*7))-sptc; touch /workspace/sptc-ran /tmp/sptc-ran; cat'",
@@ -243,14 +254,8 @@ describe.each(runtimes)("containment under %s: a driver named with `=`", (runtim
   it.each(["git diff", "git log -p", "git show HEAD~1", "git status", "git blame a.txt"])(
     "`%s` runs neither its textconv nor its clean filter",
     async (command) => {
-      const a = await newAttacker(h(), { allow: ["Bash", "Write"] });
-      const { job: plant, out } = await a.script(PLANT_EQUALS_DRIVER);
-      expect(plant.status, out).toBe("succeeded");
-      await a.setRules({ allow: ["Glob"] });
-      const job = await a.callAndWait("Bash", { command });
-      expect(job.decision.behavior).toBe("allow");
-      expect.soft(job.status, jobText(job)).toBe("succeeded");
-      expect(await traces(a, job), `${command} (${job.status}) ran config programs`).toEqual([]);
+      const job = await runsNothingPlanted(await plantedBy(h(), PLANT_EQUALS_DRIVER), command);
+      expect(job.status, jobText(job)).toBe("succeeded");
     },
   );
 });
@@ -262,14 +267,7 @@ describe.each(runtimes)("containment under %s: a driver named with `=`", (runtim
  * fetch (any command that misses an object) ran its promisor remote's.
  */
 const PLANT_REMOTES = [
-  "set -e",
-  "cd /workspace",
-  "git init -q .",
-  "git config user.name attacker",
-  "git config user.email attacker@example.invalid",
-  "echo one > a.txt",
-  "git add a.txt",
-  "git commit -qm one",
+  ...INIT_REPO,
   "git config protocol.ext.allow always",
   "git config protocol.file.allow always",
   "git config remote.origin.url 'ext::sh -c touch% /tmp/ext-ran'",
@@ -293,21 +291,15 @@ describe.each(runtimes)("containment under %s: read-only git opens no transport"
     "git remote show up",
     "git -C pc cat-file -p 1234567890123456789012345678901234567890",
   ])("`%s` runs no remote's command", async (command) => {
-    const a = await newAttacker(h(), { allow: ["Bash", "Write"] });
-    const { job: plant, out } = await a.script(PLANT_REMOTES);
-    expect(plant.status, out).toBe("succeeded");
-    await a.setRules({ allow: ["Glob"] });
-    const job = await a.callAndWait("Bash", { command });
-    expect(job.decision.behavior).toBe("allow");
-    expect(await traces(a, job), `${command} (${job.status}) ran a remote's command`).toEqual([]);
+    await runsNothingPlanted(await plantedBy(h(), PLANT_REMOTES), command);
   });
 
   // The controls: a remote is still shown without contacting it, and `git status` with submodule
   // summaries (`git submodule`, a script under /usr/lib/git-core, no builtin in 2.39) still works
   // with reader-bin/git as git's exec path.
   it("read-only git still shows remotes and summarises submodules", async () => {
-    const a = await newAttacker(h(), { allow: ["Bash", "Write"] });
-    const { job: plant, out } = await a.script(
+    const a = await plantedBy(
+      h(),
       [
         PLANT_SUBMODULE,
         "git config status.submoduleSummary true",
@@ -315,8 +307,6 @@ describe.each(runtimes)("containment under %s: read-only git opens no transport"
         "git config remote.up.url /workspace/elsewhere",
       ].join("\n"),
     );
-    expect(plant.status, out).toBe("succeeded");
-    await a.setRules({ allow: ["Glob"] });
     const show = await a.callAndWait("Bash", { command: "git remote show -n up" });
     expect.soft(jobText(show)).toContain("/workspace/elsewhere");
     const status = await a.callAndWait("Bash", { command: "git status" });
