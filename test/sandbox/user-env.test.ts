@@ -44,3 +44,24 @@ describe("a reader's git configuration", () => {
     expect(pairs).toContainEqual(["diff.submodule", "log"]);
   });
 });
+
+describe("a reader's git, structurally (attack25b)", () => {
+  const env = userEnv(readers, "reader");
+
+  it("opens no transport: the allowed-protocol list is empty, whatever a repository allows", () => {
+    expect(env.GIT_ALLOW_PROTOCOL).toBe("");
+  });
+
+  it("starts every git of its own through reader-bin/git, and still finds git's helpers", () => {
+    expect(env.GIT_EXEC_PATH).toBe("/opt/toolshed/reader-bin");
+    const path = env.PATH?.split(":") ?? [];
+    expect(path[0]).toBe("/opt/toolshed/reader-bin");
+    expect(path.at(-1)).toBe("/usr/lib/git-core");
+  });
+
+  it("a request cannot put either back", () => {
+    const own = userEnv(readers, "reader", { GIT_ALLOW_PROTOCOL: "ext", GIT_EXEC_PATH: "/usr/lib/git-core" });
+    expect(own.GIT_ALLOW_PROTOCOL).toBe("");
+    expect(own.GIT_EXEC_PATH).toBe("/opt/toolshed/reader-bin");
+  });
+});

@@ -6,10 +6,12 @@
  * and `*-ran` files in /workspace and /tmp. The attack fails when no trace appears.
  */
 import { describe, expect, it } from "vitest";
+import type { Harness } from "../support/harness.js";
 import { type Attacker, globFinds, harnessFor, type Job, jobText, newAttacker, runtimes } from "./support.js";
 
 /** A repository with one commit and a change, then the hostile config (set after the commit). */
-const PLANT_REPO = [
+/** A repository in /workspace with one commit of a.txt ("one"). */
+const INIT_REPO = [
   "set -e",
   "cd /workspace",
   "git init -q .",
@@ -18,6 +20,10 @@ const PLANT_REPO = [
   "echo one > a.txt",
   "git add a.txt",
   "git commit -qm one",
+];
+
+const PLANT_REPO = [
+  ...INIT_REPO,
   "git config core.fsmonitor 'echo ran-$((6*7))-fsm >&2; touch /workspace/fsm-ran /tmp/fsm-ran; true'",
   "git config core.pager 'echo ran-$((6*7))-pager >&2; touch /workspace/pager-ran /tmp/pager-ran; cat'",
   "git config diff.external 'echo ran-$((6*7))-ext; touch /workspace/ext-ran /tmp/ext-ran; true'",
@@ -179,3 +185,133 @@ describe.each(runtimes)(
     );
   },
 );
+
+/** A session whose workspace `plant` prepared (run as the agent), then only Glob allowed: no rule covers git. */
+async function plantedBy(h: Harness, plant: string): Promise<Attacker> {
+  const a = await newAttacker(h, { allow: ["Bash", "Write"] });
+  const { job, out } = await a.script(plant);
+  expect(job.status, out).toBe("succeeded");
+  await a.setRules({ allow: ["Glob"] });
+  return a;
+}
+
+/** Runs `command`, which the policy must auto-allow, and checks that nothing of the agent's ran. */
+async function runsNothingPlanted(a: Attacker, command: string): Promise<Job> {
+  const job = await a.callAndWait("Bash", { command });
+  expect(job.decision.behavior).toBe("allow");
+  expect(await traces(a, job), `${command} (${job.status}) ran a planted program`).toEqual([]);
+  return job;
+}
+
+/**
+ * attack25b: a submodule's clean filter when `git status` must read a file to know whether it
+ * changed (same size, another mtime). The superproject's git runs `git status` in the submodule;
+ * under the real git's exec path that was the real git, so reader-bin/git never saw the
+ * submodule's configuration and its clean filter ran. (A change of size, as above, is seen from
+ * the file's size alone: no filter runs, which is why the test above passed.)
+ */
+const SAME_SIZE_CHANGE =
+  "echo uno > sub/a.txt\ntouch -d 2001-01-01 sub/a.txt\nrm -f /workspace/*-ran /tmp/*-ran";
+
+describe.each(runtimes)(
+  "containment under %s: a submodule's clean filter, when git must read the file",
+  (runtime) => {
+    const h = harnessFor(runtime);
+
+    it.each(["git status", "git diff", "git status --porcelain"])(
+      "`%s` runs nothing named in the submodule's config",
+      async (command) => {
+        const a = await plantedBy(h(), `${PLANT_SUBMODULE}\n${SAME_SIZE_CHANGE}`);
+        const job = await runsNothingPlanted(a, command);
+        // The control: the submodule's change is still seen (the filter became `cat`).
+        expect(jobText(job)).toMatch(/sub/);
+      },
+    );
+  },
+);
+
+/**
+ * attack25b: a driver whose name holds `=` (`*.txt diff=a=b`: an attribute's value runs to the
+ * next blank). reader-bin/git passed its overrides as `-c diff.a=b.textconv=cat`, which git splits
+ * at the first `=` (it set `diff.a`), so the driver kept its textconv and its clean filter.
+ */
+const PLANT_EQUALS_DRIVER = [
+  ...INIT_REPO,
+  "git config 'diff.a=b.textconv' 'echo ran-$((6*7))-eqtc; touch /workspace/eqtc-ran /tmp/eqtc-ran; cat'",
+  "git config 'filter.c=d.clean' 'echo ran-$((6*7))-eqclean >&2; touch /workspace/eqclean-ran /tmp/eqclean-ran; cat'",
+  "git config 'diff.e f.textconv' 'echo ran-$((6*7))-sptc; touch /workspace/sptc-ran /tmp/sptc-ran; cat'",
+  "printf '*.txt diff=a=b filter=c=d\\n' > .gitattributes",
+  "git add .gitattributes",
+  "git commit -qm attrs",
+  "echo two > a.txt",
+  "touch -d 2001-01-01 a.txt",
+  "rm -f /workspace/*-ran /tmp/*-ran",
+].join("\n");
+
+describe.each(runtimes)("containment under %s: a driver named with `=`", (runtime) => {
+  const h = harnessFor(runtime);
+
+  it.each(["git diff", "git log -p", "git show HEAD~1", "git status", "git blame a.txt"])(
+    "`%s` runs neither its textconv nor its clean filter",
+    async (command) => {
+      const job = await runsNothingPlanted(await plantedBy(h(), PLANT_EQUALS_DRIVER), command);
+      expect(job.status, jobText(job)).toBe("succeeded");
+    },
+  );
+});
+
+/**
+ * attack25b: read-only git opens no transport. A repository's `protocol.<name>.allow=always` is
+ * more specific than the reader's command-scope `protocol.allow=never` and won: `git remote show`
+ * ran an `ext::` remote's command and a local remote's `uploadpack`, and a partial clone's lazy
+ * fetch (any command that misses an object) ran its promisor remote's.
+ */
+const PLANT_REMOTES = [
+  ...INIT_REPO,
+  "git config protocol.ext.allow always",
+  "git config protocol.file.allow always",
+  "git config remote.origin.url 'ext::sh -c touch% /tmp/ext-ran'",
+  "git config remote.up.url /workspace",
+  "git config remote.up.uploadpack 'touch /tmp/uploadpack-ran; git-upload-pack'",
+  "git init -q pc",
+  "git -C pc config core.repositoryformatversion 1",
+  "git -C pc config extensions.partialClone origin",
+  "git -C pc config remote.origin.promisor true",
+  "git -C pc config remote.origin.partialclonefilter blob:none",
+  "git -C pc config protocol.ext.allow always",
+  "git -C pc config remote.origin.url 'ext::sh -c touch% /tmp/lazy-ran'",
+  "rm -f /workspace/*-ran /tmp/*-ran",
+].join("\n");
+
+describe.each(runtimes)("containment under %s: read-only git opens no transport", (runtime) => {
+  const h = harnessFor(runtime);
+
+  it.each([
+    "git remote show origin",
+    "git remote show up",
+    "git -C pc cat-file -p 1234567890123456789012345678901234567890",
+  ])("`%s` runs no remote's command", async (command) => {
+    await runsNothingPlanted(await plantedBy(h(), PLANT_REMOTES), command);
+  });
+
+  // The controls: a remote is still shown without contacting it, and `git status` with submodule
+  // summaries (`git submodule`, a script under /usr/lib/git-core, no builtin in 2.39) still works
+  // with reader-bin/git as git's exec path.
+  it("read-only git still shows remotes and summarises submodules", async () => {
+    const a = await plantedBy(
+      h(),
+      [
+        PLANT_SUBMODULE,
+        "git config status.submoduleSummary true",
+        "git -C sub -c user.name=a -c user.email=a@example.invalid commit -qam two",
+        "git config remote.up.url /workspace/elsewhere",
+      ].join("\n"),
+    );
+    const show = await a.callAndWait("Bash", { command: "git remote show -n up" });
+    expect.soft(jobText(show)).toContain("/workspace/elsewhere");
+    const status = await a.callAndWait("Bash", { command: "git status" });
+    expect.soft(status.status, jobText(status)).toBe("succeeded");
+    expect.soft(jobText(status)).toContain("> two");
+    expect.soft(jobText(status)).not.toMatch(/not a git command/);
+  });
+});

@@ -6,7 +6,7 @@
 import { isInWorkingDirectory, normalizePath } from "../paths.js";
 import type { PermissionContext } from "../types.js";
 import type { BashAnalysis } from "./analysis.js";
-import { isSafePrefixName } from "./env-prefix.js";
+import { isSafePrefix } from "./env-prefix.js";
 import { isReadOnlyCommand } from "./read-only.js";
 import { isTrustedName } from "./read-only-wrappers.js";
 import type { SimpleCommand } from "./simple-commands.js";
@@ -27,7 +27,12 @@ export const ACCEPT_EDITS_COMMANDS: ReadonlySet<string> = new Set([
 
 /** A file command whose every word is exactly what it runs with, read by its real options. */
 function isPlainFileCommand(cmd: SimpleCommand): boolean {
-  if (cmd.odd || cmd.wrappers.length > 0 || !cmd.prefixAssignments.every(isSafePrefixName)) return false;
+  if (
+    cmd.odd ||
+    cmd.wrappers.length > 0 ||
+    !cmd.prefixAssignments.every((n, i) => isSafePrefix(n, cmd.prefixValues[i]))
+  )
+    return false;
   const name = cmd.words[0];
   if (name === undefined || !isTrustedName(name.value ?? "/")) return false;
   return cmd.words.every(isExact) && !fileArgs(cmd).unchecked;

@@ -4,7 +4,7 @@
  * seen for what they run. Never `sudo`, `nohup`, `exec`, `stdbuf`; never `env -i`/`-u` nor a
  * running `command -p`, which would reach a command past the reader's PATH or environment.
  */
-import { isSafePrefixName } from "./env-prefix.js";
+import { isSafePrefix } from "./env-prefix.js";
 import { optionSpec, type ParsedArgs, parseArgs, type SpecText } from "./options.js";
 import { cannotBeOption, isExact } from "./word-shape.js";
 import type { Word } from "./words.js";
@@ -25,7 +25,8 @@ const envAssignments: After = (operands) => {
   for (const w of operands) {
     const m = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(w.value ?? "");
     if (m === null) break;
-    if (!cannotBeOption(w) || !isSafePrefixName(m[1] as string)) return null;
+    if (!cannotBeOption(w) || !isSafePrefix(m[1] as string, (w.value as string).slice(m[0].length)))
+      return null;
     n++;
   }
   return n;

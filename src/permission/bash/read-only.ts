@@ -4,7 +4,7 @@
  * nowhere but /dev/null, nothing runs in the background.
  */
 import type { BashAnalysis } from "./analysis.js";
-import { isSafePrefixName } from "./env-prefix.js";
+import { isSafePrefix } from "./env-prefix.js";
 import { anyWords, READERS } from "./read-only-commands.js";
 import { isTrustedName, unwrapReadOnly } from "./read-only-wrappers.js";
 import type { Redirect, SimpleCommand } from "./simple-commands.js";
@@ -52,7 +52,7 @@ export function isReadOnlyCommand(cmd: SimpleCommand): boolean {
 
 function computeCommand(cmd: SimpleCommand): boolean {
   if (cmd.odd || cmd.nextOp === "&" || cmd.words.length === 0) return false;
-  if (!cmd.prefixAssignments.every(isSafePrefixName)) return false;
+  if (!cmd.prefixAssignments.every((n, i) => isSafePrefix(n, cmd.prefixValues[i]))) return false;
   if (!cmd.redirects.every(isHarmlessRedirect)) return false;
   // No wrapper (the common case): the resolved name and arguments are the words themselves.
   if (cmd.wrappers.length === 0) {

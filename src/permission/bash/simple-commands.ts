@@ -29,6 +29,8 @@ export interface SimpleCommand {
   assignments: string[];
   /** Only the `FOO=1 cmd` assignments (what the reference's suggestions look at). */
   prefixAssignments: string[];
+  /** Their values after quote removal, in the same order; null when one depends on an expansion. */
+  prefixValues: (string | null)[];
   /** The command word and every argument, as written (assignments excluded). */
   words: Word[];
   /** Basename of the command after wrappers; null when unknown or absent. */
@@ -191,6 +193,16 @@ function assignedName(node: SyntaxNode, src: string): string {
   return src.slice(node.start, eq === -1 || eq > node.end ? node.end : eq).replace(/\+$/, "");
 }
 
+/** The value of `NAME=value` after quote removal ("" when absent); null when it is not one known word. */
+function assignedValue(node: SyntaxNode, src: string, home: string): string | null {
+  const children = node.children;
+  const op = children.findIndex((c) => c.type === "=" || c.type === "+=");
+  if (op === -1) return null;
+  const rest = children.slice(op + 1);
+  if (rest.length === 0) return "";
+  return rest.length === 1 ? toWord(rest[0] as SyntaxNode, src, home).value : null;
+}
+
 const NO_WORDS: Word[] = [];
 
 /**
@@ -217,6 +229,7 @@ function addCommand(
   extra: Word[] = NO_WORDS,
 ): void {
   const assignments: string[] = [];
+  const values: (string | null)[] = [];
   const words: Word[] = [];
   const own: Redirect[] = [];
   // `extra` may be the shared empty array: toRedirects then gets a fresh one to push into.
@@ -230,6 +243,7 @@ function addCommand(
       if (continues(src, wordEnd, c.start)) odd = true;
       wordEnd = c.end;
       assignments.push(assignedName(c, src));
+      values.push(assignedValue(c, src, home));
     } else if (REDIRECTS.has(type)) {
       spill ??= [];
       toRedirects(c, src, home, own, spill, []);
@@ -255,6 +269,7 @@ function addCommand(
     end,
     assignments: env.length === 0 ? assignments.slice() : assignments.concat(env),
     prefixAssignments: assignments,
+    prefixValues: values,
     words,
     name: resolved.name,
     nameWord: resolved.nameWord,

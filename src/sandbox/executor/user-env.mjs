@@ -29,9 +29,21 @@ const READER_GIT_CONFIG = [
   ["diff.submodule", "log"],
 ];
 // Read-only calls find reader-bin/git first: it neutralises textconv and filters per repository.
-const READER_PATH = `/opt/toolshed/reader-bin:${BASE_ENV.PATH}`;
+// It is also their git's exec path, so every git that git starts itself (the `git status` run in
+// each submodule, a lazy fetch, `%(describe)`) is reader-bin/git too, for *its* repository: under
+// /usr/lib/git-core those ran the real git, whose submodule's own clean filter then ran
+// (attack25b). git puts only its exec path before PATH, so /usr/lib/git-core goes at PATH's end:
+// helpers that are not builtins (`git submodule`, a script in 2.39) are still found.
+const READER_BIN = "/opt/toolshed/reader-bin";
+const READER_PATH = `${READER_BIN}:${BASE_ENV.PATH}:/usr/lib/git-core`;
 const READER_ENV = {
   PATH: READER_PATH,
+  GIT_EXEC_PATH: READER_BIN,
+  // No transport at all, whatever the repository says: an empty list of allowed protocols
+  // overrides every protocol.<name>.allow, and a repository's `protocol.ext.allow=always` beat the
+  // command-scope `protocol.allow=never` (a more specific key): `git remote show` and a lazy fetch
+  // of a partial clone ran an `ext::` command or a remote's uploadpack (attack25b).
+  GIT_ALLOW_PROTOCOL: "",
   GIT_CONFIG_NOSYSTEM: "0",
   GIT_CONFIG_GLOBAL: "/dev/null",
   GIT_NO_REPLACE_OBJECTS: "1",

@@ -141,6 +141,16 @@ describe("accept_edits: every target form of the file commands", () => {
   ])("%j is allowed: every target read and inside", (command) => {
     expect(inAcceptEdits(command)).toBe("allow");
   });
+
+  // attack25b: a locale or zone value that is a path makes the file command read the agent's
+  // message catalogue (its format strings) or zone file.
+  it.each([
+    "LANGUAGE=../../../workspace/l mkdir d",
+    "LC_ALL=/workspace/l sed -i s/a/b/ f",
+    "TZ=/workspace/z touch f",
+  ])("%j is not auto-allowed", (command) => {
+    expect(inAcceptEdits(command)).not.toBe("allow");
+  });
 });
 
 describe("layer 4 reads install and ln targets by their real options too", () => {
