@@ -1,7 +1,9 @@
 /**
  * The ripgrep argv of the `Grep` tool, flag for flag as the reference builds it (docs/tools.md#grep), except
  * that no input can become an option: input values are joined to their option
- * (`--regexp=<pattern>`, `--type=<t>`, `--glob=<g>`) and the search path comes after `--`.
+ * (`--regexp=<pattern>`, `--type=<t>`, `--glob=<g>`) and the search path comes after `--`; and
+ * `--no-config`: a `RIPGREP_CONFIG_PATH` in the sandbox's environment names a file of options
+ * (`--pre=<program>` among them), and the agent may write the file it names (attack25b).
  */
 
 /** The parsed Grep input the argv depends on. */
@@ -22,9 +24,10 @@ export interface GrepArgsInput {
 
 const VCS_DIRS = [".git", ".svn", ".hg", ".bzr", ".jj", ".sl"];
 
-/** `rg --hidden --glob !.git … --max-columns 500 [flags] --regexp=<pattern> [--type=…] [--glob=…]… -- <path>`. */
+/** `rg --no-config --hidden --glob !.git … --max-columns 500 [flags] --regexp=<pattern> [--type=…] [--glob=…]… -- <path>`. */
 export function buildRgArgv(input: GrepArgsInput, searchPath: string): string[] {
-  const argv = ["rg", "--hidden", ...VCS_DIRS.flatMap((d) => ["--glob", `!${d}`]), "--max-columns", "500"];
+  const argv = ["rg", "--no-config", "--hidden", ...VCS_DIRS.flatMap((d) => ["--glob", `!${d}`])];
+  argv.push("--max-columns", "500");
   if (input.multiline) argv.push("-U", "--multiline-dotall");
   if (input.i || input.case_insensitive) argv.push("-i");
   if (input.output_mode === "files_with_matches") argv.push("-l");

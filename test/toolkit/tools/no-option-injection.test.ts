@@ -85,7 +85,7 @@ const valuesOf = (roles: ArgRole[], name: string) =>
 
 describe("Grep: no input becomes a ripgrep option", () => {
   const RG_TAKES_VALUE = new Set(["--glob", "--max-columns", "-C", "-A", "-B", "--type", "--regexp", "-e"]);
-  const RG_FLAGS = new Set(["--hidden", "-U", "--multiline-dotall", "-i", "-l", "-c", "-n"]);
+  const RG_FLAGS = new Set(["--no-config", "--hidden", "-U", "--multiline-dotall", "-i", "-l", "-c", "-n"]);
   const grep = new GrepTool();
 
   it("refuses the input or keeps every input element a value or an operand after --", async () => {
