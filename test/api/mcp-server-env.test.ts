@@ -33,6 +33,27 @@ describe("a stdio MCP server's env", () => {
     ["HOME", "/tmp"],
     ["LD_PRELOAD=/workspace/x.so", ""],
     ["1BAD", "x"],
+    // attack25a: variables that make a runtime load code from a directory they name.
+    ["PYTHONPATH", "/workspace"],
+    ["PYTHONSTARTUP", "/tmp/s.py"],
+    ["PYTHONUSERBASE", "/tmp/u"],
+    ["PYTHONPYCACHEPREFIX", "/tmp/c"],
+    ["PYTHONWARNINGS", "ignore::x.Warn"],
+    ["NODE_PATH", "/workspace/node_modules"],
+    ["NODE_EXTRA_CA_CERTS", "/workspace/ca.pem"],
+    ["npm_config_prefix", "/workspace"],
+    ["NPM_CONFIG_USERCONFIG", "/tmp/npmrc"],
+    ["Npm_Config_Cache", "lib"],
+    ["PERL5LIB", "/dev/shm"],
+    ["PERL5OPT", "-Mx"],
+    ["RUBYLIB", "/home/agent"],
+    ["RUBYOPT", "-rx"],
+    ["JAVA_TOOL_OPTIONS", "-javaagent:/workspace/a.jar"],
+    ["CLASSPATH", "."],
+    ["XDG_CONFIG_HOME", "/workspace"],
+    ["GIT_CONFIG_GLOBAL", "/workspace/gitconfig"],
+    ["GIT_CONFIG_KEY_0", "core.hooksPath"],
+    ["GIT_EXEC_PATH", "/workspace"],
   ])("refuses %s with a 400 naming it", async (name, value) => {
     const res = await post({ [name]: value });
     expect(res.status, JSON.stringify(res.body)).toBe(400);
@@ -43,7 +64,13 @@ describe("a stdio MCP server's env", () => {
   });
 
   it("keeps ordinary names, GIT_ ones included", async () => {
-    const res = await post({ MEMORY_FILE_PATH: "/workspace/m.json", GIT_AUTHOR_NAME: "bot", api_token: "s" });
+    const res = await post({
+      MEMORY_FILE_PATH: "/workspace/m.json",
+      GIT_AUTHOR_NAME: "bot",
+      api_token: "s",
+      PYTHONUNBUFFERED: "1",
+      NODE_ENV: "production",
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
   });
 });
