@@ -104,5 +104,16 @@ describe.each(runtimes)("containment under %s: a stdio MCP server's leftovers", 
     // Server two still serves.
     const graph = await a.callAndWait("mcp__two__read_graph", {});
     expect(graph.status, JSON.stringify(graph)).toBe("succeeded");
+
+    // Re-created (deleted and added again under its name): the old one's leftovers go, the new one's start.
+    const gone = await a.h.call("DELETE", `/v1/tenants/${a.tenantId}/mcp-servers/two`, { key: a.adminKey });
+    expect(gone.status).toBe(204);
+    await addServer(a, { name: "two", command: "sh", args: leaving("3") });
+    for (let i = 0; i < 40 && seen.map((s) => s.n).join() !== "7731,7732"; i++) {
+      await listTools(a);
+      await new Promise((r) => setTimeout(r, 250));
+      seen = await sleeps();
+    }
+    expect(seen.map((s) => s.n)).toEqual(["7731", "7732"]);
   });
 });

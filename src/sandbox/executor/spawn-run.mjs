@@ -71,7 +71,8 @@ export function runSpawn(sock, req, who, resolveCwd) {
     try {
       process.kill(-child.pid, "SIGKILL");
     } catch {}
-    await who.end?.();
+    // Never rejects by design; were it to, the exit must still be reported (and not crash the executor).
+    await who.end?.().catch(() => {});
     reply(sock, {
       t: "x",
       exitCode: exit && !killed ? (exit.code ?? 128 + (osc.signals[exit.signal] ?? 0)) : null,
@@ -83,7 +84,7 @@ export function runSpawn(sock, req, who, resolveCwd) {
   async function failed(err) {
     if (finished) return;
     finished = true;
-    await who.end?.();
+    await who.end?.().catch(() => {});
     send(sock, { t: "o", s: 2, d: `${err.message}\n` });
     reply(sock, { t: "x", exitCode: 127, signal: null, durationMs: Date.now() - startedAt });
   }
