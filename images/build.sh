@@ -92,7 +92,8 @@ fi
 # them (SANDBOX_UID_BASE), these names are only the defaults' labels. See src/sandbox/executor/identities.mjs.
 {
   echo 'agent:x:100000:100000:agent:/home/agent:/bin/bash'
-  echo 'mcp:x:100002:100000:mcp:/tmp:/usr/sbin/nologin'
+  echo 'mcp:x:100002:100000:mcp:/nonexistent:/usr/sbin/nologin'
+  for i in $(seq 1 63); do echo "mcp$i:x:$((100031 + i)):100000:stdio MCP servers:/nonexistent:/usr/sbin/nologin"; done
   echo 'editor:x:100003:100000:accept_edits calls:/nonexistent:/usr/sbin/nologin'
   for i in $(seq 0 15); do echo "reader$i:x:$((100010 + i)):100001:read-only calls:/nonexistent:/usr/sbin/nologin"; done
 } >>"$root/etc/passwd"

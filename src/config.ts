@@ -144,6 +144,8 @@ export const Config = z.object({
   /** Per-tenant quotas (429 with Retry-After past them). */
   TENANT_MAX_SESSIONS: int(1000, 1),
   TENANT_CALLS_PER_MINUTE: int(6000, 1),
+  /** Live (unrevoked) API keys a tenant may hold; past it a new key is a 409 until one is revoked. */
+  TENANT_MAX_API_KEYS: int(100, 1),
   EVENT_STREAM_MAXLEN: int(10_000, 10),
   /** Event streams are for live followers; after this the stored result is what a reader gets. */
   EVENT_STREAM_TTL_S: int(10 * 60, 1),

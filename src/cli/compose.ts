@@ -182,7 +182,11 @@ export async function startService(
       metrics,
       logger,
       limiter: new RedisRateLimiter(redis.commands, config.QUEUE_PREFIX),
-      quotas: { maxSessions: config.TENANT_MAX_SESSIONS, callsPerMinute: config.TENANT_CALLS_PER_MINUTE },
+      quotas: {
+        maxSessions: config.TENANT_MAX_SESSIONS,
+        callsPerMinute: config.TENANT_CALLS_PER_MINUTE,
+        maxApiKeys: config.TENANT_MAX_API_KEYS,
+      },
       mcp,
       readiness,
       secrets,

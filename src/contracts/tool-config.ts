@@ -36,6 +36,8 @@ export type ToolGroupDef = z.infer<typeof ToolGroupDef>;
 const McpServerName = z.string().regex(/^[a-zA-Z0-9_-]{1,32}$/);
 const McpToolNames = z.array(z.string().min(1).max(200)).max(500);
 const McpSecrets = z.record(z.string().min(1).max(200), z.string().max(8192));
+/** `/workspace` or a directory below it, spelled plainly (no `.`, `..`, `//` or trailing `/`). */
+export const MCP_CWD = /^\/workspace(\/(?!\.\.?(\/|$))[^/\0]+)*$/;
 
 /** What a tenant admin posts to add an MCP server (`POST /v1/tenants/{tid}/mcp-servers`). */
 export const McpServerInput = z
@@ -55,6 +57,10 @@ export const McpServerInput = z
       command: z.string().min(1).max(1024).meta({ description: "Runs inside the session's sandbox." }),
       args: z.array(z.string().max(4096)).max(100).optional(),
       env: McpSecrets.optional().meta({ description: "Stored encrypted; never returned." }),
+      cwd: z.string().max(1024).regex(MCP_CWD, "must be /workspace or a directory below it").optional().meta({
+        description:
+          "Where the server starts: by default its own private home. `/workspace` or below only for a server that needs it: the agent writes there, and `python -m` / `npx` load modules from the working directory first, so the agent's code would run with the server's env.",
+      }),
       enableTools: McpToolNames.optional(),
       disableTools: McpToolNames.optional(),
     }),
@@ -70,6 +76,10 @@ export const McpServerView = z
     url: z.string().nullable(),
     command: z.string().nullable(),
     args: z.array(z.string()).nullable(),
+    cwd: z
+      .string()
+      .nullable()
+      .meta({ description: "stdio: null when the server starts in its private home." }),
     stateful: z.boolean(),
     enableTools: z.array(z.string()).nullable(),
     disableTools: z.array(z.string()).nullable(),

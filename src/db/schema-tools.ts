@@ -109,6 +109,8 @@ export const mcpServers = sqliteTable(
     secretsEnc: text("secrets_enc"),
     command: text("command"),
     args: text("args", { mode: "json" }).$type<string[]>(),
+    /** stdio: where the server starts, `/workspace` or below; null: its private home. */
+    cwd: text("cwd"),
     stateful: integer("stateful", { mode: "boolean" }).notNull().default(false),
     enableTools: text("enable_tools", { mode: "json" }).$type<string[]>(),
     disableTools: text("disable_tools", { mode: "json" }).$type<string[]>(),

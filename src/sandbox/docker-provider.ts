@@ -581,15 +581,16 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
   /** The executor's secret (kept across restarts) and identity table, root's and 0400; the secret. */
   private async writeExecutorConfig(configPath: string): Promise<string> {
     const token = await this.executorToken(configPath);
-    const { agent, editor, mcp, readerBase, readerCount, readerGroup } = this.identities;
+    const { agent, editor, mcp, mcpBase, mcpCount, readerBase, readerCount, readerGroup } = this.identities;
     const config = {
       token,
       identities: {
         agent: { uid: agent, gid: agent },
         editor: { uid: editor, gid: agent },
         // The agent's group: an MCP server may work in the (group-writable) workspace; its uid
-        // alone keeps the agent from signalling it or reading its environment.
-        mcp: { uid: mcp, gid: agent },
+        // alone keeps the agent from signalling it or reading its environment. One uid of the
+        // pool per running server, so that what a server leaves running can be killed exactly.
+        mcp: { uid: mcp, gid: agent, base: mcpBase, count: mcpCount },
         readers: { base: readerBase, count: readerCount, gid: readerGroup },
       },
     };

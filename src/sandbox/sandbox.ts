@@ -225,6 +225,9 @@ export interface SandboxIdentities {
   mcp: number;
   readerBase: number;
   readerCount: number;
+  /** stdio MCP servers: `mcp`, then mcpBase .. mcpBase + mcpCount - 2, one uid per running server. */
+  mcpBase: number;
+  mcpCount: number;
 }
 
 /** The identities laid out from one base uid (SANDBOX_UID_BASE). */
@@ -236,6 +239,8 @@ export function identitiesFrom(base: number): SandboxIdentities {
     editor: base + 3,
     readerBase: base + 10,
     readerCount: 16,
+    mcpBase: base + 32,
+    mcpCount: 64,
   };
 }
 

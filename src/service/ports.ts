@@ -99,6 +99,8 @@ export interface Quotas {
   callsPerMinute: number;
   /** Queued + running calls per tenant; unset means DEFAULT_MAX_ACTIVE_CALLS. */
   maxActiveCalls?: number;
+  /** Live (unrevoked) API keys per tenant; unset means DEFAULT_MAX_API_KEYS. */
+  maxApiKeys?: number;
 }
 
 export interface ToolRegistry {

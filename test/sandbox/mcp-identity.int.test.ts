@@ -31,16 +31,35 @@ describe("the stdio MCP server's identity", () => {
   };
 
   it("has a home the agent cannot write", async () => {
-    // The server itself may keep files there (caches); the agent may not add any, nor read them.
-    const { out } = await runServer(["sh", "-c", 'echo "$HOME"; touch "$HOME/cache" && echo server-wrote']);
-    const [home, wrote] = out.trim().split("\n");
+    // The server itself may keep files there (caches); the agent may not add any, nor read them,
+    // while the server runs (when it ends its home is removed; the next start makes a new name).
+    let out = "";
+    let wrote!: () => void;
+    const ready = new Promise<void>((r) => {
+      wrote = r;
+    });
+    const proc = await sb.spawnProcess!({
+      argv: ["sh", "-c", 'echo "$HOME"; touch "$HOME/cache" && echo server-wrote; read x'],
+      env: { MCP_SECRET: "s3cr3t" },
+      onOutput: (_s, d) => {
+        out += d;
+        if (out.includes("server-wrote")) wrote();
+      },
+    });
+    await ready;
+    const [home, said] = out.trim().split("\n");
     expect(home).toMatch(/^\/tmp\/\.mcp-home-/);
-    expect(wrote).toBe("server-wrote");
+    expect(said).toBe("server-wrote");
     const r = await sb.exec(
       sh(`mkdir -p ${home}/.local 2>&1 && echo wrote || echo refused; ls ${home} 2>&1 || true`),
     );
     expect(r.stdout).toMatch(/refused/);
     expect(r.stdout).not.toMatch(/^cache$/m);
+    proc.end();
+    await proc.exited;
+    // Gone with the server: nothing it kept there outlives it.
+    const after = await sb.exec(sh(`test -e ${home} && echo kept || echo removed`));
+    expect(after.stdout.trim()).toBe("removed");
   });
 
   it("does not run a Python start-up file the agent planted", async () => {

@@ -78,6 +78,8 @@ export const mcpServers = pgTable(
     secretsEnc: text("secrets_enc"),
     command: text("command"),
     args: jsonb("args").$type<string[]>(),
+    /** stdio: where the server starts, `/workspace` or below; null: its private home. */
+    cwd: text("cwd"),
     stateful: boolean("stateful").notNull().default(false),
     enableTools: jsonb("enable_tools").$type<string[]>(),
     disableTools: jsonb("disable_tools").$type<string[]>(),

@@ -23,8 +23,8 @@ import { CallMemo, validKey } from "./call-memo.mjs";
 import { ExecRun, reply, replyLine, send } from "./exec-run.mjs";
 import { FileClient } from "./file-client.mjs";
 import { forkServer } from "./fork-server.mjs";
-import { identitiesFrom, ReaderPool } from "./identities.mjs";
-import { handBack } from "./processes.mjs";
+import { identitiesFrom, mcpUids, ReaderPool } from "./identities.mjs";
+import { handBack, killUid } from "./processes.mjs";
 import { runSpawn } from "./spawn-run.mjs";
 import { writeNow } from "./write-now.mjs";
 
@@ -44,6 +44,7 @@ const TOKEN = config.token;
 const BOOT = randomBytes(12).toString("hex");
 const ids = identitiesFrom(config);
 const readers = new ReaderPool(ids.readers);
+const mcpPool = new ReaderPool(ids.readers, mcpUids(ids.mcp));
 const memo = new CallMemo();
 const files = new FileClient(ids.agent);
 const running = new Set();
@@ -139,8 +140,7 @@ function readLines(sock, onLine) {
 
 async function handle(sock, msg) {
   if (msg.op === "exec") return exec(sock, msg);
-  if (msg.op === "spawn")
-    return runSpawn(sock, msg, { name: "mcp", ...ids.mcp, identity: ids.mcp }, resolveCwd);
+  if (msg.op === "spawn") return spawnMcp(sock, msg);
   if (msg.op === "ping") return reply(sock, { t: "r", boot: BOOT });
   if (FILE_OPS.has(msg.op)) return replyLine(sock, await fileOp(msg));
   return reply(sock, { t: "e", code: "EINVAL", message: `unknown op ${msg.op}` });
@@ -183,6 +183,52 @@ async function exec(sock, req) {
   if (entry) entry.run = run;
   if (run.final) run.onDone();
   run.attach(sock, false);
+}
+
+/**
+ * A stdio MCP server: a uid of the pool no other running server has, and a fresh home only that
+ * uid may enter, which is also where it starts unless the host names a directory (the workspace,
+ * which the agent writes: `python -m x` or `npx x` would load the agent's code from there). When it
+ * ends, whatever its uid still runs is killed and its home removed before the uid is given back.
+ */
+function spawnMcp(sock, msg) {
+  const { gid } = ids.mcp;
+  const uid = mcpPool.take();
+  if (uid === undefined) {
+    const who = { name: "mcp", uid: ids.mcp.uid, gid, identity: ids.mcp };
+    return runSpawn(sock, msg, who, () => {
+      throw new Error(`more than ${ids.mcp.count} stdio MCP servers at once in this sandbox`);
+    });
+  }
+  const home = mcpHome(uid);
+  const end = async () => {
+    await killUid(uid, gid, true);
+    if (home) await removeAs(uid, gid, home);
+    mcpPool.release(uid);
+  };
+  const identity = { ...ids.mcp, uid, home: home ?? "/nonexistent" };
+  const who = { name: "mcp", uid, gid, identity, end };
+  return runSpawn(sock, msg, who, (cwd) => (cwd ? resolveCwd(cwd) : (home ?? "/")));
+}
+
+/** Removes a server's home as its uid (the executor may not enter it), modes it set undone first. */
+function removeAs(uid, gid, dir) {
+  return new Promise((resolve) => {
+    let rm;
+    try {
+      rm = spawn("/bin/sh", ["-c", 'chmod -R u+rwx "$1" 2>/dev/null; rm -rf "$1"', "sh", dir], {
+        uid,
+        gid,
+        stdio: "ignore",
+        env: { PATH: "/usr/bin:/bin" },
+      });
+    } catch {
+      resolve();
+      return;
+    }
+    rm.once("error", resolve);
+    rm.once("exit", resolve);
+  });
 }
 
 /** A file operation as the agent; with a key, done at most once and answered the same again. */
@@ -240,22 +286,24 @@ function privateHome() {
 }
 
 /**
- * The mcp identity's home holds files its programs run at start-up (Python's user site, Node's
+ * An MCP server's home holds files its programs run at start-up (Python's user site, Node's
  * ~/.node_modules, ~/.npmrc): were it /tmp, the agent could plant one and read the tenant's
- * secrets from the server's environment. A fresh name the agent cannot have made, mcp's alone.
+ * secrets from the server's environment. A fresh name the agent cannot have made, the server
+ * uid's alone (the sticky /tmp keeps the agent from renaming it); null when it cannot be made.
  */
-function mcpHome() {
+function mcpHome(uid) {
   try {
     const dir = mkdtempSync("/tmp/.mcp-home-");
-    chmodSync(dir, 0o700);
-    chownSync(dir, ids.mcp.uid, ids.mcp.gid);
-    ids.mcp.home = dir;
+    // Group root's (the executor's group, no identity's), which may only pass: the server starts
+    // there, and the chdir comes before the uid change, as the executor, which has no DAC override.
+    chmodSync(dir, 0o710);
+    chownSync(dir, uid, 0);
+    return dir;
   } catch {
-    ids.mcp.home = "/nonexistent";
+    return null;
   }
 }
 
 files.ensure();
-mcpHome();
 // The fork server first (when the image has one): commands then start without forking this process.
 Promise.all([privateHome(), forkServer.start()]).then(topUp, topUp);

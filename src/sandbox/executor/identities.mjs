@@ -7,14 +7,17 @@
 //   editor  commands auto-allowed by accept_edits: the agent's group (so it may write the workspace,
 //           which is group-writable) but not its uid (so not its home); what it creates is handed
 //           back to the agent when the call ends, and nothing it starts outlives the call
-//   mcp     stdio MCP servers, whose environment carries the tenant's secrets
+//   mcp     stdio MCP servers, whose environment carries the tenant's secrets: one uid of a pool
+//           per running server (so a server's leftovers, setsid'd or double-forked, can be killed
+//           exactly, without touching the session's other servers), each with a fresh private home
 // The numbers come from the host (executor.json); the image only names the defaults.
 
 export const DEFAULT_IDENTITIES = {
   agent: { uid: 100000, gid: 100000, home: "/home/agent" },
   editor: { uid: 100003, gid: 100000, home: "/nonexistent" },
   // The executor replaces the home with a private directory it makes at start (executor.mjs).
-  mcp: { uid: 100002, gid: 100000, home: "/nonexistent" },
+  // `uid` is the pool's first, then base .. base + count - 2 (a host without a pool: `uid` alone).
+  mcp: { uid: 100002, gid: 100000, home: "/nonexistent", base: 100032, count: 64 },
   readers: { base: 100010, count: 16, gid: 100001, home: "/nonexistent" },
 };
 
@@ -26,6 +29,10 @@ export function identitiesFrom(config) {
     const t = table[name];
     if (t && isUid(t.uid) && isUid(t.gid)) Object.assign(ids[name], { uid: t.uid, gid: t.gid });
   }
+  const m = table.mcp;
+  if (m && isUid(m.base) && Number.isInteger(m.count) && m.count >= 1 && m.count <= 256)
+    Object.assign(ids.mcp, { base: m.base, count: m.count });
+  else if (m) ids.mcp.count = 1;
   const r = table.readers;
   if (r && isUid(r.base) && isUid(r.gid) && Number.isInteger(r.count) && r.count >= 1 && r.count <= 256) {
     Object.assign(ids.readers, { base: r.base, count: r.count, gid: r.gid });
@@ -40,10 +47,15 @@ function isUid(n) {
 
 /** Hands out reader uids, one per running read-only call; waits when all are taken. */
 export class ReaderPool {
-  constructor(readers) {
+  constructor(readers, uids = Array.from({ length: readers.count }, (_, i) => readers.base + i)) {
     this.readers = readers;
-    this.free = Array.from({ length: readers.count }, (_, i) => readers.base + i);
+    this.free = uids;
     this.waiting = [];
+  }
+
+  /** A free uid now, or undefined (a long-lived process must not wait for another to end). */
+  take() {
+    return this.free.shift();
   }
 
   async lease() {
@@ -57,4 +69,9 @@ export class ReaderPool {
     if (next) next(uid);
     else this.free.push(uid);
   }
+}
+
+/** The uids stdio MCP servers run as: the identity's own uid, then its pool's. */
+export function mcpUids(mcp) {
+  return [mcp.uid, ...Array.from({ length: mcp.count - 1 }, (_, i) => mcp.base + i)];
 }

@@ -18,12 +18,13 @@ function statusHead(pid) {
 
 /**
  * pid → short command line of every live process whose real uid is `uid` (an identity whose
- * commands the fork server starts while there is one: Node's spawn only once it is gone).
+ * commands the fork server starts while there is one: Node's spawn only once it is gone; with
+ * `spawned`, one Node's spawn starts, stdio MCP servers, whose orphans the fork server never sees).
  */
-export function processesOf(uid) {
+export function processesOf(uid, spawned = false) {
   const found = new Map();
   // Each such process is one the fork server started or below one: none alive, none to look for.
-  if (forkServer.nothingAlive()) return found;
+  if (!spawned && forkServer.nothingAlive()) return found;
   let entries;
   try {
     entries = readdirSync("/proc");
@@ -68,10 +69,10 @@ export function processesOf(uid) {
  * started (the pids limit is reached) the executor, which holds CAP_KILL, kills pid by pid until
  * none is left. Resolves with how many processes there were.
  */
-export async function killUid(uid, gid) {
+export async function killUid(uid, gid, spawned = false) {
   let seen = 0;
   for (let pass = 0; pass < 50; pass++) {
-    const left = processesOf(uid);
+    const left = processesOf(uid, spawned);
     // Empty is proven only by a scan in which no listed process went away before it was read: one
     // that did may have forked a child after the listing (a process that hops from pid to pid, fork
     // then exit, escapes a scan of a busy /proc). Looked at again; when every look is such, the uid

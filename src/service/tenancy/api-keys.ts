@@ -1,13 +1,14 @@
 /** API keys: created (secret shown once), revoked, authenticated by hash; the bootstrap admin key. */
 import { createHash, randomBytes } from "node:crypto";
-import { and, eq, isNull } from "drizzle-orm";
+import { and, count, eq, isNull } from "drizzle-orm";
 import type { KeyView } from "../../contracts/tenant.js";
 import { type Db, dialectOf, first, tablesOf } from "../../db/db.js";
 import { preparedFor } from "../../db/prepared.js";
 import type { ApiKeyRow, KeyRole } from "../../db/rows.js";
-import { NotFoundError, UnauthenticatedError } from "../../errors.js";
+import { ConflictError, NotFoundError, UnauthenticatedError } from "../../errors.js";
 import { nowIso } from "../clock.js";
 import { newId } from "../ids.js";
+import type { Quotas } from "../ports.js";
 import { type Principal, requireRole, requireTenant } from "./principal.js";
 import { loadTenant } from "./tenants.js";
 
@@ -28,8 +29,11 @@ export interface CreatedKey {
   name?: string;
 }
 
+/** Live keys a tenant may hold when the operator sets no TENANT_MAX_API_KEYS. */
+export const DEFAULT_MAX_API_KEYS = 100;
+
 export async function createKey(
-  deps: { db: Db },
+  deps: { db: Db; quotas?: Pick<Quotas, "maxApiKeys"> },
   p: Principal,
   tenantId: string,
   input: { role: "agent" | "tenant_admin"; name?: string },
@@ -47,7 +51,41 @@ export async function createKey(
     hash: hashKey(key),
     createdAt: nowIso(),
   });
+  await withinKeyBound(deps, tenantId, id);
   return { id, key, role: input.role, ...(input.name ? { name: input.name } : {}) };
+}
+
+/**
+ * Counted with the new key written, so that creates racing at the bound (in any process) cannot
+ * all pass: one over it takes itself back (two at the last place may both be refused, never both
+ * kept). Each key is looked up on every request and listed whole, so their number is bounded.
+ */
+async function withinKeyBound(
+  deps: { db: Db; quotas?: Pick<Quotas, "maxApiKeys"> },
+  tenantId: string,
+  id: string,
+): Promise<void> {
+  const max = deps.quotas?.maxApiKeys ?? DEFAULT_MAX_API_KEYS;
+  const { apiKeys } = tablesOf(deps.db);
+  const takeBack = () => deps.db.delete(apiKeys).where(eq(apiKeys.id, id));
+  let live: { n: number } | undefined;
+  try {
+    live = await first(
+      deps.db
+        .select({ n: count() })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.tenantId, tenantId), isNull(apiKeys.revokedAt))),
+    );
+  } catch (err) {
+    // Its secret is never shown: a key no one holds must not take a place.
+    await takeBack().catch(() => undefined);
+    throw err;
+  }
+  if ((live?.n ?? 0) <= max) return;
+  await takeBack();
+  throw new ConflictError(
+    `a tenant may hold at most ${max} live API keys: revoke one (DELETE /v1/keys/{kid}) before creating another`,
+  );
 }
 
 export async function revokeKey(deps: { db: Db }, p: Principal, keyId: string): Promise<void> {

@@ -46,10 +46,65 @@ const RESERVED_PREFIXES = ["GIT_", "LD_"];
 const isReserved = (name: string) =>
   RESERVED_ENV.has(name) || RESERVED_PREFIXES.some((p) => name.startsWith(p));
 /**
- * A stdio MCP server's variable that would make it run a file the agent can write (its secrets are
- * why it has its own identity); `GIT_*` only guards the reader's git, so a server may have them.
+ * Variables that make a runtime load code (or configuration that names code) from a directory or
+ * file they name: set to one the agent writes (`/workspace`, `/tmp`, its home), a stdio MCP server
+ * would run the agent's code with the tenant's secrets. Refused by name, whatever the value: a
+ * value may be a relative path, a list, or a directory the agent reaches some other way.
  */
-export const isReservedForMcp = (name: string) => RESERVED_ENV.has(name) || name.startsWith("LD_");
+const MCP_LOADER_ENV = new Set([
+  // Python: module search, start-up files, user site, bytecode cache, imports named by value.
+  "PYTHONPATH",
+  "PYTHONHOME",
+  "PYTHONSTARTUP",
+  "PYTHONUSERBASE",
+  "PYTHONPYCACHEPREFIX",
+  "PYTHONPLATLIBDIR",
+  "PYTHONBREAKPOINT",
+  "PYTHONWARNINGS",
+  "PYTHONEXECUTABLE",
+  // Node: module search, the REPL's module, extra CAs (a CA the agent wrote reads the server's TLS).
+  "NODE_PATH",
+  "NODE_REPL_EXTERNAL_MODULE",
+  "NODE_EXTRA_CA_CERTS",
+  // Perl, Ruby, Java: library paths and options that load a module or agent.
+  "PERL5LIB",
+  "PERLLIB",
+  "PERL5OPT",
+  "PERL5DB",
+  "RUBYLIB",
+  "RUBYOPT",
+  "GEM_HOME",
+  "GEM_PATH",
+  "BUNDLE_GEMFILE",
+  "CLASSPATH",
+  "JAVA_TOOL_OPTIONS",
+  "_JAVA_OPTIONS",
+  "JDK_JAVA_OPTIONS",
+  // Where programs read their configuration (npm, git, pip and most others under XDG).
+  "XDG_CONFIG_HOME",
+  "XDG_CONFIG_DIRS",
+  "XDG_DATA_HOME",
+  "XDG_DATA_DIRS",
+  // git: configuration files and values (core.hooksPath, core.fsmonitor run programs), its programs, templates.
+  "GIT_CONFIG",
+  "GIT_CONFIG_GLOBAL",
+  "GIT_CONFIG_SYSTEM",
+  "GIT_CONFIG_PARAMETERS",
+  "GIT_CONFIG_COUNT",
+  "GIT_EXEC_PATH",
+  "GIT_TEMPLATE_DIR",
+]);
+/** npm reads `npm_config_*` in any case (prefix, userconfig, globalconfig, cache, node-options…). */
+const MCP_LOADER_PREFIXES = ["NPM_CONFIG_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"];
+/**
+ * A stdio MCP server's variable that would make it run a file the agent can write (its secrets are
+ * why it has its own identity); other `GIT_*` only guard the reader's git, so a server may have them.
+ */
+export const isReservedForMcp = (name: string) =>
+  RESERVED_ENV.has(name) ||
+  name.startsWith("LD_") ||
+  MCP_LOADER_ENV.has(name) ||
+  MCP_LOADER_PREFIXES.some((p) => name.toUpperCase().startsWith(p));
 const MAX_ENV = 100;
 const MAX_ENV_BYTES = 64 * 1024;
 const LIMITS = ["memoryMb", "cpus", "pids", "diskMb"] as const;

@@ -4,7 +4,7 @@
  */
 
 import { and, count, eq } from "drizzle-orm";
-import type { McpServerInput, McpServerView } from "../../contracts/tool-config.js";
+import { MCP_CWD, type McpServerInput, type McpServerView } from "../../contracts/tool-config.js";
 import { type Db, first, type Tables, tablesOf } from "../../db/db.js";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors.js";
 import { EgressPolicy, refusalMessage } from "../../net/egress-policy.js";
@@ -69,6 +69,7 @@ export async function createMcpServer(
     secretsEnc: hasSecrets ? deps.secrets.seal(secrets, secretContext(tenantId, input.name)) : null,
     command: input.transport === "stdio" ? input.command : null,
     args: input.transport === "stdio" ? (input.args ?? []) : null,
+    cwd: input.transport === "stdio" ? (input.cwd ?? null) : null,
     // stdio must be stateful: the process is the session.
     stateful: input.transport === "stdio" ? true : (input.stateful ?? false),
     enableTools: input.enableTools ?? null,
@@ -226,6 +227,8 @@ export async function loadMcpServerConfigs(
             command: row.command ?? "",
             args: [...(row.args ?? [])],
             env: secrets.env && allowedEnv(secrets.env),
+            // Without one the executor starts it in its private home, never the agent's workspace.
+            ...(row.cwd && MCP_CWD.test(row.cwd) ? { cwd: row.cwd } : {}),
           };
     return { config, version: row.createdAt };
   });
@@ -260,6 +263,7 @@ function toView(row: Row): McpServerView {
     url: row.url,
     command: row.command,
     args: row.args,
+    cwd: row.cwd,
     stateful: row.stateful,
     enableTools: row.enableTools,
     disableTools: row.disableTools,

@@ -16,6 +16,18 @@ export const MAX_MCP_DATA_CHARS = 8 * 1024 * 1024;
  */
 export const MAX_MCP_BLOCKS = 1000;
 const TRUNCATED_MARK = "\n... (output truncated)";
+/**
+ * A resource link's parts: a URI longer than a browser takes is no link to follow (left out with a
+ * note, never cut, which would point elsewhere); a name is a label (cut); a media type is
+ * `type/subtype` of at most 255 characters (RFC 6838), anything else is said to be octets.
+ */
+export const MAX_MCP_LINK_URI_CHARS = 8192;
+export const MAX_MCP_LINK_NAME_CHARS = 1000;
+const MAX_MEDIA_TYPE_CHARS = 255;
+const MEDIA_TYPE = /^[\w.+-]+\/[\w.+-]+(\s*;.*)?$/;
+const OCTETS = "application/octet-stream";
+const mediaType = (t: string | undefined) =>
+  t !== undefined && t.length <= MAX_MEDIA_TYPE_CHARS && MEDIA_TYPE.test(t) ? t : OCTETS;
 
 /** Text → text; image/audio → base64 data; text resources → JSON text; links → URL data. */
 export function mcpContentToBlocks(result: CallToolResult): ContentBlock[] {
@@ -43,29 +55,40 @@ export function mcpContentToBlocks(result: CallToolResult): ContentBlock[] {
         text(item.text);
         break;
       case "image":
-      case "audio":
-        if (!data(item.data.length + item.mimeType.length, item.mimeType)) break;
+      case "audio": {
+        const type = mediaType(item.mimeType);
+        if (!data(item.data.length + type.length, type)) break;
         blocks.push({
           type: "data",
           id: newId(),
-          source: { type: "base64", data: item.data, media_type: item.mimeType },
+          source: { type: "base64", data: item.data, media_type: type },
           name: null,
         });
         break;
+      }
       case "resource":
         // Blob resources are skipped, as in the reference.
         if ("text" in item.resource) text(JSON.stringify(item.resource, null, 2));
         break;
-      case "resource_link":
-        if (!data(item.uri.length + item.name.length + (item.mimeType?.length ?? 0), "a resource link"))
+      case "resource_link": {
+        if (item.uri.length > MAX_MCP_LINK_URI_CHARS) {
+          text(`(a resource link's URI of ${item.uri.length} characters left out: over the link's bound)`);
           break;
+        }
+        const type = mediaType(item.mimeType);
+        const name =
+          item.name.length > MAX_MCP_LINK_NAME_CHARS
+            ? `${item.name.slice(0, MAX_MCP_LINK_NAME_CHARS)}…`
+            : item.name;
+        if (!data(item.uri.length + name.length + type.length, "a resource link")) break;
         blocks.push({
           type: "data",
           id: newId(),
-          source: { type: "url", url: item.uri, media_type: item.mimeType ?? "application/octet-stream" },
-          name: item.name,
+          source: { type: "url", url: item.uri, media_type: type },
+          name,
         });
         break;
+      }
     }
   }
   if (content.length > MAX_MCP_BLOCKS) {

@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Db, tablesOf } from "../../../src/db/db.js";
 import type { JobStatus } from "../../../src/db/rows.js";
-import { NotFoundError, RateLimitedError, UnauthenticatedError } from "../../../src/errors.js";
+import { ConflictError, NotFoundError, RateLimitedError, UnauthenticatedError } from "../../../src/errors.js";
 import { createLogger } from "../../../src/log.js";
 import { EgressPolicy } from "../../../src/net/egress-policy.js";
 import { newJobRow } from "../../../src/service/calls/job-row.js";
@@ -88,6 +88,23 @@ export function tenancyVerbsContract(dialect: string, open: () => Promise<Tenanc
       await revokeKey(deps, admin, keyB.id);
       await expect(authenticate(deps, keyB.key)).rejects.toThrow(UnauthenticatedError);
       expect((await listKeys(deps, admin, b.id))[0]!.revokedAt).toEqual(expect.any(String));
+    });
+
+    it("creates racing for the last live key of a tenant are never all kept (attack25a)", async () => {
+      const a = await createTenant(deps, admin, { name: "a" });
+      const bound = { ...deps, quotas: { maxApiKeys: 3 } };
+      await createKey(bound, admin, a.id, { role: "agent" });
+      await createKey(bound, admin, a.id, { role: "agent" });
+      const race = await Promise.allSettled(
+        [1, 2, 3, 4].map(() => createKey(bound, admin, a.id, { role: "agent" })),
+      );
+      expect(race.filter((r) => r.status === "fulfilled").length).toBeLessThanOrEqual(1);
+      for (const r of race) if (r.status === "rejected") expect(r.reason).toBeInstanceOf(ConflictError);
+      const live = (await listKeys(deps, admin, a.id)).filter((k) => !k.revokedAt);
+      expect(live.length).toBeLessThanOrEqual(3);
+      // Every key listed is one some caller was given: a refused one was taken back.
+      const given = new Set(race.flatMap((r) => (r.status === "fulfilled" ? [r.value.id] : [])));
+      expect(live.filter((k) => !given.has(k.id))).toHaveLength(2);
     });
 
     it("the configured admin key is stored once when several processes start at the same time", async () => {

@@ -72,7 +72,17 @@ it("creates racing at the bound keep at most the bound, and a freed place can be
 
 it("a stdio server's variables stored before names were checked never reach the server", async () => {
   // As an earlier version stored it: the env sealed as given, LD_PRELOAD and HOME accepted then.
-  const env = { LD_PRELOAD: "/workspace/x.so", HOME: "/tmp", "A=B": "x", TOKEN: "t" };
+  const env = {
+    LD_PRELOAD: "/workspace/x.so",
+    HOME: "/tmp",
+    "A=B": "x",
+    TOKEN: "t",
+    // attack25a: a runtime's module path or configuration naming a directory the agent writes.
+    PYTHONPATH: "/workspace",
+    NODE_PATH: "/workspace/node_modules",
+    npm_config_userconfig: "/tmp/npmrc",
+    GIT_CONFIG_GLOBAL: "/workspace/gitconfig",
+  };
   opened.db
     .insert(mcpServers)
     .values({
@@ -92,4 +102,33 @@ it("a stdio server's variables stored before names were checked never reach the 
   const [stored] = await loadMcpServerConfigs(deps, "ten_a");
   expect(stored?.config).toMatchObject({ transport: "stdio" });
   expect(stored?.config.transport === "stdio" && stored.config.env).toEqual({ TOKEN: "t" });
+  // No cwd stored: the executor starts it in its private home, not the workspace.
+  expect(stored?.config).not.toHaveProperty("cwd");
+});
+
+it("a stdio server starts where its stored cwd says, and only in the workspace or below", async () => {
+  const row = (name: string, cwd: string) => ({
+    tenantId: "ten_a",
+    name,
+    transport: "stdio" as const,
+    url: null,
+    secretsEnc: null,
+    command: "node",
+    args: [],
+    cwd,
+    stateful: true,
+    enableTools: null,
+    disableTools: null,
+    createdAt: "2026-01-01T00:00:00.000Z",
+  });
+  // "bad" as if written by hand into the table: never a directory outside the workspace.
+  opened.db
+    .insert(mcpServers)
+    .values([row("app", "/workspace/app"), row("bad", "/tmp")])
+    .run();
+  const stored = await loadMcpServerConfigs(deps, "ten_a");
+  expect(stored.map((s) => s.config)).toEqual([
+    expect.objectContaining({ name: "app", cwd: "/workspace/app" }),
+    expect.not.objectContaining({ cwd: expect.anything() }),
+  ]);
 });

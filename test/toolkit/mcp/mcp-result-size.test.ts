@@ -8,6 +8,8 @@ import type { ContentBlock } from "../../../src/toolkit/content.js";
 import {
   MAX_MCP_BLOCKS,
   MAX_MCP_DATA_CHARS,
+  MAX_MCP_LINK_NAME_CHARS,
+  MAX_MCP_LINK_URI_CHARS,
   MAX_MCP_TEXT_CHARS,
   mcpContentToBlocks,
 } from "../../../src/toolkit/mcp/convert.js";
@@ -74,4 +76,55 @@ it("a link's URI and name and a media type count against the data bound", () => 
   });
   expect(JSON.stringify(blocks).length).toBeLessThan(MAX_MCP_TEXT_CHARS + 1000);
   expect(textOf(blocks)).toMatch(/left out/);
+});
+
+it("a resource link's URI, name and media type are bounded (attack25a)", () => {
+  const uri = `https://example.com/${"u".repeat(MAX_MCP_LINK_URI_CHARS)}`;
+  const name = "n".repeat(3 * MAX_MCP_LINK_NAME_CHARS);
+  const blocks = mcpContentToBlocks({
+    content: [
+      { type: "resource_link", uri, name: "long uri" },
+      {
+        type: "resource_link",
+        uri: "https://example.com/a",
+        name,
+        mimeType: `text/${"x".repeat(1_000_000)}`,
+      },
+      { type: "resource_link", uri: "https://example.com/b", name: "b", mimeType: "text/plain\n<script>" },
+      { type: "image", data: "AAAA", mimeType: "i".repeat(100_000) },
+    ],
+  });
+  // The long URI is left out (cutting it would point elsewhere), with a short note.
+  expect(JSON.stringify(blocks)).not.toContain("u".repeat(MAX_MCP_LINK_URI_CHARS));
+  expect(textOf(blocks)).toMatch(/URI of \d+ characters left out/);
+  const links = blocks.flatMap((b) => (b.type === "data" && b.source.type === "url" ? [b] : []));
+  expect(links.map((b) => b.source.type === "url" && b.source.url)).toEqual([
+    "https://example.com/a",
+    "https://example.com/b",
+  ]);
+  expect(links[0]?.name?.length).toBe(MAX_MCP_LINK_NAME_CHARS + 1);
+  for (const b of links) expect(b.source.media_type).toBe("application/octet-stream");
+  const image = blocks.find((b) => b.type === "data" && b.source.type === "base64");
+  expect(image?.type === "data" && image.source.media_type).toBe("application/octet-stream");
+  expect(JSON.stringify(blocks).length).toBeLessThan(10_000);
+});
+
+it("an ordinary resource link is kept as it came", () => {
+  const blocks = mcpContentToBlocks({
+    content: [
+      {
+        type: "resource_link",
+        uri: "file:///workspace/a.txt",
+        name: "a.txt",
+        mimeType: "text/plain; charset=utf-8",
+      },
+    ],
+  });
+  expect(blocks).toEqual([
+    expect.objectContaining({
+      type: "data",
+      name: "a.txt",
+      source: { type: "url", url: "file:///workspace/a.txt", media_type: "text/plain; charset=utf-8" },
+    }),
+  ]);
 });

@@ -1103,6 +1103,8 @@ export interface components {
             url: string | null;
             command: string | null;
             args: string[] | null;
+            /** @description stdio: null when the server starts in its private home. */
+            cwd: string | null;
             stateful: boolean;
             enableTools: string[] | null;
             disableTools: string[] | null;
@@ -1134,6 +1136,8 @@ export interface components {
             env?: {
                 [key: string]: string;
             };
+            /** @description Where the server starts: by default its own private home. `/workspace` or below only for a server that needs it: the agent writes there, and `python -m` / `npx` load modules from the working directory first, so the agent's code would run with the server's env. */
+            cwd?: string;
             enableTools?: string[];
             disableTools?: string[];
         };
@@ -4159,6 +4163,8 @@ export interface operations {
                             url: string | null;
                             command: string | null;
                             args: string[] | null;
+                            /** @description stdio: null when the server starts in its private home. */
+                            cwd: string | null;
                             stateful: boolean;
                             enableTools: string[] | null;
                             disableTools: string[] | null;
