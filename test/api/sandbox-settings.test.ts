@@ -49,6 +49,17 @@ describe("tenant sandbox settings", () => {
     [{ env: { BASH_ENV: "/workspace/rc" } }, "sandbox.env.BASH_ENV"],
     [{ env: { ENV: "/workspace/rc" } }, "sandbox.env.ENV"],
     [{ env: { NODE_OPTIONS: "--require /workspace/x.js" } }, "sandbox.env.NODE_OPTIONS"],
+    // attack25b: files that auto-allowed read-only programs read as options or code: ripgrep's
+    // option file (`--pre`), iconv modules, locale, catalogue and zone files.
+    [{ env: { RIPGREP_CONFIG_PATH: "/workspace/rgrc" } }, "sandbox.env.RIPGREP_CONFIG_PATH"],
+    [{ env: { GCONV_PATH: "/workspace/g" } }, "sandbox.env.GCONV_PATH"],
+    [{ env: { LOCPATH: "/workspace/l" } }, "sandbox.env.LOCPATH"],
+    [{ env: { NLSPATH: "/workspace/%N" } }, "sandbox.env.NLSPATH"],
+    [{ env: { TZDIR: "/workspace/z" } }, "sandbox.env.TZDIR"],
+    [{ env: { LANGUAGE: "../../../workspace/l" } }, "sandbox.env.LANGUAGE"],
+    [{ env: { LC_MESSAGES: "/workspace/l" } }, "sandbox.env.LC_MESSAGES"],
+    [{ env: { TZ: "/workspace/z" } }, "sandbox.env.TZ"],
+    [{ env: { TZ: ":../../workspace/z" } }, "sandbox.env.TZ"],
     // Guards: other spellings of an image and of a limit.
     [{ image: "docker.io/library/toolshed-sandbox:alt" }, "sandbox.image"],
     [
@@ -76,7 +87,7 @@ describe("tenant sandbox settings", () => {
       cpus: 0.5,
       pids: 64,
       diskMb: 64,
-      env: { API_TOKEN: "s3cret-value", REGION: "eu" },
+      env: { API_TOKEN: "s3cret-value", REGION: "eu", TZ: "Europe/Paris", LANG: "C.UTF-8" },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.sandbox).toEqual({
@@ -85,7 +96,7 @@ describe("tenant sandbox settings", () => {
       cpus: 0.5,
       pids: 64,
       diskMb: 64,
-      env: ["API_TOKEN", "REGION"],
+      env: ["API_TOKEN", "LANG", "REGION", "TZ"],
     });
     const got = await t.call("GET", `/v1/tenants/${a.tenantId}/settings`, { key: a.adminKey });
     expect(JSON.stringify(got.body)).not.toContain("s3cret-value");

@@ -5,6 +5,7 @@
  * stored (400 naming the field); turned into the sandbox spec when a session's container starts.
  */
 import type { StoredSandboxSettings } from "../../db/rows.js";
+import { isSafePrefix, isSafePrefixName } from "../../permission/bash/env-prefix.js";
 import { type ErrorDetail, ValidationError } from "../../errors.js";
 import type { SessionSandboxSettings } from "../../sandbox/sandbox.js";
 import type { SecretBox } from "../secret-box.js";
@@ -43,8 +44,20 @@ const RESERVED_ENV = new Set([
   "NODE_OPTIONS",
 ]);
 const RESERVED_PREFIXES = ["GIT_", "LD_"];
+/**
+ * Variables naming a file that programs the reader identity runs (auto-allowed read-only
+ * commands) read as options or code: ripgrep's option file (`--pre=<program>`), glibc's iconv
+ * modules (shared objects), locale and message-catalogue directories (format strings), the zone
+ * directory. Set to a file the agent writes, an auto-allowed command would run the agent's code.
+ */
+const FILE_LOADER_ENV = new Set(["RIPGREP_CONFIG_PATH", "GCONV_PATH", "LOCPATH", "NLSPATH", "TZDIR"]);
 const isReserved = (name: string) =>
-  RESERVED_ENV.has(name) || RESERVED_PREFIXES.some((p) => name.startsWith(p));
+  RESERVED_ENV.has(name) || FILE_LOADER_ENV.has(name) || RESERVED_PREFIXES.some((p) => name.startsWith(p));
+/**
+ * A locale, language or time-zone value is a name, never a file (`LANGUAGE=../../workspace/l`
+ * loads the agent's message catalogue): the rule auto-allowed commands' own prefixes follow.
+ */
+const namesAFile = (name: string, value: string) => isSafePrefixName(name) && !isSafePrefix(name, value);
 /**
  * Variables that make a runtime load code (or configuration that names code) from a directory or
  * file they name: set to one the agent writes (`/workspace`, `/tmp`, its home), a stdio MCP server
@@ -102,6 +115,7 @@ const MCP_LOADER_PREFIXES = ["NPM_CONFIG_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE
  */
 export const isReservedForMcp = (name: string) =>
   RESERVED_ENV.has(name) ||
+  FILE_LOADER_ENV.has(name) ||
   name.startsWith("LD_") ||
   MCP_LOADER_ENV.has(name) ||
   MCP_LOADER_PREFIXES.some((p) => name.toUpperCase().startsWith(p));
@@ -163,6 +177,11 @@ export function applySandboxPatch(
           path: `sandbox.env.${name}`,
           message: "is set by the sandbox itself and cannot be overridden",
         });
+      else if (namesAFile(name, String(patch.env[name])))
+        problems.push({
+          path: `sandbox.env.${name}`,
+          message: "must be a name, not a path (e.g. en_US.UTF-8, Europe/Paris)",
+        });
     }
     if (names.length > MAX_ENV)
       problems.push({ path: "sandbox.env", message: `at most ${MAX_ENV} variables` });
@@ -199,5 +218,7 @@ export function sessionSandboxSettings(
  */
 function openEnv(secrets: SecretBox, tenantId: string, sealed: string): Record<string, string> {
   const env = secrets.open<Record<string, string>>(sealed, sealContext(tenantId));
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !isReserved(name)));
+  return Object.fromEntries(
+    Object.entries(env).filter(([name, value]) => !isReserved(name) && !namesAFile(name, value)),
+  );
 }
