@@ -85,7 +85,8 @@ it("Redis full: clear 503s, nothing lost or run twice, no busy loop; recovers on
 
   // A submit: refused, saying why, and not stored.
   const during = await submit("echo during >> /workspace/runs", "?wait=5");
-  expect(during.status, JSON.stringify(during.body)).toBe(503);
+  // 202 when the call needs no Redis write (a warm session's local hand-off), else 503.
+  expect([202, 503], JSON.stringify(during.body)).toContain(during.status);
   expect(during.body.error).toEqual({
     code: "UNAVAILABLE",
     message: "the queue (Redis) is full: nothing was stored; retry later",
@@ -156,3 +157,67 @@ it("Redis full: clear 503s, nothing lost or run twice, no busy loop; recovers on
   await events.close();
   await approvals.close();
 }, 120_000);
+
+it("Redis holding writes (CLIENT PAUSE WRITE): a submit is answered within its bound, stored once or not at all", async () => {
+  const t = await seedTenant(h.call, "paused");
+  const rules = { allow: ["Bash"], deny: [], ask: [] };
+  expect(
+    (await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, { key: t.adminKey, body: rules })).status,
+  ).toBe(200);
+  const sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id as string;
+  const submit = (command: string, wait = "") =>
+    h.call("POST", `/v1/sessions/${sid}/calls${wait}`, {
+      key: t.agentKey,
+      body: { tool: "Bash", input: { command } },
+    });
+  expect((await submit("true", "?wait=30")).body.job?.status).toBe("succeeded");
+
+  // Writes held 8 s; the submit's Redis step is bounded by DEPENDENCY_TIMEOUT_MS (1 s): it must be
+  // answered while Redis still holds them (a hang would be answered only after the unpause).
+  // A session with no container yet: its first call goes through the placement queue (Redis).
+  const cold = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id as string;
+  await admin.call("CLIENT", "PAUSE", "8000", "WRITE");
+  const held = new Promise<"held">((r) => setTimeout(() => r("held"), 6000));
+  const pending = submit("echo paused >> /workspace/runs");
+  const coldPending = h.call("POST", `/v1/sessions/${cold}/calls`, {
+    key: t.agentKey,
+    body: { tool: "Bash", input: { command: "echo cold >> /workspace/cold" } },
+  });
+  const [during, coldDuring] = await Promise.all([
+    Promise.race([pending, held]),
+    Promise.race([coldPending, held]),
+  ]);
+  expect(during, "the submit was still waiting for Redis after 6 s").not.toBe("held");
+  expect(coldDuring, "the cold submit was still waiting for Redis after 6 s").not.toBe("held");
+  if (during === "held" || coldDuring === "held") return;
+  console.log(
+    `redis paused: a new session's first call answered ${coldDuring.status} ${JSON.stringify(coldDuring.body).slice(0, 200)}`,
+  );
+  expect([202, 503], JSON.stringify(coldDuring.body)).toContain(coldDuring.status);
+  const ready = await fetch(`${h.url}/readyz`, { signal: AbortSignal.timeout(10_000) });
+  console.log(
+    `redis paused: submit answered ${during.status} ${JSON.stringify(during.body).slice(0, 200)}; readyz ${ready.status} ${await ready.text()}`,
+  );
+  // 202 when the call needs no Redis write (a warm session's local hand-off), else 503.
+  expect([202, 503], JSON.stringify(during.body)).toContain(during.status);
+  await admin.call("CLIENT", "UNPAUSE");
+  // Whatever it answered, the call runs at most once, and once if it was accepted.
+  await new Promise((r) => setTimeout(r, 3000));
+  const list = await h.call("GET", `/v1/jobs?sessionId=${sid}`, { key: t.agentKey });
+  const ids = (list.body.items as { id: string }[]).map((j) => j.id);
+  await waitForJobs(h.call, t.agentKey, ids, undefined, { timeoutMs: 60_000 });
+  const runs = await submit("cat /workspace/runs 2>/dev/null | wc -l", "?wait=30");
+  const lines = Number(runs.body.job.result.content[0].text.trim());
+  console.log(`redis paused: ${ids.length} rows, the command ran ${lines} times`);
+  expect(lines).toBe(during.status === 202 ? 1 : 0);
+  // The cold call's queue entry, held by Redis past the 503, arrives once it is let go: the row
+  // was withdrawn, so it must not run (or it ran once if it was accepted).
+  const coldRuns = await h.call("POST", `/v1/sessions/${cold}/calls?wait=30`, {
+    key: t.agentKey,
+    body: { tool: "Bash", input: { command: "cat /workspace/cold 2>/dev/null | wc -l" } },
+  });
+  expect(coldRuns.body.job?.status, JSON.stringify(coldRuns.body)).toBe("succeeded");
+  expect(Number(coldRuns.body.job.result.content[0].text.trim())).toBe(coldDuring.status === 202 ? 1 : 0);
+  const coldRows = await h.call("GET", `/v1/jobs?sessionId=${cold}`, { key: t.agentKey });
+  expect(coldRows.body.items).toHaveLength(coldDuring.status === 202 ? 2 : 1);
+}, 60_000);
