@@ -44,6 +44,22 @@ afterAll(async () => {
   await redis?.kill();
 });
 
+/** A tenant allowed Bash and workspace writes (asked for `ask`), a session whose container runs, and its Bash submit. */
+async function warmSession(name: string | undefined, ask: string[]) {
+  const t = await seedTenant(h.call, name);
+  const rules = { allow: ["Bash", "Write(/workspace/**)"], deny: [], ask };
+  const put = await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, { key: t.adminKey, body: rules });
+  expect(put.status).toBe(200);
+  const sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id as string;
+  const submit = (command: string, wait = "") =>
+    h.call("POST", `/v1/sessions/${sid}/calls${wait}`, {
+      key: t.agentKey,
+      body: { tool: "Bash", input: { command } },
+    });
+  expect((await submit("true", "?wait=30")).body.job?.status).toBe("succeeded");
+  return { t, sid, submit };
+}
+
 /** Redis full (maxmemory 1 MB under what it uses) or not (no limit). */
 async function full(on: boolean): Promise<void> {
   if (!on) {
@@ -55,17 +71,7 @@ async function full(on: boolean): Promise<void> {
 }
 
 it("Redis full: clear 503s, nothing lost or run twice, no busy loop; recovers once memory is freed", async () => {
-  const t = await seedTenant(h.call);
-  const rules = { allow: ["Bash", "Write(/workspace/**)"], deny: [], ask: ["Bash(rm:*)"] };
-  const put = await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, { key: t.adminKey, body: rules });
-  expect(put.status).toBe(200);
-  const sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id as string;
-  const submit = (command: string, wait = "") =>
-    h.call("POST", `/v1/sessions/${sid}/calls${wait}`, {
-      key: t.agentKey,
-      body: { tool: "Bash", input: { command } },
-    });
-  expect((await submit("true", "?wait=30")).body.job?.status).toBe("succeeded");
+  const { t, sid, submit } = await warmSession(undefined, ["Bash(rm:*)"]);
   const approvals = new SseReader(
     await fetch(`${h.url}/v1/approvals/events`, { headers: { authorization: `Bearer ${t.adminKey}` } }),
   );
@@ -159,21 +165,8 @@ it("Redis full: clear 503s, nothing lost or run twice, no busy loop; recovers on
 }, 120_000);
 
 it("Redis holding writes (CLIENT PAUSE WRITE): a submit is answered within its bound, stored once or not at all", async () => {
-  const t = await seedTenant(h.call, "paused");
-  const rules = { allow: ["Bash"], deny: [], ask: [] };
-  expect(
-    (await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, { key: t.adminKey, body: rules })).status,
-  ).toBe(200);
-  const sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id as string;
-  const submit = (command: string, wait = "") =>
-    h.call("POST", `/v1/sessions/${sid}/calls${wait}`, {
-      key: t.agentKey,
-      body: { tool: "Bash", input: { command } },
-    });
-  expect((await submit("true", "?wait=30")).body.job?.status).toBe("succeeded");
+  const { t, sid, submit } = await warmSession("paused", []);
 
-  // Writes held 8 s; the submit's Redis step is bounded by DEPENDENCY_TIMEOUT_MS (1 s): it must be
-  // answered while Redis still holds them (a hang would be answered only after the unpause).
   // A session with no container yet: its first call goes through the placement queue (Redis).
   const cold = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id as string;
   await admin.call("CLIENT", "PAUSE", "8000", "WRITE");

@@ -9,23 +9,21 @@ import { execFileSync, spawnSync } from "node:child_process";
 import {
   chmodSync,
   chownSync,
-  closeSync,
   linkSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
-  openSync,
   readdirSync,
   readFileSync,
   rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
-  writeSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { fillDisk } from "../../support/fill-disk.js";
 
 const AGENT = 65534;
 const isRoot = process.getuid?.() === 0;
@@ -44,22 +42,6 @@ function writeAsAgent(path: string, content: string | Buffer): string {
     timeout: 20_000,
   });
   return JSON.parse(String(out));
-}
-
-/** Fills the filesystem of `dir` with one file (root: no reserved blocks on tmpfs). */
-function fill(dir: string): void {
-  const fd = openSync(join(dir, "filler"), "a");
-  try {
-    for (const size of [1 << 16, 4096, 1]) {
-      try {
-        for (;;) writeSync(fd, Buffer.alloc(size));
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "ENOSPC") throw err;
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** A file of the agent's own, as the agent's Write would have made it. */
@@ -86,7 +68,7 @@ describe.skipIf(!isRoot)(
       const f = join(dir, "f.txt");
       const before = "old line\n".repeat(20_000); // 180 kB
       agentFile(f, before, 0o640);
-      fill(dir);
+      fillDisk(join(dir, "filler"));
       // Bigger, the same size, smaller than free space needs: all refused, none truncates.
       for (const next of ["new line\n".repeat(30_000), "N".repeat(before.length)]) {
         expect(writeAsAgent(f, next)).toBe("ENOSPC");
@@ -152,7 +134,7 @@ describe.skipIf(!isRoot)(
 
       const before = "x".repeat(50_000);
       expect(writeAsAgent(f, before)).toBe("ok");
-      fill(dir);
+      fillDisk(join(dir, "filler"));
       // Growing past the free space: refused, cut back to the old content.
       expect(writeAsAgent(f, "y".repeat(200_000))).toBe("ENOSPC");
       expect(readFileSync(join(dir, "b"), "utf8")).toBe(before);
