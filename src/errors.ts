@@ -121,6 +121,8 @@ export function asUnavailable(err: unknown): UnavailableError | undefined {
   if (isDatabaseUnreachable(err)) return new UnavailableError("the database is unreachable; retry shortly");
   if (isStorageFull(err))
     return new UnavailableError("the service's storage is full: nothing was stored; retry later", 30);
+  if (isRedisFull(err))
+    return new UnavailableError("the queue (Redis) is full: nothing was stored; retry later", 30);
   const code = (err as { code?: unknown }).code;
   if (typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))) {
     return new UnavailableError("the database is busy; retry shortly", 1);
@@ -130,6 +132,21 @@ export function asUnavailable(err: unknown): UnavailableError | undefined {
     err.name === "MaxRetriesPerRequestError" ||
     /enableOfflineQueue|^Command timed out|^Connection is closed/.test(err.message);
   return redisDown ? new UnavailableError("the queue (Redis) is unreachable; retry shortly") : undefined;
+}
+
+/**
+ * Redis's answer to a write once its `maxmemory` is reached under the `noeviction` policy (the one
+ * BullMQ needs): reads still answer, writes (and scripts that write) are refused until memory is
+ * freed or the limit raised.
+ */
+export function isRedisFull(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (/^OOM command not allowed/.test(e.message)) return true;
+    // A MULTI whose queued write was refused OOM: ioredis's EXECABORT carries the refusals.
+    const previous = (e as { previousErrors?: unknown }).previousErrors;
+    if (Array.isArray(previous) && previous.some((p) => isRedisFull(p))) return true;
+  }
+  return false;
 }
 
 /**

@@ -227,9 +227,14 @@ export interface JobStore {
 /** A job's state as of its cancel flag (JobStore.requestCancel). */
 export type CancelFlagged = Pick<JobRow, "status" | "runs">;
 
-/** The attempts after a new claim: an attempt left open was cut short (its worker died). */
+/**
+ * The attempts after a new claim. An attempt left open was cut short: by its worker's death when
+ * another worker claims, else its own worker took the job again (a step redone after a database
+ * outage or a full disk, or a hand-off it lost): that worker lives, so it is not called lost.
+ */
 export function attemptsAfterClaim(job: JobRow, worker: string, now: string): JobAttempt[] {
-  const attempts = (job.attempts ?? []).map((a) => (a.endedAt ? a : { ...a, outcome: "worker lost" }));
+  const cut = (a: JobAttempt) => (a.worker === worker ? "taken again by the same worker" : "worker lost");
+  const attempts = (job.attempts ?? []).map((a) => (a.endedAt ? a : { ...a, outcome: cut(a) }));
   attempts.push({ n: job.runs + 1, worker, startedAt: now });
   return attempts;
 }

@@ -18,11 +18,15 @@ export function startHeartbeat(
   queue: BullJobQueue,
 ): () => void {
   let busy = false;
+  let beatFailedAt = Number.NEGATIVE_INFINITY;
   const tick = async () => {
     if (busy) return;
     busy = true;
     try {
       await hosts.beat(me);
+      // This host could not beat a moment ago: Redis was failing (full, frozen, away) for every
+      // host, whose keys then lapsed together. Each gets a TTL to beat again before any is lost.
+      if (Date.now() - beatFailedAt < hosts.ttlMs) return;
       for (const lost of await hosts.lost()) {
         if (lost === me || !(await hosts.claimSweep(lost, hosts.ttlMs * 3))) continue;
         const jobIds = await releaseLostHost(deps.db, lost);
@@ -34,6 +38,7 @@ export function startHeartbeat(
         );
       }
     } catch (err) {
+      beatFailedAt = Date.now();
       deps.logger.warn({ err }, "host heartbeat failed");
     } finally {
       busy = false;

@@ -9,7 +9,7 @@ import type { ServiceDeps, WebhookQueue, WebhookRuntime } from "../service/ports
 import { deliverWebhook } from "../service/webhooks/deliver.js";
 import { closeWorker } from "./bull-close.js";
 import { bullPrefix, DeliverWebhook, WEBHOOKS_QUEUE } from "./catalog.js";
-import { workerErrorLog } from "./worker-errors.js";
+import { pauseWhileRedisFull, workerErrorLog } from "./worker-errors.js";
 
 export interface WebhookQueueOptions {
   prefix: string;
@@ -62,8 +62,20 @@ export function startWebhookWorker(
     prefix: bullPrefix(opts.prefix),
     concurrency: opts.concurrency ?? 8,
   });
-  worker.on("error", workerErrorLog(deps.logger, connection, "webhook worker error"));
+  const log = workerErrorLog(deps.logger, connection, "webhook worker error");
+  const closing = new AbortController();
+  const full = pauseWhileRedisFull(worker, {
+    logger: deps.logger,
+    probe: () => connection.set(`${bullPrefix(opts.prefix)}:room-probe`, "1", "PX", 1000),
+    closing: closing.signal,
+    name: "webhook worker",
+  });
+  worker.on("error", (err) => full(err) || log(err));
   // A delivery cut off by a stop is delivered again (at least once): no job of ours to wait for.
   const watch = { connection, busy: () => false, logger: deps.logger };
-  return { worker, close: (force = false) => closeWorker(worker, force, watch) };
+  const close = (force = false) => {
+    closing.abort();
+    return closeWorker(worker, force, watch);
+  };
+  return { worker, close };
 }

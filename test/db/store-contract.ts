@@ -440,6 +440,17 @@ export function storeContract(
         expect(await f.auditKinds(a.id)).toEqual(["attempt", "decision"].sort());
       });
 
+      it("calls an attempt its own worker took again (a step redone) not lost", async () => {
+        const a = await submit(f.store);
+        await f.store.claim(a.id, W1);
+        expect((await f.store.claim(a.id, { ...W1, takeOver: true })).kind).toBe("run");
+        const row = await f.store.findJob(a.id);
+        expect(row?.attempts?.map((x) => [x.n, x.worker, x.outcome])).toEqual([
+          [1, W1.worker, "taken again by the same worker"],
+          [2, W1.worker, undefined],
+        ]);
+      });
+
       it("skips a job that is final or has a cancel request", async () => {
         const done = await submit(f.store, { status: "denied" });
         expect(await f.store.claim(done.id, W1)).toEqual({ kind: "skip", reason: "denied" });

@@ -94,8 +94,11 @@ it("a call whose process stopped between its row and its run is queued again and
   expect(dropped).toEqual([jid]);
   const job = await waitForJob(h.call, t.agentKey, jid, { timeoutMs: 60_000 });
   expect(job.status, JSON.stringify(job)).toBe("succeeded");
-  // Taken over: the lost attempt is closed, the second ran it.
-  expect(job.attempts.map((a: { outcome?: string }) => a.outcome)).toEqual(["worker lost", "succeeded"]);
+  // Taken over by the same process: the dropped attempt is closed (not "worker lost": it lives), the second ran it.
+  expect(job.attempts.map((a: { outcome?: string }) => a.outcome)).toEqual([
+    "taken again by the same worker",
+    "succeeded",
+  ]);
   expect(enqueued).toContain(jid);
   const runs = await h.call("POST", `${calls}?wait=60`, {
     key: t.agentKey,

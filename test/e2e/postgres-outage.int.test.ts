@@ -5,18 +5,15 @@
  * is back the service recovers by itself: the running call ends in a final status (never run
  * twice: it appends a line to a workspace file) and a new call runs, without a restart.
  */
-import { execFileSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { freePort } from "../support/free-port.js";
-import { type Harness, seedBashTenant, startHarness } from "../support/harness.js";
+import { type Harness, seedBashTenant } from "../support/harness.js";
+import { ownPostgres, startHarnessOn, stopServiceAndCluster } from "../support/own-postgres.js";
 import { pollUntil, readJob, waitForJob } from "../support/wait-for-job.js";
 
-const SCRIPT = fileURLToPath(new URL("../../scripts/postgres.sh", import.meta.url));
 const root = mkdtempSync(join(tmpdir(), "tsh-pg-"));
 // As root the server runs as `postgres`, which must reach its directory through this one.
 chmodSync(root, 0o755);
@@ -24,36 +21,20 @@ const dir = join(root, "pg");
 let port = 0;
 let h: Harness;
 
-const postgres = (cmd: "start" | "stop") =>
-  execFileSync("bash", [SCRIPT, cmd, "--dir", dir, ...(cmd === "start" ? ["--port", String(port)] : [])], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-    timeout: 60_000,
-  }).trim();
+const postgres = ownPostgres(dir, () => port);
 
 beforeAll(async () => {
   // The cluster keeps this port across its restart.
   port = await freePort();
-  const url = postgres("start");
-  h = await startHarness({
-    env: {
-      DATABASE_URL: url,
-      TOOLSHED_SECRET_KEY: randomBytes(32).toString("base64"),
-      RECONCILE_INTERVAL_MS: "1000",
-    },
-  });
+  h = await startHarnessOn(postgres("start"));
 }, 120_000);
 afterAll(async () => {
   try {
     postgres("start");
   } catch {}
   try {
-    // Bounded: a service that hangs on stop must not leave this cluster running.
-    await Promise.race([h?.stop(), new Promise((r) => setTimeout(r, 60_000))]);
+    await stopServiceAndCluster(h, postgres);
   } finally {
-    try {
-      postgres("stop");
-    } catch {}
     rmSync(root, { recursive: true, force: true });
   }
 }, 150_000);

@@ -62,17 +62,98 @@ function regularFile(p) {
   }
 }
 
+/**
+ * Writes `data` to `p`, all or nothing when the disk is full: an existing file keeps its old
+ * content whole if the new one does not fit (ENOSPC/EDQUOT), and a new file is not left behind.
+ */
 export async function writeFile(p, data) {
   await fs.mkdir(path.dirname(p), { recursive: true });
-  const existed = (await statOrNull(p)) !== null;
-  try {
-    await fs.writeFile(p, data);
-  } catch (err) {
-    // A new file the disk could not hold (ENOSPC) is not left half-written, filling the disk.
-    if (!existed) await fs.rm(p, { force: true }).catch(() => {});
-    throw err;
+  const old = await fs.stat(p).catch(() => null);
+  if (old?.isFile()) {
+    await replaceFile(await fs.realpath(p), data, old);
+  } else {
+    // New (or not a regular file: a FIFO or a device is written to as before).
+    try {
+      await fs.writeFile(p, data);
+    } catch (err) {
+      // A new file the disk could not hold (ENOSPC) is not left half-written, filling the disk.
+      if (old === null) await fs.rm(p, { force: true }).catch(() => {});
+      throw err;
+    }
   }
   return { t: "r", stat: await statOrNull(p) };
+}
+
+let tmpSeq = 0;
+
+/**
+ * Overwrites the regular file `real` (symlinks resolved: a link is written through, as before).
+ * Usually: a sibling temporary file with the old mode and group, renamed over the old one, so a
+ * reader sees the old content or the new, never a part, and a full disk leaves the old file as it
+ * was. A file the rename would change in ways a write does not (another owner, which the agent
+ * cannot give the new file; hard links, which would no longer share the content; a directory the
+ * agent cannot create in) is written in place instead, its growth reserved first (inPlace).
+ */
+async function replaceFile(real, data, old) {
+  const euid = process.geteuid?.() ?? old.uid;
+  if (old.nlink > 1 || old.uid !== euid) return inPlace(real, data);
+  const tmp = path.join(path.dirname(real), `.toolshed-write-${process.pid}-${++tmpSeq}.tmp`);
+  let fh;
+  try {
+    fh = await fs.open(tmp, "wx", 0o600);
+  } catch (err) {
+    if (err.code === "EACCES" || err.code === "EPERM" || err.code === "EROFS") return inPlace(real, data);
+    throw err;
+  }
+  try {
+    try {
+      await fh.writeFile(data);
+      // chown first: it clears set-id bits, which the chmod then puts back.
+      if (old.gid !== (await fh.stat()).gid) await fh.chown(-1, old.gid);
+      await fh.chmod(old.mode & 0o7777);
+    } finally {
+      await fh.close();
+    }
+    await fs.rename(tmp, real);
+  } catch (err) {
+    await fs.rm(tmp, { force: true }).catch(() => {});
+    // A group the agent is not in: keep it by writing in place.
+    if (err.code === "EPERM") return inPlace(real, data);
+    throw err;
+  }
+}
+
+/**
+ * Overwrites `real` in its own inode. The bytes past the old end are written first: if they do not
+ * fit, the file is cut back to its old size with its old content whole. Then the old part is
+ * overwritten (its blocks are already allocated on the filesystems a workspace uses) and the rest
+ * cut off. A reader may see a mix meanwhile, as with any in-place write.
+ */
+async function inPlace(real, data) {
+  const fh = await fs.open(real, "r+");
+  try {
+    const size = (await fh.stat()).size;
+    if (data.length > size) {
+      try {
+        await writeAt(fh, data, size);
+      } catch (err) {
+        await fh.truncate(size).catch(() => {});
+        throw err;
+      }
+    }
+    await writeAt(fh, data.subarray(0, Math.min(size, data.length)), 0);
+    if (data.length < size) await fh.truncate(data.length);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Writes `data`, from its byte `from` on, at the file's offset `from`. */
+async function writeAt(fh, data, from) {
+  for (let at = from; at < data.length; ) {
+    const { bytesWritten } = await fh.write(data, at, data.length - at, at);
+    at += bytesWritten;
+  }
 }
 
 export async function statOrNull(p) {

@@ -11,6 +11,7 @@ import type {
   ToolInput,
 } from "../../permission/types.js";
 import type { FileEditPolicyOptions } from "../../permission/write-policy.js";
+import { SandboxFileError } from "../../sandbox/sandbox.js";
 import { textChunk } from "../response.js";
 import type { ToolRunContext } from "../run-context.js";
 import { zodToInputSchema } from "../schemas.js";
@@ -85,4 +86,14 @@ export abstract class BuiltinTool<S extends z.ZodObject> extends Tool {
 /** An error-state text chunk. */
 export function errorChunk(text: string): ReturnType<typeof textChunk> {
   return textChunk(text, { state: "error" });
+}
+
+/** Write's and Edit's failed write; a full disk says so, and that the file was left as it was. */
+export function writeErrorChunk(p: string, error: unknown): ReturnType<typeof textChunk> {
+  if (error instanceof SandboxFileError && error.code === "ENOSPC") {
+    return errorChunk(
+      `Error writing file: no space left for ${p}: the session's workspace, or the host's disk, is full. The file was left as it was; free some space and try again.`,
+    );
+  }
+  return errorChunk(`Error writing file: ${error instanceof Error ? error.message : String(error)}`);
 }

@@ -14,7 +14,7 @@ import { unifiedDiff } from "../diff.js";
 import { textChunk } from "../response.js";
 import type { ToolRunContext } from "../run-context.js";
 import type { ToolCallOutput } from "../tool-base.js";
-import { BuiltinTool, errorChunk, type FileToolOptions } from "./builtin-tool.js";
+import { BuiltinTool, errorChunk, type FileToolOptions, writeErrorChunk } from "./builtin-tool.js";
 import { readCurrent, refreshEntry, validEntry } from "./file-state.js";
 import { argumentField } from "./operands.js";
 import { guardWriteTarget } from "./path-guard.js";
@@ -96,7 +96,7 @@ export class EditTool extends BuiltinTool<typeof EditInput> {
       const stat = await ctx.sandbox.writeFile(realPath, data);
       await refreshEntry(ctx, realPath, data, stat.mtimeMs);
     } catch (error) {
-      return errorChunk(`Error writing file: ${error instanceof Error ? error.message : String(error)}`);
+      return writeErrorChunk(p, error);
     }
     const text = input.replace_all
       ? `Successfully replaced all ${occurrences} occurrences in ${p}`

@@ -1,3 +1,4 @@
+import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../../../src/log.js";
 import { Readiness } from "../../../src/service/readiness.js";
@@ -79,4 +80,34 @@ describe("throughDatabaseOutage", () => {
       "the database is unreachable",
     );
   });
+});
+
+it("logs a long wait when it starts, then every logEveryMs, and once when it ends", async () => {
+  const lines: { level: number; msg: string; tries?: number }[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(JSON.parse(String(chunk)));
+      done();
+    },
+  });
+  const readiness = new Readiness({ database: () => undefined }, { timeoutMs: 100, cacheMs: 0 });
+  const deps = { readiness, logger: createLogger("info", sink) };
+  // A full disk: the database answers its ping, the step fails 30 times, 10 ms apart (~300 ms).
+  let calls = 0;
+  const full = () => Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
+  const step = async () => {
+    if (++calls <= 30) throw full();
+    return "stored";
+  };
+  const signal = new AbortController().signal;
+  const result = await throughDatabaseOutage(deps, step, { signal, lookEveryMs: 10, logEveryMs: 60_000 });
+  expect(result).toBe("stored");
+  expect(calls).toBe(31);
+  expect(lines.map((l) => [l.msg, l.tries])).toEqual([
+    [
+      "storage full: the step waits for free space (free disk space under DATA_DIR, or the database's disk)",
+      1,
+    ],
+    ["storage free again: the step went through", 31],
+  ]);
 });

@@ -1,6 +1,7 @@
 import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { SandboxFileError } from "../../../src/sandbox/sandbox.js";
 import { EditTool } from "../../../src/toolkit/tools/edit.js";
 import { ReadTool } from "../../../src/toolkit/tools/read.js";
 import { WriteTool } from "../../../src/toolkit/tools/write.js";
@@ -70,6 +71,19 @@ describe("Write", () => {
       "Error: file_path must be an absolute path, got: x.txt",
     );
   });
+});
+
+it("Write and Edit on a full disk say so, and that the file was left as it was", async () => {
+  const p = setup("f.txt", "original\n");
+  await runTool(read, { file_path: p }, t.ctx);
+  t.sandbox.writeFile = async () => {
+    throw new SandboxFileError("ENOSPC", p, "ENOSPC: no space left on device, write");
+  };
+  const full = `Error writing file: no space left for ${p}: the session's workspace, or the host's disk, is full. The file was left as it was; free some space and try again.`;
+  const w = await runTool(write, { file_path: p, content: "new\n" }, t.ctx);
+  expect([w.state, w.text]).toEqual(["error", full]);
+  const e = await runTool(edit, { file_path: p, old_string: "original", new_string: "x" }, t.ctx);
+  expect([e.state, e.text]).toEqual(["error", full]);
 });
 
 describe("Edit", () => {
