@@ -5,8 +5,8 @@
  * stored (400 naming the field); turned into the sandbox spec when a session's container starts.
  */
 import type { StoredSandboxSettings } from "../../db/rows.js";
-import { isSafePrefix, isSafePrefixName } from "../../permission/bash/env-prefix.js";
 import { type ErrorDetail, ValidationError } from "../../errors.js";
+import { isSafePrefix, isSafePrefixName } from "../../permission/bash/env-prefix.js";
 import type { SessionSandboxSettings } from "../../sandbox/sandbox.js";
 import type { SecretBox } from "../secret-box.js";
 

@@ -25,7 +25,19 @@ function fakeRg(
 }
 
 describe("Grep argv (input joined to its option, the path after --)", () => {
-  const base = ["rg", "--no-config", "--hidden", "--glob", "!.git", "--glob", "!.svn", "--glob", "!.hg", "--glob", "!.bzr"];
+  const base = [
+    "rg",
+    "--no-config",
+    "--hidden",
+    "--glob",
+    "!.git",
+    "--glob",
+    "!.svn",
+    "--glob",
+    "!.hg",
+    "--glob",
+    "!.bzr",
+  ];
   const vcs = [...base, "--glob", "!.jj", "--glob", "!.sl", "--max-columns", "500"];
 
   it("builds the default files_with_matches command", () => {
