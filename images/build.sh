@@ -131,6 +131,10 @@ command -v gcc >/dev/null || { log "gcc is missing (apt-get install gcc libc6-de
 mkdir -p "$root/usr/local/libexec"
 gcc -O2 -Wall -Werror -static -s -o "$root/usr/local/libexec/toolshed-spawner" "$here/sandbox/spawner.c"
 chmod 0755 "$root/usr/local/libexec/toolshed-spawner"
+# Preloaded into commands under gVisor only (the executor decides; statx-compat.c says why).
+gcc -O2 -Wall -Werror -shared -fPIC -s -o "$root/usr/local/lib/toolshed-statx-compat.so" \
+  "$here/sandbox/statx-compat.c" -ldl
+chmod 0644 "$root/usr/local/lib/toolshed-statx-compat.so"
 
 # Platform-provided MCP servers under /opt/mcp: third-party npm packages bundled for Node 18.
 mkdir -p "$root/opt/mcp"

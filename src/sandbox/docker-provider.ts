@@ -593,6 +593,8 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
         mcp: { uid: mcp, gid: agent, base: mcpBase, count: mcpCount },
         readers: { base: readerBase, count: readerCount, gid: readerGroup },
       },
+      // gVisor's statx refuses a flag coreutils passes: commands preload a shim (statx-compat.c).
+      ...(this.opts.runtime === "runsc" ? { statxCompat: true } : {}),
     };
     const tmp = `${configPath}.${process.pid}.tmp`;
     await writeFile(tmp, JSON.stringify(config), { mode: 0o400 });

@@ -65,3 +65,30 @@ describe("a reader's git, structurally (attack25b)", () => {
     expect(own.GIT_EXEC_PATH).toBe("/opt/toolshed/reader-bin");
   });
 });
+
+describe("under gVisor, every command preloads the statx shim (images/sandbox/statx-compat.c)", () => {
+  it("is in every identity's environment once set, cached lists included, and a request's own wins", async () => {
+    // A fresh copy of the module: the preload is process-wide state of the executor.
+    const fresh = (await import(`${modulePath}?statx`)) as {
+      userEnv: typeof userEnv;
+      userEnvList: typeof userEnvList;
+      preloadStatxCompat: (lib: string) => void;
+    };
+    const lib = "/usr/local/lib/toolshed-statx-compat.so";
+    expect(fresh.userEnv(agent, "agent").LD_PRELOAD).toBeUndefined();
+    fresh.userEnvList(readers, "reader");
+    fresh.preloadStatxCompat(lib);
+    for (const [identity, name] of [
+      [agent, "agent"],
+      [readers, "reader"],
+      [{ home: "/nonexistent" }, "editor"],
+    ] as const) {
+      expect(fresh.userEnv(identity, name).LD_PRELOAD).toBe(lib);
+      expect(fresh.userEnvList(identity, name).filter((e) => e.startsWith("LD_PRELOAD="))).toEqual([
+        `LD_PRELOAD=${lib}`,
+      ]);
+    }
+    const own = fresh.userEnvList(agent, "agent", { LD_PRELOAD: "/workspace/mine.so" });
+    expect(own.filter((e) => e.startsWith("LD_PRELOAD="))).toEqual(["LD_PRELOAD=/workspace/mine.so"]);
+  });
+});

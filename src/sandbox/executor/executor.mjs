@@ -16,7 +16,7 @@
 // answered, its connection takes the next request; the host may also just close it.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, chownSync, mkdtempSync, readFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { connect } from "node:net";
 import * as path from "node:path";
 import { CallMemo, validKey } from "./call-memo.mjs";
@@ -26,6 +26,7 @@ import { forkServer } from "./fork-server.mjs";
 import { identitiesFrom, mcpUids, ReaderPool } from "./identities.mjs";
 import { handBack, killUid } from "./processes.mjs";
 import { runSpawn } from "./spawn-run.mjs";
+import { preloadStatxCompat } from "./user-env.mjs";
 import { writeNow } from "./write-now.mjs";
 
 const SOCKET = process.argv[2] ?? "/run/toolshed/host.sock";
@@ -41,6 +42,9 @@ const config = JSON.parse(readFileSync(CONFIG, "utf8"));
 if (typeof config.token !== "string" || config.token.length < 32)
   throw new Error("executor.json has no token");
 const TOKEN = config.token;
+// An image older than the library keeps working as before (no preload of a missing file).
+const STATX_COMPAT = "/usr/local/lib/toolshed-statx-compat.so";
+if (config.statxCompat === true && existsSync(STATX_COMPAT)) preloadStatxCompat(STATX_COMPAT);
 const BOOT = randomBytes(12).toString("hex");
 const ids = identitiesFrom(config);
 const readers = new ReaderPool(ids.readers);

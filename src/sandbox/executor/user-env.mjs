@@ -65,10 +65,20 @@ function kept(name, k, v) {
   );
 }
 
+// Under gVisor (executor.json's `statxCompat`, set by the host for runsc) every command preloads
+// images/sandbox/statx-compat.c: that gVisor refuses the statx flag coreutils passes for each
+// path, so `ls DIR` and `stat FILE` failed there with "Invalid argument".
+let preload;
+export function preloadStatxCompat(lib) {
+  preload = lib;
+  baseLists.clear();
+}
+
 const asList = (env) => Object.entries(env).map(([k, v]) => `${k}=${v}`);
 
 export function userEnv(identity, name, extra) {
-  const env = { ...BASE_ENV, HOME: identity.home, USER: name, LOGNAME: name };
+  const env = { ...BASE_ENV, ...(preload ? { LD_PRELOAD: preload } : {}) };
+  Object.assign(env, { HOME: identity.home, USER: name, LOGNAME: name });
   if (name === "reader") Object.assign(env, READER_ENV);
   // The request's own variables last.
   for (const [k, v] of Object.entries(extra ?? {})) if (kept(name, k, v)) env[k] = v;
@@ -100,5 +110,5 @@ export function userEnvList(identity, name, extra) {
   return list;
 }
 
-const PLAIN_KEYS = new Set([...Object.keys(BASE_ENV), "HOME", "USER", "LOGNAME"]);
+const PLAIN_KEYS = new Set([...Object.keys(BASE_ENV), "LD_PRELOAD", "HOME", "USER", "LOGNAME"]);
 const READER_KEYS = new Set([...PLAIN_KEYS, ...Object.keys(READER_ENV)]);
