@@ -47,7 +47,9 @@ describe.runIf(RUNSC)("a session under gVisor (SANDBOX_RUNTIME=runsc)", () => {
 
   it("lists and stats paths with coreutils (gVisor's statx refuses its flag: a preloaded shim asks again)", async () => {
     // Read-only commands, so the reader identity's environment is covered too.
-    const job = await run("Bash", { command: "ls -d / /workspace && stat -c %F /workspace/g.txt && ls /workspace" });
+    const job = await run("Bash", {
+      command: "ls -d / /workspace && stat -c %F /workspace/g.txt && ls /workspace",
+    });
     expect(text(job), JSON.stringify(job)).toBe("/\n/workspace\nregular file\ng.txt\n");
     expect(job.status).toBe("succeeded");
     const mine = await run("Bash", { command: "mkdir -p /workspace/d && ls -la /workspace/d | wc -l" });
