@@ -7,7 +7,21 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Harness } from "../support/harness.js";
-import { type Attacker, globFinds, harnessFor, type Job, jobText, newAttacker, runtimes } from "./support.js";
+import {
+  type Attacker,
+  globFinds,
+  harnessFor,
+  type Job,
+  jobText,
+  newAttacker,
+  runtimes,
+  sharedAttackers,
+} from "./support.js";
+
+// Each describe prepares a session once per planted repository and runs every command of its
+// tests there (sharedAttackers): a command either is refused (it never runs) or runs as the
+// reader, which cannot write the workspace; a program that did run leaves traces that fail it
+// and every later test.
 
 /** A repository with one commit and a change, then the hostile config (set after the commit). */
 /** A repository in /workspace with one commit of a.txt ("one"). */
@@ -83,18 +97,23 @@ const NOT_READ_ONLY = [
 
 describe.each(runtimes)("containment under %s: read-only git runs no program from config", (runtime) => {
   const h = harnessFor(runtime);
+  const shared = sharedAttackers(h);
+  const planted = () =>
+    shared("repo", async (hh) => {
+      const a = await newAttacker(hh, { allow: ["Bash", "Write"] }, { kept: true });
+      await plantedSession(a);
+      return a;
+    });
 
   it.each(READ_ONLY)("`%s` runs nothing named in the repository's config", async (command) => {
-    const a = await newAttacker(h(), { allow: ["Bash", "Write"] });
-    await plantedSession(a);
+    const a = await planted();
     const job = await a.callAndWait("Bash", { command });
     expect(await traces(a, job), `${command} (${job.status}) ran config programs`).toEqual([]);
   });
 
   // The control: if read-only git failed on this repository anyway, the tests above would prove nothing.
   it("read-only git still reads the planted repository", async () => {
-    const a = await newAttacker(h(), { allow: ["Bash", "Write"] });
-    await plantedSession(a);
+    const a = await planted();
     const status = await a.callAndWait("Bash", { command: "git status" });
     expect.soft(status.status, jobText(status)).toBe("succeeded");
     expect.soft(jobText(status)).toContain("a.txt");
@@ -104,8 +123,7 @@ describe.each(runtimes)("containment under %s: read-only git runs no program fro
   });
 
   it.each(NOT_READ_ONLY)("`%s` is not auto-allowed", async (command) => {
-    const a = await newAttacker(h(), { allow: ["Bash", "Write"] });
-    await plantedSession(a);
+    const a = await planted();
     const job = await a.callAndWait("Bash", { command });
     expect.soft(job.decision.behavior, `${command}: ${job.decision.message}`).not.toBe("allow");
     expect.soft(job.status).not.toBe("succeeded");
@@ -145,14 +163,8 @@ describe.each(runtimes)(
   "containment under %s: read-only git runs no program from a submodule's config",
   (runtime) => {
     const h = harnessFor(runtime);
-
-    async function plantedSubmodule(superConfig = "") {
-      const a = await newAttacker(h(), { allow: ["Bash", "Write"] });
-      const { job, out } = await a.script(`${PLANT_SUBMODULE}\n${superConfig}`);
-      expect(job.status, out).toBe("succeeded");
-      await a.setRules({ allow: ["Glob"] });
-      return a;
-    }
+    const shared = sharedAttackers(h);
+    const plantedSubmodule = (superConfig = "") => plantedBy(shared, `${PLANT_SUBMODULE}\n${superConfig}`);
 
     it.each(["git status", "git diff", "git log -p", "git -C sub diff"])(
       "`%s` runs nothing named in the submodule's config",
@@ -186,13 +198,18 @@ describe.each(runtimes)(
   },
 );
 
-/** A session whose workspace `plant` prepared (run as the agent), then only Glob allowed: no rule covers git. */
-async function plantedBy(h: Harness, plant: string): Promise<Attacker> {
-  const a = await newAttacker(h, { allow: ["Bash", "Write"] });
-  const { job, out } = await a.script(plant);
-  expect(job.status, out).toBe("succeeded");
-  await a.setRules({ allow: ["Glob"] });
-  return a;
+/**
+ * The describe's session whose workspace `plant` prepared (run as the agent), then only Glob
+ * allowed: no rule covers git.
+ */
+function plantedBy(shared: ReturnType<typeof sharedAttackers>, plant: string): Promise<Attacker> {
+  return shared(plant, async (h: Harness) => {
+    const a = await newAttacker(h, { allow: ["Bash", "Write"] }, { kept: true });
+    const { job, out } = await a.script(plant);
+    expect(job.status, out).toBe("succeeded");
+    await a.setRules({ allow: ["Glob"] });
+    return a;
+  });
 }
 
 /** Runs `command`, which the policy must auto-allow, and checks that nothing of the agent's ran. */
@@ -217,11 +234,12 @@ describe.each(runtimes)(
   "containment under %s: a submodule's clean filter, when git must read the file",
   (runtime) => {
     const h = harnessFor(runtime);
+    const shared = sharedAttackers(h);
 
     it.each(["git status", "git diff", "git status --porcelain"])(
       "`%s` runs nothing named in the submodule's config",
       async (command) => {
-        const a = await plantedBy(h(), `${PLANT_SUBMODULE}\n${SAME_SIZE_CHANGE}`);
+        const a = await plantedBy(shared, `${PLANT_SUBMODULE}\n${SAME_SIZE_CHANGE}`);
         const job = await runsNothingPlanted(a, command);
         // The control: the submodule's change is still seen (the filter became `cat`).
         expect(jobText(job)).toMatch(/sub/);
@@ -250,11 +268,12 @@ const PLANT_EQUALS_DRIVER = [
 
 describe.each(runtimes)("containment under %s: a driver named with `=`", (runtime) => {
   const h = harnessFor(runtime);
+  const shared = sharedAttackers(h);
 
   it.each(["git diff", "git log -p", "git show HEAD~1", "git status", "git blame a.txt"])(
     "`%s` runs neither its textconv nor its clean filter",
     async (command) => {
-      const job = await runsNothingPlanted(await plantedBy(h(), PLANT_EQUALS_DRIVER), command);
+      const job = await runsNothingPlanted(await plantedBy(shared, PLANT_EQUALS_DRIVER), command);
       expect(job.status, jobText(job)).toBe("succeeded");
     },
   );
@@ -285,13 +304,14 @@ const PLANT_REMOTES = [
 
 describe.each(runtimes)("containment under %s: read-only git opens no transport", (runtime) => {
   const h = harnessFor(runtime);
+  const shared = sharedAttackers(h);
 
   it.each([
     "git remote show origin",
     "git remote show up",
     "git -C pc cat-file -p 1234567890123456789012345678901234567890",
   ])("`%s` runs no remote's command", async (command) => {
-    await runsNothingPlanted(await plantedBy(h(), PLANT_REMOTES), command);
+    await runsNothingPlanted(await plantedBy(shared, PLANT_REMOTES), command);
   });
 
   // The controls: a remote is still shown without contacting it, and `git status` with submodule
@@ -299,7 +319,7 @@ describe.each(runtimes)("containment under %s: read-only git opens no transport"
   // with reader-bin/git as git's exec path.
   it("read-only git still shows remotes and summarises submodules", async () => {
     const a = await plantedBy(
-      h(),
+      shared,
       [
         PLANT_SUBMODULE,
         "git config status.submoduleSummary true",
