@@ -9,7 +9,7 @@ import type { ServiceDeps, WebhookQueue, WebhookRuntime } from "../service/ports
 import { deliverWebhook } from "../service/webhooks/deliver.js";
 import { closeWorker } from "./bull-close.js";
 import { bullPrefix, DeliverWebhook, WEBHOOKS_QUEUE } from "./catalog.js";
-import { pauseWhileRedisFull, workerErrorLog } from "./worker-errors.js";
+import { watchWorkerErrors } from "./worker-errors.js";
 
 export interface WebhookQueueOptions {
   prefix: string;
@@ -62,15 +62,15 @@ export function startWebhookWorker(
     prefix: bullPrefix(opts.prefix),
     concurrency: opts.concurrency ?? 8,
   });
-  const log = workerErrorLog(deps.logger, connection, "webhook worker error");
   const closing = new AbortController();
-  const full = pauseWhileRedisFull(worker, {
+  watchWorkerErrors(worker, {
     logger: deps.logger,
-    probe: () => connection.set(`${bullPrefix(opts.prefix)}:room-probe`, "1", "PX", 1000),
-    closing: closing.signal,
+    connection,
+    message: "webhook worker error",
     name: "webhook worker",
+    probeKey: `${bullPrefix(opts.prefix)}:room-probe`,
+    closing: closing.signal,
   });
-  worker.on("error", (err) => full(err) || log(err));
   // A delivery cut off by a stop is delivered again (at least once): no job of ours to wait for.
   const watch = { connection, busy: () => false, logger: deps.logger };
   const close = (force = false) => {

@@ -97,3 +97,36 @@ export function pauseWhileRedisFull(
     return true;
   };
 }
+
+/** What watchWorkerErrors needs of the worker's connection: its `ready` event and a small write. */
+interface WorkerConnection {
+  on(event: "ready", listener: () => void): unknown;
+  set(key: string, value: string, px: "PX", ms: number): Promise<unknown>;
+}
+
+/**
+ * A BullMQ worker's `error` events: a full Redis pauses it (pauseWhileRedisFull, probing with an
+ * expiring write of `probeKey`), any other error is logged (workerErrorLog with `message`).
+ */
+export function watchWorkerErrors(
+  worker: Parameters<typeof pauseWhileRedisFull>[0] & {
+    on(event: "error", l: (err: Error) => void): unknown;
+  },
+  opts: {
+    logger: Logger;
+    connection: WorkerConnection;
+    message: string;
+    name: string;
+    probeKey: string;
+    closing: AbortSignal;
+  },
+): void {
+  const log = workerErrorLog(opts.logger, opts.connection, opts.message);
+  const full = pauseWhileRedisFull(worker, {
+    logger: opts.logger,
+    probe: () => opts.connection.set(opts.probeKey, "1", "PX", 1000),
+    closing: opts.closing,
+    name: opts.name,
+  });
+  worker.on("error", (err) => full(err) || log(err));
+}

@@ -37,7 +37,7 @@ import { type LocalHandoff, startLocalHandoff } from "./local-handoff.js";
 import { startHeartbeat } from "./lost-hosts.js";
 import type { BullJobQueue } from "./queue.js";
 import type { RedisBus } from "./redis-bus.js";
-import { pauseWhileRedisFull, workerErrorLog } from "./worker-errors.js";
+import { watchWorkerErrors } from "./worker-errors.js";
 
 /** How long a new session's work waits for a host whose Docker engine answers. */
 const ENGINE_WAIT_MS = 10_000;
@@ -226,14 +226,14 @@ export function startCallWorker(
       handlers.add(p);
       void p.finally(() => handlers.delete(p));
     });
-    const log = workerErrorLog(deps.logger, connection, "worker error");
-    const full = pauseWhileRedisFull(worker, {
+    watchWorkerErrors(worker, {
       logger: deps.logger,
-      probe: () => connection.set(`${opts.prefix}:room-probe`, "1", "PX", 1000),
-      closing: closing.signal,
+      connection,
+      message: "worker error",
       name: `queue worker ${worker.name}`,
+      probeKey: `${opts.prefix}:room-probe`,
+      closing: closing.signal,
     });
-    worker.on("error", (err) => full(err) || log(err));
   }
 
   return {

@@ -45,11 +45,13 @@ function isUid(n) {
   return Number.isInteger(n) && n >= 1000 && n < 65534 * 65536 && n !== 65534;
 }
 
-/** Hands out reader uids, one per running read-only call; waits when all are taken. */
-export class ReaderPool {
-  constructor(readers, uids = Array.from({ length: readers.count }, (_, i) => readers.base + i)) {
-    this.readers = readers;
-    this.free = uids;
+/**
+ * Hands out uids, one per running read-only call (readerUids) or stdio MCP server (mcpUids);
+ * `lease` waits when all are taken, `take` does not.
+ */
+export class UidPool {
+  constructor(uids) {
+    this.free = [...uids];
     this.waiting = [];
   }
 
@@ -69,6 +71,11 @@ export class ReaderPool {
     if (next) next(uid);
     else this.free.push(uid);
   }
+}
+
+/** The uids read-only calls run as. */
+export function readerUids(readers) {
+  return Array.from({ length: readers.count }, (_, i) => readers.base + i);
 }
 
 /** The uids stdio MCP servers run as: the identity's own uid, then its pool's. */
