@@ -63,8 +63,9 @@ command -v curl >/dev/null || missing+=(curl)
 if ((need_npm)); then
   command -v g++ >/dev/null || missing+=(g++)
   command -v make >/dev/null || missing+=(make)
-  command -v python3 >/dev/null || missing+=(python3)
 fi
+# node-gyp's, and the Python client's tests (test/clients/python-client.int.test.ts) run with it.
+command -v python3 >/dev/null || missing+=(python3)
 # The sandbox image's fork server is a static C binary built with the host's compiler.
 command -v gcc >/dev/null || missing+=(gcc)
 [[ -e /usr/lib/x86_64-linux-gnu/libc.a || -e /usr/lib/aarch64-linux-gnu/libc.a ]] || missing+=(libc6-dev)
