@@ -38,13 +38,27 @@ const problem = (description: string) => ({
   content: { "application/json": { schema: ErrorBody } },
 });
 
-/** The errors every authenticated endpoint may answer. */
+const retryAfter = {
+  "Retry-After": { description: "seconds to wait", schema: { type: "integer" as const } },
+};
+
+/**
+ * The errors every authenticated endpoint may answer. Each reads the database (the key at least),
+ * so each may answer 503 while it is unreachable; endpoints that need more say so in their own 503.
+ */
 export const errorResponses = {
   400: problem("VALIDATION: invalid request; `details[].path` names the field"),
   401: problem("UNAUTHENTICATED: missing, unknown or revoked key"),
   403: problem("FORBIDDEN: the key's role may not do this"),
   404: problem("NOT_FOUND: no such resource, or another tenant's (indistinguishable)"),
   500: problem("INTERNAL: unexpected error (generic message; details only in logs)"),
+  503: {
+    ...problem(
+      "UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; " +
+        "retry after `Retry-After` seconds",
+    ),
+    headers: retryAfter,
+  },
 } as const;
 
 /**
@@ -72,7 +86,7 @@ export const conflictResponse = { 409: problem("CONFLICT: the resource is not in
 export const rateLimitedResponse = {
   429: {
     ...problem("RATE_LIMITED: a tenant quota is exhausted; retry after `Retry-After` seconds"),
-    headers: { "Retry-After": { description: "seconds to wait", schema: { type: "integer" as const } } },
+    headers: retryAfter,
   },
 };
 
@@ -82,7 +96,7 @@ export const unavailableResponse = {
       "SANDBOX_UNAVAILABLE: the session's sandbox cannot be reached; UNAVAILABLE: Redis, the Docker engine " +
         "or the database is unreachable (nothing was created; retry after `Retry-After` seconds)",
     ),
-    headers: { "Retry-After": { description: "seconds to wait", schema: { type: "integer" as const } } },
+    headers: retryAfter,
   },
 };
 

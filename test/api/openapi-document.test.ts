@@ -86,6 +86,17 @@ describe("the generated OpenAPI document", () => {
     expect(without).toEqual([]);
   });
 
+  it("documents the 503 with its Retry-After on every operation that takes a key", () => {
+    type Responses = Record<string, { headers?: Record<string, unknown> }>;
+    const keyed = operations.filter(({ op }) => (op as { security?: unknown[] }).security?.length);
+    expect(keyed.length).toBeGreaterThan(40);
+    const without = keyed.flatMap(({ path, method, op }) => {
+      const r503 = (op as Op & { responses: Responses }).responses["503"];
+      return r503?.headers?.["Retry-After"] ? [] : [`${method.toUpperCase()} ${path}`];
+    });
+    expect(without).toEqual([]);
+  });
+
   it("answers another method on an open path with the documented 404 error body", async () => {
     const app = documentationApp();
     for (const path of ["/healthz", "/readyz", "/metrics"]) {

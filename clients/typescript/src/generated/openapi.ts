@@ -1386,6 +1386,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     createTenant: {
@@ -1475,6 +1486,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listKeys: {
@@ -1538,6 +1560,17 @@ export interface operations {
             /** @description INTERNAL: unexpected error (generic message; details only in logs) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1641,6 +1674,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     revokeKey: {
@@ -1700,6 +1744,17 @@ export interface operations {
             /** @description INTERNAL: unexpected error (generic message; details only in logs) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1767,6 +1822,17 @@ export interface operations {
             /** @description INTERNAL: unexpected error (generic message; details only in logs) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1862,6 +1928,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listSessions: {
@@ -1929,6 +2006,17 @@ export interface operations {
             /** @description INTERNAL: unexpected error (generic message; details only in logs) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2022,6 +2110,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getSession: {
@@ -2089,6 +2188,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteSession: {
@@ -2148,6 +2258,17 @@ export interface operations {
             /** @description INTERNAL: unexpected error (generic message; details only in logs) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2229,6 +2350,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listSessionTools: {
@@ -2299,6 +2431,17 @@ export interface operations {
             /** @description INTERNAL: unexpected error (generic message; details only in logs) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2532,6 +2675,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listJobs: {
@@ -2612,6 +2766,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getJob: {
@@ -2679,6 +2844,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     cancelJob: {
@@ -2740,6 +2916,17 @@ export interface operations {
             /** @description INTERNAL: unexpected error (generic message; details only in logs) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2859,6 +3046,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postExternalResult: {
@@ -2957,6 +3155,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listApprovals: {
@@ -3024,6 +3233,17 @@ export interface operations {
             /** @description INTERNAL: unexpected error (generic message; details only in logs) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3098,6 +3318,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     streamJobEvents: {
@@ -3165,6 +3396,17 @@ export interface operations {
             /** @description INTERNAL: unexpected error (generic message; details only in logs) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3262,6 +3504,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     dryRunRules: {
@@ -3353,6 +3606,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listAudit: {
@@ -3437,6 +3701,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getTenantSettings: {
@@ -3498,6 +3773,17 @@ export interface operations {
             /** @description INTERNAL: unexpected error (generic message; details only in logs) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3602,6 +3888,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listExternalTools: {
@@ -3663,6 +3960,17 @@ export interface operations {
             /** @description INTERNAL: unexpected error (generic message; details only in logs) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3758,6 +4066,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listToolGroups: {
@@ -3819,6 +4138,17 @@ export interface operations {
             /** @description INTERNAL: unexpected error (generic message; details only in logs) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3896,6 +4226,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listSkills: {
@@ -3959,6 +4300,17 @@ export interface operations {
             /** @description INTERNAL: unexpected error (generic message; details only in logs) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4061,6 +4413,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteSkill: {
@@ -4130,6 +4493,17 @@ export interface operations {
             /** @description INTERNAL: unexpected error (generic message; details only in logs) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4221,6 +4595,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     addMcpServer: {
@@ -4286,6 +4671,17 @@ export interface operations {
             /** @description INTERNAL: unexpected error (generic message; details only in logs) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4360,6 +4756,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteMcpServer: {
@@ -4420,6 +4827,17 @@ export interface operations {
             /** @description INTERNAL: unexpected error (generic message; details only in logs) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4497,6 +4915,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWebhook: {
@@ -4558,6 +4987,17 @@ export interface operations {
             /** @description INTERNAL: unexpected error (generic message; details only in logs) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4662,6 +5102,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteWebhook: {
@@ -4721,6 +5172,17 @@ export interface operations {
             /** @description INTERNAL: unexpected error (generic message; details only in logs) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4802,6 +5264,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     sessionMcp: {
@@ -4861,6 +5334,17 @@ export interface operations {
             /** @description INTERNAL: unexpected error (generic message; details only in logs) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4940,6 +5424,17 @@ export interface operations {
             /** @description INTERNAL: unexpected error (generic message; details only in logs) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5043,6 +5538,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description TRANSFER_PENDING: the transfer's job was made but has not run yet; it will run once (`details[0].message` is the job's id: follow GET /v1/jobs/{id}, do not send the request again) */
             504: {
                 headers: {
@@ -5122,6 +5628,17 @@ export interface operations {
             /** @description INTERNAL: unexpected error (generic message; details only in logs) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5215,6 +5732,17 @@ export interface operations {
             /** @description INTERNAL: unexpected error (generic message; details only in logs) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAVAILABLE: the database (or Redis, where the endpoint uses it) is unreachable or out of disk; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
