@@ -94,7 +94,16 @@ export const Config = z.object({
   RECONCILE_BATCH: int(500, 1),
   /** Bound on the Redis work of a submit and on each readiness probe (503, never a hang); the Redis connection's own command timeout is 10x this. */
   DEPENDENCY_TIMEOUT_MS: int(1000, 50),
+  /**
+   * Attempts of a call whose sandbox does not start. Fixed when the call is queued (by the API, or
+   * by the worker that passes it on): give every process the same value.
+   */
   SANDBOX_RETRY_ATTEMPTS: int(4, 1),
+  /**
+   * How long a new session's work waits for a host whose Docker engine answers; after that a host
+   * whose engine does not takes it, and the call fails saying it did not run (no engine anywhere).
+   */
+  ENGINE_WAIT_MS: int(10_000, 0),
   /** A Docker engine request with no answer for this long fails (a stalled engine: the call is retried, a stop ends). */
   DOCKER_TIMEOUT_MS: int(30_000, 100),
   SANDBOX_RETRY_BACKOFF_MS: int(1000, 0),

@@ -39,9 +39,6 @@ import type { BullJobQueue } from "./queue.js";
 import type { RedisBus } from "./redis-bus.js";
 import { watchWorkerErrors } from "./worker-errors.js";
 
-/** How long a new session's work waits for a host whose Docker engine answers. */
-const ENGINE_WAIT_MS = 10_000;
-
 export interface CallWorkerOptions {
   /** BullMQ's (hash-tagged) prefix. */
   prefix: string;
@@ -49,6 +46,8 @@ export interface CallWorkerOptions {
   lockDurationMs: number;
   stalledIntervalMs: number;
   orderRecheckMs: number;
+  /** How long a new session's work waits for a host whose Docker engine answers (ENGINE_WAIT_MS). */
+  engineWaitMs: number;
   /** This worker's host: it consumes that host's queue and pulls placement work while it has room. */
   hostId: string;
   hosts: HostRegistry;
@@ -136,11 +135,11 @@ export function startCallWorker(
 
   /**
    * Whether this host may take placement work as far as its Docker engine goes: it answers (its
-   * readiness probe, cached about a second), or the work has waited ENGINE_WAIT_MS for a host
+   * readiness probe, cached about a second), or the work has waited `engineWaitMs` for a host
    * whose engine does (none has one: it is taken, and fails saying the call did not run).
    */
   const engineAnswers = (bjob: Job<AnyPayload>) =>
-    Date.now() - bjob.timestamp >= ENGINE_WAIT_MS ||
+    Date.now() - bjob.timestamp >= opts.engineWaitMs ||
     deps.readiness.require(["docker"]).then(
       () => true,
       () => false,

@@ -2,7 +2,7 @@
  * The test harness on Postgres (TOOLSHED_TEST_DB=pg, what the `integration-pg` project sets):
  * every process a harness starts is configured with one fresh database and one secret key, the
  * database is real and migrated through the Db handle, and it is dropped when the harness stops.
- * `startService` is replaced by a recorder here: this checks the harness's plumbing only, the
+ * The harness's `launch` is a recorder here: this checks the harness's plumbing only, the
  * `integration-pg` project runs the real service on it.
  */
 import pg from "pg";
@@ -14,19 +14,17 @@ import { openDatabase } from "../../src/db/open-database.js";
 import { startHarness } from "../support/harness.js";
 import { localPostgresUrl } from "../support/postgres.js";
 
-const started = vi.hoisted(() => [] as { config: Config; mode: string }[]);
-vi.mock("../../src/cli/compose.js", async (original) => ({
-  ...(await original<typeof import("../../src/cli/compose.js")>()),
-  startService: async (config: Config, mode: string): Promise<RunningService> => {
-    started.push({ config, mode });
-    return {
-      url: "http://127.0.0.1:9",
-      deps: { sandboxes: { reapOrphans: async () => 0 } },
-      parts: { started: [], stopped: [] },
-      stop: async () => {},
-    } as unknown as RunningService;
-  },
-}));
+const started: { config: Config; mode: string }[] = [];
+/** Records what the harness starts instead of starting it (the plumbing, not the service). */
+const launch = async (config: Config, mode: string): Promise<RunningService> => {
+  started.push({ config, mode });
+  return {
+    url: "http://127.0.0.1:9",
+    deps: { sandboxes: { reapOrphans: async () => 0 } },
+    parts: { started: [], stopped: [] },
+    stop: async () => {},
+  } as unknown as RunningService;
+};
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -52,7 +50,7 @@ async function databaseExists(url: string): Promise<boolean> {
 describe.skipIf(!server && !process.env.CI)("TOOLSHED_TEST_DB=pg", () => {
   it("gives every process of a harness one fresh database and key, and drops the database at stop", async () => {
     vi.stubEnv("TOOLSHED_TEST_DB", "pg");
-    const h = await startHarness({ mode: "api" });
+    const h = await startHarness({ mode: "api", launch });
     await h.start("worker");
     const [api, worker] = started;
     const url = api!.config.DATABASE_URL!;
@@ -71,7 +69,7 @@ describe.skipIf(!server && !process.env.CI)("TOOLSHED_TEST_DB=pg", () => {
     await opened.close();
 
     // Another harness gets another database.
-    const other = await startHarness();
+    const other = await startHarness({ launch });
     expect(started[2]!.config.DATABASE_URL).not.toBe(url);
     await other.stop();
 
@@ -84,7 +82,7 @@ describe.skipIf(!server && !process.env.CI)("TOOLSHED_TEST_DB=pg", () => {
 describe("without TOOLSHED_TEST_DB", () => {
   it("keeps the harness on SQLite in its DATA_DIR", async () => {
     vi.stubEnv("TOOLSHED_TEST_DB", undefined);
-    const h = await startHarness({ mode: "api" });
+    const h = await startHarness({ mode: "api", launch });
     expect(started[0]!.config.DATABASE_URL).toBeUndefined();
     expect(h.env.DATABASE_URL).toBeUndefined();
     await h.stop();
@@ -92,7 +90,9 @@ describe("without TOOLSHED_TEST_DB", () => {
 
   it("refuses a value it does not know, saying which ones it takes", async () => {
     vi.stubEnv("TOOLSHED_TEST_DB", "mysql");
-    await expect(startHarness()).rejects.toThrow("TOOLSHED_TEST_DB=mysql: use pg, sqlite or leave it unset");
+    await expect(startHarness({ launch })).rejects.toThrow(
+      "TOOLSHED_TEST_DB=mysql: use pg, sqlite or leave it unset",
+    );
     expect(started).toEqual([]);
   });
 });

@@ -210,7 +210,8 @@ it("a stalled engine: a call's start gives up, the worker's stop ends", async ()
     upstream.on("error", close);
   });
   await new Promise<void>((r) => proxy!.listen(proxyPath, r));
-  const worker = await workerOn("w4", proxyPath, { DOCKER_TIMEOUT_MS: "2000", SANDBOX_RETRY_ATTEMPTS: "2" });
+  // ENGINE_WAIT_MS: the only host's engine stalls; its call is taken after 1 s rather than 10.
+  const worker = await workerOn("w4", proxyPath, { DOCKER_TIMEOUT_MS: "2000", ENGINE_WAIT_MS: "1000" });
   const t = await seedBashTenant(h.call);
   const key = t.agentKey;
 

@@ -116,8 +116,15 @@ export interface Harness {
 }
 
 export async function startHarness(
-  opts: { mode?: ServeMode; env?: Record<string, string>; start?: StartOptions } = {},
+  opts: {
+    mode?: ServeMode;
+    env?: Record<string, string>;
+    start?: StartOptions;
+    /** What starts each process-like instance (a test of the harness's own plumbing records them). */
+    launch?: typeof startService;
+  } = {},
 ): Promise<Harness> {
+  const launch = opts.launch ?? startService;
   // Short path: the sandbox provider puts unix sockets under DATA_DIR.
   const dataDir = mkdtempSync(join(tmpdir(), "tsh-"));
   const database = await testDatabase();
@@ -126,7 +133,7 @@ export async function startHarness(
   const extra: RunningService[] = [];
   let service: RunningService;
   try {
-    service = await startService(config, opts.mode ?? "serve", opts.start);
+    service = await launch(config, opts.mode ?? "serve", opts.start);
   } catch (err) {
     await database.drop().catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
@@ -140,7 +147,7 @@ export async function startHarness(
     call: httpClient(url),
     service,
     async start(mode, o) {
-      const s = await startService({ ...config, PORT: 0 }, mode, o);
+      const s = await launch({ ...config, PORT: 0 }, mode, o);
       extra.push(s);
       return s;
     },
