@@ -3,8 +3,10 @@
  * deliveries the receiver verifies, retries with backoff after failures, the delivery log, and
  * URLs the egress policy refuses (loopback is allowed here explicitly, as an operator would).
  */
+import { spawnSync } from "node:child_process";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifyWebhook } from "../../clients/typescript/src/index.js";
 import { sweepExpiredApprovals } from "../../src/service/calls/approval-expiry.js";
 import { verifySignature } from "../../src/service/webhooks/signature.js";
 import { type Harness, seedTenant, startHarness } from "../support/harness.js";
@@ -138,6 +140,105 @@ describe("webhooks", () => {
         lastError: null,
       });
       expect(JSON.stringify(log)).not.toContain(secret);
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it("the clients' webhook check accepts a real delivery and refuses a changed body, another secret, an old one", async () => {
+    const rx = await startReceiver();
+    try {
+      const t = await tenantWithAsk("hooks-clients");
+      const put = await h.call("PUT", `/v1/tenants/${t.tenantId}/webhooks`, {
+        key: t.adminKey,
+        body: { url: rx.url, events: ["job.awaiting_approval"] },
+      });
+      const secret = put.body.secret as string;
+      const jid = await t.ask("c");
+      await pollUntil(
+        () => rx.got.length,
+        (n) => n >= 1,
+        { timeoutMs: 20_000, what: "the delivery" },
+      );
+      const got = rx.got[0] as Received;
+      const signature = String(got.headers["toolshed-signature"]);
+      const t0 = Number(/t=(\d+)/.exec(signature)![1]);
+      const cases = [
+        { name: "as received", body: got.body, secrets: [secret], now: t0 + 5, code: null },
+        {
+          name: "rotating",
+          body: got.body,
+          secrets: ["whsec_new-one-not-yet-used", secret],
+          now: t0,
+          code: null,
+        },
+        {
+          name: "changed body",
+          body: got.body.replace('"awaiting_approval"', '"succeeded"'),
+          secrets: [secret],
+          now: t0,
+          code: "WEBHOOK_SIGNATURE_INVALID",
+        },
+        {
+          name: "other secret",
+          body: got.body,
+          secrets: ["whsec_wrong"],
+          now: t0,
+          code: "WEBHOOK_SIGNATURE_INVALID",
+        },
+        {
+          name: "old",
+          body: got.body,
+          secrets: [secret],
+          now: t0 + 301,
+          code: "WEBHOOK_TIMESTAMP_OUT_OF_RANGE",
+        },
+        {
+          name: "early",
+          body: got.body,
+          secrets: [secret],
+          now: t0 - 301,
+          code: "WEBHOOK_TIMESTAMP_OUT_OF_RANGE",
+        },
+      ];
+      // TypeScript client.
+      for (const c of cases) {
+        const outcome = await verifyWebhook({ secret: c.secrets, body: c.body, signature, now: c.now }).then(
+          (d) => ({ id: d.id, jobId: d.data.job.id, code: null }),
+          (e: { code: string }) => ({ code: e.code }),
+        );
+        expect(outcome, c.name).toEqual(
+          c.code ? { code: c.code } : { id: got.headers["toolshed-delivery"], jobId: jid, code: null },
+        );
+      }
+      const unsigned = await verifyWebhook({ secret, body: got.body, signature: undefined }).catch(
+        (e) => e.code,
+      );
+      expect(unsigned).toBe("WEBHOOK_SIGNATURE_INVALID");
+      // Python client: the same cases, one process.
+      const script = `
+import json, sys
+from toolshed_client import ToolshedError, verify_webhook
+out = []
+for c in json.load(sys.stdin)["cases"]:
+    try:
+        d = verify_webhook(c["secrets"], c["body"].encode("utf-8"), c["signature"], now=c["now"])
+        out.append({"id": d["id"], "jobId": d["data"]["job"]["id"], "code": None})
+    except ToolshedError as e:
+        out.append({"code": e.code})
+print(json.dumps(out))
+`;
+      const py = spawnSync("python3", ["-c", script], {
+        input: JSON.stringify({ cases: cases.map((c) => ({ ...c, signature })) }),
+        env: { ...process.env, PYTHONPATH: "clients/python" },
+        encoding: "utf8",
+      });
+      expect(py.status, py.stderr).toBe(0);
+      expect(JSON.parse(py.stdout)).toEqual(
+        cases.map((c) =>
+          c.code ? { code: c.code } : { id: got.headers["toolshed-delivery"], jobId: jid, code: null },
+        ),
+      );
     } finally {
       await rx.close();
     }

@@ -16,6 +16,7 @@ from .types import (
     SessionTools,
     ToolDefinition,
 )
+from .webhooks import WEBHOOK_SIGNATURE_INVALID, WEBHOOK_TIMESTAMP_OUT_OF_RANGE, verify_webhook
 
 __version__ = "0.2.0"
 
@@ -38,4 +39,7 @@ __all__ = [
     "ToolDefinition",
     "Toolshed",
     "ToolshedError",
+    "WEBHOOK_SIGNATURE_INVALID",
+    "WEBHOOK_TIMESTAMP_OUT_OF_RANGE",
+    "verify_webhook",
 ]

@@ -7,3 +7,10 @@ export { type CallOptions, Session, SessionFiles, Sessions } from "./sessions.js
 export { Tenants } from "./tenants.js";
 export { Toolshed } from "./toolshed.js";
 export type * from "./types.js";
+export {
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  WEBHOOK_SIGNATURE_INVALID,
+  WEBHOOK_TIMESTAMP_OUT_OF_RANGE,
+  type WebhookDelivery,
+} from "./webhooks.js";
