@@ -13,6 +13,9 @@ export const webhooks = sqliteTable("webhooks", {
   url: text("url").notNull(),
   events: text("events", { mode: "json" }).$type<string[]>().notNull(),
   secretEnc: text("secret_enc").notNull(),
+  /** The secret a rotation replaced, still signing beside the new one until `previousSecretUntil`. */
+  previousSecretEnc: text("previous_secret_enc"),
+  previousSecretUntil: text("previous_secret_until"),
   createdAt: text("created_at").notNull(),
   updatedAt: text("updated_at").notNull(),
 });

@@ -91,6 +91,7 @@ describe("webhooks", () => {
         events: ["job.awaiting_approval", "job.finished"],
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
+        previousSecretExpiresAt: null,
       });
 
       const jid = await t.ask("a");
@@ -239,6 +240,60 @@ print(json.dumps(out))
           c.code ? { code: c.code } : { id: got.headers["toolshed-delivery"], jobId: jid, code: null },
         ),
       );
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it("after a rotation a delivery is signed with the new and the old secret until the overlap ends", async () => {
+    const rx = await startReceiver();
+    try {
+      const t = await tenantWithAsk("hooks-rotate");
+      const path = `/v1/tenants/${t.tenantId}/webhooks`;
+      const body = { url: rx.url, events: ["job.awaiting_approval"] };
+      const old = (await h.call("PUT", path, { key: t.adminKey, body })).body.secret as string;
+      const rotated = await h.call("PUT", path, { key: t.adminKey, body: { ...body, rotateSecret: true } });
+      expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+      const fresh = rotated.body.secret as string;
+      expect(rotated.body.previousSecretExpiresAt).toEqual(expect.any(String));
+      await t.ask("r1");
+      await pollUntil(
+        () => rx.got.length,
+        (n) => n >= 1,
+        { timeoutMs: 20_000, what: "the delivery after the rotation" },
+      );
+      const during = rx.got[0] as Received;
+      const header = String(during.headers["toolshed-signature"]);
+      expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+      expect(verifySignature(fresh, during.body, header)).toBe(true);
+      // A receiver not yet switched still verifies it.
+      expect((await verifyWebhook({ secret: old, body: during.body, signature: header })).event).toBe(
+        "job.awaiting_approval",
+      );
+
+      // Rotated again with no overlap (a leak): only the newest secret signs.
+      const leaked = await h.call("PUT", path, {
+        key: t.adminKey,
+        body: { ...body, rotateSecret: true, keepPreviousSecretSeconds: 0 },
+      });
+      expect(leaked.body.previousSecretExpiresAt).toBeNull();
+      await t.ask("r2");
+      await pollUntil(
+        () => rx.got.length,
+        (n) => n >= 2,
+        { timeoutMs: 20_000, what: "the delivery after the second rotation" },
+      );
+      const after = rx.got[1] as Received;
+      const header2 = String(after.headers["toolshed-signature"]);
+      expect(header2).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+      expect(verifySignature(leaked.body.secret, after.body, header2)).toBe(true);
+      expect(verifySignature(fresh, after.body, header2)).toBe(false);
+      const bad = await h.call("PUT", path, {
+        key: t.adminKey,
+        body: { ...body, keepPreviousSecretSeconds: -1 },
+      });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.details[0].path).toBe("keepPreviousSecretSeconds");
     } finally {
       await rx.close();
     }

@@ -32,6 +32,18 @@ const WebhookInput = z
       .optional()
       .openapi({ description: "the signing secret; generated (and shown once) when absent" }),
     rotateSecret: z.boolean().optional().openapi({ description: "generate a new secret (shown once)" }),
+    keepPreviousSecretSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(604_800)
+      .optional()
+      .openapi({
+        description:
+          "when this PUT sets or generates a secret: how long the replaced one keeps signing deliveries " +
+          "beside it (a second `v1`), so receivers can switch at leisure; default 86400 (a day), at most " +
+          "a week; 0 ends it now (a leaked secret)",
+      }),
   })
   .openapi("WebhookInput");
 
@@ -41,6 +53,9 @@ const Webhook = z
     events: z.array(z.string()),
     createdAt: z.string(),
     updatedAt: z.string(),
+    previousSecretExpiresAt: z.string().nullable().openapi({
+      description: "until when the secret the last rotation replaced still signs deliveries too (null: none)",
+    }),
     secret: z.string().optional().openapi({ description: "only in the answer that generated it" }),
   })
   .openapi("Webhook");

@@ -11,7 +11,7 @@ import { EgressRefusedError } from "../../net/egress-policy.js";
 import { nowIso } from "../clock.js";
 import type { WebhookRuntime } from "../ports.js";
 import { signatureHeader } from "./signature.js";
-import { findWebhook } from "./webhook-config.js";
+import { findWebhook, signingSecrets } from "./webhook-config.js";
 import { webhookSecretContext } from "./webhook-events.js";
 
 export type DeliveryOutcome = "delivered" | "retry" | "failed" | "skipped";
@@ -41,7 +41,9 @@ export async function deliverWebhook(
     await record({ status: "failed", lastError: "the tenant's webhook was removed" });
     return "failed";
   }
-  const secret = deps.webhooks.secrets.open<string>(hook.secretEnc, webhookSecretContext(row.tenantId));
+  const secrets = signingSecrets(hook, (sealed) =>
+    deps.webhooks.secrets.open<string>(sealed, webhookSecretContext(row.tenantId)),
+  );
   const t = Math.floor(Date.now() / 1000);
   let code: number | null = null;
   let error: string | null = null;
@@ -54,7 +56,7 @@ export async function deliverWebhook(
         "user-agent": "Toolshed-Webhooks/1",
         "toolshed-event": row.event,
         "toolshed-delivery": row.id,
-        "toolshed-signature": signatureHeader(secret, row.body, t),
+        "toolshed-signature": signatureHeader(secrets, row.body, t),
       },
       body: row.body,
       signal: AbortSignal.timeout(deps.webhooks.timeoutMs),

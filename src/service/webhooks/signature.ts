@@ -1,20 +1,32 @@
 /**
  * The delivery signature: `Toolshed-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret,
- * "<t>.<body>")>`. The timestamp is inside the MAC so a receiver can refuse old replays.
+ * "<t>.<body>")>`, one `v1` per signing secret (the new and the previous one while a rotation's
+ * overlap lasts). The timestamp is inside the MAC so a receiver can refuse old replays.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
-export function signatureHeader(secret: string, body: string, unixSeconds: number): string {
-  return `t=${unixSeconds},v1=${hmacHex(secret, `${unixSeconds}.${body}`)}`;
+export function signatureHeader(
+  secrets: string | readonly string[],
+  body: string,
+  unixSeconds: number,
+): string {
+  const macs = (typeof secrets === "string" ? [secrets] : secrets).map(
+    (s) => `v1=${hmacHex(s, `${unixSeconds}.${body}`)}`,
+  );
+  return [`t=${unixSeconds}`, ...macs].join(",");
 }
 
-/** What a receiver does (used by the tests, documented in docs/api.md): true when the header fits. */
+/** What a receiver does (used by the tests; the clients' verifyWebhook also bounds `t`): any `v1` fits. */
 export function verifySignature(secret: string, body: string, header: string): boolean {
-  const parts = Object.fromEntries(header.split(",").map((kv) => kv.split("=", 2) as [string, string]));
-  if (!parts.t || !parts.v1) return false;
-  const want = Buffer.from(hmacHex(secret, `${parts.t}.${body}`), "hex");
-  const got = Buffer.from(parts.v1, "hex");
-  return got.length === want.length && timingSafeEqual(got, want);
+  const parts = header.split(",").map((kv) => kv.split("=", 2) as [string, string]);
+  const t = parts.find(([k]) => k === "t")?.[1];
+  if (!t) return false;
+  const want = Buffer.from(hmacHex(secret, `${t}.${body}`), "hex");
+  return parts.some(([k, v]) => {
+    if (k !== "v1") return false;
+    const got = Buffer.from(v, "hex");
+    return got.length === want.length && timingSafeEqual(got, want);
+  });
 }
 
 /** A new signing secret, shown once. */

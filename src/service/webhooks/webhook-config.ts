@@ -3,7 +3,7 @@
  * secret is generated (and shown in that answer only) or set by the admin; it is stored sealed and
  * never returned afterwards. The URL passes the egress policy now, and again at each delivery.
  */
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { WEBHOOK_EVENTS, type WebhookEvent } from "../../contracts/webhook.js";
 import { type Db, first, tablesOf } from "../../db/db.js";
 import type { WebhookRow } from "../../db/rows.js";
@@ -24,13 +24,23 @@ export interface WebhookInput {
   /** Set by the admin; when absent a new one is generated for a new webhook (or on `rotateSecret`). */
   secret?: string;
   rotateSecret?: boolean;
+  /**
+   * When this PUT sets or generates a secret: how long the one it replaces keeps signing beside
+   * it, so receivers can switch at leisure. 0 ends it now (a leaked secret).
+   */
+  keepPreviousSecretSeconds?: number;
 }
+
+/** The previous secret's overlap when a change of secret does not say (a day). */
+export const DEFAULT_SECRET_OVERLAP_S = 86_400;
 
 export interface WebhookView {
   url: string;
   events: string[];
   createdAt: string;
   updatedAt: string;
+  /** Until when the secret a rotation replaced still signs deliveries too (null: none does). */
+  previousSecretExpiresAt: string | null;
   /** Only in the answer that generated it. */
   secret?: string;
 }
@@ -55,6 +65,11 @@ export async function putWebhook(
     input.secret === undefined && (!existing || input.rotateSecret) ? newWebhookSecret() : undefined;
   const secret = input.secret ?? generated;
   const now = nowIso();
+  const overlapS = input.keepPreviousSecretSeconds ?? DEFAULT_SECRET_OVERLAP_S;
+  const previousUntil =
+    existing && secret !== undefined && overlapS > 0
+      ? new Date(Date.now() + overlapS * 1000).toISOString()
+      : null;
   const row: WebhookRow = {
     tenantId,
     url: input.url,
@@ -63,19 +78,32 @@ export async function putWebhook(
       secret === undefined
         ? (existing as WebhookRow).secretEnc
         : deps.webhooks.secrets.seal(secret, webhookSecretContext(tenantId)),
+    previousSecretEnc:
+      secret === undefined ? (existing?.previousSecretEnc ?? null) : existing ? existing.secretEnc : null,
+    previousSecretUntil: secret === undefined ? (existing?.previousSecretUntil ?? null) : previousUntil,
     createdAt: existing?.createdAt ?? now,
     updatedAt: now,
   };
   const { webhooks } = tablesOf(deps.db);
-  // A save that keeps the secret leaves the stored one as it is: a rotation written meanwhile
-  // (after this save read the row) stays, and the secret its caller got keeps verifying.
-  const { tenantId: _t, createdAt: _c, secretEnc, ...kept } = row;
+  // A save that keeps the secret leaves the stored ones as they are: a rotation written meanwhile
+  // (after this save read the row) stays, and the secret its caller got keeps verifying. A change
+  // of secret keeps the one stored at the write (not the one read: two rotations at once leave
+  // the first's secret signing beside the second's).
+  const { tenantId: _t, createdAt: _c, secretEnc, previousSecretEnc: _p, previousSecretUntil, ...kept } = row;
   await deps.db
     .insert(webhooks)
     .values(row)
     .onConflictDoUpdate({
       target: webhooks.tenantId,
-      set: secret === undefined ? kept : { ...kept, secretEnc },
+      set:
+        secret === undefined
+          ? kept
+          : {
+              ...kept,
+              secretEnc,
+              previousSecretEnc: previousSecretUntil === null ? null : sql`${webhooks.secretEnc}`,
+              previousSecretUntil,
+            },
     });
   recordedHooks.invalidate(deps.db, tenantId);
   return { ...toView(row), ...(generated ? { secret: generated } : {}) };
@@ -120,5 +148,21 @@ export async function findWebhook(db: Db, tenantId: string): Promise<WebhookRow 
 }
 
 function toView(row: WebhookRow): WebhookView {
-  return { url: row.url, events: row.events, createdAt: row.createdAt, updatedAt: row.updatedAt };
+  const until = row.previousSecretEnc !== null ? row.previousSecretUntil : null;
+  return {
+    url: row.url,
+    events: row.events,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    previousSecretExpiresAt: until !== null && until > nowIso() ? until : null,
+  };
+}
+
+/** The secrets a delivery is signed with now: the current one, and the previous while it overlaps. */
+export function signingSecrets(row: WebhookRow, open: (sealed: string) => string): string[] {
+  const previous =
+    row.previousSecretEnc !== null && row.previousSecretUntil !== null && row.previousSecretUntil > nowIso()
+      ? [open(row.previousSecretEnc)]
+      : [];
+  return [open(row.secretEnc), ...previous];
 }

@@ -44,6 +44,7 @@ import {
   findWebhook,
   getWebhook,
   putWebhook,
+  signingSecrets,
 } from "../../../src/service/webhooks/webhook-config.js";
 import { webhookSecretContext } from "../../../src/service/webhooks/webhook-events.js";
 import { pollUntil } from "../../support/wait-for-job.js";
@@ -201,6 +202,57 @@ export function tenancyVerbsContract(dialect: string, open: () => Promise<Tenanc
       expect(secrets.open<string>(stored!.secretEnc, webhookSecretContext(t.id))).toBe(rotated.secret);
     });
 
+    it("a rotated-out secret signs beside the new one for its overlap, then not; 0 ends it at once", async () => {
+      const t = await createTenant(deps, admin, { name: "r" });
+      const secrets = SecretBox.fromKey(randomBytes(32));
+      const hookDeps = { db: f.db, webhooks: { secrets, egress: new EgressPolicy() } };
+      const open = (sealed: string) => secrets.open<string>(sealed, webhookSecretContext(t.id));
+      const signing = async () => signingSecrets((await findWebhook(f.db, t.id))!, open);
+      const url = "https://hooks.example.com/in";
+      const first = await putWebhook(hookDeps, admin, t.id, { url });
+      expect(first.previousSecretExpiresAt).toBeNull();
+      expect(await signing()).toEqual([first.secret]);
+
+      const before = Date.now();
+      const second = await putWebhook(hookDeps, admin, t.id, { url, rotateSecret: true });
+      expect(await signing()).toEqual([second.secret, first.secret]);
+      const until = Date.parse(second.previousSecretExpiresAt!);
+      expect(until - before).toBeGreaterThanOrEqual(86_400_000);
+      expect(until - Date.now()).toBeLessThanOrEqual(86_400_000);
+      // A save that keeps the secret keeps the overlap; the view says until when.
+      await putWebhook(hookDeps, admin, t.id, { url: "https://hooks.example.com/moved" });
+      expect(await signing()).toEqual([second.secret, first.secret]);
+      expect((await getWebhook(deps, admin, t.id)).previousSecretExpiresAt).toBe(
+        second.previousSecretExpiresAt,
+      );
+
+      // Two rotations at once: the secret stored when the second writes (the first's) still signs.
+      const [a, b] = await Promise.all([
+        putWebhook(hookDeps, admin, t.id, { url, rotateSecret: true }),
+        putWebhook(hookDeps, admin, t.id, { url, rotateSecret: true }),
+      ]);
+      const now = await signing();
+      expect(now).toHaveLength(2);
+      expect([a.secret, b.secret]).toContain(now[0]);
+      expect([a.secret, b.secret]).toContain(now[1]);
+
+      // Its overlap over, the previous secret no longer signs and the view says none.
+      const { webhooks } = tablesOf(f.db);
+      await f.db.update(webhooks).set({ previousSecretUntil: new Date(Date.now() - 1000).toISOString() });
+      expect(await signing()).toEqual([now[0]]);
+      expect((await getWebhook(deps, admin, t.id)).previousSecretExpiresAt).toBeNull();
+
+      // A leaked secret: rotated with no overlap, only the new one signs.
+      await putWebhook(hookDeps, admin, t.id, { url, rotateSecret: true });
+      const leaked = await putWebhook(hookDeps, admin, t.id, {
+        url,
+        rotateSecret: true,
+        keepPreviousSecretSeconds: 0,
+      });
+      expect(await signing()).toEqual([leaked.secret]);
+      expect(leaked.previousSecretExpiresAt).toBeNull();
+    });
+
     it("a delivery is recorded once per job and event; deliveries page newest first", async () => {
       const t = await createTenant(deps, admin, { name: "w" });
       const secrets = SecretBox.fromKey(randomBytes(32));
@@ -215,6 +267,7 @@ export function tenancyVerbsContract(dialect: string, open: () => Promise<Tenanc
         events: ["job.finished"],
         createdAt: created.createdAt,
         updatedAt: created.updatedAt,
+        previousSecretExpiresAt: null,
       });
       const queued: string[] = [];
       const recordDeps = {

@@ -1166,6 +1166,8 @@ export interface components {
             events: string[];
             createdAt: string;
             updatedAt: string;
+            /** @description until when the secret the last rotation replaced still signs deliveries too (null: none) */
+            previousSecretExpiresAt: string | null;
             /** @description only in the answer that generated it */
             secret?: string;
         };
@@ -1178,6 +1180,8 @@ export interface components {
             secret?: string;
             /** @description generate a new secret (shown once) */
             rotateSecret?: boolean;
+            /** @description when this PUT sets or generates a secret: how long the replaced one keeps signing deliveries beside it (a second `v1`), so receivers can switch at leisure; default 86400 (a day), at most a week; 0 ends it now (a leaked secret) */
+            keepPreviousSecretSeconds?: number;
         };
         WebhookDeliveryPage: {
             items: components["schemas"]["WebhookDelivery"][];
