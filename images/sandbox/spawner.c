@@ -279,6 +279,15 @@ static void __attribute__((noreturn)) child(const struct start *r) {
   /* Our ends and every other command's are close-on-exec: the command gets 0-2 (and 9). */
   if (give(in, 0) < 0 || give(r->fds[1], 1) < 0 || give(r->fds[2], 2) < 0) FAIL("dup2");
   if (r->fds[3] >= 0 && give(r->fds[3], CWD_FD) < 0) FAIL("dup2");
+  /* First in the memory cgroup's OOM order: an agent that fills the tmpfs mounts and then
+   * allocates must lose a command, not the executor (the larger process, which took the container
+   * with it). Raising needs no capability; done as root, the file is not yet the command's. */
+  int oom = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+  if (oom >= 0) {
+    if (write(oom, "1000", 4) < 0) {
+    }
+    close(oom);
+  }
   if (setgroups(0, NULL) < 0) FAIL("setgroups");
   if (setgid(r->gid) < 0) FAIL("setgid");
   if (setuid(r->uid) < 0) FAIL("setuid");

@@ -158,6 +158,18 @@ describe("workspace tar", () => {
     expect(entries.find((e) => e.path === "etclink")?.kind).toBe("link");
   });
 
+  it("refuses an archive past the limit once the limit is reached, a sparse file of 100 GiB too", async () => {
+    // No blocks in the quota, 100 GiB to read: tar ran to the export's 5-minute timeout (a 504).
+    await bash("truncate -s 100G sparse.bin");
+    try {
+      const res = await raw("GET", `/v1/sessions/${sid}/workspace.tar`);
+      expect(res.status, res.bytes.toString().slice(0, 300)).toBe(413);
+      expect(res.json.error.code).toBe("PAYLOAD_TOO_LARGE");
+    } finally {
+      await bash("rm sparse.bin");
+    }
+  }, 120_000);
+
   it("imports files and directories with their executable bit, as the agent", async () => {
     const res = await importTar([
       { path: "./", type: "5", mode: 0o755 },

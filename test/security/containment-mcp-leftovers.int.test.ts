@@ -8,6 +8,9 @@
  *    the old secrets in its environment, until the container stopped. Each running server now has
  *    a uid of its own, and everything of that uid is killed when the server ends; the session's
  *    other servers (other uids) are untouched.
+ * attack26b: 3. What it leaves in the shared scratch places: a server's private files in /tmp and
+ *    /dev/shm, and its System V message queues and semaphores, stayed after it ended, and the
+ *    next server given its uid (with other secrets) could read them. They now go with the server.
  */
 import { describe, expect, it } from "vitest";
 import { type Attacker, globFinds, harnessFor, newAttacker, nonce, runtimes } from "./support.js";
@@ -115,5 +118,55 @@ describe.each(runtimes)("containment under %s: a stdio MCP server's leftovers", 
       seen = await sleeps();
     }
     expect(seen.map((s) => s.n)).toEqual(["7731", "7732"]);
+  });
+
+  it("removes what a server left in /tmp, /dev/shm and System V IPC when it ends, and only that server's", async () => {
+    const a = await newAttacker(h(), { allow: ["Bash"] });
+    const tag = nonce();
+    // Each server leaves private files (a directory it made unwritable too), a queue and a semaphore.
+    const leaving = (n: string) => [
+      "-c",
+      `umask 077; echo s > /tmp/left-${n}-${tag}; mkdir /dev/shm/d-${n}-${tag}; echo s > /dev/shm/d-${n}-${tag}/f; ` +
+        `chmod 500 /dev/shm/d-${n}-${tag}; ipcmk -Q >/dev/null; ipcmk -S 1 >/dev/null; exec node /opt/mcp/memory.mjs`,
+    ];
+    await addServer(a, { name: "one", command: "sh", args: leaving("1") });
+    await addServer(a, { name: "two", command: "sh", args: leaving("2") });
+    // "path owner" of the servers' files and "kind owner" of every IPC object, as the agent sees
+    // them (gVisor lists no message queues: there, semaphores only).
+    const left = async () =>
+      (
+        await a.bash(
+          `stat -c '%n %U' /tmp/left-* /dev/shm/d-* 2>/dev/null | sed 's/-${tag}//'; ` +
+            `ipcs -q | awk '/^0x/ { print "msg", $3 }'; ipcs -s | awk '/^0x/ { print "sem", $3 }'`,
+        )
+      ).out
+        .trim()
+        .split("\n")
+        .sort();
+    const ipc = runtime === "runc" ? ["msg", "sem"] : ["sem"];
+    const each = 2 + ipc.length;
+    let seen: string[] = [];
+    for (let i = 0; i < 40 && seen.length < 2 * each; i++) {
+      if (i === 0) await listTools(a);
+      else await new Promise((r) => setTimeout(r, 250));
+      seen = await left();
+    }
+    const ownerOf = (n: string) => seen.find((l) => l.startsWith(`/tmp/left-${n} `))?.split(" ")[1];
+    const [one, two] = [ownerOf("1"), ownerOf("2")];
+    expect(one && two && one !== two, seen.join(" | ")).toBe(true);
+    const of = (owner: string | undefined, n: string) => [
+      `/dev/shm/d-${n} ${owner}`,
+      `/tmp/left-${n} ${owner}`,
+      ...ipc.map((kind) => `${kind} ${owner}`),
+    ];
+    expect(seen).toEqual([...of(one, "1"), ...of(two, "2")].sort());
+
+    const del = await a.h.call("DELETE", `/v1/tenants/${a.tenantId}/mcp-servers/one`, { key: a.adminKey });
+    expect(del.status).toBe(204);
+    for (let i = 0; i < 40 && seen.length > each; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      seen = await left();
+    }
+    expect(seen).toEqual(of(two, "2").sort());
   });
 });

@@ -24,7 +24,7 @@ import { ExecRun, reply, replyLine, send } from "./exec-run.mjs";
 import { FileClient } from "./file-client.mjs";
 import { forkServer } from "./fork-server.mjs";
 import { identitiesFrom, mcpUids, readerUids, UidPool } from "./identities.mjs";
-import { handBack, killUid } from "./processes.mjs";
+import { handBack, killUid, sweepUid } from "./processes.mjs";
 import { runSpawn } from "./spawn-run.mjs";
 import { preloadStatxCompat } from "./user-env.mjs";
 import { writeNow } from "./write-now.mjs";
@@ -193,7 +193,8 @@ async function exec(sock, req) {
  * A stdio MCP server: a uid of the pool no other running server has, and a fresh home only that
  * uid may enter, which is also where it starts unless the host names a directory (the workspace,
  * which the agent writes: `python -m x` or `npx x` would load the agent's code from there). When it
- * ends, whatever its uid still runs is killed and its home removed before the uid is given back.
+ * ends, whatever its uid still runs is killed and whatever it still owns (its home, files in /tmp
+ * and /dev/shm, IPC objects) removed before the uid is given back.
  */
 function spawnMcp(sock, msg) {
   const { gid } = ids.mcp;
@@ -207,32 +208,14 @@ function spawnMcp(sock, msg) {
   const home = mcpHome(uid);
   const end = async () => {
     await killUid(uid, gid, true);
-    if (home) await removeAs(uid, gid, home);
+    // The home, and whatever else the uid left (files in /tmp and /dev/shm, System V queues and
+    // semaphores): the next server given this uid must find none of this one's secrets.
+    await sweepUid(uid, gid);
     mcpPool.release(uid);
   };
   const identity = { ...ids.mcp, uid, home: home ?? "/nonexistent" };
   const who = { name: "mcp", uid, gid, identity, end };
   return runSpawn(sock, msg, who, (cwd) => (cwd ? resolveCwd(cwd) : (home ?? "/")));
-}
-
-/** Removes a server's home as its uid (the executor may not enter it), modes it set undone first. */
-function removeAs(uid, gid, dir) {
-  return new Promise((resolve) => {
-    let rm;
-    try {
-      rm = spawn("/bin/sh", ["-c", 'chmod -R u+rwx "$1" 2>/dev/null; rm -rf "$1"', "sh", dir], {
-        uid,
-        gid,
-        stdio: "ignore",
-        env: { PATH: "/usr/bin:/bin" },
-      });
-    } catch {
-      resolve();
-      return;
-    }
-    rm.once("error", resolve);
-    rm.once("exit", resolve);
-  });
 }
 
 /** A file operation as the agent; with a key, done at most once and answered the same again. */

@@ -3,6 +3,7 @@
 import { spawn } from "node:child_process";
 import { closeSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
 import { forkServer } from "./fork-server.mjs";
+import { userEnv } from "./user-env.mjs";
 
 // The head of /proc/<pid>/status: its Name, State and Uid lines come within it.
 const STATUS_HEAD = Buffer.alloc(1024);
@@ -140,5 +141,43 @@ export function handBack(editor, agent) {
     }
     find.once("error", () => resolve());
     find.once("exit", () => resolve());
+  });
+}
+
+// Run as the uid: every entry of it in the shared scratch mounts (modes it set undone first, so a
+// 0500 directory goes too), then the System V objects it owns, one by one: gVisor lets any uid
+// remove another's, so `ipcrm -a` would not be exact there. -xdev: each mount alone.
+const SWEEP = `for d in /tmp /dev/shm; do
+  find "$d" -xdev -mindepth 1 -uid "$1" -prune -exec chmod -R u+rwx {} + 2>/dev/null
+  find "$d" -xdev -mindepth 1 -uid "$1" -prune -exec rm -rf {} + 2>/dev/null
+done
+me=$(id -un 2>/dev/null || id -u)
+for kind in q s m; do
+  ipcs -$kind -c 2>/dev/null | awk -v me="$me" '$1 ~ /^[0-9]+$/ && $5 == me { print $1 }' |
+    while read -r id; do ipcrm -$kind "$id" 2>/dev/null; done
+done
+exit 0`;
+
+/**
+ * Removes what `uid` still owns in /tmp, /dev/shm and System V IPC, as that uid (the executor has
+ * no DAC override). Run once nothing of the uid runs, before the uid is leased again.
+ */
+export function sweepUid(uid, gid) {
+  return new Promise((resolve) => {
+    let sh;
+    try {
+      sh = spawn("/bin/sh", ["-c", SWEEP, "sh", String(uid)], {
+        uid,
+        gid,
+        stdio: "ignore",
+        // The commands' own environment: under gVisor, find and rm need its statx preload.
+        env: userEnv({ home: "/nonexistent" }, "sweep"),
+      });
+    } catch {
+      resolve();
+      return;
+    }
+    sh.once("error", resolve);
+    sh.once("exit", resolve);
   });
 }

@@ -118,15 +118,20 @@ const OPS: Record<TransferKind, Op> = {
         "bash",
         "-c",
         // --verbatim-files-from: a member named like an option (`-C`, `--checkpoint…`) stays a name.
-        "set -o pipefail; tar -C /workspace --null --no-recursion --verbatim-files-from -T - -cf - | base64 -w0",
+        // `head` ends tar one byte past the limit: a sparse file of 100 GiB (no blocks in the quota)
+        // was otherwise read to its end, to the timeout, its output dropped past the cap.
+        'set -o pipefail; tar -C /workspace --null --no-recursion --verbatim-files-from -T - -cf - | head -c "$1" | base64 -w0',
+        "bash",
+        String(max + 1),
       ],
       stdin: allowed.map((rel) => `${rel}\0`).join(""),
       timeoutMs: TAR_TIMEOUT_MS,
-      maxOutputBytes: Math.ceil(max / 3) * 4 + 4,
+      maxOutputBytes: Math.ceil((max + 1) / 3) * 4 + 4,
     });
-    if (r.truncated) throw new TransferError("EFBIG", `the workspace archive exceeds ${max} bytes`);
-    if (r.exitCode !== 0) throw new TransferError("EIO", `tar failed: ${r.stderr.slice(0, 500)}`);
     const tar = Buffer.from(r.stdout, "base64");
+    if (r.truncated || tar.length > max)
+      throw new TransferError("EFBIG", `the workspace archive exceeds ${max} bytes`);
+    if (r.exitCode !== 0) throw new TransferError("EIO", `tar failed: ${r.stderr.slice(0, 500)}`);
     await deps.transfers.write(jobId, "out", tar);
     const omitted = members.length - allowed.length;
     return {
