@@ -98,6 +98,17 @@ if ((${#missing[@]} + ${#optional[@]} > 0)); then
   done_step "installed ${missing[*]} ${optional[*]}"
 fi
 
+# --- Host kernel: protected links, files and fifos in sticky directories (host-wide; containers
+# share them). systemd's defaults; minimal hosts have them at 0 (src/sandbox/host-hardening.ts). ---
+if ((!only_missing)) && ((EUID == 0)); then
+  for kv in fs.protected_symlinks=1 fs.protected_hardlinks=1 fs.protected_regular=2 fs.protected_fifos=1; do
+    have="$(sysctl -n "${kv%%=*}" 2>/dev/null || echo)"
+    if [[ -n $have ]] && ((have < ${kv##*=})); then
+      sysctl -qw "$kv" >/dev/null 2>&1 && log "set $kv (was $have)" || log "could not set $kv"
+    fi
+  done
+fi
+
 # --- Docker engine: start one only if no socket answers. ---
 if ! docker info >/dev/null 2>&1; then
   if ((EUID != 0)); then

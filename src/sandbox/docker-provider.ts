@@ -17,6 +17,7 @@ import { DockerSandbox, type ExecutorRunner } from "./docker-sandbox.js";
 import { ExecutorChannel, ExecutorUnreachableError, RequestNotDeliveredError } from "./executor-channel.js";
 import { type Acks, pingOverSocket } from "./executor-client.js";
 import { executorMount } from "./executor-source.js";
+import { weakHostSettings } from "./host-hardening.js";
 import { startIdleReaper } from "./idle-reaper.js";
 import {
   DEFAULT_UID_BASE,
@@ -157,6 +158,12 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       workspaceDir: (id) => sessionPaths(this.dataDir, opts.serviceId, id).workspaceDir,
       logger: this.logger,
     });
+    const weak = weakHostSettings();
+    if (weak.length > 0)
+      this.logger.warn(
+        { set: weak },
+        `this host's kernel leaves shared /tmp and /dev/shm open to planted links and fifos: set ${weak.join(" ")} (sysctl; systemd's defaults)`,
+      );
     this.runtimeCheck = new RuntimeCheck(this.docker, opts.runtime);
     this.pool = this.createPool();
     this.pool?.start();
