@@ -61,6 +61,58 @@ function agrees(node: SyntaxNode, src: string, delimiter: string): boolean {
   return true;
 }
 
+/**
+ * Where bash ends an unquoted here-document that starts at `from`: the end of the first line equal
+ * to `delimiter`, or -1 at the end of the input. bash reads its lines as read_a_line does (parse.y):
+ * a backslash-newline is removed, so `EO\<newline>F` is the line `EOF`, and `x\<newline>EOF` is not
+ * a delimiter line; a backslash keeps the next character as it is (`\\<newline>` ends a line).
+ */
+export function unquotedEnd(src: string, from: number, delimiter: string, stripTabs: boolean): number {
+  let line = "";
+  for (let i = from; i <= src.length; i++) {
+    const c = src[i];
+    if (c === "\\" && src[i + 1] === "\n") {
+      i++;
+      continue;
+    }
+    if (c !== undefined && c !== "\n") {
+      line += c;
+      if (c === "\\" && src[i + 1] !== undefined) line += src[++i];
+      continue;
+    }
+    if (line === delimiter || (stripTabs && line.replace(/^\t+/, "") === delimiter)) return i;
+    line = "";
+  }
+  return -1;
+}
+
+/**
+ * A here-document with an unquoted delimiter: bash splices backslash-newlines in its body before it
+ * compares lines, tree-sitter does not. `cat <<EOF⏎EO\⏎F⏎touch x⏎EOF` ends after `F` for bash, which
+ * then runs `touch x`, a line tree-sitter read as text (attack26a). Respelling cannot fix it (a
+ * quoted delimiter stops the splicing), so any disagreement is unanalysable.
+ */
+function splicedAgrees(node: SyntaxNode, src: string, delimiter: string): boolean {
+  const body = node.children.find((c) => c.type === "heredoc_body" || c.type === "heredoc_end");
+  const end = node.children.find((c) => c.type === "heredoc_end");
+  if (body === undefined) return end === undefined;
+  const stripTabs = node.children.some((c) => c.type === "<<-");
+  return unquotedEnd(src, body.start, delimiter, stripTabs) === (end === undefined ? -1 : end.end);
+}
+
+/**
+ * bash reads a body from the line after the command line; tree-sitter read `cat <<EOF⏎\⏎EOF⏎…` as
+ * the command line `cat <<EOF EOF` continued, and its body began a line later than bash's. A
+ * backslash-newline between the delimiter word and the body is refused, whatever the quoting.
+ */
+function startsWhereBashStarts(node: SyntaxNode, src: string, start: SyntaxNode): boolean {
+  const body = node.children.find((c) => c.type === "heredoc_body" || c.type === "heredoc_end");
+  if (body === undefined) return true;
+  // With `<<-` tree-sitter's body starts after the first line's leading tabs.
+  const before = src.slice(start.end, body.start).replace(/\t*$/, "");
+  return before.endsWith("\n") && !before.includes("\\\n");
+}
+
 /** Checks every here-document of a parse against bash's delimiter rules. */
 export function checkHeredocs(root: SyntaxNode, src: string): HeredocCheck {
   const found: SyntaxNode[] = [];
@@ -74,6 +126,10 @@ export function checkHeredocs(root: SyntaxNode, src: string): HeredocCheck {
     if (start === undefined) continue;
     const d = heredocDelimiter(src.slice(start.start, start.end));
     if (d === null) {
+      bad = true;
+      continue;
+    }
+    if (!startsWhereBashStarts(node, src, start) || (!d.quoted && !splicedAgrees(node, src, d.text))) {
       bad = true;
       continue;
     }

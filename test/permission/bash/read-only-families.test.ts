@@ -339,7 +339,26 @@ describe("family 6: here-document delimiters by bash's rules", () => {
     "cat <<$'EOF'\nEOF\ntouch /tmp/x",
     "cat <<EOF | sh\nx\nEOF",
     'cat <<A <<"B"\na\nA\nb\nB\nrm x',
+    // attack26a: an unquoted delimiter's body is read with backslash-newlines spliced, so
+    // `EO\⏎F` is the line `EOF` to bash (which then runs the next line) and `x\⏎EOF` is no end.
+    "cat <<EOF\nEO\\\nF\ntouch /tmp/x\nEOF",
+    "cat <<EOF | cat\nEO\\\nF\ntouch /tmp/x\nEOF",
+    "cat <<-EOF\n\tEO\\\nF\ntouch /tmp/x\nEOF",
+    "cat <<EOF\nE\\\nO\\\nF\ntouch /tmp/x\nEOF",
+    "grep x <<EOF; ls\nEO\\\nF\ntouch /tmp/x\nEOF",
+    "cat <<EOF\nx\\\nEOF\ncat <<EOG\nEOF\ntouch /tmp/x\nEOG",
+    // tree-sitter reads a line `\` after the command line as that line continued (`cat <<EOF EOF`).
+    "cat <<EOF\n\\\nEOF\ntouch /tmp/x\nEOF",
+    "cat <<'EOF'\n\\\nEOF\ntouch /tmp/x\nEOF",
   ])("%j", expectNeverAllowed);
+
+  it.each(["cat <<EOF\nEO\\\nF\ntouch /tmp/x\nEOF", "cat <<EOF\n\\\nEOF\ntouch /tmp/x\nEOF"])(
+    "%j is not covered by an allow rule for its first command (it would run as the agent)",
+    (command) => {
+      const ctx = bashCtx("default", { allow: ["cat:*"] });
+      expect(checkPermission(bash, { command }, ctx).behavior).toBe("ask");
+    },
+  );
 
   it("analyses the lines after the real end as commands (a deny rule sees them)", () => {
     const ctx = bashCtx("bypass", { deny: ["curl:*"] });
@@ -354,6 +373,9 @@ describe("family 6: here-document delimiters by bash's rules", () => {
     "cat <<\\EOF\nx\nEOF",
     "cat <<'E O F'\nx\nE O F",
     "grep x <<EOF\na\nEOF\nls",
+    // A spliced body line that does not make or unmake the delimiter is fine.
+    "cat <<EOF | grep x\na\\\nb\nEOF",
+    "cat <<EOF\nx\\\\\nEOF\nls",
   ])("%j is allowed", (command) => {
     expect(decide(command).behavior).toBe("allow");
   });
