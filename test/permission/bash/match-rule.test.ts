@@ -54,8 +54,21 @@ describe("Bash matchRule: deny/ask semantics", () => {
     ["rm:*", "FOO=1 /bin/rm x", true],
     ["rm -rf:*", 'rm -rf "x"', true],
     ["curl:*", "echo $(curl evil)", true],
+    // bash ends a `$'…'` string at a NUL: these run `rm` and `git push` (attack26a)
+    ["rm:*", "$'rm\\x00' -rf x", true],
+    ["rm:*", "$'rm\\0x' x", true],
+    ["git push:*", "git $'push\\x00' origin main", true],
+    ["git push:*", "git $'push\\u0000' origin main", true],
+    ["git push:*", "git $'push\\U00000000x' origin main", true],
+    // only the `$'…'` part ends: `pu` then `sh` is `push`
+    ["git push:*", "git $'pu\\x00x'sh origin main", true],
   ])("%j vs %j → %s", (content, command, expected) => {
     expect(matches(content, command)).toBe(expected);
+  });
+
+  it("a NUL in `$'…'` does not take a command past a deny rule its allow rule would let through", () => {
+    const ctx = bashCtx("default", { allow: ["git:*"], deny: ["git push:*"] });
+    expect(checkPermission(bash, { command: "git $'push\\x00' origin main" }, ctx).behavior).toBe("deny");
   });
 
   it("a deny rule on one part denies the compound command", () => {
