@@ -381,6 +381,33 @@ describe("family 6: here-document delimiters by bash's rules", () => {
   });
 });
 
+describe("tokens tree-sitter ends elsewhere than bash (attack26a)", () => {
+  it.each([
+    // In `$'…'` `\\` is one backslash and the next quote ends the string; tree-sitter ran it on.
+    "echo $'a\\\\' ; touch /tmp/x #'",
+    "grep $'\\\\' f; touch /tmp/x; echo '",
+    "ls $'\\\\'|touch /tmp/x|ls '",
+    // Backslash-CR-LF: bash escapes the CR and ends the command at the LF.
+    "echo a\\\r\ntouch /tmp/x",
+    "ls \\\r\nrm -rf ~",
+  ])("%j", expectNeverAllowed);
+
+  it.each(["echo a\\\r\ntouch /tmp/x", "echo $'a\\\\' ; touch /tmp/x #'"])(
+    "%j is not covered by an allow rule for its first command",
+    (command) => {
+      const ctx = bashCtx("default", { allow: ["echo:*", "ls:*"] });
+      expect(checkPermission(bash, { command }, ctx).behavior).toBe("ask");
+    },
+  );
+
+  it.each(["echo $'it\\'s'", "echo $'a\\\\b'", "echo $'a\\\\' b", "echo x$'\\\\'y", "grep $'\\t' f"])(
+    "%j is still allowed",
+    (command) => {
+      expect(decide(command).behavior).toBe("allow");
+    },
+  );
+});
+
 describe("family 7: background processes", () => {
   it.each([
     "cat /dev/zero >/dev/null &",

@@ -1,23 +1,31 @@
 /**
- * attack26a: bash reads an unquoted here-document's body with backslash-newlines spliced, and
- * tree-sitter does not. `EO\⏎F` is the delimiter line `EOF` to bash, which then runs the next
- * line as a command; the policy read that line as text and auto-allowed the whole call as `cat`.
- * Likewise tree-sitter took a body line `\` as the command line continued. Through the real API
- * and sandbox: the hidden command must not run, neither as the reader (no rule) nor as the agent
- * (an allow rule for `cat`, which covered every command the policy saw).
+ * attack26a: lines where bash runs a command that tree-sitter read as text, so the policy
+ * auto-allowed the line by what it saw (`cat`, `echo`):
+ * - an unquoted here-document's body is read with backslash-newlines spliced: `EO\⏎F` is the
+ *   delimiter line `EOF` to bash, which then runs the next line; a body line `\` was read by
+ *   tree-sitter as the command line continued;
+ * - in `$'a\\'` the second backslash is escaped and the quote ends the string; tree-sitter ran the
+ *   string on to a later quote;
+ * - backslash-CR-LF is a continuation to tree-sitter, an escaped CR and a newline to bash.
+ * Through the real API and sandbox: the hidden command must not run, neither as the reader (no
+ * rule) nor as the agent (an allow rule for the visible command, which covered all it saw).
  */
 import { describe, expect, it } from "vitest";
 import { globFinds, harnessFor, jobText, newAttacker, runtimes } from "./support.js";
 
 const SPLICED = (file: string) => `cat <<EOF\nEO\\\nF\ntouch ${file}\nEOF`;
 const CONTINUED = (file: string) => `cat <<EOF\n\\\nEOF\ntouch ${file}\nEOF`;
+const ANSI_C = (file: string) => `echo $'a\\\\' ; touch ${file} #'`;
+const CR_LF = (file: string) => `echo a\\\r\ntouch ${file}`;
 
-describe.each(runtimes)("containment under %s: a here-document bash ends elsewhere", (runtime) => {
+describe.each(runtimes)("containment under %s: a command bash runs where tree-sitter saw text", (runtime) => {
   const h = harnessFor(runtime);
 
   it.each([
     ["a spliced delimiter line", SPLICED],
     ["a body line read as the command line continued", CONTINUED],
+    ["a `$'…'` ending in an escaped backslash", ANSI_C],
+    ["a backslash before CR-LF", CR_LF],
   ])("%s: the line bash runs after it is not auto-allowed", async (_, make) => {
     const a = await newAttacker(h(), { allow: ["Glob"] });
     const job = await a.callAndWait("Bash", { command: make("/tmp/hd-ran") });
@@ -31,6 +39,15 @@ describe.each(runtimes)("containment under %s: a here-document bash ends elsewhe
     const command = `cat > /workspace/notes.txt <<EOF\nEO\\\nF\ntouch /workspace/hd-agent-ran\nEOF`;
     const job = await a.callAndWait("Bash", { command });
     expect(await globFinds(a, "hd-agent-ran"), "the hidden command ran as the agent").toBe("");
+    expect(job.status, jobText(job)).toBe("awaiting_approval");
+  });
+
+  it("an allow rule for `echo` does not cover what follows `$'a\\\\'`", async () => {
+    const a = await newAttacker(h(), { allow: ["Glob", "Bash(echo:*)"] });
+    const job = await a.callAndWait("Bash", {
+      command: `echo $'a\\\\' > /workspace/n.txt; touch /workspace/ac-agent-ran #'`,
+    });
+    expect(await globFinds(a, "ac-agent-ran"), "the hidden command ran as the agent").toBe("");
     expect(job.status, jobText(job)).toBe("awaiting_approval");
   });
 
