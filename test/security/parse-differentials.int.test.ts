@@ -51,6 +51,21 @@ describe.each(runtimes)("containment under %s: a command bash runs where tree-si
     expect(job.status, jobText(job)).toBe("awaiting_approval");
   });
 
+  it("`{PATH}` before a redirection does not send `git` to the agent's directory", async () => {
+    const a = await newAttacker(h(), { allow: ["Bash", "Write"] });
+    // A `git` of the agent's in each directory a descriptor number may name.
+    const { job: planted, out } = await a.script(
+      'for n in $(seq 3 40); do mkdir -p /workspace/$n; printf "#!/bin/sh\\n/usr/bin/touch /tmp/path-ran\\n" > /workspace/$n/git; chmod +x /workspace/$n/git; done',
+    );
+    expect(planted.status, out).toBe("succeeded");
+    await a.setRules({ allow: ["Glob"] });
+    for (const command of ["true {PATH}</dev/null; git status", "echo x {PATH}>&2; git status"]) {
+      const job = await a.callAndWait("Bash", { command });
+      expect(await globFinds(a, "path-ran", "/tmp"), `${command}: the agent's git ran`).toBe("");
+      expect(job.status, jobText(job)).toBe("awaiting_approval");
+    }
+  });
+
   // The control: the tests above would prove nothing if here-documents asked anyway.
   it("a here-document whose end both read alike is still auto-allowed", async () => {
     const a = await newAttacker(h(), { allow: ["Glob"] });

@@ -6,6 +6,10 @@
  *   and the string as running on to the last `'`.
  * - `echo a\<CR><LF>touch x`: tree-sitter reads backslash-CR-LF as a line continuation; bash
  *   escapes the CR and ends the command at the LF.
+ * And one tree-sitter reads as a word where bash assigns a variable: `{NAME}` right before a
+ * redirection operator stores the new descriptor's number in NAME, in the shell itself for a
+ * builtin. `true {PATH}</dev/null; git status` made PATH `10`, and bash ran `./10/git`, a file
+ * the agent can write.
  */
 import type { SyntaxNode } from "./syntax.js";
 
@@ -26,8 +30,11 @@ function ansiCStringsEndAlike(node: SyntaxNode, src: string): boolean {
   return node.children.every((c) => ansiCStringsEndAlike(c, src));
 }
 
+/** `{NAME}>`, `{NAME[i]}<`…: bash's "assign the descriptor to NAME" (quoted or not: asking is safe). */
+const VARNAME_REDIRECT = /\{[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\}[<>]/;
+
 /** Does bash split `src` into the tokens tree-sitter found? */
 export function lexesLikeBash(root: SyntaxNode, src: string): boolean {
-  if (src.includes("\\\r")) return false;
+  if (src.includes("\\\r") || VARNAME_REDIRECT.test(src.replaceAll("\\\n", ""))) return false;
   return !src.includes("$'") || ansiCStringsEndAlike(root, src);
 }

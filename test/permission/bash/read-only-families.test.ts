@@ -390,22 +390,35 @@ describe("tokens tree-sitter ends elsewhere than bash (attack26a)", () => {
     // Backslash-CR-LF: bash escapes the CR and ends the command at the LF.
     "echo a\\\r\ntouch /tmp/x",
     "ls \\\r\nrm -rf ~",
+    // `{NAME}` before a redirection assigns the descriptor's number to NAME (in the shell, for a
+    // builtin): PATH becomes `10`, and `git` is `./10/git`.
+    "true {PATH}</dev/null; git status",
+    "echo x {PATH}>&2; git status",
+    "pwd {PATH}>/dev/null && git log",
+    "cd . {GIT_EXEC_PATH}<&0; git status",
+    "true {P\\\nATH}\\\n</dev/null; git status",
+    "type {a[0]}>/dev/null",
   ])("%j", expectNeverAllowed);
 
-  it.each(["echo a\\\r\ntouch /tmp/x", "echo $'a\\\\' ; touch /tmp/x #'"])(
+  it.each(["echo a\\\r\ntouch /tmp/x", "echo $'a\\\\' ; touch /tmp/x #'", "echo x {PATH}>&2; git status"])(
     "%j is not covered by an allow rule for its first command",
     (command) => {
-      const ctx = bashCtx("default", { allow: ["echo:*", "ls:*"] });
+      const ctx = bashCtx("default", { allow: ["echo:*", "ls:*", "git status"] });
       expect(checkPermission(bash, { command }, ctx).behavior).toBe("ask");
     },
   );
 
-  it.each(["echo $'it\\'s'", "echo $'a\\\\b'", "echo $'a\\\\' b", "echo x$'\\\\'y", "grep $'\\t' f"])(
-    "%j is still allowed",
-    (command) => {
-      expect(decide(command).behavior).toBe("allow");
-    },
-  );
+  it.each([
+    "echo {x}",
+    "echo {PATH} >/dev/null",
+    "echo $'it\\'s'",
+    "echo $'a\\\\b'",
+    "echo $'a\\\\' b",
+    "echo x$'\\\\'y",
+    "grep $'\\t' f",
+  ])("%j is still allowed", (command) => {
+    expect(decide(command).behavior).toBe("allow");
+  });
 });
 
 describe("family 7: background processes", () => {
