@@ -6,7 +6,9 @@
  *   tree-sitter as the command line continued;
  * - in `$'a\\'` the second backslash is escaped and the quote ends the string; tree-sitter ran the
  *   string on to a later quote;
- * - backslash-CR-LF is a continuation to tree-sitter, an escaped CR and a newline to bash.
+ * - backslash-CR-LF is a continuation to tree-sitter, an escaped CR and a newline to bash;
+ * - a here-document's end line `EOF ` (trailing blank) ended it for tree-sitter, not for bash;
+ * - `{PATH}` before a redirection assigns PATH the descriptor's number (`./11/git` then ran).
  * Through the real API and sandbox: the hidden command must not run, neither as the reader (no
  * rule) nor as the agent (an allow rule for the visible command, which covered all it saw).
  */
@@ -15,6 +17,7 @@ import { globFinds, harnessFor, jobText, newAttacker, runtimes } from "./support
 
 const SPLICED = (file: string) => `cat <<EOF\nEO\\\nF\ntouch ${file}\nEOF`;
 const CONTINUED = (file: string) => `cat <<EOF\n\\\nEOF\ntouch ${file}\nEOF`;
+const TRAILING_BLANK = (file: string) => `cat <<'EOF'\nx\nEOF \ncat <<EOG\nEOF\ntouch ${file}\nEOG`;
 const ANSI_C = (file: string) => `echo $'a\\\\' ; touch ${file} #'`;
 const CR_LF = (file: string) => `echo a\\\r\ntouch ${file}`;
 
@@ -24,6 +27,7 @@ describe.each(runtimes)("containment under %s: a command bash runs where tree-si
   it.each([
     ["a spliced delimiter line", SPLICED],
     ["a body line read as the command line continued", CONTINUED],
+    ["an end line with a trailing blank (bash compares whole lines)", TRAILING_BLANK],
     ["a `$'…'` ending in an escaped backslash", ANSI_C],
     ["a backslash before CR-LF", CR_LF],
   ])("%s: the line bash runs after it is not auto-allowed", async (_, make) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { analyseBash } from "../../../src/permission/bash/analysis.js";
-import { heredocDelimiter, unquotedEnd } from "../../../src/permission/bash/heredoc.js";
+import { bashEnd, heredocDelimiter } from "../../../src/permission/bash/heredoc.js";
 import { CWD, HOME } from "./context.js";
 
 describe("heredocDelimiter: bash's quote removal", () => {
@@ -45,7 +45,7 @@ describe("here-documents end where bash ends them", () => {
   });
 });
 
-describe("unquotedEnd: bash's lines in an unquoted body (read_a_line)", () => {
+describe("bashEnd: where bash ends a body (read_a_line when unquoted)", () => {
   it.each([
     ["x\nEOF\nls", false, 5],
     ["EO\\\nF\nls", false, 5],
@@ -54,7 +54,8 @@ describe("unquotedEnd: bash's lines in an unquoted body (read_a_line)", () => {
     ["\tEOF", true, 4],
     ["\tEOF\nEOF", false, 8],
     ["x\nEOFx", false, -1],
+    ["x\nEOF \nEOF", false, 10],
   ])("%j (strip tabs: %s) ends at %d", (body, strip, end) => {
-    expect(unquotedEnd(body, 0, "EOF", strip)).toBe(end);
+    expect(bashEnd(body, 0, "EOF", strip)).toBe(end);
   });
 });

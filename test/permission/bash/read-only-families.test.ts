@@ -350,6 +350,11 @@ describe("family 6: here-document delimiters by bash's rules", () => {
     // tree-sitter reads a line `\` after the command line as that line continued (`cat <<EOF EOF`).
     "cat <<EOF\n\\\nEOF\ntouch /tmp/x\nEOF",
     "cat <<'EOF'\n\\\nEOF\ntouch /tmp/x\nEOF",
+    // bash compares whole lines: `EOF ` ends nothing (tree-sitter ended there), and the next
+    // here-document of tree-sitter's hides a command bash runs.
+    "cat <<'EOF'\nx\nEOF \ncat <<EOG\nEOF\ntouch /tmp/x\nEOG",
+    'cat <<"EOF"\nx\nEOF\t\ncat <<EOG\nEOF\ntouch /tmp/x\nEOG',
+    "cat <<EOF\nx\nEOF \ncat <<EOG\nEOF\ntouch /tmp/x\nEOG",
   ])("%j", expectNeverAllowed);
 
   it.each(["cat <<EOF\nEO\\\nF\ntouch /tmp/x\nEOF", "cat <<EOF\n\\\nEOF\ntouch /tmp/x\nEOF"])(
