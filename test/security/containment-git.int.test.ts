@@ -280,6 +280,51 @@ describe.each(runtimes)("containment under %s: a driver named with `=`", (runtim
 });
 
 /**
+ * attack26a: a merge driver. `--remerge-diff` (and `--diff-merges=remerge`, or `-m` under a
+ * repository's `log.diffMerges=remerge`) redoes each merge in memory, and a file both sides changed
+ * goes through the `merge=<driver>` attribute's `merge.<driver>.driver`, a shell command from the
+ * repository's config that reader-bin/git left alone. Its objects go to a temporary directory
+ * under .git/objects, which the agent opens to the reader first (its own files: chmod).
+ */
+const PLANT_MERGE_DRIVER = [
+  ...INIT_REPO,
+  "mkdir r && cd r && git init -q . && chmod 777 .",
+  "git config user.name attacker && git config user.email attacker@example.invalid",
+  "printf '1\\n2\\n3\\n' > m.txt",
+  "git add m.txt && git commit -qm base",
+  "git checkout -qb side && printf '1\\n2\\nside\\n' > m.txt && git commit -qam side",
+  "git checkout -q - && printf 'main\\n2\\n3\\n' > m.txt && git commit -qam main",
+  "git merge -q side -m merged",
+  "echo '*.txt merge=evil' > .git/info/attributes",
+  "git config merge.evil.driver 'echo ran-$((6*7))-merge >&2; touch /workspace/merge-ran /tmp/merge-ran; cp %A %A'",
+  "git config log.diffMerges remerge",
+  // The reader may now write where the merge machinery writes: the worktree and the objects.
+  "chmod -R a+rwX .git/objects",
+  "rm -f /workspace/*-ran /tmp/*-ran",
+].join("\n");
+
+describe.each(runtimes)("containment under %s: a merge driver", (runtime) => {
+  const h = harnessFor(runtime);
+  const shared = sharedAttackers(h);
+
+  it.each([
+    "git -C r log --remerge-diff -1",
+    "git -C r show --remerge-diff HEAD",
+    "git -C r log --diff-merges=remerge -p -1",
+    "git -C r log -m -p -1",
+    "git -C r show -m HEAD",
+  ])("`%s` does not run the repository's merge driver", async (command) => {
+    const a = await plantedBy(shared, PLANT_MERGE_DRIVER);
+    const job = await a.callAndWait("Bash", { command });
+    expect(job.decision.behavior).toBe("allow");
+    expect(await traces(a, job), `${command} (${job.status}) ran the merge driver`).toEqual([]);
+    // The control: the merge was redone (the driver's place reached), it only did not run.
+    expect(job.status, jobText(job)).toBe("succeeded");
+    expect(jobText(job)).toContain("remerge CONFLICT");
+  });
+});
+
+/**
  * attack25b: read-only git opens no transport. A repository's `protocol.<name>.allow=always` is
  * more specific than the reader's command-scope `protocol.allow=never` and won: `git remote show`
  * ran an `ext::` remote's command and a local remote's `uploadpack`, and a partial clone's lazy

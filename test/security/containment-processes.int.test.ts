@@ -13,7 +13,7 @@ const isLeftover = (args: string) =>
   args === "sleep 777" || args === "sleep 778" || args.includes("while :; do :; done");
 
 /** The processes the call left behind, as a later call sees them (after the 1 s the fix may take). */
-async function leftovers(a: Attacker): Promise<string[]> {
+async function leftovers(a: Attacker, left = isLeftover): Promise<string[]> {
   const { out } = await a.bash("sleep 1; ps -eo stat=,args=");
   // The control: this call sees processes beyond its own, or an empty list would prove nothing.
   expect(out, "ps shows no process outside the call").toContain("executor.mjs");
@@ -22,7 +22,7 @@ async function leftovers(a: Attacker): Promise<string[]> {
     .map((l) => l.trim())
     .filter((l) => l !== "" && !l.startsWith("Z")) // a zombie is dead, only not yet reaped
     .map((l) => l.replace(/^\S+\s+/, ""))
-    .filter(isLeftover);
+    .filter(left);
 }
 
 describe.each(runtimes)("containment under %s: a call owns every process it starts", (runtime) => {
@@ -50,5 +50,22 @@ describe.each(runtimes)("containment under %s: a call owns every process it star
     expect(jobText(job)).toMatch(/interrupt|cancel|kill/i);
     const left = await leftovers(a);
     expect(left, `alive after the call was cancelled: ${left.join(" | ")}`).toEqual([]);
+  });
+
+  // attack26a: a read-only call (the reader's uid, no rule) that blocks on a FIFO the agent made,
+  // in the reader itself or in bash opening its redirect, ends at its timeout with nothing left.
+  it("a reader blocked on a FIFO ends at its timeout, and nothing of it is left", async () => {
+    const a = await newAttacker(h(), { allow: ["Bash"] });
+    await a.bash("mkfifo /workspace/p");
+    await a.setRules({ allow: ["Glob"] });
+    for (const command of ["cat /workspace/p", "cat < /workspace/p", "tail -f /workspace/p"]) {
+      const job = await a.callAndWait("Bash", { command, timeout: 2000 });
+      expect(job.decision, command).toMatchObject({ behavior: "allow", readOnly: true });
+      expect(job.status, command).not.toBe("succeeded");
+      expect(jobText(job), command).toMatch(/timed out|killed/i);
+    }
+    await a.setRules({ allow: ["Bash"] });
+    const left = await leftovers(a, (args) => args.includes("/workspace/p"));
+    expect(left, `alive after the calls timed out: ${left.join(" | ")}`).toEqual([]);
   });
 });

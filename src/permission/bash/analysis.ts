@@ -6,6 +6,7 @@
 import type { PermissionRule } from "../types.js";
 import { trackCwd } from "./cwd-tracking.js";
 import { checkHeredocs } from "./heredoc.js";
+import { lexesLikeBash } from "./lexing.js";
 import { parseBash } from "./parser.js";
 import { collectCommands, type Redirect, type SimpleCommand } from "./simple-commands.js";
 import { type SyntaxTree, toSyntaxTree } from "./syntax.js";
@@ -68,6 +69,7 @@ function parseByBashRules(text: string): { tree: SyntaxTree; text: string } | nu
   const parsed = parseBash(text);
   if (parsed === null) return null;
   const tree = toSyntaxTree(parsed);
+  if (!lexesLikeBash(tree.root, text)) tree.hasError = true;
   if (!text.includes("<<")) return { tree, text };
   const check = checkHeredocs(tree.root, text);
   if (check.rewrite === null) {
@@ -78,7 +80,7 @@ function parseByBashRules(text: string): { tree: SyntaxTree; text: string } | nu
   if (again === null) return null;
   const respelt = toSyntaxTree(again);
   const recheck = checkHeredocs(respelt.root, check.rewrite);
-  if (check.bad || recheck.bad || recheck.rewrite !== null) respelt.hasError = true;
+  if (tree.hasError || check.bad || recheck.bad || recheck.rewrite !== null) respelt.hasError = true;
   return { tree: respelt, text: check.rewrite };
 }
 

@@ -48,17 +48,64 @@ function collect(node: SyntaxNode, out: SyntaxNode[]): void {
   for (const c of node.children) collect(c, out);
 }
 
-/** Does bash end this here-document where tree-sitter does? */
-function agrees(node: SyntaxNode, src: string, delimiter: string): boolean {
-  const stripTabs = node.children.some((c) => c.type === "<<-");
-  const line = (s: string) => (stripTabs ? s.replace(/^\t+/, "") : s);
-  for (const c of node.children) {
-    if (c.type === "heredoc_body") {
-      // A body line equal to the delimiter is where bash really stops.
-      for (const l of src.slice(c.start, c.end).split("\n")) if (line(l) === delimiter) return false;
-    } else if (c.type === "heredoc_end" && line(src.slice(c.start, c.end)) !== delimiter) return false;
+/**
+ * Where bash ends a here-document whose body starts at `from`: the end of the first whole line
+ * equal to `delimiter` (after its leading tabs with `<<-`), or -1 at the end of the input. bash
+ * compares whole lines, so `EOF ` is no end (tree-sitter ended there). With an unquoted delimiter
+ * (`splice`) it reads lines as read_a_line does (parse.y): a backslash-newline is removed, so
+ * `EO\<newline>F` is the line `EOF`, and `x\<newline>EOF` is not a delimiter line; a backslash
+ * keeps the next character as it is (`\\<newline>` ends a line).
+ */
+export function bashEnd(
+  src: string,
+  from: number,
+  delimiter: string,
+  stripTabs: boolean,
+  splice = true,
+): number {
+  let line = "";
+  for (let i = from; i <= src.length; i++) {
+    const c = src[i];
+    if (splice && c === "\\" && src[i + 1] === "\n") {
+      i++;
+      continue;
+    }
+    if (c !== undefined && c !== "\n") {
+      line += c;
+      if (splice && c === "\\" && src[i + 1] !== undefined) line += src[++i];
+      continue;
+    }
+    if (line === delimiter || (stripTabs && line.replace(/^\t+/, "") === delimiter)) return i;
+    line = "";
   }
-  return true;
+  return -1;
+}
+
+/**
+ * Does bash end this here-document where tree-sitter does? With an unquoted delimiter bash splices
+ * backslash-newlines in the body before it compares lines, tree-sitter does not: `cat
+ * <<EOF⏎EO\⏎F⏎touch x⏎EOF` ends after `F` for bash, which then runs `touch x`, a line tree-sitter
+ * read as text (attack26a); respelling cannot fix that (a quoted delimiter stops the splicing).
+ */
+function agrees(node: SyntaxNode, src: string, delimiter: string, splice: boolean): boolean {
+  const body = node.children.find((c) => c.type === "heredoc_body" || c.type === "heredoc_end");
+  const end = node.children.find((c) => c.type === "heredoc_end");
+  if (body === undefined) return end === undefined;
+  const stripTabs = node.children.some((c) => c.type === "<<-");
+  return bashEnd(src, body.start, delimiter, stripTabs, splice) === (end === undefined ? -1 : end.end);
+}
+
+/**
+ * bash reads a body from the line after the command line; tree-sitter read `cat <<EOF⏎\⏎EOF⏎…` as
+ * the command line `cat <<EOF EOF` continued, and its body began a line later than bash's. A
+ * backslash-newline between the delimiter word and the body is refused, whatever the quoting.
+ */
+function startsWhereBashStarts(node: SyntaxNode, src: string, start: SyntaxNode): boolean {
+  const body = node.children.find((c) => c.type === "heredoc_body" || c.type === "heredoc_end");
+  if (body === undefined) return true;
+  // With `<<-` tree-sitter's body starts after the first line's leading tabs.
+  const before = src.slice(start.end, body.start).replace(/\t*$/, "");
+  return before.endsWith("\n") && !before.includes("\\\n");
 }
 
 /** Checks every here-document of a parse against bash's delimiter rules. */
@@ -77,7 +124,11 @@ export function checkHeredocs(root: SyntaxNode, src: string): HeredocCheck {
       bad = true;
       continue;
     }
-    if (agrees(node, src, d.text)) continue;
+    if (!startsWhereBashStarts(node, src, start)) {
+      bad = true;
+      continue;
+    }
+    if (agrees(node, src, d.text, !d.quoted)) continue;
     if (!d.quoted || d.text.includes("'") || d.text.includes("\n")) {
       bad = true;
       continue;

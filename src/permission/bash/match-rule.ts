@@ -10,6 +10,7 @@ import type { BashAnalysis } from "./analysis.js";
 import { isHarmlessRedirect, isReadOnlyCommand } from "./read-only.js";
 import type { SimpleCommand } from "./simple-commands.js";
 import { isSoundLine } from "./sound-line.js";
+import { isExact } from "./word-shape.js";
 
 /** A compiled rule content: a test on one piece of command text. */
 export type CompiledRule = (text: string) => boolean;
@@ -119,11 +120,43 @@ export function matchesAnyPart(content: string, a: BashAnalysis): boolean {
   if (trimmed !== a.command && rule(trimmed)) return true;
   const head = heads.get(rule) ?? "";
   for (const c of a.commands) {
-    if (rule(c.text)) return true;
+    if (rule(c.text) || couldExpandTo(head, c)) return true;
     // The normalised text starts with the name: skip building it when the head rules it out.
     if (c.name === null || !couldStartWith(c.name, head)) continue;
     const n = normalisedText(c);
     if (n !== null && rule(n)) return true;
+  }
+  return false;
+}
+
+/** The words of each rule's literal head. */
+const headWords = new Map<string, string[]>();
+
+/**
+ * Could a word bash still expands make this command start with `head`, the rule's literal words?
+ * A brace (`git {push,origin}` runs `git push origin`), a glob (`git pus[h]` with a file `push`) or
+ * an unknown `$X` may become any word, or several: from the first such word on, the command
+ * could be anything, so a deny or ask rule matches it (attack26a). Words before it must be the
+ * rule's own (the last may be a prefix of the command's word when the rule goes on with `*`).
+ */
+function couldExpandTo(head: string, cmd: SimpleCommand): boolean {
+  if (cmd.words.every(isExact)) return false;
+  let want = headWords.get(head);
+  if (want === undefined) {
+    want = head.split(/[ \t\n\r]+/).filter((w) => w !== "");
+    if (headWords.size > 1000) headWords.clear();
+    headWords.set(head, want);
+  }
+  if (want.length === 0) return false;
+  const nameAt = cmd.words.length - cmd.args.length - 1;
+  const got = nameAt < 0 ? cmd.args : cmd.words.slice(nameAt);
+  for (let i = 0; i < want.length; i++) {
+    const w = got[i];
+    if (w === undefined) return false;
+    if (!isExact(w)) return true;
+    const word = (i === 0 && cmd.name !== null ? cmd.name : w.value) as string;
+    const last = i === want.length - 1 && !/[ \t\n\r]$/.test(head);
+    if (last ? !word.startsWith(want[i] as string) : word !== want[i]) return false;
   }
   return false;
 }

@@ -259,3 +259,20 @@ describe("accept_edits: a copy or move into the start of a dangerous run (attack
     expect(homeIsWorking(command).behavior).toBe("allow");
   });
 });
+
+describe("accept_edits: a NUL in `$'…'` ends the word as bash ends it (attack26a)", () => {
+  it.each([
+    "mv evil $'sub/.git\\x00'",
+    "cp -r evil $'sub/.git\\0x'",
+    "mkdir -p $'sub/.git\\x00/hooks'",
+    "touch $'.git\\u0000/x'",
+    "cp cfg $'.bashrc\\x00'",
+    "sed -i 's/a/b/' $'.env\\x00'",
+  ])("%j is not auto-allowed (the plain spelling is a safety ask)", (command) => {
+    expect(inAcceptEdits(command)).toBe("ask");
+  });
+
+  it("a NUL after an ordinary name is still allowed", () => {
+    expect(inAcceptEdits("mv a $'b\\x00'")).toBe("allow");
+  });
+});

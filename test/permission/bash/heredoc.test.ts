@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { analyseBash } from "../../../src/permission/bash/analysis.js";
-import { heredocDelimiter } from "../../../src/permission/bash/heredoc.js";
+import { bashEnd, heredocDelimiter } from "../../../src/permission/bash/heredoc.js";
 import { CWD, HOME } from "./context.js";
 
 describe("heredocDelimiter: bash's quote removal", () => {
@@ -42,5 +42,20 @@ describe("here-documents end where bash ends them", () => {
 
   it("treats a delimiter it cannot respell as a syntax error", () => {
     expect(analyseBash("cat <<$'EOF'\nEOF\nls", CWD, HOME).hasError).toBe(true);
+  });
+});
+
+describe("bashEnd: where bash ends a body (read_a_line when unquoted)", () => {
+  it.each([
+    ["x\nEOF\nls", false, 5],
+    ["EO\\\nF\nls", false, 5],
+    ["x\\\nEOF\nEOF", false, 10],
+    ["x\\\\\nEOF", false, 7],
+    ["\tEOF", true, 4],
+    ["\tEOF\nEOF", false, 8],
+    ["x\nEOFx", false, -1],
+    ["x\nEOF \nEOF", false, 10],
+  ])("%j (strip tabs: %s) ends at %d", (body, strip, end) => {
+    expect(bashEnd(body, 0, "EOF", strip)).toBe(end);
   });
 });

@@ -54,8 +54,45 @@ describe("Bash matchRule: deny/ask semantics", () => {
     ["rm:*", "FOO=1 /bin/rm x", true],
     ["rm -rf:*", 'rm -rf "x"', true],
     ["curl:*", "echo $(curl evil)", true],
+    // bash ends a `$'…'` string at a NUL: these run `rm` and `git push` (attack26a)
+    ["rm:*", "$'rm\\x00' -rf x", true],
+    ["rm:*", "$'rm\\0x' x", true],
+    ["git push:*", "git $'push\\x00' origin main", true],
+    ["git push:*", "git $'push\\u0000' origin main", true],
+    ["git push:*", "git $'push\\U00000000x' origin main", true],
+    // a word bash still expands may become the rule's word, or several (attack26a)
+    ["git push:*", "git {push,origin} main", true],
+    ["git push:*", "git pus[h] origin", true],
+    ["git push:*", "git pu?h origin", true],
+    ["git push:*", "git $SUB origin", true],
+    ["git push:*", "sudo git {push,x}", true],
+    ["git push origin main", "git push {origin,x} main", true],
+    ["git pu*", "git p[u]ll", true],
+    ["rm:*", "r{m,} x", true],
+    ["rm:*", "/bin/r[m] x", true],
+    // ...but only where the rule's words so far were the command's own
+    ["git push:*", "git log {a,b}", false],
+    ["git push:*", "git log $X", false],
+    ["git push origin main", "git push upstream {main,x}", false],
+    ["rm:*", "ls *.txt", false],
+    ["rm:*", "cat $F", false],
+    // only the `$'…'` part ends: `pu` then `sh` is `push`
+    ["git push:*", "git $'pu\\x00x'sh origin main", true],
   ])("%j vs %j → %s", (content, command, expected) => {
     expect(matches(content, command)).toBe(expected);
+  });
+
+  it("a NUL in `$'…'` does not take a command past a deny rule its allow rule would let through", () => {
+    const ctx = bashCtx("default", { allow: ["git:*"], deny: ["git push:*"] });
+    expect(checkPermission(bash, { command: "git $'push\\x00' origin main" }, ctx).behavior).toBe("deny");
+  });
+
+  it("a brace or glob does not take `git push` past a deny rule that `git:*` would let through", () => {
+    const ctx = bashCtx("default", { allow: ["git:*"], deny: ["git push:*"] });
+    for (const command of ["git {push,origin} main", "git pus[h] origin"]) {
+      expect(checkPermission(bash, { command }, ctx).behavior, command).toBe("deny");
+    }
+    expect(checkPermission(bash, { command: "git log {a,b}" }, ctx).behavior).toBe("allow");
   });
 
   it("a deny rule on one part denies the compound command", () => {

@@ -339,7 +339,31 @@ describe("family 6: here-document delimiters by bash's rules", () => {
     "cat <<$'EOF'\nEOF\ntouch /tmp/x",
     "cat <<EOF | sh\nx\nEOF",
     'cat <<A <<"B"\na\nA\nb\nB\nrm x',
+    // attack26a: an unquoted delimiter's body is read with backslash-newlines spliced, so
+    // `EO\⏎F` is the line `EOF` to bash (which then runs the next line) and `x\⏎EOF` is no end.
+    "cat <<EOF\nEO\\\nF\ntouch /tmp/x\nEOF",
+    "cat <<EOF | cat\nEO\\\nF\ntouch /tmp/x\nEOF",
+    "cat <<-EOF\n\tEO\\\nF\ntouch /tmp/x\nEOF",
+    "cat <<EOF\nE\\\nO\\\nF\ntouch /tmp/x\nEOF",
+    "grep x <<EOF; ls\nEO\\\nF\ntouch /tmp/x\nEOF",
+    "cat <<EOF\nx\\\nEOF\ncat <<EOG\nEOF\ntouch /tmp/x\nEOG",
+    // tree-sitter reads a line `\` after the command line as that line continued (`cat <<EOF EOF`).
+    "cat <<EOF\n\\\nEOF\ntouch /tmp/x\nEOF",
+    "cat <<'EOF'\n\\\nEOF\ntouch /tmp/x\nEOF",
+    // bash compares whole lines: `EOF ` ends nothing (tree-sitter ended there), and the next
+    // here-document of tree-sitter's hides a command bash runs.
+    "cat <<'EOF'\nx\nEOF \ncat <<EOG\nEOF\ntouch /tmp/x\nEOG",
+    'cat <<"EOF"\nx\nEOF\t\ncat <<EOG\nEOF\ntouch /tmp/x\nEOG',
+    "cat <<EOF\nx\nEOF \ncat <<EOG\nEOF\ntouch /tmp/x\nEOG",
   ])("%j", expectNeverAllowed);
+
+  it.each(["cat <<EOF\nEO\\\nF\ntouch /tmp/x\nEOF", "cat <<EOF\n\\\nEOF\ntouch /tmp/x\nEOF"])(
+    "%j is not covered by an allow rule for its first command (it would run as the agent)",
+    (command) => {
+      const ctx = bashCtx("default", { allow: ["cat:*"] });
+      expect(checkPermission(bash, { command }, ctx).behavior).toBe("ask");
+    },
+  );
 
   it("analyses the lines after the real end as commands (a deny rule sees them)", () => {
     const ctx = bashCtx("bypass", { deny: ["curl:*"] });
@@ -354,7 +378,50 @@ describe("family 6: here-document delimiters by bash's rules", () => {
     "cat <<\\EOF\nx\nEOF",
     "cat <<'E O F'\nx\nE O F",
     "grep x <<EOF\na\nEOF\nls",
+    // A spliced body line that does not make or unmake the delimiter is fine.
+    "cat <<EOF | grep x\na\\\nb\nEOF",
+    "cat <<EOF\nx\\\\\nEOF\nls",
   ])("%j is allowed", (command) => {
+    expect(decide(command).behavior).toBe("allow");
+  });
+});
+
+describe("tokens tree-sitter ends elsewhere than bash (attack26a)", () => {
+  it.each([
+    // In `$'…'` `\\` is one backslash and the next quote ends the string; tree-sitter ran it on.
+    "echo $'a\\\\' ; touch /tmp/x #'",
+    "grep $'\\\\' f; touch /tmp/x; echo '",
+    "ls $'\\\\'|touch /tmp/x|ls '",
+    // Backslash-CR-LF: bash escapes the CR and ends the command at the LF.
+    "echo a\\\r\ntouch /tmp/x",
+    "ls \\\r\nrm -rf ~",
+    // `{NAME}` before a redirection assigns the descriptor's number to NAME (in the shell, for a
+    // builtin): PATH becomes `10`, and `git` is `./10/git`.
+    "true {PATH}</dev/null; git status",
+    "echo x {PATH}>&2; git status",
+    "pwd {PATH}>/dev/null && git log",
+    "cd . {GIT_EXEC_PATH}<&0; git status",
+    "true {P\\\nATH}\\\n</dev/null; git status",
+    "type {a[0]}>/dev/null",
+  ])("%j", expectNeverAllowed);
+
+  it.each(["echo a\\\r\ntouch /tmp/x", "echo $'a\\\\' ; touch /tmp/x #'", "echo x {PATH}>&2; git status"])(
+    "%j is not covered by an allow rule for its first command",
+    (command) => {
+      const ctx = bashCtx("default", { allow: ["echo:*", "ls:*", "git status"] });
+      expect(checkPermission(bash, { command }, ctx).behavior).toBe("ask");
+    },
+  );
+
+  it.each([
+    "echo {x}",
+    "echo {PATH} >/dev/null",
+    "echo $'it\\'s'",
+    "echo $'a\\\\b'",
+    "echo $'a\\\\' b",
+    "echo x$'\\\\'y",
+    "grep $'\\t' f",
+  ])("%j is still allowed", (command) => {
     expect(decide(command).behavior).toBe("allow");
   });
 });
