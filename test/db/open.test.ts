@@ -103,12 +103,11 @@ it("transactions begin immediately, commit, roll back on a throw or tx.rollback(
       return "done";
     }),
   ).toBe("done");
-  expect(() =>
-    db.transaction(() => {
-      insert.run(2);
-      throw new Error("boom");
-    }),
-  ).toThrow("boom");
+  const failing = (v: number) => () => {
+    insert.run(v);
+    throw new Error(`boom ${v}`);
+  };
+  expect(() => db.transaction(failing(2))).toThrow("boom 2");
   expect(() =>
     db.transaction((tx) => {
       insert.run(3);
@@ -119,18 +118,8 @@ it("transactions begin immediately, commit, roll back on a throw or tx.rollback(
   // undoes only its own writes.
   db.transaction((tx) => {
     insert.run(4);
-    expect(() =>
-      tx.transaction(() => {
-        insert.run(5);
-        throw new Error("inner");
-      }),
-    ).toThrow("inner");
-    expect(() =>
-      db.transaction(() => {
-        insert.run(6);
-        throw new Error("inner");
-      }),
-    ).toThrow("inner");
+    expect(() => tx.transaction(failing(5))).toThrow("boom 5");
+    expect(() => db.transaction(failing(6))).toThrow("boom 6");
   });
   expect(values()).toEqual([1, 4]);
   expect(sqlite.inTransaction).toBe(false);
