@@ -2,7 +2,8 @@
  * `npm run bench -- cost [n]`: what one warm call costs the service, counted rather than timed,
  * so that a change to the call path can be judged on a busy machine too: CPU per call (this
  * process: the service in serve mode and the HTTP client), SQLite statements per call by text,
- * and Redis commands per call (`INFO commandstats`, all clients of the server: run it alone), and
+ * and Redis commands per call (`INFO commandstats`, all clients of the server: run it alone; and
+ * `sent`, the commands this process sent, a script once, which other clients do not swell), and
  * the pub/sub messages this process's connections heard per call.
  * A bare `GET /healthz` is the baseline, measured the same way in the same run.
  */
@@ -89,6 +90,32 @@ function countMessages(): { start(): void; stop(): number } {
   };
 }
 
+/**
+ * Counts the Redis commands this process's ioredis connections send while started, by name (a
+ * script by its EVALSHA): unlike `INFO commandstats`, not swelled by other clients of the server,
+ * and a script counts once, as the round trip it is. `except`: the bench's own connection.
+ */
+function countSent(except: Redis): { start(): void; stop(): Map<string, number> } {
+  const proto = Redis.prototype as unknown as {
+    sendCommand: (cmd: { name: string }, ...a: unknown[]) => unknown;
+  };
+  const original = proto.sendCommand;
+  const sent = new Map<string, number>();
+  return {
+    start: () => {
+      sent.clear();
+      proto.sendCommand = function (this: Redis, cmd, ...rest) {
+        if (this !== except) sent.set(cmd.name, (sent.get(cmd.name) ?? 0) + 1);
+        return original.call(this, cmd, ...rest);
+      };
+    },
+    stop: () => {
+      proto.sendCommand = original;
+      return new Map(sent);
+    },
+  };
+}
+
 async function redisCalls(redis: Redis): Promise<Map<string, number>> {
   const info = await redis.info("commandstats");
   const calls = new Map<string, number>();
@@ -105,6 +132,8 @@ interface Cost {
   /** Time inside each statement's run/get/all, summed over the calls. */
   statementMs: Map<string, number>;
   redis: Map<string, number>;
+  /** Commands this process sent (countSent). */
+  sent: Map<string, number>;
   /** Pub/sub messages heard by this process, in all. */
   heard: number;
   /** WAL frames (pages) written per call: what the calls' commits cost the log. */
@@ -215,9 +244,12 @@ async function measure(
   const faults = (process.resourceUsage().minorPageFault - f0) / n;
   const r0 = await redisCalls(redis);
   const messages = countMessages();
+  const sender = countSent(redis);
   counter.start();
   messages.start();
+  sender.start();
   for (let i = 0; i < n; i++) await once();
+  const sent = sender.stop();
   const heard = messages.stop();
   const statements = counter.stop();
   const statementMs = counter.timesMs();
@@ -234,6 +266,7 @@ async function measure(
     statements,
     statementMs,
     redis: redisDelta,
+    sent,
     heard,
     ...(await walPagesPerCall(counter.databases, Math.min(n, 100), once, trees).then((w) => ({
       walFrames: w.pages,
@@ -317,6 +350,7 @@ export async function run(args: string[]): Promise<void> {
         `${label.padEnd(26)} wall ${c.wallMs.toFixed(2)} ms  CPU ${c.cpuMs.toFixed(2)} ms  ` +
           `faults ${c.faults.toFixed(1)}  ` +
           `SQL ${(total(c.statements) / n).toFixed(1)}  Redis ${(total(c.redis) / n).toFixed(1)}  ` +
+          `sent ${(total(c.sent) / n).toFixed(2)}  ` +
           `heard ${(c.heard / n).toFixed(1)}  ` +
           `WAL pages ${c.walFrames.toFixed(1)} per call`,
       );
@@ -334,6 +368,8 @@ export async function run(args: string[]): Promise<void> {
           );
       console.log(`${label}, Redis commands per call:`);
       for (const [k, v] of perCall(c.redis, n)) if (v >= 0.05) console.log(`  ${v.toFixed(2)}  ${k}`);
+      console.log(`${label}, Redis commands this process sent per call (a script once):`);
+      for (const [k, v] of perCall(c.sent, n)) if (v >= 0.005) console.log(`  ${v.toFixed(3)}  ${k}`);
     }
   } finally {
     redis.disconnect();

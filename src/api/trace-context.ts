@@ -3,7 +3,7 @@
  * the caller's trace; a missing or malformed one (wrong shape, version ff, all-zero ids) starts a
  * new trace, as the recommendation says, rather than failing the request.
  */
-import { randomFillSync } from "node:crypto";
+import { withRandomBytes } from "../random-pool.js";
 
 export interface TraceContext {
   traceId: string;
@@ -35,21 +35,10 @@ export function formatTraceparent(t: TraceContext): string {
   return `00-${t.traceId}-${t.spanId}-${t.flags}`;
 }
 
-/**
- * Ids are cut from a pool of random bytes filled 4 KiB at a time (as `randomUUID` does): a
- * `randomBytes` call per id cost ~4 µs, two per request.
- */
-const pool = Buffer.allocUnsafeSlow(4096);
-let used = pool.length;
-
 function randomHex(bytes: number): string {
   for (;;) {
-    if (used + bytes > pool.length) {
-      randomFillSync(pool);
-      used = 0;
-    }
-    const hex = pool.toString("hex", used, used + bytes);
-    used += bytes;
+    // From the process's pool of random bytes (random-pool.ts): a `randomBytes` call per id cost ~4 µs.
+    const hex = withRandomBytes(bytes, (pool, start, end) => pool.toString("hex", start, end));
     // An all-zero id is invalid; astronomically unlikely, but cheap to rule out.
     if (!/^0+$/.test(hex)) return hex;
   }

@@ -1,13 +1,14 @@
 /** Prefixed random identifiers (never autoincrement integers). */
-import { randomBytes } from "node:crypto";
+import { withRandomBytes } from "../random-pool.js";
 
 const ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz";
 
 function randomString(length: number): string {
-  const bytes = randomBytes(length);
-  let out = "";
-  for (const b of bytes) out += ALPHABET[b % 36];
-  return out;
+  return withRandomBytes(length, (pool, start, end) => {
+    let out = "";
+    for (let i = start; i < end; i++) out += ALPHABET[pool[i]! % 36];
+    return out;
+  });
 }
 
 export type IdPrefix = "ten" | "key" | "ses" | "job" | "aud" | "whd";

@@ -80,3 +80,52 @@ it("checkpoints the service's WAL on a thread of its own: no call's commit pays 
   );
   opened.close();
 });
+
+it("transactions begin immediately, commit, roll back on a throw or tx.rollback(), nest as savepoints, on one handle made once", () => {
+  const opened = openDb(join(dir, "tx.db"));
+  const { db } = opened;
+  const sqlite = (db as unknown as { $client: Database.Database }).$client;
+  sqlite.exec("create table t (v integer)");
+  const values = () =>
+    (sqlite.prepare("select v from t order by v").all() as { v: number }[]).map((r) => r.v);
+  const insert = sqlite.prepare("insert into t values (?)");
+  // Immediate: the write lock is held from BEGIN, before anything is written.
+  const other = new Database(join(dir, "tx.db"));
+  other.pragma("busy_timeout = 0");
+  db.transaction(() => {
+    expect(sqlite.inTransaction).toBe(true);
+    expect(() => other.exec("BEGIN IMMEDIATE")).toThrow(/locked|busy/i);
+  });
+  other.close();
+  expect(
+    db.transaction(() => {
+      insert.run(1);
+      return "done";
+    }),
+  ).toBe("done");
+  const failing = (v: number) => () => {
+    insert.run(v);
+    throw new Error(`boom ${v}`);
+  };
+  expect(() => db.transaction(failing(2))).toThrow("boom 2");
+  expect(() =>
+    db.transaction((tx) => {
+      insert.run(3);
+      tx.rollback();
+    }),
+  ).toThrow(/rollback/i);
+  // A nested transaction (the handle's, or the database's again) is a savepoint: its throw
+  // undoes only its own writes.
+  db.transaction((tx) => {
+    insert.run(4);
+    expect(() => tx.transaction(failing(5))).toThrow("boom 5");
+    expect(() => db.transaction(failing(6))).toThrow("boom 6");
+  });
+  expect(values()).toEqual([1, 4]);
+  expect(sqlite.inTransaction).toBe(false);
+  // The transaction handle (drizzle builds a query builder per table for each) is made once.
+  const handles = new Set<unknown>();
+  for (let i = 0; i < 3; i++) db.transaction((tx) => void handles.add(tx));
+  expect(handles.size).toBe(1);
+  opened.close();
+});

@@ -32,8 +32,24 @@ const MAX_COMPILED = 1000;
 /** Subschemas one validation may visit, `$ref`s expanded (schema-size.ts). */
 const MAX_EXPANDED_SUBSCHEMAS = 100_000;
 
+/**
+ * The validators of schema objects met before: a tool's schema is one object for the tool's life
+ * (built once, never changed), so a call finds its validator without writing the schema out as
+ * text again (JSON.stringify per call was ~1 % of a warm Read's CPU). Weak: a schema dropped with
+ * its tool takes its entry along; the text map still shares one validator between equal copies.
+ */
+const byObject = new WeakMap<Schema, ValidateFunction>();
+
 /** The compiled validator, or throws Ajv's reason when the schema itself is invalid. */
 function validatorFor(schema: Schema): ValidateFunction {
+  const known = byObject.get(schema);
+  if (known) return known;
+  const fn = validatorForText(schema);
+  byObject.set(schema, fn);
+  return fn;
+}
+
+function validatorForText(schema: Schema): ValidateFunction {
   const key = JSON.stringify(schema);
   const hit = compiled.get(key);
   if (hit) return hit;

@@ -11,7 +11,13 @@ import type { JobRow, JobStatus } from "../../db/rows.js";
 import { publishEvents, rowEvents, statusEvent } from "../calls/job-transitions.js";
 import type { JobEventInput, ServiceDeps } from "../ports.js";
 
-const RUNNING_GRACE_MS = 5;
+/**
+ * Long enough for a warm command (a Bash `echo` takes ~6 ms on a quiet 2-core machine, 10-15 under
+ * load): with 5 ms most warm Bash calls paid a second script call, `running` alone (2.08 script
+ * calls per Bash call under load, `bench cost`). A watcher of a longer call sees `running` and its
+ * first output at most this late; the row says `running` from the claim on.
+ */
+const RUNNING_GRACE_MS = 25;
 
 type Deps = Pick<ServiceDeps, "events" | "logger"> & Partial<Pick<ServiceDeps, "db" | "webhooks">>;
 

@@ -1,5 +1,5 @@
 /** The JSON-schema subset validator: each keyword, with the failing path. */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { schemaProblem, validateJsonSchema } from "../../../src/service/tool-config/json-schema.js";
 
 const schema = {
@@ -82,4 +82,26 @@ describe("validateJsonSchema with the keywords tenants write", () => {
     expect(schemaProblem(order)).toBeUndefined();
     expect(validateJsonSchema({ $ref: "#/nope" }, 1, "input")[0]?.path).toBe("input");
   });
+});
+
+it("finds a schema object's validator without writing the schema out again; an equal copy shares it", () => {
+  const own = { type: "object", properties: { n: { type: "integer" } }, required: ["n"] };
+  expect(validateJsonSchema(own, { n: 1 })).toEqual([]);
+  const stringify = vi.spyOn(JSON, "stringify");
+  try {
+    expect(validateJsonSchema(own, { n: 2 })).toEqual([]);
+    expect(validateJsonSchema(own, { n: "x" }, "input")).not.toEqual([]);
+    expect(stringify.mock.calls.filter(([v]) => v === own)).toHaveLength(0);
+    // Another object with the same text: looked up by its text once, then by itself.
+    const copy = structuredClone(own);
+    expect(validateJsonSchema(copy, {}, "input")).not.toEqual([]);
+    expect(validateJsonSchema(copy, { n: 3 })).toEqual([]);
+    expect(stringify.mock.calls.filter(([v]) => v === copy)).toHaveLength(1);
+  } finally {
+    stringify.mockRestore();
+  }
+  // An invalid schema is refused each time (nothing kept for it).
+  const bad = { type: "object", properties: { n: { type: "no-such-type" } } };
+  expect(schemaProblem(bad)).toMatch(/invalid JSON schema/);
+  expect(schemaProblem(bad)).toMatch(/invalid JSON schema/);
 });

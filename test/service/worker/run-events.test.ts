@@ -76,3 +76,21 @@ it("a run that ends without storing its end sends what is pending, `running` fir
   await new Promise((r) => setTimeout(r, 20));
   expect(writes).toHaveLength(1);
 });
+
+it("a warm command of 20 ms (a Bash call under load) still sends all its events in one write", async () => {
+  vi.useFakeTimers();
+  try {
+    const { writes, deps } = recorder();
+    const row = running();
+    const ev = new RunEvents(deps, row, ["queued"]);
+    await vi.advanceTimersByTimeAsync(10);
+    ev.chunk({ content: "hi" });
+    await vi.advanceTimersByTimeAsync(10);
+    await ev.end(ended(row));
+    expect(writes.map(summary)).toEqual([
+      ["status", "succeeded", "queued", "running", "chunk", "succeeded", "result"],
+    ]);
+  } finally {
+    vi.useRealTimers();
+  }
+});
