@@ -1,0 +1,164 @@
+/**
+ * Retention: rows that are over (finished jobs, ended sessions, old audit entries, revoked keys,
+ * settled webhook deliveries, expired console sign-outs) are deleted once past their retention,
+ * off the request path, in small batches with a pause between them (SQLite has one writer: a
+ * call's write then waits for one small batch at most). Every batch is idempotent
+ * (prune-batches.ts), so every worker host may run a pruner; a failed pass (database down, disk
+ * full) is logged and the next interval tries again.
+ */
+import type { Config } from "../../config.js";
+import type { Db } from "../../db/db.js";
+import type { ServiceDeps } from "../ports.js";
+import {
+  type Batch,
+  type Cursor,
+  type PruneKind,
+  pruneAudit,
+  pruneDeliveries,
+  pruneJobs,
+  pruneRevokedKeys,
+  pruneSessions,
+  pruneSignouts,
+  tenantIds,
+} from "./prune-batches.js";
+
+/** How long each kind is kept once over, in days (0: forever), and how a pass paces itself. */
+export interface RetentionSettings {
+  jobDays: number;
+  auditDays: number;
+  sessionDays: number;
+  revokedKeyDays: number;
+  deliveryDays: number;
+  /** Rows per transaction. */
+  batch: number;
+  /** Pause between two batches (ms). */
+  pauseMs: number;
+}
+
+export function retentionSettings(config: Config): RetentionSettings {
+  return {
+    jobDays: config.JOB_RETENTION_DAYS,
+    auditDays: config.AUDIT_RETENTION_DAYS,
+    sessionDays: config.SESSION_RETENTION_DAYS,
+    revokedKeyDays: config.REVOKED_KEY_RETENTION_DAYS,
+    deliveryDays: config.WEBHOOK_DELIVERY_RETENTION_DAYS,
+    batch: config.PRUNE_BATCH,
+    pauseMs: config.PRUNE_PAUSE_MS,
+  };
+}
+
+const DAY_MS = 86_400_000;
+export type PruneCounts = Partial<Record<PruneKind, number>>;
+
+/** Why a pass stops early: the service is stopping. */
+export interface PassControl {
+  stopped(): boolean;
+}
+
+/**
+ * One pass over every kind, in this order: jobs before sessions (a session goes only once its
+ * jobs are gone). Returns the rows deleted by kind (kinds with none are left out).
+ */
+export async function prunePass(
+  db: Db,
+  s: RetentionSettings,
+  now: Date,
+  control: PassControl = { stopped: () => false },
+): Promise<PruneCounts> {
+  const counts: PruneCounts = {};
+  const cutoff = (days: number) => new Date(now.getTime() - days * DAY_MS).toISOString();
+  const pause = () => new Promise((r) => setTimeout(r, s.pauseMs));
+  /** Batches of one walk until it is done (or the service stops), pausing after each that wrote. */
+  const walk = async (kind: PruneKind, batch: (from?: Cursor) => Promise<Batch>) => {
+    let from: Cursor | undefined;
+    for (;;) {
+      if (control.stopped()) return;
+      const b = await batch(from);
+      if (b.deleted > 0) {
+        counts[kind] = (counts[kind] ?? 0) + b.deleted;
+        await pause();
+      }
+      if (!b.more) return;
+      from = b.next;
+    }
+  };
+  const tenants = await tenantIds(db);
+  for (const tenantId of tenants) {
+    if (s.jobDays > 0)
+      await walk("jobs", (from) => pruneJobs(db, tenantId, cutoff(s.jobDays), s.batch, from));
+    if (s.sessionDays > 0)
+      await walk("sessions", () => pruneSessions(db, tenantId, cutoff(s.sessionDays), s.batch));
+    if (s.auditDays > 0) await walk("audit", () => pruneAudit(db, tenantId, cutoff(s.auditDays), s.batch));
+    if (s.deliveryDays > 0)
+      await walk("webhook_deliveries", (from) =>
+        pruneDeliveries(db, tenantId, cutoff(s.deliveryDays), s.batch, from),
+      );
+  }
+  if (s.revokedKeyDays > 0)
+    await walk("api_keys", () => pruneRevokedKeys(db, cutoff(s.revokedKeyDays), s.batch));
+  await walk("console_signouts", () => pruneSignouts(db, now.toISOString(), s.batch));
+  return counts;
+}
+
+export interface Pruner {
+  /** One pass now (passes never overlap); resolves with what it deleted. */
+  pass(now?: Date): Promise<PruneCounts>;
+  stop(): Promise<void>;
+}
+
+export interface PrunerOptions {
+  intervalMs: number;
+  /**
+   * Whether this process may prune this interval (a Redis `SET NX` per interval, so that with
+   * several hosts one of them prunes at a time); absent: always. The batches are idempotent,
+   * so two pruners at once (a lease outlived by a long pass) only repeat work.
+   */
+  lease?: () => Promise<boolean>;
+}
+
+/** Runs a pass every `intervalMs` (the first one interval after start) until stopped. */
+export function startPruner(
+  deps: Pick<ServiceDeps, "db" | "logger" | "metrics">,
+  settings: RetentionSettings,
+  opts: PrunerOptions,
+): Pruner {
+  let current: Promise<unknown> = Promise.resolve();
+  let stopped = false;
+  const control = { stopped: () => stopped };
+  const runPass = async (now: Date) => {
+    const started = Date.now();
+    const counts = await prunePass(deps.db, settings, now, control);
+    for (const [kind, n] of Object.entries(counts))
+      deps.metrics.inc("toolshed_rows_pruned_total", { kind }, n);
+    if (Object.keys(counts).length > 0)
+      deps.logger.info({ pruned: counts, ms: Date.now() - started }, "retention pass");
+    return counts;
+  };
+  const pass = (now = new Date()) => {
+    const next = current.then(
+      () => runPass(now),
+      () => runPass(now),
+    );
+    current = next.catch(() => undefined);
+    return next;
+  };
+  const timed = async () => {
+    if (opts.lease && !(await opts.lease())) return;
+    await pass();
+  };
+  const timer = setInterval(() => {
+    timed().catch((err: unknown) => {
+      deps.metrics.inc("toolshed_prune_failures_total");
+      deps.logger.warn({ err }, "retention pass failed; the next interval tries again");
+    });
+  }, opts.intervalMs);
+  timer.unref();
+  return {
+    pass,
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await current;
+    },
+  };
+}
