@@ -18,7 +18,7 @@ import {
   or,
   sql,
 } from "drizzle-orm";
-import { TERMINAL } from "../../contracts/job.js";
+import { type JobStatus, TERMINAL } from "../../contracts/job.js";
 import { atomically, type Db, tablesOf } from "../../db/db.js";
 
 /** The kinds of rows retention prunes (the metric's `kind` label). */
@@ -64,18 +64,21 @@ export async function tenantIds(db: Db): Promise<string[]> {
 }
 
 /**
- * Finished jobs of one tenant (succeeded, failed, denied, cancelled, interrupted) that finished
- * before `cutoff`, with their inputs, results and idempotency keys. Chosen by the tenant's
- * (status, created_at) index, so no row is read to choose; the delete keeps any that finished
+ * One tenant's finished jobs in one final status (succeeded, failed, denied, cancelled,
+ * interrupted) that finished before `cutoff`, with their inputs, results and idempotency keys.
+ * Chosen along the (tenant, status, created_at, id) index, one status at a time, so that no row
+ * (a big input comes before the status) is read to choose; the delete keeps any that finished
  * after `cutoff` (created before it, but waited long), and the cursor walks past them.
  */
 export async function pruneJobs(
   db: Db,
   tenantId: string,
+  status: JobStatus,
   cutoff: string,
   limit: number,
   from?: Cursor,
 ): Promise<Batch> {
+  if (!TERMINAL.includes(status)) return done;
   const { jobs } = tablesOf(db);
   const candidates = await db
     .select({ id: jobs.id, createdAt: jobs.createdAt })
@@ -83,7 +86,7 @@ export async function pruneJobs(
     .where(
       and(
         eq(jobs.tenantId, tenantId),
-        inArray(jobs.status, [...TERMINAL]),
+        eq(jobs.status, status),
         lt(jobs.createdAt, cutoff),
         after(jobs.createdAt, jobs.id, from),
       ),

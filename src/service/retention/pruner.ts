@@ -7,6 +7,7 @@
  * full) is logged and the next interval tries again.
  */
 import type { Config } from "../../config.js";
+import { TERMINAL } from "../../contracts/job.js";
 import type { Db } from "../../db/db.js";
 import type { ServiceDeps } from "../ports.js";
 import {
@@ -85,7 +86,8 @@ export async function prunePass(
   const tenants = await tenantIds(db);
   for (const tenantId of tenants) {
     if (s.jobDays > 0)
-      await walk("jobs", (from) => pruneJobs(db, tenantId, cutoff(s.jobDays), s.batch, from));
+      for (const status of TERMINAL)
+        await walk("jobs", (from) => pruneJobs(db, tenantId, status, cutoff(s.jobDays), s.batch, from));
     if (s.sessionDays > 0)
       await walk("sessions", () => pruneSessions(db, tenantId, cutoff(s.sessionDays), s.batch));
     if (s.auditDays > 0) await walk("audit", () => pruneAudit(db, tenantId, cutoff(s.auditDays), s.batch));
