@@ -56,17 +56,15 @@ export function pruneContract(dialect: string, open: () => Promise<PruneFixture>
     async function session(name: string, status: "active" | "deleted", endedDaysAgo: number, tenantId = ten) {
       const { sessions } = tablesOf(f.a);
       const sid = `ses_${name}_${tenantId}`;
-      await f.a
-        .insert(sessions)
-        .values(
-          sessionRow({
-            id: sid,
-            tenantId,
-            status,
-            createdAt: daysAgo(999),
-            lastUsedAt: daysAgo(endedDaysAgo),
-          }),
-        );
+      await f.a.insert(sessions).values(
+        sessionRow({
+          id: sid,
+          tenantId,
+          status,
+          createdAt: daysAgo(999),
+          lastUsedAt: daysAgo(endedDaysAgo),
+        }),
+      );
       return sid;
     }
 
