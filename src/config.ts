@@ -222,8 +222,8 @@ const Settings = z.object({
   /** How often the pruner looks for rows past their retention (one worker host per interval). */
   PRUNE_INTERVAL_MS: int(60_000, 1000),
   /** Rows deleted per transaction (SQLite has one writer: small batches keep calls' writes waiting little). */
-  PRUNE_BATCH: int(100, 1).refine((n) => n <= 10_000, { message: "must be at most 10000" }),
-  /** The pause between two batches of a pass, in which calls' writes go first. */
+  PRUNE_BATCH: int(50, 1).refine((n) => n <= 10_000, { message: "must be at most 10000" }),
+  /** The least pause between two batches of a pass (and 4x the batch's time), in which calls go first. */
   PRUNE_PAUSE_MS: int(20, 0),
 });
 

@@ -32,7 +32,7 @@ export interface RetentionSettings {
   deliveryDays: number;
   /** Rows per transaction. */
   batch: number;
-  /** Pause between two batches (ms). */
+  /** Least pause between two batches (ms); it is also at least 4 times the batch's own time. */
   pauseMs: number;
 }
 
@@ -68,16 +68,19 @@ export async function prunePass(
 ): Promise<PruneCounts> {
   const counts: PruneCounts = {};
   const cutoff = (days: number) => new Date(now.getTime() - days * DAY_MS).toISOString();
-  const pause = () => new Promise((r) => setTimeout(r, s.pauseMs));
+  // At least `pauseMs`, and 4 times as long as the batch took: a pass takes at most ~1/5 of the
+  // process's time (a SQLite batch holds the event loop) whatever the rows weigh.
+  const pause = (batchMs: number) => new Promise((r) => setTimeout(r, Math.max(s.pauseMs, 4 * batchMs)));
   /** Batches of one walk until it is done (or the service stops), pausing after each that wrote. */
   const walk = async (kind: PruneKind, batch: (from?: Cursor) => Promise<Batch>) => {
     let from: Cursor | undefined;
     for (;;) {
       if (control.stopped()) return;
+      const started = performance.now();
       const b = await batch(from);
       if (b.deleted > 0) {
         counts[kind] = (counts[kind] ?? 0) + b.deleted;
-        await pause();
+        await pause(performance.now() - started);
       }
       if (!b.more) return;
       from = b.next;
