@@ -12,6 +12,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { startService } from "../src/cli/compose.js";
 import { atomically, tablesOf } from "../src/db/db.js";
 import { newJobRow } from "../src/service/calls/job-row.js";
@@ -84,7 +85,20 @@ export async function run(args: string[]): Promise<void> {
     console.log(
       `backlog ${backlog} finished jobs of ${kib} KiB per round; batch ${settings.batch}, pause ${settings.pauseMs} ms; ${n} calls of each kind per turn`,
     );
+    /** The event loop's delay over a turn (ms): what a batch holding the loop costs every request. */
+    let loop = "";
     const measure = async (): Promise<Record<string, Timing>> => {
+      const h = monitorEventLoopDelay({ resolution: 1 });
+      h.enable();
+      try {
+        return await measureCalls();
+      } finally {
+        h.disable();
+        const ms = (ns: number) => (ns / 1e6).toFixed(1);
+        loop = `loop delay p50 ${ms(h.percentile(50))} p99 ${ms(h.percentile(99))} max ${ms(h.max)} ms`;
+      }
+    };
+    const measureCalls = async (): Promise<Record<string, Timing>> => {
       const read: number[] = [];
       const bash: number[] = [];
       for (let i = 0; i < n; i++) {
@@ -103,7 +117,7 @@ export async function run(args: string[]): Promise<void> {
       // was written: one unmeasured call (sent again once) opens a fresh one.
       await call("Read", { file_path: file }).catch(() => call("Read", { file_path: file }));
       const idle = await measure();
-      console.log(`round ${r + 1} idle     Read ${fmt(idle.Read!)}   Bash ${fmt(idle.Bash!)}`);
+      console.log(`round ${r + 1} idle     Read ${fmt(idle.Read!)}   Bash ${fmt(idle.Bash!)}   [${loop}]`);
       // The pass runs beside the calls; batches are timed through a wrapped handle's transactions.
       let longest = 0;
       const batches: number[] = [];
@@ -138,7 +152,7 @@ export async function run(args: string[]): Promise<void> {
       await pass;
       const b = summarize(batches);
       console.log(
-        `round ${r + 1} pruning  Read ${fmt(pruning.Read!)}   Bash ${fmt(pruning.Bash!)}` +
+        `round ${r + 1} pruning  Read ${fmt(pruning.Read!)}   Bash ${fmt(pruning.Bash!)}   [${loop}]` +
           `   [pass: ${deleted} rows in ${(passMs / 1000).toFixed(1)} s (${Math.round(deleted / (passMs / 1000))} rows/s), ` +
           `batch p50 ${b.p50.toFixed(1)} ms, longest ${longest.toFixed(1)} ms; calls measured ${(overlapMs / 1000).toFixed(1)} s${passMs < overlapMs ? ", the pass ended first" : ""}]`,
       );

@@ -32,7 +32,7 @@ export interface RetentionSettings {
   deliveryDays: number;
   /** Rows per transaction. */
   batch: number;
-  /** Least pause between two batches (ms); it is also at least 4 times the batch's own time. */
+  /** Least pause between two batches (ms); it is also at least 9 times the batch's own time. */
   pauseMs: number;
 }
 
@@ -49,6 +49,10 @@ export function retentionSettings(config: Config): RetentionSettings {
 }
 
 const DAY_MS = 86_400_000;
+/** A pass pauses this many times a batch's own time after it (at most ~1/10 of the process). */
+const PAUSE_FACTOR = 9;
+/** A batch longer than this (ms) halves the next one's size. */
+const BATCH_TARGET_MS = 4;
 export type PruneCounts = Partial<Record<PruneKind, number>>;
 
 /** Why a pass stops early: the service is stopping. */
@@ -68,20 +72,29 @@ export async function prunePass(
 ): Promise<PruneCounts> {
   const counts: PruneCounts = {};
   const cutoff = (days: number) => new Date(now.getTime() - days * DAY_MS).toISOString();
-  // At least `pauseMs`, and 4 times as long as the batch took: a pass takes at most ~1/5 of the
-  // process's time (a SQLite batch holds the event loop) whatever the rows weigh.
-  const pause = (batchMs: number) => new Promise((r) => setTimeout(r, Math.max(s.pauseMs, 4 * batchMs)));
-  /** Batches of one walk until it is done (or the service stops), pausing after each that wrote. */
-  const walk = async (kind: PruneKind, batch: (from?: Cursor) => Promise<Batch>) => {
+  // At least `pauseMs`, and PAUSE_FACTOR times as long as the batch took: a pass takes at most
+  // ~1/10 of the process's time (a SQLite batch holds the event loop) whatever the rows weigh.
+  const pause = (batchMs: number) =>
+    new Promise((r) => setTimeout(r, Math.max(s.pauseMs, PAUSE_FACTOR * batchMs)));
+  /**
+   * Batches of one walk until it is done (or the service stops), pausing after each that wrote.
+   * The batch size adapts (up to `s.batch`): halved after a batch longer than BATCH_TARGET_MS
+   * (rows of MiBs), doubled back after a short one, so that no batch holds the loop for long.
+   */
+  const walk = async (kind: PruneKind, batch: (limit: number, from?: Cursor) => Promise<Batch>) => {
     let from: Cursor | undefined;
+    let size = s.batch;
     for (;;) {
       if (control.stopped()) return;
       const started = performance.now();
-      const b = await batch(from);
+      const b = await batch(size, from);
+      const ms = performance.now() - started;
       if (b.deleted > 0) {
         counts[kind] = (counts[kind] ?? 0) + b.deleted;
-        await pause(performance.now() - started);
+        await pause(ms);
       }
+      if (ms > BATCH_TARGET_MS) size = Math.max(1, Math.floor(size / 2));
+      else if (ms < BATCH_TARGET_MS / 2) size = Math.min(s.batch, size * 2);
       if (!b.more) return;
       from = b.next;
     }
@@ -90,18 +103,17 @@ export async function prunePass(
   for (const tenantId of tenants) {
     if (s.jobDays > 0)
       for (const status of TERMINAL)
-        await walk("jobs", (from) => pruneJobs(db, tenantId, status, cutoff(s.jobDays), s.batch, from));
+        await walk("jobs", (n, from) => pruneJobs(db, tenantId, status, cutoff(s.jobDays), n, from));
     if (s.sessionDays > 0)
-      await walk("sessions", () => pruneSessions(db, tenantId, cutoff(s.sessionDays), s.batch));
-    if (s.auditDays > 0) await walk("audit", () => pruneAudit(db, tenantId, cutoff(s.auditDays), s.batch));
+      await walk("sessions", (n) => pruneSessions(db, tenantId, cutoff(s.sessionDays), n));
+    if (s.auditDays > 0) await walk("audit", (n) => pruneAudit(db, tenantId, cutoff(s.auditDays), n));
     if (s.deliveryDays > 0)
-      await walk("webhook_deliveries", (from) =>
-        pruneDeliveries(db, tenantId, cutoff(s.deliveryDays), s.batch, from),
+      await walk("webhook_deliveries", (n, from) =>
+        pruneDeliveries(db, tenantId, cutoff(s.deliveryDays), n, from),
       );
   }
-  if (s.revokedKeyDays > 0)
-    await walk("api_keys", () => pruneRevokedKeys(db, cutoff(s.revokedKeyDays), s.batch));
-  await walk("console_signouts", () => pruneSignouts(db, now.toISOString(), s.batch));
+  if (s.revokedKeyDays > 0) await walk("api_keys", (n) => pruneRevokedKeys(db, cutoff(s.revokedKeyDays), n));
+  await walk("console_signouts", (n) => pruneSignouts(db, now.toISOString(), n));
   return counts;
 }
 

@@ -293,7 +293,10 @@ export function pruneContract(dialect: string, open: () => Promise<PruneFixture>
       // The third batch (jobs e4, e5) fails: the disk is full, the database went away.
       let undo = await f.failDeleteOf("jobs", jobs[5]!);
       await expect(prunePass(f.a, { ...SETTINGS, batch: 2 }, NOW)).rejects.toThrow();
-      expect(await jobIds()).toEqual([jobs[4]!, jobs[5]!].sort());
+      // Whole batches went before it (batch sizes adapt: 2, or 1 on a slow machine); its own stays.
+      const left = await jobIds();
+      expect(left).toContain(jobs[5]!);
+      expect(left.filter((j) => jobs.slice(0, 4).includes(j))).toEqual([]);
       await undo();
       // A session's delete fails after its tasks' delete ran in the same transaction: both stay.
       undo = await f.failDeleteOf("sessions", ended);
