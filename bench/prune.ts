@@ -15,8 +15,8 @@ import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { startService } from "../src/cli/compose.js";
 import { atomically, tablesOf } from "../src/db/db.js";
-import { newJobRow } from "../src/service/calls/job-row.js";
 import { prunePass, retentionSettings } from "../src/service/retention/pruner.js";
+import { jobRow } from "../test/support/rows.js";
 import { fmt, summarize, type Timing } from "./sandbox-latency.js";
 import { benchConfig, benchTenant, jsonClient, tearDown } from "./support.js";
 
@@ -56,23 +56,11 @@ export async function run(args: string[]): Promise<void> {
     const seed = async (count: number) => {
       for (let done = 0; done < count; done += 500) {
         const rows = Array.from({ length: Math.min(500, count - done) }, () =>
-          newJobRow({
+          jobRow({
             id: `job_bl${randomBytes(9).toString("hex")}`,
             tenantId,
             sessionId: sid,
-            tool: "Bash",
-            input: { command: "true" },
             status: "succeeded",
-            decision: {
-              behavior: "allow",
-              message: "",
-              reason: null,
-              mode: "default",
-              bypassImmune: false,
-              suggestions: [],
-              decidedBy: "rule",
-            },
-            concurrencySafe: false,
             result: { content: [{ type: "text", text }], state: "success" },
             createdAt: old,
             finishedAt: old,
@@ -134,7 +122,7 @@ export async function run(args: string[]): Promise<void> {
               longest = Math.max(longest, ms);
             };
             if (out && typeof (out as Promise<unknown>).then === "function")
-              (out as Promise<unknown>).finally(done);
+              void (out as Promise<unknown>).then(done, done);
             else done();
             return out;
           };

@@ -5,30 +5,25 @@
  * them as parameters scans the table, and fails here. The audit trail, written by every call, is
  * one index too (its key), which its list reads in order.
  */
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Database from "better-sqlite3";
 import { afterEach, beforeEach, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.js";
 import type { OpenedDb } from "../../src/db/open.js";
 import { SqliteJobStore } from "../../src/db/stores/sqlite-job-store.js";
 import { listAudit } from "../../src/service/calls/audit.js";
-import { prunePass, type RetentionSettings } from "../../src/service/retention/pruner.js";
+import { prunePass, type RetentionSettings, retentionSettings } from "../../src/service/retention/pruner.js";
 import { releaseLostHost } from "../../src/service/sessions/session-hosts.js";
 import { jobsExpectingRun, jobsExpectingRunAfter } from "../../src/service/worker/recovery.js";
 import { seedDialectSession } from "../support/dialects.js";
 import { jobRow } from "../support/rows.js";
 import { openTestDb } from "../support/test-db.js";
 
-const RETENTION: RetentionSettings = {
-  jobDays: 30,
-  auditDays: 400,
-  sessionDays: 30,
-  revokedKeyDays: 90,
-  deliveryDays: 14,
-  batch: 100,
-  pauseMs: 0,
-};
+/** The defaults, without pauses. */
+const RETENTION: RetentionSettings = { ...retentionSettings(loadConfig({})), pauseMs: 0, batch: 100 };
 let dir: string;
 let opened: OpenedDb;
 /** Every statement prepared on the database, by its SQL. */

@@ -8,24 +8,24 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { retentionSettings, startPruner } from "../../src/service/retention/pruner.js";
-import { type Harness, seedBashTenant, seedTenant, startHarness } from "../support/harness.js";
+import { type Harness, seedTenant, startHarness } from "../support/harness.js";
 import { pollUntil, readJob } from "../support/wait-for-job.js";
 
 let h: Harness;
-let t: Awaited<ReturnType<typeof seedBashTenant>>;
+let t: Awaited<ReturnType<typeof seedTenant>>;
 let sid: string;
 const DAY = 86_400_000;
 const inDays = (d: number) => new Date(Date.now() + d * DAY);
 
 beforeAll(async () => {
   h = await startHarness();
-  t = await seedBashTenant(h.call, "keeps");
+  t = await seedTenant(h.call, "keeps");
   const rules = { allow: ["Bash(sleep:*)"], deny: ["Bash(rm:*)"], ask: ["Bash(touch:*)"] };
-  const put = await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, { key: t.adminKey, body: rules });
-  expect(put.status, JSON.stringify(put.body)).toBe(200);
-  const s = await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} });
-  expect(s.status, JSON.stringify(s.body)).toBe(201);
-  sid = s.body.id;
+  expect(
+    (await h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, { key: t.adminKey, body: rules })).status,
+  ).toBe(200);
+  sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id;
+  expect(sid).toMatch(/^ses_/);
 });
 
 afterAll(async () => {

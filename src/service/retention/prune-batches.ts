@@ -16,8 +16,10 @@ import {
   lte,
   notExists,
   or,
+  type SQL,
   sql,
 } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { type JobStatus, TERMINAL } from "../../contracts/job.js";
 import { atomically, type Db, tablesOf } from "../../db/db.js";
 
@@ -57,6 +59,37 @@ const walked = (deleted: number, rows: Cursor[], limit: number): Batch =>
 const after = (createdAt: AnyColumn, id: AnyColumn, c?: Cursor) =>
   c ? or(gt(createdAt, c.createdAt), and(eq(createdAt, c.createdAt), gt(id, c.id))) : undefined;
 
+type Table = Parameters<Db["delete"]>[0];
+
+/** Deletes the rows of `table` that `where` matches, in one statement (all or none); how many. */
+async function deleteWhere(db: Db, table: Table, where: SQL | undefined): Promise<number> {
+  return (await db.delete(table).where(where).returning({ one: sql`1` })).length;
+}
+
+/**
+ * The next `limit` (id, created_at) of one tenant's rows created before `cutoff`, past `from`,
+ * along an index that leads with (tenant, [status,] created_at, id): reads no row.
+ */
+/** A text column of either dialect's table (typed as SQLite's, like every table the handle gives). */
+type Column = SQLiteColumn;
+
+async function oldest(
+  db: Db,
+  t: { table: Table; id: Column; createdAt: Column; tenantId: Column },
+  tenantId: string,
+  also: SQL | undefined,
+  cutoff: string,
+  limit: number,
+  from?: Cursor,
+): Promise<Cursor[]> {
+  return (await db
+    .select({ id: t.id, createdAt: t.createdAt })
+    .from(t.table)
+    .where(and(eq(t.tenantId, tenantId), also, lt(t.createdAt, cutoff), after(t.createdAt, t.id, from)))
+    .orderBy(asc(t.createdAt), asc(t.id))
+    .limit(limit)) as Cursor[];
+}
+
 /** Every tenant's id (tenants are few and never deleted): the walks go a tenant at a time. */
 export async function tenantIds(db: Db): Promise<string[]> {
   const { tenants } = tablesOf(db);
@@ -80,40 +113,30 @@ export async function pruneJobs(
 ): Promise<Batch> {
   if (!TERMINAL.includes(status)) return done;
   const { jobs } = tablesOf(db);
-  const candidates = await db
-    .select({ id: jobs.id, createdAt: jobs.createdAt })
-    .from(jobs)
-    .where(
-      and(
-        eq(jobs.tenantId, tenantId),
-        eq(jobs.status, status),
-        lt(jobs.createdAt, cutoff),
-        after(jobs.createdAt, jobs.id, from),
-      ),
-    )
-    .orderBy(asc(jobs.createdAt), asc(jobs.id))
-    .limit(limit);
+  const candidates = await oldest(
+    db,
+    { table: jobs, ...jobs },
+    tenantId,
+    eq(jobs.status, status),
+    cutoff,
+    limit,
+    from,
+  );
   if (candidates.length === 0) return done;
-  const [gone] = await atomically(db, (tx) => {
-    const t = tablesOf(tx).jobs;
-    return [
-      tx
-        .delete(t)
-        .where(
-          and(
-            inArray(
-              t.id,
-              candidates.map((c) => c.id),
-            ),
-            inArray(t.status, [...TERMINAL]),
-            isNotNull(t.finishedAt),
-            lt(t.finishedAt, cutoff),
-          ),
-        )
-        .returning({ id: t.id }),
-    ] as const;
-  });
-  return walked(gone.length, candidates, limit);
+  const gone = await deleteWhere(
+    db,
+    jobs,
+    and(
+      inArray(
+        jobs.id,
+        candidates.map((c) => c.id),
+      ),
+      inArray(jobs.status, [...TERMINAL]),
+      isNotNull(jobs.finishedAt),
+      lt(jobs.finishedAt, cutoff),
+    ),
+  );
+  return walked(gone, candidates, limit);
 }
 
 /**
@@ -172,20 +195,16 @@ export async function pruneAudit(db: Db, tenantId: string, cutoff: string, limit
     .limit(limit);
   const last = keys.at(-1);
   if (!last) return done;
-  const [gone] = await atomically(db, (tx) => {
-    const t = tablesOf(tx).audit;
-    const upToLast = or(
-      lt(t.createdAt, last.createdAt),
-      and(eq(t.createdAt, last.createdAt), lte(t.id, last.id)),
-    );
-    return [
-      tx
-        .delete(t)
-        .where(and(eq(t.tenantId, tenantId), lt(t.createdAt, cutoff), upToLast))
-        .returning({ id: t.id }),
-    ] as const;
-  });
-  return whole(gone.length, limit);
+  const upToLast = or(
+    lt(audit.createdAt, last.createdAt),
+    and(eq(audit.createdAt, last.createdAt), lte(audit.id, last.id)),
+  );
+  const gone = await deleteWhere(
+    db,
+    audit,
+    and(eq(audit.tenantId, tenantId), lt(audit.createdAt, cutoff), upToLast),
+  );
+  return whole(gone, limit);
 }
 
 /** One tenant's webhook deliveries delivered or given up (`failed`), created before `cutoff`. */
@@ -197,52 +216,33 @@ export async function pruneDeliveries(
   from?: Cursor,
 ): Promise<Batch> {
   const { webhookDeliveries: d } = tablesOf(db);
-  const candidates = await db
-    .select({ id: d.id, createdAt: d.createdAt })
-    .from(d)
-    .where(and(eq(d.tenantId, tenantId), lt(d.createdAt, cutoff), after(d.createdAt, d.id, from)))
-    .orderBy(asc(d.createdAt), asc(d.id))
-    .limit(limit);
+  const candidates = await oldest(db, { table: d, ...d }, tenantId, undefined, cutoff, limit, from);
   if (candidates.length === 0) return done;
-  const [gone] = await atomically(db, (tx) => {
-    const t = tablesOf(tx).webhookDeliveries;
-    return [
-      tx
-        .delete(t)
-        .where(
-          and(
-            inArray(
-              t.id,
-              candidates.map((c) => c.id),
-            ),
-            inArray(t.status, ["delivered", "failed"]),
-            lt(t.createdAt, cutoff),
-          ),
-        )
-        .returning({ id: t.id }),
-    ] as const;
-  });
-  return walked(gone.length, candidates, limit);
+  const settled = inArray(d.status, ["delivered", "failed"]);
+  const gone = await deleteWhere(
+    db,
+    d,
+    and(
+      inArray(
+        d.id,
+        candidates.map((c) => c.id),
+      ),
+      settled,
+      lt(d.createdAt, cutoff),
+    ),
+  );
+  return walked(gone, candidates, limit);
 }
 
 /** API keys revoked before `cutoff` (any tenant; a live key is never touched). */
 export async function pruneRevokedKeys(db: Db, cutoff: string, limit: number): Promise<Batch> {
   const { apiKeys } = tablesOf(db);
-  const revokedBefore = (t: typeof apiKeys) => and(isNotNull(t.revokedAt), lt(t.revokedAt, cutoff));
-  const ids = (
-    await db.select({ id: apiKeys.id }).from(apiKeys).where(revokedBefore(apiKeys)).limit(limit)
-  ).map((r) => r.id);
+  const revokedBefore = and(isNotNull(apiKeys.revokedAt), lt(apiKeys.revokedAt, cutoff));
+  const ids = (await db.select({ id: apiKeys.id }).from(apiKeys).where(revokedBefore).limit(limit)).map(
+    (r) => r.id,
+  );
   if (ids.length === 0) return done;
-  const [gone] = await atomically(db, (tx) => {
-    const t = tablesOf(tx).apiKeys;
-    return [
-      tx
-        .delete(t)
-        .where(and(inArray(t.id, ids), revokedBefore(t)))
-        .returning({ id: t.id }),
-    ] as const;
-  });
-  return whole(gone.length, limit);
+  return whole(await deleteWhere(db, apiKeys, and(inArray(apiKeys.id, ids), revokedBefore)), limit);
 }
 
 /** Console sign-outs whose cookie has expired anyway (`now`): nothing to refuse any more. */
@@ -257,14 +257,5 @@ export async function pruneSignouts(db: Db, now: string, limit: number): Promise
       .limit(limit)
   ).map((r) => r.nonce);
   if (nonces.length === 0) return done;
-  const [gone] = await atomically(db, (tx) => {
-    const t = tablesOf(tx).consoleSignouts;
-    return [
-      tx
-        .delete(t)
-        .where(and(inArray(t.nonce, nonces), lt(t.expiresAt, now)))
-        .returning({ nonce: t.nonce }),
-    ] as const;
-  });
-  return whole(gone.length, limit);
+  return whole(await deleteWhere(db, s, and(inArray(s.nonce, nonces), lt(s.expiresAt, now))), limit);
 }

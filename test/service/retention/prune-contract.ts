@@ -6,11 +6,17 @@
  * Every timestamp is relative to one fixed `NOW`, so that a later test's pass (Postgres shares one
  * database per file) never reaches an earlier test's rows differently.
  */
+
 import { and, eq, inArray } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config.js";
 import { JOB_STATUSES, type JobStatus, TERMINAL } from "../../../src/contracts/job.js";
 import { type Db, tablesOf } from "../../../src/db/db.js";
-import { prunePass, type RetentionSettings } from "../../../src/service/retention/pruner.js";
+import {
+  prunePass,
+  type RetentionSettings,
+  retentionSettings,
+} from "../../../src/service/retention/pruner.js";
 import { jobRow, sessionRow } from "../../support/rows.js";
 
 export interface PruneFixture {
@@ -24,15 +30,8 @@ export interface PruneFixture {
 
 const NOW = new Date("2031-06-01T00:00:00.000Z");
 const daysAgo = (d: number) => new Date(NOW.getTime() - d * 86_400_000).toISOString();
-const SETTINGS: RetentionSettings = {
-  jobDays: 30,
-  auditDays: 400,
-  sessionDays: 30,
-  revokedKeyDays: 90,
-  deliveryDays: 14,
-  batch: 100,
-  pauseMs: 0,
-};
+/** The defaults, without pauses. */
+const SETTINGS: RetentionSettings = { ...retentionSettings(loadConfig({})), pauseMs: 0, batch: 100 };
 let n = 0;
 
 export function pruneContract(dialect: string, open: () => Promise<PruneFixture>): void {

@@ -2,29 +2,28 @@
  * The pruner's loop: a pass that fails (the database is gone, the disk full) is logged and
  * counted, the service goes on, and the next interval prunes; with a lease, only the holder runs.
  */
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { afterEach, beforeEach, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config.js";
 import { tablesOf } from "../../../src/db/db.js";
 import type { OpenedDb } from "../../../src/db/open.js";
 import { createLogger } from "../../../src/log.js";
 import { Metrics } from "../../../src/service/metrics.js";
-import { type RetentionSettings, startPruner } from "../../../src/service/retention/pruner.js";
+import {
+  type RetentionSettings,
+  retentionSettings,
+  startPruner,
+} from "../../../src/service/retention/pruner.js";
 import { jobRow, sessionRow } from "../../support/rows.js";
 import { openTestDb } from "../../support/test-db.js";
 import { pollUntil } from "../../support/wait-for-job.js";
 
-const SETTINGS: RetentionSettings = {
-  jobDays: 30,
-  auditDays: 400,
-  sessionDays: 30,
-  revokedKeyDays: 90,
-  deliveryDays: 14,
-  batch: 10,
-  pauseMs: 0,
-};
+/** The defaults, without pauses. */
+const SETTINGS: RetentionSettings = { ...retentionSettings(loadConfig({})), pauseMs: 0, batch: 10 };
 const old = new Date(Date.now() - 60 * 86_400_000).toISOString();
 
 let dir: string;
