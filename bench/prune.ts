@@ -1,11 +1,11 @@
 /**
  * `npm run bench -- prune [n=200] [--backlog N] [--kib K] [--rounds R] [--batch B]`: a warm call's latency
  * over HTTP (Read and Bash, `?wait`) while retention prunes a backlog, next to the same calls
- * with the pruner idle, in turns (idle, pruning, idle, pruning, … R rounds) on one service. The
+ * with the pruner idle, in turns (idle, pruning, idle, pruning, … R rounds) on one service and
+ * one backlog (each pruning turn's pass is stopped at the turn's end; the next goes on). The
  * backlog is N finished jobs 60 days old (default 20,000) whose results hold K KiB (default 32):
- * what a busy month leaves. Also prints the pass's own pace (rows/s) and its longest batch, which
- * on SQLite is how long one batch holds the event loop and the database's one writer.
- * Runs on SQLite; `BENCH_DB=pg` with DATABASE_URL set runs on Postgres (then TOOLSHED_SECRET_KEY too).
+ * what a busy month leaves. Also prints each turn's event-loop delay (a SQLite batch holds the
+ * loop: its cost to every request shows there) and the pass's pace. SQLite only.
  */
 
 import { randomBytes } from "node:crypto";
@@ -71,7 +71,7 @@ export async function run(args: string[]): Promise<void> {
     };
     const settings = retentionSettings(config);
     console.log(
-      `backlog ${backlog} finished jobs of ${kib} KiB per round; batch ${settings.batch}, pause ${settings.pauseMs} ms; ${n} calls of each kind per turn`,
+      `backlog ${backlog} finished jobs of ${kib} KiB; batch ${settings.batch}, pause ${settings.pauseMs} ms; ${n} calls of each kind per turn`,
     );
     /** The event loop's delay over a turn (ms): what a batch holding the loop costs every request. */
     let loop = "";
@@ -99,51 +99,31 @@ export async function run(args: string[]): Promise<void> {
       }
       return { Read: summarize(read), Bash: summarize(bash) };
     };
+    await seed(backlog);
+    // Writing the backlog left a long WAL to checkpoint: let it settle before the first turn. The
+    // client's idle keep-alive socket may have been closed meanwhile: one unmeasured call (sent
+    // again once) opens a fresh one.
+    await new Promise((r) => setTimeout(r, 5000));
+    await call("Read", { file_path: file }).catch(() => call("Read", { file_path: file }));
+    let left = backlog;
     for (let r = 0; r < rounds; r++) {
-      await seed(backlog);
-      // The client's idle keep-alive socket may have been closed by the server while the backlog
-      // was written: one unmeasured call (sent again once) opens a fresh one.
-      await call("Read", { file_path: file }).catch(() => call("Read", { file_path: file }));
       const idle = await measure();
       console.log(`round ${r + 1} idle     Read ${fmt(idle.Read!)}   Bash ${fmt(idle.Bash!)}   [${loop}]`);
-      // The pass runs beside the calls; batches are timed through a wrapped handle's transactions.
-      let longest = 0;
-      const batches: number[] = [];
-      const timed = new Proxy(db, {
-        get(target, prop, receiver) {
-          const v = Reflect.get(target, prop, receiver);
-          if (prop !== "transaction" || typeof v !== "function") return v;
-          return (...a: unknown[]) => {
-            const t = performance.now();
-            const out = v.apply(target, a);
-            const done = () => {
-              const ms = performance.now() - t;
-              batches.push(ms);
-              longest = Math.max(longest, ms);
-            };
-            if (out && typeof (out as Promise<unknown>).then === "function")
-              void (out as Promise<unknown>).then(done, done);
-            else done();
-            return out;
-          };
-        },
-      });
+      // A pass runs beside the calls of this turn and is stopped at its end (the next turn's
+      // pass goes on with what is left): the turns alternate on one backlog.
+      let stop = false;
       const started = performance.now();
-      let passMs = 0;
-      let deleted = 0;
-      const pass = prunePass(timed, settings, new Date()).then((c) => {
-        passMs = performance.now() - started;
-        deleted = c.jobs ?? 0;
-      });
+      const pass = prunePass(db, settings, new Date(), { stopped: () => stop });
       const pruning = await measure();
-      const overlapMs = performance.now() - started;
-      await pass;
-      const b = summarize(batches);
+      stop = true;
+      const deleted = (await pass).jobs ?? 0;
+      const s = (performance.now() - started) / 1000;
+      left -= deleted;
       console.log(
         `round ${r + 1} pruning  Read ${fmt(pruning.Read!)}   Bash ${fmt(pruning.Bash!)}   [${loop}]` +
-          `   [pass: ${deleted} rows in ${(passMs / 1000).toFixed(1)} s (${Math.round(deleted / (passMs / 1000))} rows/s), ` +
-          `batch p50 ${b.p50.toFixed(1)} ms, longest ${longest.toFixed(1)} ms; calls measured ${(overlapMs / 1000).toFixed(1)} s${passMs < overlapMs ? ", the pass ended first" : ""}]`,
+          `   [${deleted} rows deleted in ${s.toFixed(1)} s: ${Math.round(deleted / s)} rows/s; ${left} left]`,
       );
+      if (left <= 0) break;
     }
   } finally {
     await tearDown(service, config, dataDir);
