@@ -223,7 +223,7 @@ const Settings = z.object({
   PRUNE_INTERVAL_MS: int(60_000, 1000),
   /** Rows deleted per transaction (SQLite has one writer: small batches keep calls' writes waiting little). */
   PRUNE_BATCH: int(50, 1).refine((n) => n <= 10_000, { message: "must be at most 10000" }),
-  /** The least pause between two batches of a pass (and 9x the batch's time), in which calls go first. */
+  /** The least pause between two batches of a pass (and 19x the batch's time), in which calls go first. */
   PRUNE_PAUSE_MS: int(20, 0),
 });
 

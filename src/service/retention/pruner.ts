@@ -32,7 +32,7 @@ export interface RetentionSettings {
   deliveryDays: number;
   /** Rows per transaction. */
   batch: number;
-  /** Least pause between two batches (ms); it is also at least 9 times the batch's own time. */
+  /** Least pause between two batches (ms); it is also at least 19 times the batch's own time. */
   pauseMs: number;
 }
 
@@ -49,10 +49,10 @@ export function retentionSettings(config: Config): RetentionSettings {
 }
 
 const DAY_MS = 86_400_000;
-/** A pass pauses this many times a batch's own time after it (at most ~1/10 of the process). */
-const PAUSE_FACTOR = 9;
+/** A pass pauses this many times a batch's own time after it (at most ~1/20 of the process). */
+const PAUSE_FACTOR = 19;
 /** A batch longer than this (ms) halves the next one's size. */
-const BATCH_TARGET_MS = 4;
+const BATCH_TARGET_MS = 2;
 export type PruneCounts = Partial<Record<PruneKind, number>>;
 
 /** Why a pass stops early: the service is stopping. */
@@ -73,17 +73,18 @@ export async function prunePass(
   const counts: PruneCounts = {};
   const cutoff = (days: number) => new Date(now.getTime() - days * DAY_MS).toISOString();
   // At least `pauseMs`, and PAUSE_FACTOR times as long as the batch took: a pass takes at most
-  // ~1/10 of the process's time (a SQLite batch holds the event loop) whatever the rows weigh.
+  // ~1/20 of the process's time (a SQLite batch holds the event loop) whatever the rows weigh.
   const pause = (batchMs: number) =>
     new Promise((r) => setTimeout(r, Math.max(s.pauseMs, PAUSE_FACTOR * batchMs)));
   /**
    * Batches of one walk until it is done (or the service stops), pausing after each that wrote.
-   * The batch size adapts (up to `s.batch`): halved after a batch longer than BATCH_TARGET_MS
-   * (rows of MiBs), doubled back after a short one, so that no batch holds the loop for long.
+   * The batch size adapts (up to `s.batch`, carried from walk to walk): halved after a batch
+   * longer than BATCH_TARGET_MS (rows of MiBs), doubled back after a short one, so that no batch
+   * holds the loop for long.
    */
+  let size = s.batch;
   const walk = async (kind: PruneKind, batch: (limit: number, from?: Cursor) => Promise<Batch>) => {
     let from: Cursor | undefined;
-    let size = s.batch;
     for (;;) {
       if (control.stopped()) return;
       const started = performance.now();
