@@ -142,6 +142,8 @@ export function startPruner(
 ): Pruner {
   let current: Promise<unknown> = Promise.resolve();
   let stopped = false;
+  /** Passes queued or running: a tick while one is neither takes the lease nor queues another. */
+  let busy = 0;
   const control = { stopped: () => stopped };
   const runPass = async (now: Date) => {
     const started = Date.now();
@@ -153,14 +155,17 @@ export function startPruner(
     return counts;
   };
   const pass = (now = new Date()) => {
+    busy++;
     const next = current.then(
       () => runPass(now),
       () => runPass(now),
     );
-    current = next.catch(() => undefined);
+    current = next.catch(() => undefined).finally(() => busy--);
     return next;
   };
+  // A pass longer than the interval (a big backlog) is not followed by a queue of more.
   const timed = async () => {
+    if (busy > 0) return;
     if (opts.lease && !(await opts.lease())) return;
     await pass();
   };

@@ -126,3 +126,38 @@ it("with a lease, a process that does not hold it this interval does not prune",
   const { jobs } = tablesOf(opened.db);
   expect(await opened.db.select({ id: jobs.id }).from(jobs)).toHaveLength(1);
 });
+
+it("a pass longer than the interval is not followed by a queue of passes: ticks meanwhile do nothing", async () => {
+  const { jobs } = tablesOf(opened.db);
+  const more = [1, 2, 3].map((i) =>
+    jobRow({
+      id: `job_o${i}`,
+      tenantId: "ten_p",
+      sessionId: "ses_p",
+      status: "failed",
+      createdAt: old,
+      finishedAt: old,
+    }),
+  );
+  await opened.db.insert(jobs).values(more);
+  let asked = 0;
+  // Batches of 1 with 150 ms pauses: a pass of ~600 ms against a 20 ms interval.
+  const slow = { ...SETTINGS, batch: 1, pauseMs: 150 };
+  const pruner = startPruner(deps, slow, {
+    intervalMs: 20,
+    lease: async () => {
+      asked++;
+      return true;
+    },
+  });
+  await pollUntil(
+    async () => asked,
+    (n) => n >= 1,
+    { timeoutMs: 5000 },
+  );
+  const during = asked;
+  await new Promise((r) => setTimeout(r, 300));
+  // Ticks kept coming (every 20 ms) while the first pass ran: none took the lease.
+  expect(asked).toBe(during);
+  await pruner.stop();
+});
