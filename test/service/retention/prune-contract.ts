@@ -134,6 +134,26 @@ export function pruneContract(dialect: string, open: () => Promise<PruneFixture>
       expect(await jobIds()).toEqual([jid]);
     });
 
+    it("a session's ordering stands: its queued call and its next position are untouched when earlier calls go", async () => {
+      const { jobs, sessions } = tablesOf(f.a);
+      const sid = await session("s", "active", 0);
+      await f.a.update(sessions).set({ nextSeq: 5 }).where(eq(sessions.id, sid));
+      for (let seq = 1; seq <= 3; seq++) await job(`done${seq}`, sid, "succeeded", 90, 60);
+      const queued = await job("queued", sid, "queued", 90, null);
+      await f.a.update(jobs).set({ seq: 4 }).where(eq(jobs.id, queued));
+      await prunePass(f.a, SETTINGS, NOW);
+      expect(await jobIds()).toEqual([queued]);
+      const [row] = await f.a
+        .select({ nextSeq: sessions.nextSeq })
+        .from(sessions)
+        .where(eq(sessions.id, sid));
+      const [left] = await f.a
+        .select({ seq: jobs.seq, status: jobs.status })
+        .from(jobs)
+        .where(eq(jobs.id, queued));
+      expect([row?.nextSeq, left]).toEqual([5, { seq: 4, status: "queued" }]);
+    });
+
     it("a job finished with no finish time (never expected) is kept, not guessed at", async () => {
       const sid = await session("s", "active", 0);
       const jid = await job("odd", sid, "succeeded", 900, null);
