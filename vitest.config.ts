@@ -37,6 +37,7 @@ const POSTGRES_FILES = [
   "test/e2e/fast-read.int.test.ts",
   "test/e2e/fast-read-bound.int.test.ts",
   "test/e2e/cancel-across-processes.int.test.ts",
+  "test/e2e/retention.int.test.ts",
 ];
 
 /**

@@ -16,6 +16,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   warm: () => import("./warm.js"),
   cost: () => import("./call-cost.js"),
   container: () => import("./container-cpu.js"),
+  prune: () => import("./prune.js"),
 };
 
 async function main(): Promise<void> {

@@ -6,8 +6,11 @@ import { z } from "zod";
 import { parseEgressAllow } from "./net/egress-policy.js";
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+/** A retention in days: 0 keeps forever; at most 100 years (past that a cutoff is no longer a date). */
+const days = (def: number) =>
+  int(def).refine((n) => n <= 36_500, { message: "must be at most 36500 (0 keeps forever)" });
 
-export const Config = z.object({
+const Settings = z.object({
   PORT: int(8080),
   HOST: z.string().default("127.0.0.1"),
   /** A worker run alone serves /healthz, /readyz and /metrics here (0: any free port). */
@@ -213,6 +216,38 @@ export const Config = z.object({
   SANDBOX_WARM_POOL: int(2, 0),
   /** OCI runtime of the sandboxes; `runsc` (gVisor) must be registered with dockerd. */
   SANDBOX_RUNTIME: z.enum(["runc", "runsc"]).default("runc"),
+  /**
+   * Retention (src/service/retention): days a row is kept once it is over, 0 = forever. Finished
+   * jobs (with their inputs, results and idempotency keys) from their finish; the audit trail
+   * from its entry (the security record: never shorter than jobs); ended sessions from their end
+   * (and only once their jobs are gone); revoked API keys from their revocation; webhook
+   * deliveries delivered or given up from their creation. What is not over is never pruned.
+   */
+  JOB_RETENTION_DAYS: days(30),
+  AUDIT_RETENTION_DAYS: days(400),
+  SESSION_RETENTION_DAYS: days(30),
+  REVOKED_KEY_RETENTION_DAYS: days(90),
+  WEBHOOK_DELIVERY_RETENTION_DAYS: days(14),
+  /** How often the pruner looks for rows past their retention (one worker host per interval). */
+  PRUNE_INTERVAL_MS: int(60_000, 1000),
+  /** Rows deleted per transaction (SQLite has one writer: small batches keep calls' writes waiting little). */
+  PRUNE_BATCH: int(50, 1).refine((n) => n <= 10_000, { message: "must be at most 10000" }),
+  /** The least pause between two batches of a pass (and 19x the batch's time), in which calls go first. */
+  PRUNE_PAUSE_MS: int(20, 0),
+});
+
+/** All settings; the checks that relate two of them come after each one's own. */
+export const Config = Settings.superRefine((c, ctx) => {
+  if (
+    c.AUDIT_RETENTION_DAYS !== 0 &&
+    c.JOB_RETENTION_DAYS !== 0 &&
+    c.AUDIT_RETENTION_DAYS < c.JOB_RETENTION_DAYS
+  )
+    ctx.addIssue({
+      code: "custom",
+      path: ["AUDIT_RETENTION_DAYS"],
+      message: `must be 0 (forever) or at least JOB_RETENTION_DAYS (${c.JOB_RETENTION_DAYS}): the audit trail is the security record of the jobs it names`,
+    });
 });
 export type Config = z.infer<typeof Config>;
 

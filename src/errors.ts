@@ -55,8 +55,9 @@ export class ValidationError extends AppError {
 
 /** Missing and other tenants' resources alike: callers cannot tell them apart. */
 export class NotFoundError extends AppError {
-  constructor(resource: string, id: string) {
-    super("NOT_FOUND", `${resource} ${id} not found`);
+  /** `hint` (the same for missing and other tenants' ids) says why a row may be gone, e.g. retention. */
+  constructor(resource: string, id: string, hint?: string) {
+    super("NOT_FOUND", `${resource} ${id} not found${hint ? ` (${hint})` : ""}`);
   }
 }
 

@@ -3,7 +3,7 @@
  * starts what the mode asks for, in this order (shutdown stops them in reverse):
  *
  *   database → redis → event bus → queue → sandboxes → mcp clients → key streams
- *   → [worker modes] worker → approval sweeper → reconciler
+ *   → [worker modes] worker → approval sweeper → reconciler → pruner
  *   → [api modes] session mcp endpoint → http server   ([worker mode] system http server)
  *
  * Each part is recorded by the `Lifecycle` as soon as it runs, so a start that fails half-way
@@ -38,6 +38,7 @@ import { serverKey } from "../service/key-file.js";
 import { Metrics } from "../service/metrics.js";
 import type { ServiceDeps, ToolRegistry } from "../service/ports.js";
 import { Readiness } from "../service/readiness.js";
+import { retentionSettings, startPruner } from "../service/retention/pruner.js";
 import { SecretBox } from "../service/secret-box.js";
 import { createMcpRuntime, type McpClientsOptions } from "../service/sessions/mcp-clients.js";
 import { hostOfJob, hostOfSession, sessionsOfHost } from "../service/sessions/session-hosts.js";
@@ -192,6 +193,7 @@ export async function startService(
       secrets,
       webhooks,
       hostRpc,
+      jobRetentionDays: config.JOB_RETENTION_DAYS,
       ...(hostId ? { hostId } : {}),
       sandboxPolicy: {
         defaultImage: config.SANDBOX_IMAGE,
@@ -251,6 +253,12 @@ export async function startService(
         offReconnect();
         await reconciler.stop();
       });
+      // Retention, with the worker (every deployment has one); one host prunes per interval.
+      const pruner = startPruner(deps, retentionSettings(config), {
+        intervalMs: config.PRUNE_INTERVAL_MS,
+        lease: () => hosts.claimPrune(Math.max(1000, config.PRUNE_INTERVAL_MS - 500)),
+      });
+      life.started("pruner", () => pruner.stop());
     }
 
     let url: string | undefined;

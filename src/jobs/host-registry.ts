@@ -53,6 +53,11 @@ export class HostRegistry {
     return ids.filter((_, i) => results[i]?.[1] === 0);
   }
 
+  /** One retention pass per `holdMs` across the hosts: true for the worker that gets to run it. */
+  async claimPrune(holdMs: number): Promise<boolean> {
+    return (await this.redis.set(`${this.prefix}:prune-lease`, "1", "PX", holdMs, "NX")) === "OK";
+  }
+
   /** One sweeper per lost host: true for the worker that gets to release it. */
   async claimSweep(hostId: string, holdMs: number): Promise<boolean> {
     return (await this.redis.set(`${this.prefix}:host-sweep:${hostId}`, "1", "PX", holdMs, "NX")) === "OK";

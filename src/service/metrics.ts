@@ -20,6 +20,14 @@ const COUNTERS = {
     help: "Jobs queued again because their queue entry was gone",
     labels: [],
   },
+  toolshed_rows_pruned_total: {
+    help: "Rows deleted by retention once past it, by kind (jobs, sessions, audit, api_keys, …)",
+    labels: ["kind"],
+  },
+  toolshed_prune_failures_total: {
+    help: "Retention passes that failed (tried again next interval)",
+    labels: [],
+  },
 } as const;
 
 export type CounterName = keyof typeof COUNTERS;

@@ -142,6 +142,8 @@ export interface ServiceDeps {
   hostRpc?: SessionHostRpc;
   /** Serve mode: this process's worker runs a just-stored call itself when it can (src/jobs/local-handoff.ts). */
   handoff?: CallHandoff;
+  /** Days finished jobs are kept (JOB_RETENTION_DAYS; absent or 0: forever), named in a missing job's 404. */
+  jobRetentionDays?: number;
 }
 
 /**

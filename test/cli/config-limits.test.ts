@@ -15,3 +15,18 @@ it("MCP progress comes more often than the MCP client's default timeout, by defa
   );
   expect(() => loadConfig({ MCP_PROGRESS_INTERVAL_MS: "50" })).toThrow(/MCP_PROGRESS_INTERVAL_MS/);
 });
+
+it("retention: days are 0 (forever) up to 36500, and the audit trail is never kept shorter than jobs", () => {
+  const c = loadConfig({});
+  expect([c.JOB_RETENTION_DAYS, c.AUDIT_RETENTION_DAYS, c.SESSION_RETENTION_DAYS]).toEqual([30, 400, 30]);
+  expect(c.AUDIT_RETENTION_DAYS).toBeGreaterThanOrEqual(c.JOB_RETENTION_DAYS);
+  expect(loadConfig({ JOB_RETENTION_DAYS: "0", AUDIT_RETENTION_DAYS: "0" }).JOB_RETENTION_DAYS).toBe(0);
+  expect(loadConfig({ JOB_RETENTION_DAYS: "90", AUDIT_RETENTION_DAYS: "0" }).AUDIT_RETENTION_DAYS).toBe(0);
+  expect(() => loadConfig({ JOB_RETENTION_DAYS: "90", AUDIT_RETENTION_DAYS: "60" })).toThrow(
+    /AUDIT_RETENTION_DAYS: must be 0 \(forever\) or at least JOB_RETENTION_DAYS \(90\)/,
+  );
+  for (const bad of ["-1", "1.5", "36501", "soon"])
+    expect(() => loadConfig({ JOB_RETENTION_DAYS: bad }), bad).toThrow(/JOB_RETENTION_DAYS/);
+  expect(() => loadConfig({ PRUNE_BATCH: "0" })).toThrow(/PRUNE_BATCH/);
+  expect(() => loadConfig({ PRUNE_BATCH: "10001" })).toThrow(/PRUNE_BATCH: must be at most 10000/);
+});

@@ -5,20 +5,25 @@
  * them as parameters scans the table, and fails here. The audit trail, written by every call, is
  * one index too (its key), which its list reads in order.
  */
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Database from "better-sqlite3";
 import { afterEach, beforeEach, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.js";
 import type { OpenedDb } from "../../src/db/open.js";
 import { SqliteJobStore } from "../../src/db/stores/sqlite-job-store.js";
 import { listAudit } from "../../src/service/calls/audit.js";
+import { prunePass, type RetentionSettings, retentionSettings } from "../../src/service/retention/pruner.js";
 import { releaseLostHost } from "../../src/service/sessions/session-hosts.js";
 import { jobsExpectingRun, jobsExpectingRunAfter } from "../../src/service/worker/recovery.js";
 import { seedDialectSession } from "../support/dialects.js";
 import { jobRow } from "../support/rows.js";
 import { openTestDb } from "../support/test-db.js";
 
+/** The defaults, without pauses. */
+const RETENTION: RetentionSettings = { ...retentionSettings(loadConfig({})), pauseMs: 0, batch: 100 };
 let dir: string;
 let opened: OpenedDb;
 /** Every statement prepared on the database, by its SQL. */
@@ -141,4 +146,27 @@ it("the audit trail is one index, its key: an entry is one b-tree insert besides
     expect(plan, JSON.stringify(q)).toContain("sqlite_autoindex_audit_1 (tenant_id=?");
     expect(plan, JSON.stringify(q)).not.toContain("TEMP B-TREE");
   }
+});
+
+it("retention's batches are chosen through indexes: no pass scans jobs, audit, deliveries or sessions (their rows hold MiBs)", async () => {
+  const { tenantId, store, audit, a } = await seeded("ses_prune");
+  await store.insertJob(a, audit(a.id), { maxActive: 10 });
+  await store.finish(a.id, "succeeded", { content: [], state: "success" });
+  // Far enough ahead that the job and its audit entry are past retention: the deletes run too.
+  const later = new Date(Date.now() + 1000 * 86_400_000);
+  await prunePass(opened.db, { ...RETENTION, batch: 2 }, later);
+  const sqlite = (opened.db as unknown as { $client: Database.Database }).$client;
+  const plans = [...prepared]
+    .filter((s) => /^(select|delete)/.test(s) && /"(jobs|audit|webhook_deliveries|sessions)"/.test(s))
+    .map((source) => {
+      const params = Array.from(source.match(/\?/g) ?? [], () => tenantId);
+      const rows = sqlite.prepare(`explain query plan ${source}`).all(...params) as { detail: string }[];
+      return [source, rows.map((r) => r.detail).join(" | ")] as const;
+    });
+  expect(plans.length).toBeGreaterThan(3);
+  if (process.env.SHOW_PLANS) for (const p of plans) console.log(p.join("\n  => "));
+  for (const [source, plan] of plans)
+    expect(plan, source).not.toMatch(/SCAN (jobs|audit|webhook_deliveries|sessions)\b(?! USING)/);
+  const jobsPick = plans.find(([s]) => /^select "id", "created_at" from "jobs"/.test(s));
+  expect(jobsPick?.[1]).toContain("jobs_tenant_status_created_idx");
 });

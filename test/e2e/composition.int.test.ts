@@ -15,7 +15,7 @@ import { NullSandboxProvider } from "../support/null-sandbox.js";
 import { pollUntil } from "../support/wait-for-job.js";
 
 const BASE = ["database", "redis", "event bus", "queue", "webhook queue", "mcp clients", "key streams"];
-const WORKER = ["worker", "webhook delivery", "approval sweeper", "reconciler"];
+const WORKER = ["worker", "webhook delivery", "approval sweeper", "reconciler", "pruner"];
 const EXPECTED: Record<ServeMode, string[]> = {
   serve: [...BASE, ...WORKER, "session mcp endpoint", "http server"],
   api: [...BASE, "session mcp endpoint", "http server"],

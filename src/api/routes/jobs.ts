@@ -51,6 +51,9 @@ const getOne = createRoute({
   operationId: "getJob",
   summary: "Read a job",
   security: bearer,
+  description:
+    "A final job is kept `JOB_RETENTION_DAYS` (default 30) after it finished, then deleted: its id is " +
+    "then a 404 `NOT_FOUND` whose message says how long jobs are kept. A job not final is never deleted.",
   request: { params: Jid },
   responses: { 200: json(JobEnvelope, "the job"), ...errorResponses },
 });

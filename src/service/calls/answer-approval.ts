@@ -33,7 +33,7 @@ export async function answerApproval(
   jobId: string,
   body: ApprovalInput,
 ): Promise<JobView> {
-  const job = await loadJob(deps.db, p, jobId);
+  const job = await loadJob(deps, p, jobId);
   await checkApprover(deps, p, job, body.remember ?? []);
   await expireIfDue(deps, jobId);
   const external = (await getExternalTools(deps.db, job.tenantId)).some((t) => t.name === job.tool);

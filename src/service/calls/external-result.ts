@@ -25,7 +25,7 @@ export async function postExternalResult(
   body: ExternalResultInput,
 ): Promise<JobView> {
   requireRole(p, ["agent", "tenant_admin"]);
-  const job = await loadJob(deps.db, p, jobId);
+  const job = await loadJob(deps, p, jobId);
   const status = body.isError ? ("failed" as const) : ("succeeded" as const);
   const result: StoredResult = {
     content: body.content.map((b) => ({ type: "text" as const, text: b.text })),

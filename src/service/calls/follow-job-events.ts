@@ -31,7 +31,7 @@ export async function followJobEvents(
   resumeFrom?: string,
 ): Promise<EventFollower> {
   requireRole(p, ["agent", "tenant_admin"]);
-  await loadJob(deps.db, p, jobId);
+  await loadJob(deps, p, jobId);
   const afterId = resumeFrom === undefined ? undefined : streamPosition(resumeFrom);
   let wake: () => void = () => {};
   let closed = false;

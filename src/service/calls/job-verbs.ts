@@ -9,7 +9,7 @@ import { cancelledResult, findJob, loadJob, PENDING_WORK, toJobView } from "./jo
 
 export async function getJob(deps: Pick<ServiceDeps, "db">, p: Principal, jobId: string): Promise<JobView> {
   requireRole(p, ["agent", "tenant_admin"]);
-  return toJobView(await loadJob(deps.db, p, jobId));
+  return toJobView(await loadJob(deps, p, jobId));
 }
 
 /**
@@ -80,7 +80,7 @@ async function waitAfterwards(deps: ServiceDeps, jobId: string, timeoutMs: numbe
 /** Cancels a job: at once when it has not started, through the worker when it runs. */
 export async function cancelJob(deps: ServiceDeps, p: Principal, jobId: string): Promise<JobView> {
   requireRole(p, ["agent", "tenant_admin"]);
-  const row = await loadJob(deps.db, p, jobId);
+  const row = await loadJob(deps, p, jobId);
   if (isTerminal(row.status)) return toJobView(row);
   // Decided from the row as the flag found it, not as read above: a worker may have claimed it
   // in between, and a claim after the flag skips it, so a row not running then never runs.

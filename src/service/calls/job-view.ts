@@ -6,6 +6,7 @@ import { type Db, dialectOf, first, tablesOf } from "../../db/db.js";
 import { preparedFor } from "../../db/prepared.js";
 import type { JobRow } from "../../db/rows.js";
 import { NotFoundError } from "../../errors.js";
+import type { ServiceDeps } from "../ports.js";
 import type { Principal } from "../tenancy/principal.js";
 import { requireTenant } from "../tenancy/principal.js";
 
@@ -39,11 +40,19 @@ export async function findJob(db: Db, jobId: string): Promise<JobRow | undefined
   return first(db.select().from(jobs).where(eq(jobs.id, jobId)).limit(1));
 }
 
-/** The job if the caller's tenant owns it; 404 otherwise. */
-export async function loadJob(db: Db, p: Principal, jobId: string): Promise<JobRow> {
-  const row = await findJob(db, jobId);
-  if (!row) throw new NotFoundError("job", jobId);
-  requireTenant(p, row.tenantId, "job", jobId);
+/**
+ * The job if the caller's tenant owns it; 404 otherwise, whose message says how long finished
+ * jobs are kept (the same words for a missing, a pruned and another tenant's job).
+ */
+export async function loadJob(
+  deps: Pick<ServiceDeps, "db" | "jobRetentionDays">,
+  p: Principal,
+  jobId: string,
+): Promise<JobRow> {
+  const hint = deps.jobRetentionDays ? `finished jobs are kept ${deps.jobRetentionDays} days` : undefined;
+  const row = await findJob(deps.db, jobId);
+  if (!row) throw new NotFoundError("job", jobId, hint);
+  requireTenant(p, row.tenantId, "job", jobId, hint);
   return row;
 }
 

@@ -29,8 +29,14 @@ function neededPhrase(roles: readonly KeyRole[]): string {
 }
 
 /** Another tenant's resource answers exactly as a missing one does. */
-export function requireTenant(p: Principal, tenantId: string, resource: string, id: string): void {
-  if (p.role !== "admin" && p.tenantId !== tenantId) throw new NotFoundError(resource, id);
+export function requireTenant(
+  p: Principal,
+  tenantId: string,
+  resource: string,
+  id: string,
+  hint?: string,
+): void {
+  if (p.role !== "admin" && p.tenantId !== tenantId) throw new NotFoundError(resource, id, hint);
 }
 
 /** The tenant a non-admin caller acts for. */

@@ -259,7 +259,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a job */
+        /**
+         * Read a job
+         * @description A final job is kept `JOB_RETENTION_DAYS` (default 30) after it finished, then deleted: its id is then a 404 `NOT_FOUND` whose message says how long jobs are kept. A job not final is never deleted.
+         */
         get: operations["getJob"];
         put?: never;
         post?: never;
