@@ -59,7 +59,7 @@ describe.each(runtimes)("containment under %s: a call owns every process it star
     await a.bash("mkfifo /workspace/p");
     await a.setRules({ allow: ["Glob"] });
     for (const command of ["cat /workspace/p", "cat < /workspace/p", "tail -f /workspace/p"]) {
-      const job = await a.callAndWait("Bash", { command, timeout: 2000 });
+      const job = await a.callAndWait("Bash", { command, timeout: 1000 });
       expect(job.decision, command).toMatchObject({ behavior: "allow", readOnly: true });
       expect(job.status, command).not.toBe("succeeded");
       expect(jobText(job), command).toMatch(/timed out|killed/i);

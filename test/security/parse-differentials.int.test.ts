@@ -13,7 +13,7 @@
  * rule) nor as the agent (an allow rule for the visible command, which covered all it saw).
  */
 import { describe, expect, it } from "vitest";
-import { globFinds, harnessFor, jobText, newAttacker, runtimes } from "./support.js";
+import { globFinds, harnessFor, jobText, newAttacker, runtimes, sharedAttackers } from "./support.js";
 
 const SPLICED = (file: string) => `cat <<EOF\nEO\\\nF\ntouch ${file}\nEOF`;
 const CONTINUED = (file: string) => `cat <<EOF\n\\\nEOF\ntouch ${file}\nEOF`;
@@ -23,6 +23,10 @@ const CR_LF = (file: string) => `echo a\\\r\ntouch ${file}`;
 
 describe.each(runtimes)("containment under %s: a command bash runs where tree-sitter saw text", (runtime) => {
   const h = harnessFor(runtime);
+  // One session for the cases with no rule but Glob: each leaves it as it found it unless its
+  // hidden command runs (then its file fails the later cases too).
+  const shared = sharedAttackers(h);
+  const globOnly = () => shared("glob", (hh) => newAttacker(hh, { allow: ["Glob"] }, { kept: true }));
 
   it.each([
     ["a spliced delimiter line", SPLICED],
@@ -31,7 +35,7 @@ describe.each(runtimes)("containment under %s: a command bash runs where tree-si
     ["a `$'…'` ending in an escaped backslash", ANSI_C],
     ["a backslash before CR-LF", CR_LF],
   ])("%s: the line bash runs after it is not auto-allowed", async (_, make) => {
-    const a = await newAttacker(h(), { allow: ["Glob"] });
+    const a = await globOnly();
     const job = await a.callAndWait("Bash", { command: make("/tmp/hd-ran") });
     expect(await globFinds(a, "hd-ran", "/tmp"), "the hidden command ran").toBe("");
     expect(job.status, jobText(job)).toBe("awaiting_approval");
@@ -72,7 +76,7 @@ describe.each(runtimes)("containment under %s: a command bash runs where tree-si
 
   // The control: the tests above would prove nothing if here-documents asked anyway.
   it("a here-document whose end both read alike is still auto-allowed", async () => {
-    const a = await newAttacker(h(), { allow: ["Glob"] });
+    const a = await globOnly();
     const job = await a.callAndWait("Bash", { command: "cat <<EOF | cat\nhello \\\nthere\nEOF" });
     expect(job.status, jobText(job)).toBe("succeeded");
     expect(jobText(job)).toContain("hello there");
