@@ -107,6 +107,11 @@ const Settings = z.object({
    * whose engine does not takes it, and the call fails saying it did not run (no engine anywhere).
    */
   ENGINE_WAIT_MS: int(10_000, 0),
+  /**
+   * How long a stop waits for a queue worker's own graceful close once nothing of ours runs on it
+   * (BullMQ's bookkeeping; a fetch caught by a Redis restart may never end it), before cutting it.
+   */
+  QUEUE_CLOSE_PATIENCE_MS: int(10_000, 0),
   /** A Docker engine request with no answer for this long fails (a stalled engine: the call is retried, a stop ends). */
   DOCKER_TIMEOUT_MS: int(30_000, 100),
   SANDBOX_RETRY_BACKOFF_MS: int(1000, 0),

@@ -228,6 +228,7 @@ export async function startService(
         stalledIntervalMs: config.JOB_STALLED_INTERVAL_MS,
         orderRecheckMs: config.ORDER_RECHECK_MS,
         engineWaitMs: config.ENGINE_WAIT_MS,
+        closePatienceMs: config.QUEUE_CLOSE_PATIENCE_MS,
         cancelCheckMs: config.RECONCILE_INTERVAL_MS,
       });
       // Serve mode: calls this process's API stores may run here without the queue's round trips.

@@ -47,6 +47,9 @@ export async function startWebhookDelivery(
     return 0;
   });
   if (requeued > 0) deps.logger.info({ requeued }, "pending webhook deliveries queued again");
-  const worker = startWebhookWorker(deps, connection, { prefix: config.QUEUE_PREFIX });
+  const worker = startWebhookWorker(deps, connection, {
+    prefix: config.QUEUE_PREFIX,
+    closePatienceMs: config.QUEUE_CLOSE_PATIENCE_MS,
+  });
   return (force) => worker.close(force);
 }

@@ -5,7 +5,7 @@
  * restart may never settle, so that close can wait forever and a stop at 3 a.m. hangs until it is
  * killed, before the sandboxes and the database are stopped. The close is waited for while Redis
  * answers and a job of ours still runs (it finishes and is recorded); once Redis is away, or
- * nothing of ours has run for IDLE_PATIENCE_MS, it is left behind and the worker's connections
+ * nothing of ours has run for `idlePatienceMs` (QUEUE_CLOSE_PATIENCE_MS), it is left behind and the worker's connections
  * cut. Nothing is lost: the rows are the truth, and the next worker's recovery re-attaches to a
  * job BullMQ still thinks active, or finds it over.
  */
@@ -14,7 +14,7 @@ import type { Logger } from "../log.js";
 
 /** How often a waiting close looks at Redis and at what runs. */
 const CHECK_MS = 500;
-/** How long a close may take with nothing of ours running (BullMQ's own bookkeeping). */
+/** How long a close may take with nothing of ours running (BullMQ's own bookkeeping), by default. */
 const IDLE_PATIENCE_MS = 10_000;
 
 interface Closable {
@@ -29,6 +29,8 @@ export interface CloseWatch {
   /** Whether a job of ours still runs on it (a graceful close waits for those). */
   busy: () => boolean;
   logger: Logger;
+  /** How long the close may take with nothing of ours running (default 10 s). */
+  idlePatienceMs?: number;
 }
 
 /** Closes `worker` (gracefully unless `force`), not waiting for what can no longer come. */
@@ -50,7 +52,7 @@ export async function closeWorker(worker: Closable, force: boolean, watch: Close
     if (done) return;
     idleMs = watch.busy() ? 0 : idleMs + CHECK_MS;
     const away = watch.connection.status !== "ready";
-    if (away || idleMs >= IDLE_PATIENCE_MS) {
+    if (away || idleMs >= (watch.idlePatienceMs ?? IDLE_PATIENCE_MS)) {
       watch.logger.warn(
         { queue: worker.name, redis: watch.connection.status },
         away

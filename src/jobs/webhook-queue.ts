@@ -48,7 +48,7 @@ export class BullWebhookQueue implements WebhookQueue {
 export function startWebhookWorker(
   deps: Pick<ServiceDeps, "db" | "logger"> & { webhooks: WebhookRuntime },
   connection: Redis,
-  opts: { prefix: string; concurrency?: number },
+  opts: { prefix: string; concurrency?: number; closePatienceMs?: number },
 ) {
   const process = async (bjob: Job<DeliverWebhook>) => {
     const { deliveryId } = DeliverWebhook.parse(bjob.data);
@@ -72,7 +72,7 @@ export function startWebhookWorker(
     closing: closing.signal,
   });
   // A delivery cut off by a stop is delivered again (at least once): no job of ours to wait for.
-  const watch = { connection, busy: () => false, logger: deps.logger };
+  const watch = { connection, busy: () => false, logger: deps.logger, idlePatienceMs: opts.closePatienceMs };
   const close = (force = false) => {
     closing.abort();
     return closeWorker(worker, force, watch);

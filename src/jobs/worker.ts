@@ -48,6 +48,8 @@ export interface CallWorkerOptions {
   orderRecheckMs: number;
   /** How long a new session's work waits for a host whose Docker engine answers (ENGINE_WAIT_MS). */
   engineWaitMs: number;
+  /** How long a stop waits for BullMQ's own close with nothing running (QUEUE_CLOSE_PATIENCE_MS). */
+  closePatienceMs: number;
   /** This worker's host: it consumes that host's queue and pulls placement work while it has room. */
   hostId: string;
   hosts: HostRegistry;
@@ -246,7 +248,12 @@ export function startCallWorker(
       stopMissed();
       clearInterval(flagCheck);
       stopHeartbeat();
-      const watch = { connection, busy: () => running.size > 0, logger: deps.logger };
+      const watch = {
+        connection,
+        busy: () => running.size > 0,
+        logger: deps.logger,
+        idlePatienceMs: opts.closePatienceMs,
+      };
       await Promise.all([...workers.map((w) => closeWorker(w, force, watch)), handedOff]);
       await Promise.allSettled([...handlers]);
     },
