@@ -77,9 +77,9 @@ function parseSignature(header: string | null | undefined): { t: number; v1: Uin
   const v1: Uint8Array[] = [];
   for (const part of header.split(",")) {
     const eq = part.indexOf("=");
+    if (eq < 0) return undefined;
     const key = part.slice(0, eq).trim();
     const value = part.slice(eq + 1).trim();
-    if (eq < 0) return undefined;
     if (key === "t") {
       if (t !== undefined || !/^\d{1,12}$/.test(value)) return undefined;
       t = Number(value);

@@ -66,6 +66,7 @@ export async function putWebhook(
   const secret = input.secret ?? generated;
   const now = nowIso();
   const overlapS = input.keepPreviousSecretSeconds ?? DEFAULT_SECRET_OVERLAP_S;
+  // A change of secret on an existing webhook: until when the replaced one still signs.
   const previousUntil =
     existing && secret !== undefined && overlapS > 0
       ? new Date(Date.now() + overlapS * 1000).toISOString()
@@ -78,9 +79,9 @@ export async function putWebhook(
       secret === undefined
         ? (existing as WebhookRow).secretEnc
         : deps.webhooks.secrets.seal(secret, webhookSecretContext(tenantId)),
-    previousSecretEnc:
-      secret === undefined ? (existing?.previousSecretEnc ?? null) : existing ? existing.secretEnc : null,
-    previousSecretUntil: secret === undefined ? (existing?.previousSecretUntil ?? null) : previousUntil,
+    // A new webhook has no previous secret; an existing one's is set by the update below.
+    previousSecretEnc: null,
+    previousSecretUntil: null,
     createdAt: existing?.createdAt ?? now,
     updatedAt: now,
   };
@@ -89,7 +90,14 @@ export async function putWebhook(
   // (after this save read the row) stays, and the secret its caller got keeps verifying. A change
   // of secret keeps the one stored at the write (not the one read: two rotations at once leave
   // the first's secret signing beside the second's).
-  const { tenantId: _t, createdAt: _c, secretEnc, previousSecretEnc: _p, previousSecretUntil, ...kept } = row;
+  const {
+    tenantId: _t,
+    createdAt: _c,
+    secretEnc,
+    previousSecretEnc: _p,
+    previousSecretUntil: _u,
+    ...kept
+  } = row;
   await deps.db
     .insert(webhooks)
     .values(row)
@@ -101,12 +109,14 @@ export async function putWebhook(
           : {
               ...kept,
               secretEnc,
-              previousSecretEnc: previousSecretUntil === null ? null : sql`${webhooks.secretEnc}`,
-              previousSecretUntil,
+              previousSecretEnc: previousUntil === null ? null : sql`${webhooks.secretEnc}`,
+              previousSecretUntil: previousUntil,
             },
     });
   recordedHooks.invalidate(deps.db, tenantId);
-  return { ...toView(row), ...(generated ? { secret: generated } : {}) };
+  const previousSecretExpiresAt =
+    secret === undefined ? (existing ? overlapEnd(existing) : null) : previousUntil;
+  return { ...toView(row), previousSecretExpiresAt, ...(generated ? { secret: generated } : {}) };
 }
 
 export async function getWebhook(deps: { db: Db }, p: Principal, tenantId: string): Promise<WebhookView> {
@@ -148,21 +158,24 @@ export async function findWebhook(db: Db, tenantId: string): Promise<WebhookRow 
 }
 
 function toView(row: WebhookRow): WebhookView {
-  const until = row.previousSecretEnc !== null ? row.previousSecretUntil : null;
   return {
     url: row.url,
     events: row.events,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
-    previousSecretExpiresAt: until !== null && until > nowIso() ? until : null,
+    previousSecretExpiresAt: overlapEnd(row),
   };
+}
+
+/** Until when the secret a rotation replaced still signs, or null when none does now. */
+function overlapEnd(row: WebhookRow): string | null {
+  const until = row.previousSecretUntil;
+  return row.previousSecretEnc !== null && until !== null && until > nowIso() ? until : null;
 }
 
 /** The secrets a delivery is signed with now: the current one, and the previous while it overlaps. */
 export function signingSecrets(row: WebhookRow, open: (sealed: string) => string): string[] {
   const previous =
-    row.previousSecretEnc !== null && row.previousSecretUntil !== null && row.previousSecretUntil > nowIso()
-      ? [open(row.previousSecretEnc)]
-      : [];
+    row.previousSecretEnc !== null && overlapEnd(row) !== null ? [open(row.previousSecretEnc)] : [];
   return [open(row.secretEnc), ...previous];
 }
