@@ -36,7 +36,7 @@ export async function ensureContainerRunning(docker: Dockerode, input: Container
       const imageId = (await docker.getImage(input.image).inspect()).Id;
       const otherRuntime = input.runtime !== undefined && info.HostConfig.Runtime !== input.runtime;
       if (info.Image !== imageId || otherRuntime) {
-        await container.remove({ force: true });
+        await container.remove({ force: true, v: true });
         info = null;
       }
     }
@@ -85,7 +85,7 @@ export async function removeContainer(docker: Dockerode, name: string): Promise<
   const until = Date.now() + REMOVE_CONFLICT_MS;
   for (;;) {
     try {
-      await docker.getContainer(name).remove({ force: true });
+      await docker.getContainer(name).remove({ force: true, v: true });
       return;
     } catch (err) {
       if (statusOf(err) === 404) return;

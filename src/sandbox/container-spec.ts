@@ -1,4 +1,5 @@
 import type Dockerode from "dockerode";
+import { devptsMounts, SANDBOX_SECURITY_OPT, SANDBOX_ULIMITS } from "./host-kernel-limits.js";
 import { SANDBOX_HOME, SANDBOX_WORKSPACE, type SandboxIdentities } from "./sandbox.js";
 import { hostPidsLimit } from "./sandbox-runtime.js";
 
@@ -91,12 +92,14 @@ export function buildContainerSpec(input: ContainerSpecInput): Dockerode.Contain
       NetworkMode: "none",
       CapDrop: ["ALL"],
       CapAdd: EXECUTOR_CAPS,
-      SecurityOpt: ["no-new-privileges"],
+      // No new privileges, and a seccomp profile without io_uring (host-kernel-limits.ts).
+      SecurityOpt: SANDBOX_SECURITY_OPT,
       ReadonlyRootfs: true,
       Tmpfs: {
         "/tmp": `rw,nosuid,nodev,size=${tmpfsSize},mode=1777`,
         [SANDBOX_HOME]: `rw,nosuid,nodev,size=${tmpfsSize},uid=${uid},gid=${uid},mode=0700`,
       },
+      Mounts: devptsMounts(input.runtime),
       PidsLimit: hostPidsLimit(input.limits.pids, input.runtime),
       Memory: input.limits.memoryBytes,
       // Equal to Memory: no swap on top of the limit.
@@ -109,6 +112,7 @@ export function buildContainerSpec(input: ContainerSpecInput): Dockerode.Contain
       // when its last user does (its memory would otherwise outlive a read-only call), and few
       // message queues can exist (16 KiB each by default). Namespaced by IpcMode "private".
       Sysctls: IPC_SYSCTLS,
+      Ulimits: SANDBOX_ULIMITS,
       LogConfig: { Type: "none", Config: {} },
       RestartPolicy: { Name: "no" },
       Privileged: false,
