@@ -1,5 +1,10 @@
 import type Dockerode from "dockerode";
-import { devptsMounts, SANDBOX_SECURITY_OPT, SANDBOX_ULIMITS } from "./host-kernel-limits.js";
+import {
+  devptsMounts,
+  HARDENING_DIGEST,
+  SANDBOX_SECURITY_OPT,
+  SANDBOX_ULIMITS,
+} from "./host-kernel-limits.js";
 import { SANDBOX_HOME, SANDBOX_WORKSPACE, type SandboxIdentities } from "./sandbox.js";
 import { hostPidsLimit } from "./sandbox-runtime.js";
 
@@ -19,6 +24,8 @@ export const EXECUTOR_CAPS = ["SETUID", "SETGID", "KILL", "CHOWN"];
 export const LABEL_SERVICE = "toolshed.service";
 export const LABEL_SESSION = "toolshed.session";
 export const LABEL_TENANT = "toolshed.tenant";
+/** The digest of the container's kernel hardening (host-kernel-limits.ts) it was made with. */
+export const LABEL_HARDENING = "toolshed.hardening";
 
 /** Per-container resource limits. */
 export interface SandboxLimits {
@@ -86,6 +93,7 @@ export function buildContainerSpec(input: ContainerSpecInput): Dockerode.Contain
       [LABEL_SERVICE]: input.serviceId,
       [LABEL_SESSION]: input.sessionId,
       [LABEL_TENANT]: input.tenantId,
+      [LABEL_HARDENING]: HARDENING_DIGEST,
     },
     HostConfig: {
       Binds: binds,

@@ -3,6 +3,7 @@
  * (attack27b). Without user namespaces every session's agent is the same host uid, so a per-uid
  * counter is a per-host one, and some counters are per host whatever the uid.
  */
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type Dockerode from "dockerode";
 
@@ -72,3 +73,12 @@ export function devptsMounts(runtime: string | undefined): Dockerode.MountSettin
     },
   ];
 }
+
+/**
+ * A digest of the above, labelled on each container: a stopped container made under other settings
+ * is made again on its next start (its workspace is kept), not started with what it had.
+ */
+export const HARDENING_DIGEST = createHash("sha256")
+  .update(JSON.stringify([SANDBOX_SECURITY_OPT, SANDBOX_ULIMITS, devptsMounts(undefined)]))
+  .digest("hex")
+  .slice(0, 16);

@@ -4,7 +4,7 @@ import {
   type ContainerSpecInput,
   EXECUTOR_CAPS,
 } from "../../src/sandbox/container-spec.js";
-import { SANDBOX_PTYS, seccompAllowedNames } from "../../src/sandbox/host-kernel-limits.js";
+import { HARDENING_DIGEST, SANDBOX_PTYS, seccompAllowedNames } from "../../src/sandbox/host-kernel-limits.js";
 import { DEFAULT_UID_BASE, identitiesFrom } from "../../src/sandbox/sandbox.js";
 import { hostPidsLimit } from "../../src/sandbox/sandbox-runtime.js";
 import { assertSessionId, assertSocketPathFits, sessionPaths } from "../../src/sandbox/session-paths.js";
@@ -72,6 +72,7 @@ describe("buildContainerSpec", () => {
       "toolshed.service": "svc",
       "toolshed.session": "ses_1",
       "toolshed.tenant": "ten_1",
+      "toolshed.hardening": HARDENING_DIGEST,
     });
   });
 
