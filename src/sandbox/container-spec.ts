@@ -2,6 +2,7 @@ import type Dockerode from "dockerode";
 import {
   devptsMounts,
   HARDENING_DIGEST,
+  SANDBOX_MASKED_PATHS,
   SANDBOX_SECURITY_OPT,
   SANDBOX_ULIMITS,
 } from "./host-kernel-limits.js";
@@ -121,6 +122,7 @@ export function buildContainerSpec(input: ContainerSpecInput): Dockerode.Contain
       // message queues can exist (16 KiB each by default). Namespaced by IpcMode "private".
       Sysctls: IPC_SYSCTLS,
       Ulimits: SANDBOX_ULIMITS,
+      MaskedPaths: SANDBOX_MASKED_PATHS,
       LogConfig: { Type: "none", Config: {} },
       RestartPolicy: { Name: "no" },
       Privileged: false,

@@ -39,6 +39,35 @@ export function seccompAllowedNames(caps: string[]): Set<string> {
  */
 export const SANDBOX_ULIMITS = [{ Name: "msgqueue", Soft: 0, Hard: 0 }];
 
+/**
+ * Paths hidden from the sandbox (a read-only tmpfs or /dev/null over each): Docker's current
+ * defaults (20.10's plus `/proc/interrupts` and powercap's energy counters, both side channels),
+ * and the host's block devices. Those showed every session's workspace loop device: its backing
+ * file (`<DATA_DIR>/sb/volumes/<session id>.img`, other tenants' session ids) and its I/O counters
+ * (when another tenant's agent works), in sysfs and `/proc/diskstats`; PSI is host-wide load.
+ */
+export const SANDBOX_MASKED_PATHS = [
+  "/proc/acpi",
+  "/proc/asound",
+  "/proc/interrupts",
+  "/proc/kcore",
+  "/proc/keys",
+  "/proc/latency_stats",
+  "/proc/sched_debug",
+  "/proc/scsi",
+  "/proc/timer_list",
+  "/proc/timer_stats",
+  "/sys/devices/virtual/powercap",
+  "/sys/firmware",
+  "/proc/diskstats",
+  "/proc/pressure",
+  "/sys/block",
+  "/sys/class/block",
+  "/sys/dev/block",
+  "/sys/devices/virtual/block",
+  "/sys/fs/ext4",
+];
+
 /** PTYs a sandbox can hold open at once (its own devpts instance's `max`). */
 export const SANDBOX_PTYS = 64;
 
@@ -79,6 +108,8 @@ export function devptsMounts(runtime: string | undefined): Dockerode.MountSettin
  * is made again on its next start (its workspace is kept), not started with what it had.
  */
 export const HARDENING_DIGEST = createHash("sha256")
-  .update(JSON.stringify([SANDBOX_SECURITY_OPT, SANDBOX_ULIMITS, devptsMounts(undefined)]))
+  .update(
+    JSON.stringify([SANDBOX_SECURITY_OPT, SANDBOX_ULIMITS, SANDBOX_MASKED_PATHS, devptsMounts(undefined)]),
+  )
   .digest("hex")
   .slice(0, 16);

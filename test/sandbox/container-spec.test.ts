@@ -163,6 +163,18 @@ describe("the host kernel's shared resources in the spec", () => {
     expect(host.Ulimits).toEqual([{ Name: "msgqueue", Soft: 0, Hard: 0 }]);
   });
 
+  it("hides the host's block devices (every workspace's backing file and counters) and Docker's defaults", () => {
+    const masked = buildContainerSpec(input).HostConfig!.MaskedPaths ?? [];
+    for (const p of [
+      "/sys/block",
+      "/sys/devices/virtual/block",
+      "/sys/fs/ext4",
+      "/proc/diskstats",
+      "/proc/kcore",
+    ])
+      expect(masked, p).toContain(p);
+  });
+
   it("gives each runc sandbox its own capped devpts; gVisor's PTYs are its own already", () => {
     const [pts, ...rest] = buildContainerSpec(input).HostConfig!.Mounts ?? [];
     expect(rest).toEqual([]);

@@ -41,4 +41,23 @@ describe.each(runtimes)("containment under %s: what sandboxes share on the host"
     // gVisor implements its own in the sentry.
     if (runtime === "runc") expect(lines(probe.out).get("io_uring"), probe.out).toBe("EPERM");
   });
+
+  it("another tenant's workspace volume, and its disk activity, are not in sight", async () => {
+    const a = await newAttacker(h(), { allow: ["Bash", "Write"] });
+    await a.bash("echo busy > /workspace/busy.txt; sync");
+    const b = await newAttacker(h(), { allow: ["Bash", "Write"] });
+    const { out } = await b.script(
+      [
+        "cat /sys/block/*/loop/backing_file /sys/class/block/*/loop/backing_file 2>/dev/null",
+        "cat /sys/devices/virtual/block/*/loop/backing_file /sys/dev/block/*/loop/backing_file 2>/dev/null",
+        "ls /sys/fs/ext4 2>/dev/null; grep loop /proc/diskstats; cat /proc/pressure/io 2>/dev/null",
+        "echo done",
+      ].join("\n"),
+    );
+    // The control: the script ran to its end.
+    expect(out, out).toContain("done");
+    expect(out, "another session's id in the sandbox's view of the host").not.toContain(a.sid);
+    expect(out, "a workspace volume's host path").not.toContain("volumes/");
+    expect(out, "loop devices' counters").not.toMatch(/loop\d/);
+  });
 });
