@@ -5,10 +5,14 @@
  * keeps it (a leftover process); tenant B's sandbox must still get its own.
  */
 import { describe, expect, it } from "vitest";
+import { weakHostSettings } from "../../src/sandbox/host-hardening.js";
 import { SANDBOX_PTYS } from "../../src/sandbox/host-kernel-limits.js";
 import { attackScript, harnessFor, newAttacker, runtimes } from "./support.js";
 
 const HOLD_SECONDS = 30;
+
+/** The per-uid counters only the host's settings free from one another (scripts/services.sh). */
+const weakCounters = weakHostSettings().filter((s) => /inotify|pipe-user/.test(s));
 
 /** `name value reason` lines into name → "value reason". */
 const lines = (out: string) =>
@@ -60,4 +64,25 @@ describe.each(runtimes)("containment under %s: what sandboxes share on the host"
     expect(out, "a workspace volume's host path").not.toContain("volumes/");
     expect(out, "loop devices' counters").not.toMatch(/loop\d/);
   });
+
+  // Per uid, host-wide, with no per-container knob: the host's settings (scripts/services.sh) lift
+  // them so that each sandbox's memory cgroup binds first. Skipped, and says so, on a host without.
+  it.skipIf(weakCounters.length > 0 && runtime === "runc")(
+    "one agent holding inotify instances and pipe pages leaves another tenant's sandbox its own",
+    async () => {
+      const a = await newAttacker(h(), { allow: ["Bash", "Write"] });
+      const b = await newAttacker(h(), { allow: ["Bash", "Write"] });
+      const script = attackScript("shared-kernel.py");
+      const file = await a.writeScript(script, "py");
+      const hold = await a.bash(`python3 ${file} hold-counters ${HOLD_SECONDS}`);
+      expect(hold.job.status, hold.out).toBe("succeeded");
+      // The control: A got past the kernel's default 128 instances per uid.
+      expect.soft(lines(hold.out).get("inotify"), hold.out).toBe("300");
+      const bFile = await b.writeScript(script, "py");
+      const probe = await b.bash(`python3 ${bFile} probe-counters`);
+      // Without: EMFILE, and 8,192-byte pipes (2 pages past the uid's soft limit).
+      expect.soft(lines(probe.out).get("inotify"), `tenant B after A's hold: ${probe.out}`).toBe("ok");
+      expect.soft(lines(probe.out).get("pipe"), `tenant B after A's hold: ${probe.out}`).toBe("65536");
+    },
+  );
 });
