@@ -24,9 +24,9 @@ const WANTED: Wanted[] = [
   { name: "protected_fifos", value: "1", weak: (have) => have < 1 },
   // Counters every sandbox draws on (one agent uid for all; NOTES-attack27b). At these values each
   // sandbox's memory cgroup binds first (the kernel charges files, inotify instances and watches,
-  // and pipe pages to it): one agent's files (~275 B each) filled the host's file-max (2.4 M
-  // here, ENFILE for every process without CAP_SYS_ADMIN), its 128 inotify instances left every
-  // other sandbox none, its pipes shrank theirs to 8 KiB. file-max: systemd's value.
+  // and pipe pages to it). One agent's 128 inotify instances left every other sandbox none, its
+  // pipes shrank theirs to 8 KiB; its open files (~275 B each) can reach a file-max of 2.4 M
+  // within 1 GiB (then ENFILE for every process without CAP_SYS_ADMIN). file-max: systemd's value.
   { name: "file-max", value: "9223372036854775807", weak: (have) => have < 2 ** 53 },
   { name: "inotify/max_user_instances", value: `${INT_MAX}`, weak: (have) => have < INT_MAX },
   { name: "inotify/max_user_watches", value: `${INT_MAX}`, weak: (have) => have < INT_MAX },
