@@ -81,7 +81,7 @@ engine_down() {
   pid="$(cat "$e2/docker.pid" 2>/dev/null)" || return 0
   kill -0 "$pid" 2>/dev/null || return 0
   # Its containers first (this cluster's only), then the engine.
-  docker2 ps -aq --filter label=toolshed.service=toolshed-cluster | xargs -r docker2 rm -f >/dev/null 2>&1 || true
+  docker2 ps -aq --filter label=toolshed.service=toolshed-cluster | xargs -r docker2 rm -f -v >/dev/null 2>&1 || true
   kill "$pid"
   for _ in $(seq 1 60); do
     kill -0 "$pid" 2>/dev/null || break

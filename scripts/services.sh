@@ -98,15 +98,25 @@ if ((${#missing[@]} + ${#optional[@]} > 0)); then
   done_step "installed ${missing[*]} ${optional[*]}"
 fi
 
-# --- Host kernel: protected links, files and fifos in sticky directories (host-wide; containers
-# share them). systemd's defaults; minimal hosts have them at 0 (src/sandbox/host-hardening.ts). ---
+# --- Host kernel (host-wide; containers share it; src/sandbox/host-hardening.ts says why):
+# protected links, files and fifos in sticky directories (systemd's defaults; minimal hosts have
+# them at 0), and counters every sandbox draws on, raised so that each sandbox's memory cgroup
+# binds first: file handles (systemd's value), inotify instances and watches, pipe pages. ---
 if ((!only_missing)) && ((EUID == 0)); then
-  for kv in fs.protected_symlinks=1 fs.protected_hardlinks=1 fs.protected_regular=2 fs.protected_fifos=1; do
+  for kv in fs.protected_symlinks=1 fs.protected_hardlinks=1 fs.protected_regular=2 fs.protected_fifos=1 \
+    fs.file-max=9223372036854775807 fs.inotify.max_user_instances=2147483647 \
+    fs.inotify.max_user_watches=2147483647; do
     have="$(sysctl -n "${kv%%=*}" 2>/dev/null || echo)"
     if [[ -n $have ]] && ((have < ${kv##*=})); then
       sysctl -qw "$kv" >/dev/null 2>&1 && log "set $kv (was $have)" || log "could not set $kv"
     fi
   done
+  # 0 is no soft limit (pipes past it got 2 pages, whoever held the rest).
+  have="$(sysctl -n fs.pipe-user-pages-soft 2>/dev/null || echo)"
+  if [[ -n $have ]] && ((have != 0)); then
+    sysctl -qw fs.pipe-user-pages-soft=0 >/dev/null 2>&1 && log "set fs.pipe-user-pages-soft=0 (was $have)" ||
+      log "could not set fs.pipe-user-pages-soft=0"
+  fi
 fi
 
 # --- Docker engine: start one only if no socket answers. ---

@@ -2,9 +2,11 @@ import type Dockerode from "dockerode";
 import {
   buildContainerSpec,
   type ContainerSpecInput,
+  LABEL_HARDENING,
   LABEL_SERVICE,
   LABEL_TENANT,
 } from "./container-spec.js";
+import { HARDENING_DIGEST } from "./host-kernel-limits.js";
 import { SandboxUnavailableError } from "./sandbox.js";
 
 function statusOf(err: unknown): number | undefined {
@@ -22,7 +24,7 @@ async function inspectOrNull(c: Dockerode.Container): Promise<Dockerode.Containe
 
 /**
  * Makes the session's container run: starts a stopped one, creates a missing one, and recreates a
- * stopped one whose image or runtime is no longer the configured one. Refuses a container of another service or tenant.
+ * stopped one whose image, runtime or kernel hardening is no longer the configured one. Refuses a container of another service or tenant.
  */
 export async function ensureContainerRunning(docker: Dockerode, input: ContainerSpecInput): Promise<void> {
   const container = docker.getContainer(input.name);
@@ -35,8 +37,9 @@ export async function ensureContainerRunning(docker: Dockerode, input: Container
     if (!info.State.Running) {
       const imageId = (await docker.getImage(input.image).inspect()).Id;
       const otherRuntime = input.runtime !== undefined && info.HostConfig.Runtime !== input.runtime;
-      if (info.Image !== imageId || otherRuntime) {
-        await container.remove({ force: true });
+      const otherHardening = labels[LABEL_HARDENING] !== HARDENING_DIGEST;
+      if (info.Image !== imageId || otherRuntime || otherHardening) {
+        await container.remove({ force: true, v: true });
         info = null;
       }
     }
@@ -85,7 +88,7 @@ export async function removeContainer(docker: Dockerode, name: string): Promise<
   const until = Date.now() + REMOVE_CONFLICT_MS;
   for (;;) {
     try {
-      await docker.getContainer(name).remove({ force: true });
+      await docker.getContainer(name).remove({ force: true, v: true });
       return;
     } catch (err) {
       if (statusOf(err) === 404) return;

@@ -1,4 +1,11 @@
 import type Dockerode from "dockerode";
+import {
+  devptsMounts,
+  HARDENING_DIGEST,
+  SANDBOX_MASKED_PATHS,
+  SANDBOX_SECURITY_OPT,
+  SANDBOX_ULIMITS,
+} from "./host-kernel-limits.js";
 import { SANDBOX_HOME, SANDBOX_WORKSPACE, type SandboxIdentities } from "./sandbox.js";
 import { hostPidsLimit } from "./sandbox-runtime.js";
 
@@ -18,6 +25,8 @@ export const EXECUTOR_CAPS = ["SETUID", "SETGID", "KILL", "CHOWN"];
 export const LABEL_SERVICE = "toolshed.service";
 export const LABEL_SESSION = "toolshed.session";
 export const LABEL_TENANT = "toolshed.tenant";
+/** The digest of the container's kernel hardening (host-kernel-limits.ts) it was made with. */
+export const LABEL_HARDENING = "toolshed.hardening";
 
 /** Per-container resource limits. */
 export interface SandboxLimits {
@@ -85,18 +94,21 @@ export function buildContainerSpec(input: ContainerSpecInput): Dockerode.Contain
       [LABEL_SERVICE]: input.serviceId,
       [LABEL_SESSION]: input.sessionId,
       [LABEL_TENANT]: input.tenantId,
+      [LABEL_HARDENING]: HARDENING_DIGEST,
     },
     HostConfig: {
       Binds: binds,
       NetworkMode: "none",
       CapDrop: ["ALL"],
       CapAdd: EXECUTOR_CAPS,
-      SecurityOpt: ["no-new-privileges"],
+      // No new privileges, and a seccomp profile without io_uring (host-kernel-limits.ts).
+      SecurityOpt: SANDBOX_SECURITY_OPT,
       ReadonlyRootfs: true,
       Tmpfs: {
         "/tmp": `rw,nosuid,nodev,size=${tmpfsSize},mode=1777`,
         [SANDBOX_HOME]: `rw,nosuid,nodev,size=${tmpfsSize},uid=${uid},gid=${uid},mode=0700`,
       },
+      Mounts: devptsMounts(input.runtime),
       PidsLimit: hostPidsLimit(input.limits.pids, input.runtime),
       Memory: input.limits.memoryBytes,
       // Equal to Memory: no swap on top of the limit.
@@ -109,6 +121,8 @@ export function buildContainerSpec(input: ContainerSpecInput): Dockerode.Contain
       // when its last user does (its memory would otherwise outlive a read-only call), and few
       // message queues can exist (16 KiB each by default). Namespaced by IpcMode "private".
       Sysctls: IPC_SYSCTLS,
+      Ulimits: SANDBOX_ULIMITS,
+      MaskedPaths: SANDBOX_MASKED_PATHS,
       LogConfig: { Type: "none", Config: {} },
       RestartPolicy: { Name: "no" },
       Privileged: false,

@@ -162,7 +162,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     if (weak.length > 0)
       this.logger.warn(
         { set: weak },
-        `this host's kernel leaves shared /tmp and /dev/shm open to planted links and fifos: set ${weak.join(" ")} (sysctl; systemd's defaults)`,
+        `this host's kernel settings let one sandbox harm the others (planted links in shared /tmp; host-wide file, inotify and pipe counters): set ${weak.join(" ")} (sysctl; scripts/services.sh does, docs/sandbox.md says why)`,
       );
     this.runtimeCheck = new RuntimeCheck(this.docker, opts.runtime);
     this.pool = this.createPool();

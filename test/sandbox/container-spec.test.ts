@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { buildContainerSpec, type ContainerSpecInput } from "../../src/sandbox/container-spec.js";
+import {
+  buildContainerSpec,
+  type ContainerSpecInput,
+  EXECUTOR_CAPS,
+} from "../../src/sandbox/container-spec.js";
+import { HARDENING_DIGEST, SANDBOX_PTYS, seccompAllowedNames } from "../../src/sandbox/host-kernel-limits.js";
 import { DEFAULT_UID_BASE, identitiesFrom } from "../../src/sandbox/sandbox.js";
 import { hostPidsLimit } from "../../src/sandbox/sandbox-runtime.js";
 import { assertSessionId, assertSocketPathFits, sessionPaths } from "../../src/sandbox/session-paths.js";
@@ -26,7 +31,8 @@ describe("buildContainerSpec", () => {
     expect(spec.User).toBe("0:0");
     expect(host.CapDrop).toEqual(["ALL"]);
     expect(host.CapAdd).toEqual(["SETUID", "SETGID", "KILL", "CHOWN"]);
-    expect(host.SecurityOpt).toEqual(["no-new-privileges"]);
+    expect(host.SecurityOpt?.[0]).toBe("no-new-privileges");
+    expect(host.SecurityOpt?.[1]).toMatch(/^seccomp=\{/);
     expect(host.Privileged).toBe(false);
   });
 
@@ -66,6 +72,7 @@ describe("buildContainerSpec", () => {
       "toolshed.service": "svc",
       "toolshed.session": "ses_1",
       "toolshed.tenant": "ten_1",
+      "toolshed.hardening": HARDENING_DIGEST,
     });
   });
 
@@ -124,5 +131,56 @@ describe("runtime and /dev/shm in the spec", () => {
     expect(host.PidsLimit).toBe(hostPidsLimit(256, "runsc"));
     expect(host.PidsLimit).toBeGreaterThan(256);
     expect(hostPidsLimit(256, "runc")).toBe(256);
+  });
+});
+
+// attack27b: what every sandbox on a host shares (one agent uid for all, host-wide counters).
+describe("the host kernel's shared resources in the spec", () => {
+  it("allows no io_uring, keyrings, bpf, perf events, userfaultfd or namespace syscalls", () => {
+    const allowed = seccompAllowedNames(EXECUTOR_CAPS.map((c) => `CAP_${c}`));
+    expect(allowed.has("read") && allowed.has("clone")).toBe(true);
+    for (const name of [
+      "io_uring_setup",
+      "io_uring_enter",
+      "io_uring_register",
+      "add_key",
+      "keyctl",
+      "request_key",
+      "bpf",
+      "perf_event_open",
+      "userfaultfd",
+      "unshare",
+      "setns",
+      "mount",
+      "kexec_load",
+    ]) {
+      expect(allowed.has(name), name).toBe(false);
+    }
+  });
+
+  it("charges no POSIX message queue to the uid host-wide", () => {
+    const host = buildContainerSpec(input).HostConfig!;
+    expect(host.Ulimits).toEqual([{ Name: "msgqueue", Soft: 0, Hard: 0 }]);
+  });
+
+  it("hides the host's block devices (every workspace's backing file and counters) and Docker's defaults", () => {
+    const masked = buildContainerSpec(input).HostConfig!.MaskedPaths ?? [];
+    for (const p of [
+      "/sys/block",
+      "/sys/devices/virtual/block",
+      "/sys/fs/ext4",
+      "/proc/diskstats",
+      "/proc/kcore",
+    ])
+      expect(masked, p).toContain(p);
+  });
+
+  it("gives each runc sandbox its own capped devpts; gVisor's PTYs are its own already", () => {
+    const [pts, ...rest] = buildContainerSpec(input).HostConfig!.Mounts ?? [];
+    expect(rest).toEqual([]);
+    expect(pts?.Target).toBe("/dev/pts");
+    expect(pts?.VolumeOptions?.DriverConfig?.Options?.o).toContain(`newinstance`);
+    expect(pts?.VolumeOptions?.DriverConfig?.Options?.o).toContain(`max=${SANDBOX_PTYS}`);
+    expect(buildContainerSpec({ ...input, runtime: "runsc" }).HostConfig!.Mounts).toEqual([]);
   });
 });

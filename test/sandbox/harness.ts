@@ -55,7 +55,7 @@ export async function createTestProvider(
 /** Force-removes every container labelled with `serviceId` (only ours: ids are random). */
 export async function removeServiceContainers(serviceId: string): Promise<void> {
   for (const c of await serviceContainers(serviceId)) {
-    await docker.getContainer(c.Id).remove({ force: true });
+    await docker.getContainer(c.Id).remove({ force: true, v: true });
   }
 }
 

@@ -1,7 +1,16 @@
 import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LABEL_HARDENING } from "../../src/sandbox/container-spec.js";
+import { HARDENING_DIGEST } from "../../src/sandbox/host-kernel-limits.js";
 import { SandboxUnavailableError } from "../../src/sandbox/sandbox.js";
-import { createTestProvider, execAsRoot, serviceContainers, sh, type TestProvider } from "./harness.js";
+import {
+  createTestProvider,
+  docker,
+  execAsRoot,
+  serviceContainers,
+  sh,
+  type TestProvider,
+} from "./harness.js";
 
 const running = async (serviceId: string, sessionId: string) =>
   (await serviceContainers(serviceId, sessionId)).map((c) => c.State);
@@ -53,6 +62,29 @@ describe("sandbox lifecycle", () => {
     expect((await again.readFile("a.txt")).data.toString()).toBe("A");
     const [after] = await serviceContainers(t.serviceId, "ses_stop");
     expect(after?.Id).toBe(before?.Id);
+  });
+
+  // attack27b: the seccomp profile, ulimits and devpts live in the create options, so a stopped
+  // container made before a change would otherwise come back without it.
+  it("makes a stopped container again when its kernel hardening is not the current one", async () => {
+    const sb = await t.provider.acquire({ sessionId: "ses_harden", tenantId: "ten_a" });
+    await sb.writeFile("a.txt", "A");
+    await t.provider.stop("ses_harden");
+    const [old] = await serviceContainers(t.serviceId, "ses_harden");
+    const info = await docker.getContainer(old!.Id).inspect();
+    await docker.getContainer(old!.Id).remove({ v: true });
+    const labels = { ...info.Config.Labels, [LABEL_HARDENING]: "before" };
+    const made = await docker.createContainer({
+      ...info.Config,
+      name: info.Name.slice(1),
+      Labels: labels,
+      HostConfig: info.HostConfig,
+    });
+    const again = await t.provider.acquire({ sessionId: "ses_harden", tenantId: "ten_a" });
+    expect((await again.readFile("a.txt")).data.toString()).toBe("A");
+    const [now] = await serviceContainers(t.serviceId, "ses_harden");
+    expect(now?.Id).not.toBe(made.id);
+    expect(now?.Labels[LABEL_HARDENING]).toBe(HARDENING_DIGEST);
   });
 
   it("recovers when the executor dies under a call", async () => {
