@@ -1,11 +1,12 @@
 /**
  * `npm run bench -- hops [n]`: where a warm call's time goes, hop by hop. Each call is timed at
  * the points it passes: the client's (undici's channels), Node's HTTP server's, and the service's
- * own (src/call-path.ts). A warm Read with `wait`, a `GET /healthz` and a bare executor readFile
- * run in turns (one of each per round), so that the machine's load falls on all three alike; the
- * p50 of each point (from the client's send) and of each hop is printed, and the Read's extra
- * time over /healthz is split into before the service has the request, inside it, and after it
- * answered (the client's side, and whatever the service does after answering, in this thread).
+ * own (src/call-path.ts). A warm Read with `wait`, a `GET /healthz`, a bare executor readFile and a
+ * warm Bash `echo` run in turns (one of each per round), so that the machine's load falls on all
+ * alike; the p50 of each point (from the call's start) and of each hop is printed, and the Read's
+ * extra time over /healthz is split into the client before sending, before the service has the
+ * request, inside it, and after it answered (the client's side, and whatever the service does after
+ * answering, in this thread).
  */
 import { randomBytes } from "node:crypto";
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
@@ -62,6 +63,7 @@ export async function run(args: string[]): Promise<void> {
       ["warm Read 4 KiB (wait)", post("Read", { file_path: file })],
       ["GET /healthz", async () => void (await fetch(`${base}/healthz`)).arrayBuffer()],
       ["executor readFile 4 KiB", async () => void (await sandbox.readFile(file))],
+      ["warm Bash echo (wait)", post("Bash", { command: "echo hi" })],
     ];
     for (let i = 0; i < 100; i++) for (const [, once] of kinds) await once();
     for (const [channel, fn] of listeners) subscribe(channel, fn);
@@ -77,11 +79,9 @@ export async function run(args: string[]): Promise<void> {
       }
     }
     console.log(`one warm session, ${n} rounds (service and client in this process); p50 in µs`);
-    const ends = new Map<string, Map<string, number>>();
     for (const [label, list] of seen) {
       const at = new Map<string, number>();
       for (const name of list[0]!.keys()) at.set(name, p50(list.map((m) => m.get(name) ?? Number.NaN)));
-      ends.set(label, at);
       const order = [...at.keys()].sort((a, b) => at.get(a)! - at.get(b)!);
       console.log(`\n${label}\n  ${"point".padEnd(26)} ${"at".padStart(6)} ${"hop".padStart(6)}`);
       order.forEach((name, i) => {
@@ -89,24 +89,21 @@ export async function run(args: string[]): Promise<void> {
         console.log(`  ${name.padEnd(26)} ${us(at.get(name)!)} ${us(hop)}`);
       });
     }
-    const read = ends.get(kinds[0]![0])!;
-    const health = ends.get(kinds[1]![0])!;
-    // From "" is from the call's start.
-    const span = (m: Map<string, number>, from: string, to: string) => (m.get(to) ?? 0) - (m.get(from) ?? 0);
+    // p50 of each call's span (a difference of two p50s is no p50 of anything); "" is the call's start.
+    const span = (label: string, from: string, to: string) =>
+      p50(seen.get(label)!.map((m) => m.get(to)! - (from ? m.get(from)! : 0)));
+    const [read, health, bare] = kinds.map(([label]) => label) as [string, string, string];
     const parts: [string, string, string][] = [
       ["the client, before sending", "", "client sent"],
       ["before the service has it", "client sent", "service has request"],
       ["inside the service", "service has request", "service answered"],
       ["after it answered", "service answered", "client has body"],
     ];
-    console.log("\nwarm Read − /healthz, by part (µs, p50s):");
+    console.log("\nwarm Read − /healthz, by part (µs, p50 of each):");
     for (const [label, from, to] of parts)
       console.log(`  ${label.padEnd(28)} ${us(span(read, from, to) - span(health, from, to))}`);
-    const leg = span(read, "executor request written", "executor answered");
-    const bare = ends.get(kinds[2]![0])!;
-    console.log(
-      `  of which the executor leg   ${us(leg)} (a bare readFile's: ${us(span(bare, "executor request written", "executor answered"))})`,
-    );
+    const leg = (label: string) => us(span(label, "executor asked", "executor answered"));
+    console.log(`  of which the executor leg   ${leg(read)} (a bare readFile's: ${leg(bare)})`);
   } finally {
     for (const [channel, fn] of listeners) unsubscribe(channel, fn);
     await tearDown(service, config, dataDir);

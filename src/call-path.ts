@@ -16,7 +16,7 @@ export const CALL_POINTS = [
   "session loaded",
   "planned",
   "ordered",
-  "executor request written",
+  "executor asked",
   "executor answered",
   "tool returned",
   "stored",

@@ -131,8 +131,9 @@ export function execOverSocket(sock: Socket, req: ExecRequest, acks: Acks = []):
       cwdFd: req.reportCwd === true,
       acks,
     };
+    // Before the write: a woken executor may run on this core before the write returns.
+    passed("executor asked");
     sock.write(`${JSON.stringify(request)}\n`);
-    passed("executor request written");
   });
 }
 
@@ -272,8 +273,9 @@ function fileOp(sock: Socket, request: Message, path: string, maxLineBytes: numb
       );
     sock.on("data", onData);
     sock.once("close", onClose);
+    // Before the write: a woken executor may run on this core before the write returns.
+    passed("executor asked");
     sock.write(`${JSON.stringify(request)}\n`);
-    passed("executor request written");
   });
 }
 
