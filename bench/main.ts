@@ -17,6 +17,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   cost: () => import("./call-cost.js"),
   container: () => import("./container-cpu.js"),
   prune: () => import("./prune.js"),
+  hops: () => import("./hops.js"),
 };
 
 async function main(): Promise<void> {

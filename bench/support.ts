@@ -3,6 +3,7 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
+import { constants } from "node:os";
 import Dockerode from "dockerode";
 import { Redis } from "ioredis";
 import type { RunningService } from "../src/cli/compose.js";
@@ -32,8 +33,8 @@ export function benchConfig(dataDir: string, adminKey: string, extra: Record<str
 /**
  * What each bench service not torn down yet would leave behind. A bench stopped by a signal (a
  * `timeout`, ^C) runs no `finally`: its containers stayed up, idle, taking memory and skewing the
- * next runs' figures. On SIGINT or SIGTERM they are removed (for at most 30 s), then the process
- * exits as the signal would have ended it.
+ * next runs' figures. On SIGINT or SIGTERM, or a closed stdout (EPIPE: `| head`), they are removed
+ * (for at most 30 s), then the process exits as the signal would have ended it.
  */
 const leftBehind = new Map<string, () => Promise<void>>();
 let hooked = false;
@@ -46,14 +47,22 @@ export function removedOnSignal(
 ): void {
   if (!hooked) {
     hooked = true;
+    let ending = false;
     const onSignal = (signal: NodeJS.Signals) => {
+      if (ending) return;
+      ending = true;
       console.error(`bench: ${signal}; removing the containers, data and Redis keys it made`);
       const removed = Promise.allSettled([...leftBehind.values()].map((remove) => remove()));
       const bound = new Promise((resolve) => setTimeout(resolve, 30_000).unref());
-      void Promise.race([removed, bound]).finally(() => process.exit(signal === "SIGINT" ? 130 : 143));
+      void Promise.race([removed, bound]).finally(() => process.exit(128 + constants.signals[signal]));
     };
     process.once("SIGINT", onSignal);
     process.once("SIGTERM", onSignal);
+    // A reader that stops early (`| head`) closes the pipe: the next print failed with EPIPE,
+    // uncaught, and the bench ended without removing anything (as a signal would have ended it).
+    process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+      if (err.code === "EPIPE") onSignal("SIGPIPE");
+    });
   }
   leftBehind.set(config.SERVICE_ID, () => removeLeft(config, dataDir, engines));
 }

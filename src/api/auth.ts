@@ -3,6 +3,7 @@
  * on changes, see cookie-session.ts). Resolves the caller once per request.
  */
 import type { MiddlewareHandler } from "hono";
+import { passed } from "../call-path.js";
 import type { ApiPort } from "../service/api-port.js";
 import type { AppEnv } from "./context.js";
 import { consoleSession, hasConsoleCookie } from "./cookie-session.js";
@@ -18,6 +19,7 @@ export function requireKey(
       const match = /^Bearer\s+(\S+)$/i.exec(header ?? "");
       c.set("principal", await port.authenticate(match?.[1]));
     }
+    passed("authenticated");
     await next();
   };
 }

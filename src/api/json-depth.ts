@@ -6,6 +6,7 @@
 import type { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import type { Context, MiddlewareHandler } from "hono";
+import { passed } from "../call-path.js";
 import { PayloadTooLargeError, ValidationError } from "../errors.js";
 
 export const MAX_JSON_DEPTH = 100;
@@ -73,6 +74,7 @@ export function jsonDepthLimit(
     if (incoming) {
       if (!hasBody(incoming)) return next();
       text = await readAll(incoming, maxBytes);
+      passed("body read");
       // hono keeps pending reads there (its type says values): `c.req.json()` parses this one.
       (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
       directBodies.set(c.req.raw, text);

@@ -1,4 +1,5 @@
 import type { Socket } from "node:net";
+import { passed } from "../call-path.js";
 import { CONNECTION_DONE, RequestNotDeliveredError } from "./executor-channel.js";
 import { LineSplitter } from "./line-splitter.js";
 import {
@@ -79,6 +80,7 @@ export function execOverSocket(sock: Socket, req: ExecRequest, acks: Acks = []):
         // A throwing listener must not break the protocol; streaming is best effort.
         if (kept && msg.r !== 1) safely(() => req.onOutput?.(stream, kept));
       } else if (msg?.t === "x") {
+        passed("executor answered");
         const result = {
           exitCode: typeof msg.exitCode === "number" ? msg.exitCode : null,
           stdout: out.stdout.text(),
@@ -129,6 +131,8 @@ export function execOverSocket(sock: Socket, req: ExecRequest, acks: Acks = []):
       cwdFd: req.reportCwd === true,
       acks,
     };
+    // Before the write: a woken executor may run on this core before the write returns.
+    passed("executor asked");
     sock.write(`${JSON.stringify(request)}\n`);
   });
 }
@@ -246,8 +250,10 @@ function fileOp(sock: Socket, request: Message, path: string, maxLineBytes: numb
       if (settled) return void sock.destroy();
       const msg = parse(line);
       if (msg?.t === "a" && !acked) acked = true;
-      else if (msg?.t === "r") settle(msg, true);
-      else if (msg?.t === "e")
+      else if (msg?.t === "r") {
+        passed("executor answered");
+        settle(msg, true);
+      } else if (msg?.t === "e")
         settle(new SandboxFileError(errnoCode(msg.code), path, String(msg.message ?? "")), true);
       else settle(badReply(path), false);
     });
@@ -267,6 +273,8 @@ function fileOp(sock: Socket, request: Message, path: string, maxLineBytes: numb
       );
     sock.on("data", onData);
     sock.once("close", onClose);
+    // Before the write: a woken executor may run on this core before the write returns.
+    passed("executor asked");
     sock.write(`${JSON.stringify(request)}\n`);
   });
 }

@@ -4,7 +4,9 @@
  * row, its events, its audit entry, the read cache a later Edit needs), and a Read that anything
  * could have ordered differently is thrown away and run in order.
  */
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { CALL_PATH_CHANNEL, CALL_POINTS } from "../../src/call-path.js";
 import type { JobStore } from "../../src/db/store.js";
 import { countActiveCounts } from "../support/active-counts.js";
 import { type Harness, seedTenant, startHarness } from "../support/harness.js";
@@ -123,6 +125,20 @@ it("sends its read before the run is set up, and counts the tenant's active call
     delete (clients as Partial<typeof clients>).toolSets;
     counts.restore();
   }
+}, 60_000);
+
+it("passes the call path's points in order (what `npm run bench -- hops` times)", async () => {
+  const passed: string[] = [];
+  const onPoint = (point: unknown) => void passed.push(String(point));
+  subscribe(CALL_PATH_CHANNEL, onPoint);
+  try {
+    const res = await read();
+    expect(res.body.job.status, JSON.stringify(res.body)).toBe("succeeded");
+  } finally {
+    unsubscribe(CALL_PATH_CHANNEL, onPoint);
+  }
+  // Each at its first pass: the bench times a hop from one point's first pass to the next's.
+  expect([...new Set(passed)]).toEqual(CALL_POINTS);
 }, 60_000);
 
 it("never without wait, nor with an idempotency key", async () => {

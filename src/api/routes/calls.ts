@@ -1,5 +1,6 @@
 /** Tool calls: submit (optionally waiting for the result) and the dry-run decision. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { passed } from "../../call-path.js";
 import { isTerminal } from "../../contracts/job.js";
 import type { ApiDeps } from "../api-deps.js";
 import type { AppEnv } from "../context.js";
@@ -71,6 +72,7 @@ const postDecision = createRoute({
 
 export function callRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
   app.openapi(postCall, async (c) => {
+    passed("route");
     const { sid } = c.req.valid("param");
     const { wait = 0 } = c.req.valid("query");
     let { job } = await deps.port.submitCall(c.get("principal"), sid, c.req.valid("json"), {

@@ -16,6 +16,8 @@
  * must not be sent before busyBefore: a call ahead that finished between the read and the check
  * would go unseen.
  */
+
+import { passed } from "../../call-path.js";
 import type { JobRow, SessionRow } from "../../db/rows.js";
 import type { FinishedInsert } from "../../db/store.js";
 import type { ReadFileResult, Sandbox } from "../../sandbox/sandbox.js";
@@ -80,11 +82,13 @@ export async function fastRead(
     // is run to be thrown away). One statement: submitCall's early count is skipped for it.
     if (await deps.store.busyBefore(session.id, seq, { tenantId: tenant, maxActive: room() }))
       return undefined;
+    passed("ordered");
     const running = runAhead(deps, session, row, slot.claim.worker, tool.firstRead?.(row.input));
     // The audit entry's digest is made while the executor reads, once the request is on its way.
     await new Promise(setImmediate);
     const audit = decisionAudit(p.keyId, row);
     const ran = await running;
+    passed("tool returned");
     if (!ran) return count(deps, "discarded");
     const opts: FinishedInsert = { maxActive: room(), seq, hostId, readCache: ran.readCache };
     const stored = await deps.store.insertFinished(ran.final, audit, opts).catch((err: unknown) => {
@@ -97,6 +101,7 @@ export async function fastRead(
       ran.acknowledge();
       return count(deps, "discarded");
     }
+    passed("stored");
     count(deps, "stored");
     deps.metrics.jobFinished(stored.status, stored);
     // The events (a Redis write), the webhook records and the executor's acknowledgement (a

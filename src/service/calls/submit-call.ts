@@ -4,6 +4,7 @@
  * approval TTL) or for the client (external tools).
  */
 import { createHash } from "node:crypto";
+import { passed } from "../../call-path.js";
 import type { JobView } from "../../contracts/job.js";
 import type { JobRow, JobStatus, SessionRow, StoredDecision, StoredResult } from "../../db/rows.js";
 import type { InsertClaim, InsertClaimed } from "../../db/store.js";
@@ -51,6 +52,7 @@ export async function submitCall(
 ): Promise<{ job: JobView; created: boolean }> {
   requireRole(p, ["agent"]);
   const session = await loadSession(deps.db, p, sessionId);
+  passed("session loaded");
   const requestHash = body.idempotencyKey ? hashRequest(body) : null;
   const existing = await deps.store.findByKey(sessionId, body.idempotencyKey);
   if (existing) return { job: sameRequest(existing, requestHash), created: false };
@@ -69,6 +71,7 @@ export async function submitCall(
     await checkActiveCalls(deps, tenantId, (await quota).maxActiveCalls);
     throw err;
   }
+  passed("planned");
   const { maxActiveCalls } = await quota;
   const row = await jobRowFor(deps, session, plan, body.idempotencyKey);
   row.requestHash = requestHash;
