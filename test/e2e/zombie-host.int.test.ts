@@ -12,7 +12,7 @@ import { afterAll, expect, it } from "vitest";
 import type { ChildService } from "../support/child-service.js";
 import { apiWithChildWorkers } from "../support/child-workers.js";
 import { seedBashTenant } from "../support/harness.js";
-import { pollUntil, waitForJob } from "../support/wait-for-job.js";
+import { type JobView, pollUntil, waitForJob } from "../support/wait-for-job.js";
 
 const clusterDir = "/var/tmp/ts-zombie";
 const engine = (verb: "engine-up" | "engine-down") =>
@@ -56,62 +56,89 @@ afterAll(() => {
   engine("engine-down");
 });
 
-it("a host frozen between its claim and its first sandbox operation, re-homed and run elsewhere, then resumed: the command ran once", async () => {
-  const t = await seedBashTenant(f.h.call, "zombie");
-  const w2 = await worker("host2", engine2);
-  const sid = (await f.h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id as string;
-  // Pinned to host 2 by a call that needs no sandbox: the session has no container yet.
+/** A session pinned to host 2 by a call that needs no sandbox: it has no container yet. */
+async function pinnedSession(key: string): Promise<string> {
+  const sid = (await f.h.call("POST", "/v1/sessions", { key, body: {} })).body.id as string;
   const task = await f.h.call("POST", `/v1/sessions/${sid}/calls?wait=30`, {
-    key: t.agentKey,
+    key,
     body: { tool: "TaskCreate", input: { subject: "s", description: "d" } },
   });
   expect(task.body.job?.status, JSON.stringify(task.body)).toBe("succeeded");
+  return sid;
+}
+
+it("a host frozen between its claims and their first sandbox operation, re-homed and run elsewhere, then resumed: a Bash call and an upload each ran once", async () => {
+  const t = await seedBashTenant(f.h.call, "zombie");
+  const rules = { allow: ["Bash", "Write(/workspace/**)"], deny: [], ask: [] };
+  await f.h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, { key: t.adminKey, body: rules });
+  const w2 = await worker("host2", engine2);
+  const [bashSid, uploadSid] = [await pinnedSession(t.agentKey), await pinnedSession(t.agentKey)];
   const w1 = await worker("host1", undefined);
 
-  // Host 2's engine frozen: the call's claim lands, its container's creation hangs.
+  // Host 2's engine frozen: the claims land, the containers' creation hangs.
   process.kill(dockerd2, "SIGSTOP");
-  const jid = (
-    await f.h.call("POST", `/v1/sessions/${sid}/calls`, {
+  const bash = (
+    await f.h.call("POST", `/v1/sessions/${bashSid}/calls`, {
       key: t.agentKey,
       body: { tool: "Bash", input: { command: "echo x >> /workspace/f; echo done" } },
     })
   ).body.job.id as string;
-  const view = () => f.h.call("GET", `/v1/jobs/${jid}`, { key: t.agentKey }).then((r) => r.body.job);
-  const claimed = await pollUntil(view, (j) => j.status === "running", {
-    timeoutMs: 20_000,
-    intervalMs: 20,
-    what: "host 2's claim",
+  // The upload answers once its transfer ran (anywhere); its job is found in the session's list.
+  const upload = fetch(`${f.h.url}/v1/sessions/${uploadSid}/files?path=f`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${t.agentKey}`, "content-type": "application/octet-stream" },
+    body: new Uint8Array(Buffer.from("x\n")),
   });
-  // The worker frozen with its request to the engine in flight; the engine goes on.
+  const jobsOf = (sid: string) =>
+    f.h.call("GET", `/v1/jobs?sessionId=${sid}`, { key: t.agentKey }).then((r) => r.body.items as JobView[]);
+  const running = (sid: string) =>
+    pollUntil(() => jobsOf(sid).then((items) => items.find((j) => j.status === "running")), Boolean, {
+      timeoutMs: 20_000,
+      intervalMs: 20,
+      what: `host 2's claim in ${sid}`,
+    }) as Promise<JobView>;
+  const claimed = [await running(bashSid), await running(uploadSid)];
+  // The worker frozen with its requests to the engine in flight; the engine goes on.
   w2.proc.kill("SIGSTOP");
   process.kill(dockerd2, "SIGCONT");
-  expect(claimed.attempts).toHaveLength(1);
-  expect(claimed.attempts[0].sandbox).toBeUndefined();
+  for (const c of claimed) {
+    expect(c.attempts, JSON.stringify(c)).toHaveLength(1);
+    expect(c.attempts[0].sandbox).toBeUndefined();
+  }
 
-  // Host 2 is lost (its key lapses after 3 s): host 1 re-homes the session and runs the call.
-  const done = await waitForJob(f.h.call, t.agentKey, jid, { timeoutMs: 30_000 });
-  expect(done.status, JSON.stringify(done)).toBe("succeeded");
-  expect(done.hostId).not.toBe(claimed.hostId);
-  const hostSandbox = done.attempts[1].sandbox;
-  expect(hostSandbox).toBeDefined();
+  // Host 2 is lost (its key lapses after 3 s): host 1 re-homes the sessions and runs both.
+  const up = await upload;
+  expect(up.status, await up.clone().text()).toBe(200);
+  const done = [
+    await waitForJob(f.h.call, t.agentKey, bash, { timeoutMs: 30_000 }),
+    await waitForJob(f.h.call, t.agentKey, claimed[1]!.id, { timeoutMs: 30_000 }),
+  ];
+  for (const [i, j] of done.entries()) {
+    expect(j.status, JSON.stringify(j)).toBe("succeeded");
+    expect(j.hostId).not.toBe(claimed[i]!.hostId);
+  }
 
-  // Host 2 resumes: its run of the call is someone else's now.
+  // Host 2 resumes: its runs are someone else's now; it sends nothing to its sandboxes.
   w2.proc.kill("SIGCONT");
-  const zombieFile = join(f.h.config.DATA_DIR, "sb-host2", "workspaces", sid, "f");
-  const refused = () => w2.lines.some((l) => l.includes("superseded"));
-  await pollUntil(() => existsSync(zombieFile) || refused(), Boolean, {
-    timeoutMs: 25_000,
-    intervalMs: 100,
-    what: "host 2's run to act or be refused",
-  });
-  expect(
-    existsSync(zombieFile) ? readFileSync(zombieFile, "utf8") : "",
-    "the command ran again on host 2",
-  ).toBe("");
-  const after = await view();
-  expect(after.status).toBe("succeeded");
-  expect(after.attempts).toHaveLength(2);
-  // Host 1's attempt keeps its own sandbox (the resumed worker does not write over it).
-  expect(after.attempts[1].sandbox).toBe(hostSandbox);
+  const zombieFiles = [bashSid, uploadSid].map((sid) =>
+    join(f.h.config.DATA_DIR, "sb-host2", "workspaces", sid, "f"),
+  );
+  const refused = (jid: string) => w2.lines.some((l) => l.includes("attempt superseded") && l.includes(jid));
+  // Each run on host 2 either acts (the file) or is refused (its line). Without the fence the
+  // upload's run would find its staged bytes gone (the transfer succeeded) and say nothing: this
+  // wait then fails; the fence stops it before that, also where the bytes are still there.
+  await pollUntil(
+    () => done.map((j, i) => existsSync(zombieFiles[i]!) || refused(j.id)),
+    (seen) => seen.every(Boolean),
+    { timeoutMs: 25_000, intervalMs: 100, what: "host 2's runs to act or be refused" },
+  );
+  for (const p of zombieFiles)
+    expect(existsSync(p) ? readFileSync(p, "utf8") : "", `${p}: written again on host 2`).toBe("");
+  for (const [i, j] of done.entries()) {
+    const after = (await f.h.call("GET", `/v1/jobs/${j.id}`, { key: t.agentKey })).body.job;
+    expect(after.status).toBe("succeeded");
+    // Host 1's attempt keeps its own sandbox (the resumed worker does not write over it).
+    expect(after.attempts, `job ${i}`).toEqual(j.attempts);
+  }
   expect(w1.proc.exitCode).toBeNull();
 }, 120_000);
