@@ -43,7 +43,10 @@ export async function runTransfer(deps: ServiceDeps, claim: Running, kind: Trans
     // (frozen, its host declared lost, the transfer run elsewhere) writes and stores nothing.
     const instance = sandbox.instanceId ? await sandbox.instanceId() : undefined;
     if (instance !== undefined && !(await recordAttemptSandbox(deps, job.id, instance, job.runs))) {
-      deps.logger.warn({ jobId: job.id, run: job.runs }, "attempt superseded: another worker took the job over");
+      deps.logger.warn(
+        { jobId: job.id, run: job.runs },
+        "attempt superseded: another worker took the job over",
+      );
       return;
     }
     const summary = await OPS[kind](deps, sandbox, job.id, input, session);
