@@ -12,6 +12,7 @@ import { afterAll, expect, it } from "vitest";
 import type { ChildService } from "../support/child-service.js";
 import { apiWithChildWorkers } from "../support/child-workers.js";
 import { seedBashTenant } from "../support/harness.js";
+import { jobText, runTool } from "../support/tool-calls.js";
 import { type JobView, pollUntil, waitForJob } from "../support/wait-for-job.js";
 
 const clusterDir = "/var/tmp/ts-zombie";
@@ -142,3 +143,43 @@ it("a host frozen between its claims and their first sandbox operation, re-homed
   }
   expect(w1.proc.exitCode).toBeNull();
 }, 120_000);
+
+it("a host frozen under a command that moves the session's cwd, resumed after the call was interrupted and later calls moved it: the zombie's cd is not adopted", async () => {
+  const t = await seedBashTenant(f.h.call, "zombie-cwd");
+  const [w2, w1] = workers as [ChildService, ChildService];
+  // Pinned to host 2 while host 1 cannot take placement work (frozen well under its TTL).
+  w1.proc.kill("SIGSTOP");
+  const sid = await pinnedSession(t.agentKey).finally(() => w1.proc.kill("SIGCONT"));
+  const first = (
+    await f.h.call("POST", `/v1/sessions/${sid}/calls`, {
+      key: t.agentKey,
+      body: { tool: "Bash", input: { command: "mkdir -p /workspace/b; sleep 2; cd /workspace/b" } },
+    })
+  ).body.job.id as string;
+  await pollUntil(() => existsSync(join(f.h.config.DATA_DIR, "sb-host2", "workspaces", sid, "b")), Boolean, {
+    timeoutMs: 30_000,
+    intervalMs: 20,
+    what: "the command's start on host 2",
+  });
+  w2.proc.kill("SIGSTOP");
+  // Host 2 lost: the call ends interrupted on host 1 (it may have partly run); the agent moves on.
+  const interrupted = await waitForJob(f.h.call, t.agentKey, first, { timeoutMs: 30_000 });
+  expect(interrupted.status, JSON.stringify(interrupted)).toBe("interrupted");
+  const moved = await runTool(f.h.call, t.agentKey, sid, "Bash", {
+    command: "mkdir -p /workspace/a /workspace/b && cd /workspace/a && pwd",
+  });
+  expect(jobText(moved)).toBe("/workspace/a\n");
+
+  // Host 2 resumes: its command ended meanwhile in its old container, in /workspace/b.
+  w2.proc.kill("SIGCONT");
+  const cwd = () => f.h.call("GET", `/v1/sessions/${sid}`, { key: t.agentKey }).then((r) => r.body.cwd);
+  const refused = () => w2.lines.some((l) => l.includes("attempt superseded") && l.includes(first));
+  await pollUntil(async () => refused() || (await cwd()) !== "/workspace/a", Boolean, {
+    timeoutMs: 25_000,
+    intervalMs: 100,
+    what: "host 2's run to end",
+  });
+  expect(await cwd()).toBe("/workspace/a");
+  const pwd = await runTool(f.h.call, t.agentKey, sid, "Bash", { command: "pwd" });
+  expect(jobText(pwd)).toBe("/workspace/a\n");
+}, 90_000);

@@ -21,6 +21,7 @@ import { sessionMcpToolSets } from "../sessions/mcp-clients.js";
 import { sessionCwd, setSessionCwd } from "../sessions/sessions.js";
 import { saveActiveGroups } from "../sessions/tool-list.js";
 import { runDirectories } from "../sessions/working-directories.js";
+import { logSuperseded } from "./attempt-fence.js";
 import { type Claim, failJob, recordAttemptSandbox, wakeSuccessors } from "./claim-job.js";
 import { type AttemptSupersededError, jobSandbox } from "./job-sandbox.js";
 import { RunEvents } from "./run-events.js";
@@ -136,10 +137,7 @@ export async function executeJob(
   if (superseded) {
     // The job is another attempt's: its row, events and successors are that attempt's to write.
     events.drop();
-    deps.logger.warn(
-      { jobId: job.id, run: job.runs },
-      "attempt superseded: another worker took the job over",
-    );
+    logSuperseded(deps.logger, { jobId: job.id, run: job.runs }, "it sent nothing to the sandbox");
     return undefined;
   }
   if (unavailable || crash) await events.end();
@@ -200,6 +198,7 @@ export function runContext(
   { job, session }: Pick<Running, "job" | "session">,
   parts: RunParts,
 ): ToolRunContext {
+  const attempt = { jobId: job.id, run: job.runs };
   return {
     ...parts,
     sessionId: session.id,
@@ -213,10 +212,12 @@ export function runContext(
       job.decision.decidedBy !== "approval",
     readOnlyCall: job.decision.readOnly === true,
     setCwd: async (cwd) => {
-      await setSessionCwd(deps.db, session.id, cwd);
+      if (!(await setSessionCwd(deps.db, session.id, cwd, attempt)))
+        logSuperseded(deps.logger, attempt, "the session's cwd is left as it is");
     },
     setActiveGroups: async (groups) => {
-      await saveActiveGroups(deps.db, session.id, groups);
+      if (!(await saveActiveGroups(deps.db, session.id, groups, attempt)))
+        logSuperseded(deps.logger, attempt, "the session's active groups are left as they are");
     },
     taskStore: new DbTaskStore(deps.db),
   };

@@ -24,6 +24,7 @@ import {
 import { TransferMissingError } from "../files/transfer-store.js";
 import type { ServiceDeps } from "../ports.js";
 import { acquireSessionSandbox } from "../sessions/acquire-sandbox.js";
+import { logSuperseded } from "./attempt-fence.js";
 import { type Claim, recordAttemptSandbox, wakeSuccessors } from "./claim-job.js";
 
 type Running = Extract<Claim, { kind: "run" }>;
@@ -43,10 +44,7 @@ export async function runTransfer(deps: ServiceDeps, claim: Running, kind: Trans
     // (frozen, its host declared lost, the transfer run elsewhere) writes and stores nothing.
     const instance = sandbox.instanceId ? await sandbox.instanceId() : undefined;
     if (instance !== undefined && !(await recordAttemptSandbox(deps, job.id, instance, job.runs))) {
-      deps.logger.warn(
-        { jobId: job.id, run: job.runs },
-        "attempt superseded: another worker took the job over",
-      );
+      logSuperseded(deps.logger, { jobId: job.id, run: job.runs }, "the transfer is not done here");
       return;
     }
     const summary = await OPS[kind](deps, sandbox, job.id, input, session);
