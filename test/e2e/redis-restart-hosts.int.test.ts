@@ -1,0 +1,110 @@
+/**
+ * Redis restarted empty under two worker hosts (attack27a): every host's liveness key is gone at
+ * once, with the list of hosts. A session pinned to a healthy host must stay there: its next
+ * call runs on its host, in its workspace. Before, placement read "no liveness key" as "host
+ * dead" and the first worker to pull the call took the session, marked `workspaceLost`.
+ * Host 2 is paused (SIGSTOP, far under its TTL: a GC pause, a slow disk) across the restart, so
+ * that host 1 is the one to pull the call.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import { afterAll, expect, it } from "vitest";
+import type { ChildService } from "../support/child-service.js";
+import { apiWithChildWorkers } from "../support/child-workers.js";
+import { seedBashTenant } from "../support/harness.js";
+import { startPrivateRedis } from "../support/private-redis.js";
+import { jobText, runTool } from "../support/tool-calls.js";
+import { pollUntil, waitForJob } from "../support/wait-for-job.js";
+
+const clusterDir = "/var/tmp/ts-redis-hosts";
+const engine = (verb: "engine-up" | "engine-down") =>
+  execFileSync("bash", ["scripts/cluster.sh", verb], {
+    stdio: "inherit",
+    env: { ...process.env, CLUSTER_DIR: clusterDir },
+    timeout: 180_000,
+  });
+engine("engine-up");
+const image = readFileSync(join(clusterDir, "image"), "utf8").trim();
+const engine2 = `unix://${clusterDir}/e2/docker.sock`;
+const redis = await startPrivateRedis();
+// Registered before the fixture's: it runs after the processes that use this Redis stopped.
+afterAll(() => redis.kill());
+
+const f = apiWithChildWorkers({
+  env: {
+    REDIS_URL: redis.url,
+    SANDBOX_IMAGE: image,
+    HOST_TTL_MS: "30000",
+    SANDBOX_DISK_QUOTA: "off",
+    SANDBOX_WARM_POOL: "0",
+  },
+});
+const workers: ChildService[] = [];
+
+async function worker(name: string, dockerHost: string | undefined): Promise<ChildService> {
+  const dir = f.h.config.DATA_DIR;
+  const own = f.h.env.DATABASE_URL ? { DATA_DIR: join(dir, name) } : {};
+  if (own.DATA_DIR) mkdirSync(own.DATA_DIR, { recursive: true });
+  const w = await f.spawn("worker", {
+    ...own,
+    SANDBOX_DIR: join(dir, `sb-${name}`),
+    DOCKER_HOST: dockerHost,
+  });
+  workers.push(w);
+  return w;
+}
+
+afterAll(() => {
+  for (const w of workers) w.proc.kill("SIGCONT");
+  const label = `label=toolshed.service=${f.h.config.SERVICE_ID}`;
+  const ids = execFileSync("docker", ["-H", engine2, "ps", "-aq", "--filter", label]).toString().split("\n");
+  const own = ids.filter(Boolean);
+  if (own.length) execFileSync("docker", ["-H", engine2, "rm", "-f", ...own], { stdio: "ignore" });
+  engine("engine-down");
+});
+
+it("Redis restarted empty while a host pauses: its session's next call runs on it, in its workspace", async () => {
+  const t = await seedBashTenant(f.h.call, "redis-hosts");
+  const w2 = await worker("host2", engine2);
+  const sid = (await f.h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id as string;
+  const wrote = await runTool(f.h.call, t.agentKey, sid, "Bash", { command: "echo kept > /workspace/f" });
+  expect(wrote.status, JSON.stringify(wrote)).toBe("succeeded");
+  const home = (await f.h.call("GET", `/v1/sessions/${sid}`, { key: t.agentKey })).body.hostId as string;
+  await worker("host1", undefined);
+
+  w2.proc.kill("SIGSTOP");
+  await redis.kill();
+  await redis.start();
+  // Submitted once the API has Redis again (503 until then: nothing stored).
+  const sub = await pollUntil(
+    () =>
+      f.h.call("POST", `/v1/sessions/${sid}/calls`, {
+        key: t.agentKey,
+        body: { tool: "Bash", input: { command: "cat /workspace/f" } },
+      }),
+    (r) => r.status === 202,
+    { timeoutMs: 20_000, intervalMs: 200, what: "a submit after the restart" },
+  );
+  const jid = sub.body.job.id as string;
+  // Host 1 pulled the call: it ran it (the bug), or passed it on to host 2's queue.
+  const probe = new Redis(redis.url);
+  const forwarded = async () => (await probe.keys(`*calls-${home}*${jid}*`)).length > 0;
+  await pollUntil(
+    async () =>
+      (await forwarded()) ||
+      (await f.h.call("GET", `/v1/jobs/${jid}`, { key: t.agentKey })).body.job.status !== "queued",
+    Boolean,
+    { timeoutMs: 20_000, intervalMs: 100, what: "host 1 to pull the call" },
+  );
+  probe.disconnect();
+  w2.proc.kill("SIGCONT");
+
+  const job = await waitForJob(f.h.call, t.agentKey, jid, { timeoutMs: 30_000 });
+  expect(job.hostId, JSON.stringify(job)).toBe(home);
+  expect(jobText(job)).toBe("kept\n");
+  const view = (await f.h.call("GET", `/v1/sessions/${sid}`, { key: t.agentKey })).body;
+  expect(view.hostId).toBe(home);
+  expect(view.workspaceLost).toBeUndefined();
+}, 120_000);
