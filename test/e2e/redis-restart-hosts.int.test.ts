@@ -6,63 +6,21 @@
  * Host 2 is paused (SIGSTOP, far under its TTL: a GC pause, a slow disk) across the restart, so
  * that host 1 is the one to pull the call.
  */
-import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, expect, it } from "vitest";
-import type { ChildService } from "../support/child-service.js";
-import { apiWithChildWorkers } from "../support/child-workers.js";
 import { seedBashTenant } from "../support/harness.js";
+import { twoHosts } from "../support/own-second-engine.js";
 import { startPrivateRedis } from "../support/private-redis.js";
 import { jobText, runTool } from "../support/tool-calls.js";
 import { pollUntil, waitForJob } from "../support/wait-for-job.js";
 
-const clusterDir = "/var/tmp/ts-redis-hosts";
-const engine = (verb: "engine-up" | "engine-down") =>
-  execFileSync("bash", ["scripts/cluster.sh", verb], {
-    stdio: "inherit",
-    env: { ...process.env, CLUSTER_DIR: clusterDir },
-    timeout: 180_000,
-  });
-engine("engine-up");
-const image = readFileSync(join(clusterDir, "image"), "utf8").trim();
-const engine2 = `unix://${clusterDir}/e2/docker.sock`;
 const redis = await startPrivateRedis();
 // Registered before the fixture's: it runs after the processes that use this Redis stopped.
 afterAll(() => redis.kill());
-
-const f = apiWithChildWorkers({
-  env: {
-    REDIS_URL: redis.url,
-    SANDBOX_IMAGE: image,
-    HOST_TTL_MS: "30000",
-    SANDBOX_DISK_QUOTA: "off",
-    SANDBOX_WARM_POOL: "0",
-  },
-});
-const workers: ChildService[] = [];
-
-async function worker(name: string, dockerHost: string | undefined): Promise<ChildService> {
-  const dir = f.h.config.DATA_DIR;
-  const own = f.h.env.DATABASE_URL ? { DATA_DIR: join(dir, name) } : {};
-  if (own.DATA_DIR) mkdirSync(own.DATA_DIR, { recursive: true });
-  const w = await f.spawn("worker", {
-    ...own,
-    SANDBOX_DIR: join(dir, `sb-${name}`),
-    DOCKER_HOST: dockerHost,
-  });
-  workers.push(w);
-  return w;
-}
-
-afterAll(() => {
-  for (const w of workers) w.proc.kill("SIGCONT");
-  const label = `label=toolshed.service=${f.h.config.SERVICE_ID}`;
-  const ids = execFileSync("docker", ["-H", engine2, "ps", "-aq", "--filter", label]).toString().split("\n");
-  const own = ids.filter(Boolean);
-  if (own.length) execFileSync("docker", ["-H", engine2, "rm", "-f", ...own], { stdio: "ignore" });
-  engine("engine-down");
+const { f, engine2, worker } = twoHosts("/var/tmp/ts-redis-hosts", {
+  REDIS_URL: redis.url,
+  HOST_TTL_MS: "30000",
+  SANDBOX_WARM_POOL: "0",
 });
 
 it("Redis restarted empty while a host pauses: its session's next call runs on it, in its workspace", async () => {

@@ -5,56 +5,18 @@
  * engine of this file's own, `scripts/cluster.sh engine-up` in its own directory: it is frozen
  * too, and stopped at the end). On Postgres (integration-pg) each worker has its own DATA_DIR.
  */
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { ChildService } from "../support/child-service.js";
-import { apiWithChildWorkers } from "../support/child-workers.js";
 import { seedBashTenant } from "../support/harness.js";
+import { twoHosts } from "../support/own-second-engine.js";
 import { jobText, runTool } from "../support/tool-calls.js";
 import { type JobView, pollUntil, waitForJob } from "../support/wait-for-job.js";
 
-const clusterDir = "/var/tmp/ts-zombie";
-const engine = (verb: "engine-up" | "engine-down") =>
-  execFileSync("bash", ["scripts/cluster.sh", verb], {
-    stdio: "inherit",
-    env: { ...process.env, CLUSTER_DIR: clusterDir },
-    timeout: 180_000,
-  });
-engine("engine-up");
-const image = readFileSync(join(clusterDir, "image"), "utf8").trim();
-const engine2 = `unix://${clusterDir}/e2/docker.sock`;
-const dockerd2 = Number(readFileSync(join(clusterDir, "e2", "docker.pid"), "utf8"));
-
-const f = apiWithChildWorkers({
-  env: { SANDBOX_IMAGE: image, HOST_TTL_MS: "3000", SANDBOX_DISK_QUOTA: "off", SANDBOX_WARM_POOL: "0" },
-});
-const workers: ChildService[] = [];
-
-/** A worker on its own sandbox directory (and, on Postgres, its own DATA_DIR). */
-async function worker(name: string, dockerHost: string | undefined): Promise<ChildService> {
-  const dir = f.h.config.DATA_DIR;
-  const own = f.h.env.DATABASE_URL ? { DATA_DIR: join(dir, name) } : {};
-  if (own.DATA_DIR) mkdirSync(own.DATA_DIR, { recursive: true });
-  const w = await f.spawn("worker", {
-    ...own,
-    SANDBOX_DIR: join(dir, `sb-${name}`),
-    DOCKER_HOST: dockerHost,
-  });
-  workers.push(w);
-  return w;
-}
-
-afterAll(() => {
-  process.kill(dockerd2, "SIGCONT");
-  for (const w of workers) w.proc.kill("SIGCONT");
-  // This run's containers on the second engine (the harness reaps the first engine's), then it.
-  const label = `label=toolshed.service=${f.h.config.SERVICE_ID}`;
-  const ids = execFileSync("docker", ["-H", engine2, "ps", "-aq", "--filter", label]).toString().split("\n");
-  const own = ids.filter(Boolean);
-  if (own.length) execFileSync("docker", ["-H", engine2, "rm", "-f", ...own], { stdio: "ignore" });
-  engine("engine-down");
+const { f, engine2, dockerd2, workers, worker } = twoHosts("/var/tmp/ts-zombie", {
+  HOST_TTL_MS: "3000",
+  SANDBOX_WARM_POOL: "0",
 });
 
 /** A session pinned to host 2 by a call that needs no sandbox: it has no container yet. */
