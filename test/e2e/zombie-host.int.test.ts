@@ -145,3 +145,34 @@ it("a host frozen under a command that moves the session's cwd, resumed after th
   const pwd = await runTool(f.h.call, t.agentKey, sid, "Bash", { command: "pwd" });
   expect(jobText(pwd)).toBe("/workspace/a\n");
 }, 90_000);
+
+it("a cancel while its host is frozen under the command: the call ends cancelled saying it may have partly run, and is never run again", async () => {
+  const t = await seedBashTenant(f.h.call, "zombie-cancel");
+  const [w2, w1] = workers as [ChildService, ChildService];
+  w1.proc.kill("SIGSTOP");
+  const sid = await pinnedSession(t.agentKey).finally(() => w1.proc.kill("SIGCONT"));
+  const jid = (
+    await f.h.call("POST", `/v1/sessions/${sid}/calls`, {
+      key: t.agentKey,
+      body: { tool: "Bash", input: { command: "echo x >> /workspace/f; sleep 1; echo y >> /workspace/f" } },
+    })
+  ).body.job.id as string;
+  const onHost2 = join(f.h.config.DATA_DIR, "sb-host2", "workspaces", sid, "f");
+  await pollUntil(() => existsSync(onHost2), Boolean, {
+    timeoutMs: 30_000,
+    intervalMs: 20,
+    what: "the command's start",
+  });
+  w2.proc.kill("SIGSTOP");
+  // Its worker hears nothing: the flag is stored, the message waits in a frozen socket.
+  const cancel = await f.h.call("POST", `/v1/jobs/${jid}/cancel`, { key: t.agentKey });
+  expect(cancel.status, JSON.stringify(cancel.body)).toBe(200);
+  const job = await waitForJob(f.h.call, t.agentKey, jid, { timeoutMs: 30_000 });
+  expect(job.status, JSON.stringify(job)).toBe("cancelled");
+  expect(jobText(job)).toMatch(/may have partly run/);
+  w2.proc.kill("SIGCONT");
+  // Not run again on the session's new host, whose workspace it never reached.
+  const next = await runTool(f.h.call, t.agentKey, sid, "Bash", { command: "cat /workspace/f 2>/dev/null | wc -l" });
+  expect(jobText(next)).toBe("0\n");
+  expect((await f.h.call("GET", `/v1/jobs/${jid}`, { key: t.agentKey })).body.job.status).toBe("cancelled");
+}, 90_000);
