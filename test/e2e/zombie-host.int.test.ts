@@ -172,7 +172,9 @@ it("a cancel while its host is frozen under the command: the call ends cancelled
   expect(jobText(job)).toMatch(/may have partly run/);
   w2.proc.kill("SIGCONT");
   // Not run again on the session's new host, whose workspace it never reached.
-  const next = await runTool(f.h.call, t.agentKey, sid, "Bash", { command: "cat /workspace/f 2>/dev/null | wc -l" });
+  const next = await runTool(f.h.call, t.agentKey, sid, "Bash", {
+    command: "cat /workspace/f 2>/dev/null | wc -l",
+  });
   expect(jobText(next)).toBe("0\n");
   expect((await f.h.call("GET", `/v1/jobs/${jid}`, { key: t.agentKey })).body.job.status).toBe("cancelled");
 }, 90_000);
