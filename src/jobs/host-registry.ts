@@ -36,9 +36,16 @@ export class HostRegistry {
     return res?.[1]?.[1] === 1;
   }
 
-  /** Lists hosts (the pinned ones, after the list was lost): those that do not beat are lost. */
+  /**
+   * Lists hosts again (the pinned ones, after the list was lost) and gives each that has no key a
+   * TTL as if it had just beaten (`NX`: a real beat is never shortened): alive meanwhile for every
+   * process that asks, lost once that lapses without a beat of its own.
+   */
   async list(hostIds: readonly string[]): Promise<void> {
-    if (hostIds.length > 0) await this.redis.sadd(this.setKey, ...hostIds);
+    if (hostIds.length === 0) return;
+    const tx = this.redis.multi().sadd(this.setKey, ...hostIds);
+    for (const id of hostIds) tx.set(this.key(id), "1", "PX", this.ttlMs, "NX");
+    await tx.exec();
   }
 
   /**

@@ -25,8 +25,8 @@ export function startHeartbeat(
     busy = true;
     try {
       // Not listed any more: the list may have gone with Redis (restarted empty). Every host a
-      // session is pinned to is listed again, each then a TTL to beat before it counts as lost:
-      // one that died meanwhile is still found and released.
+      // session is pinned to is listed again with a TTL to beat before it counts as lost (its key
+      // set as by a beat): one that died meanwhile is still found and released.
       if (await hosts.beat(me)) relist = true;
       if (relist) {
         await hosts.list(await pinnedHosts(deps.db));

@@ -3,8 +3,9 @@
  * once, with the list of hosts. A session pinned to a healthy host must stay there: its next
  * call runs on its host, in its workspace. Before, placement read "no liveness key" as "host
  * dead" and the first worker to pull the call took the session, marked `workspaceLost`.
- * Host 2 is paused (SIGSTOP, far under its TTL: a GC pause, a slow disk) across the restart, so
- * that host 1 is the one to pull the call.
+ * Host 2 is paused (SIGSTOP, under its TTL: a GC pause, a slow disk) across the restart, so that
+ * host 1 is the one to pull the call, and past host 1's next beat, which lists the pinned hosts
+ * again.
  */
 import { Redis } from "ioredis";
 import { afterAll, expect, it } from "vitest";
@@ -19,7 +20,7 @@ const redis = await startPrivateRedis();
 afterAll(() => redis.kill());
 const { f, engine2, worker } = twoHosts("/var/tmp/ts-redis-hosts", {
   REDIS_URL: redis.url,
-  HOST_TTL_MS: "30000",
+  HOST_TTL_MS: "15000",
   SANDBOX_WARM_POOL: "0",
 });
 
@@ -35,6 +36,18 @@ it("Redis restarted empty while a host pauses: its session's next call runs on i
   w2.proc.kill("SIGSTOP");
   await redis.kill();
   await redis.start();
+  // Host 1's next beat finds the list empty and lists the pinned hosts again: host 2 is listed
+  // before it beats itself (the window where "listed, no key" would read as lost).
+  const probe = new Redis(redis.url);
+  await pollUntil(
+    () => probe.sismember(`${f.h.config.QUEUE_PREFIX}:hosts`, home),
+    (n) => n === 1,
+    {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+      what: "host 1 to list host 2 again",
+    },
+  );
   // Submitted once the API has Redis again (503 until then: nothing stored).
   const sub = await pollUntil(
     () =>
@@ -46,8 +59,7 @@ it("Redis restarted empty while a host pauses: its session's next call runs on i
     { timeoutMs: 20_000, intervalMs: 200, what: "a submit after the restart" },
   );
   const jid = sub.body.job.id as string;
-  // Host 1 pulled the call: it ran it (the bug), or passed it on to host 2's queue.
-  const probe = new Redis(redis.url);
+  // Host 1 pulled the call and ran it (the bug), or the call went to host 2's queue.
   const forwarded = async () => (await probe.keys(`*calls-${home}*${jid}*`)).length > 0;
   await pollUntil(
     async () =>
