@@ -115,7 +115,7 @@ it("a host frozen under a command that moves the session's cwd, resumed after th
   const first = (
     await f.h.call("POST", `/v1/sessions/${sid}/calls`, {
       key: t.agentKey,
-      body: { tool: "Bash", input: { command: "mkdir -p /workspace/b; sleep 2; cd /workspace/b" } },
+      body: { tool: "Bash", input: { command: "mkdir -p /workspace/b; sleep 3; cd /workspace/b" } },
     })
   ).body.job.id as string;
   await pollUntil(() => existsSync(join(f.h.config.DATA_DIR, "sb-host2", "workspaces", sid, "b")), Boolean, {
@@ -154,7 +154,7 @@ it("a cancel while its host is frozen under the command: the call ends cancelled
   const jid = (
     await f.h.call("POST", `/v1/sessions/${sid}/calls`, {
       key: t.agentKey,
-      body: { tool: "Bash", input: { command: "echo x >> /workspace/f; sleep 1; echo y >> /workspace/f" } },
+      body: { tool: "Bash", input: { command: "echo x >> /workspace/f; sleep 3; echo y >> /workspace/f" } },
     })
   ).body.job.id as string;
   const onHost2 = join(f.h.config.DATA_DIR, "sb-host2", "workspaces", sid, "f");
