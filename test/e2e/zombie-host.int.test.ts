@@ -30,6 +30,29 @@ async function pinnedSession(key: string): Promise<string> {
   return sid;
 }
 
+/**
+ * A Bash call running on host 2, in a session pinned there while host 1 could take no placement
+ * work (frozen well under its TTL), then host 2's worker frozen once the command made `marker`
+ * in its workspace. The command goes on in its container.
+ */
+async function frozenUnder(key: string, command: string, marker: string) {
+  const [w2, w1] = workers as [ChildService, ChildService];
+  w1.proc.kill("SIGSTOP");
+  const sid = await pinnedSession(key).finally(() => w1.proc.kill("SIGCONT"));
+  const submitted = await f.h.call("POST", `/v1/sessions/${sid}/calls`, {
+    key,
+    body: { tool: "Bash", input: { command } },
+  });
+  const made = join(f.h.config.DATA_DIR, "sb-host2", "workspaces", sid, marker);
+  await pollUntil(() => existsSync(made), Boolean, {
+    timeoutMs: 30_000,
+    intervalMs: 20,
+    what: "the command's start on host 2",
+  });
+  w2.proc.kill("SIGSTOP");
+  return { sid, jid: submitted.body.job.id as string, w2 };
+}
+
 it("a host frozen between its claims and their first sandbox operation, re-homed and run elsewhere, then resumed: a Bash call and an upload each ran once", async () => {
   const t = await seedBashTenant(f.h.call, "zombie");
   const rules = { allow: ["Bash", "Write(/workspace/**)"], deny: [], ask: [] };
@@ -108,22 +131,11 @@ it("a host frozen between its claims and their first sandbox operation, re-homed
 
 it("a host frozen under a command that moves the session's cwd, resumed after the call was interrupted and later calls moved it: the zombie's cd is not adopted", async () => {
   const t = await seedBashTenant(f.h.call, "zombie-cwd");
-  const [w2, w1] = workers as [ChildService, ChildService];
-  // Pinned to host 2 while host 1 cannot take placement work (frozen well under its TTL).
-  w1.proc.kill("SIGSTOP");
-  const sid = await pinnedSession(t.agentKey).finally(() => w1.proc.kill("SIGCONT"));
-  const first = (
-    await f.h.call("POST", `/v1/sessions/${sid}/calls`, {
-      key: t.agentKey,
-      body: { tool: "Bash", input: { command: "mkdir -p /workspace/b; sleep 3; cd /workspace/b" } },
-    })
-  ).body.job.id as string;
-  await pollUntil(() => existsSync(join(f.h.config.DATA_DIR, "sb-host2", "workspaces", sid, "b")), Boolean, {
-    timeoutMs: 30_000,
-    intervalMs: 20,
-    what: "the command's start on host 2",
-  });
-  w2.proc.kill("SIGSTOP");
+  const {
+    sid,
+    jid: first,
+    w2,
+  } = await frozenUnder(t.agentKey, "mkdir -p /workspace/b; sleep 3; cd /workspace/b", "b");
   // Host 2 lost: the call ends interrupted on host 1 (it may have partly run); the agent moves on.
   const interrupted = await waitForJob(f.h.call, t.agentKey, first, { timeoutMs: 30_000 });
   expect(interrupted.status, JSON.stringify(interrupted)).toBe("interrupted");
@@ -148,22 +160,11 @@ it("a host frozen under a command that moves the session's cwd, resumed after th
 
 it("a cancel while its host is frozen under the command: the call ends cancelled saying it may have partly run, and is never run again", async () => {
   const t = await seedBashTenant(f.h.call, "zombie-cancel");
-  const [w2, w1] = workers as [ChildService, ChildService];
-  w1.proc.kill("SIGSTOP");
-  const sid = await pinnedSession(t.agentKey).finally(() => w1.proc.kill("SIGCONT"));
-  const jid = (
-    await f.h.call("POST", `/v1/sessions/${sid}/calls`, {
-      key: t.agentKey,
-      body: { tool: "Bash", input: { command: "echo x >> /workspace/f; sleep 3; echo y >> /workspace/f" } },
-    })
-  ).body.job.id as string;
-  const onHost2 = join(f.h.config.DATA_DIR, "sb-host2", "workspaces", sid, "f");
-  await pollUntil(() => existsSync(onHost2), Boolean, {
-    timeoutMs: 30_000,
-    intervalMs: 20,
-    what: "the command's start",
-  });
-  w2.proc.kill("SIGSTOP");
+  const { sid, jid, w2 } = await frozenUnder(
+    t.agentKey,
+    "echo x >> /workspace/f; sleep 3; echo y >> /workspace/f",
+    "f",
+  );
   // Its worker hears nothing: the flag is stored, the message waits in a frozen socket.
   const cancel = await f.h.call("POST", `/v1/jobs/${jid}/cancel`, { key: t.agentKey });
   expect(cancel.status, JSON.stringify(cancel.body)).toBe(200);
