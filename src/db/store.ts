@@ -49,6 +49,12 @@ export interface FinishOptions {
    * less per call), on SQLite as their own writes just before it (as cheap as it gets there).
    */
   readCache?: { sessionId: string; entries: readonly ReadCacheEntry[] };
+  /**
+   * The run's attempt (the `runs` its claim made): stored only while it is still the job's
+   * latest, so a worker that lost the job (frozen, declared lost, taken over) never overwrites the
+   * attempt that took it. Omitted by finishes that are no run's (cancel, give-up).
+   */
+  run?: number;
 }
 
 /** A finish as stored: the row, and whether a call of its session may be waiting on it. */
@@ -173,8 +179,12 @@ export interface JobStore {
   claim(jobId: string, opts: ClaimOptions): Promise<StoreClaim>;
   /** A `running` job goes back to `queued` (it keeps its `seq`); its attempt is closed with `why`. */
   requeue(jobId: string, why: string): Promise<void>;
-  /** Records which sandbox instance the current attempt uses. */
-  recordAttemptSandbox(jobId: string, sandbox: string): Promise<void>;
+  /**
+   * Records which sandbox instance attempt `run` uses, before its first operation is sent; false
+   * (nothing written) when the job is no longer `running` that attempt: another worker took it
+   * over (or it ended), and this run must send nothing.
+   */
+  recordAttemptSandbox(jobId: string, sandbox: string, run: number): Promise<boolean>;
   /**
    * Stores a final status and result unless the job is already final (then undefined: a second
    * finish changes nothing); the open attempt is closed with the same outcome. Returns the row as

@@ -23,9 +23,29 @@ export class HostRegistry {
     return `${this.prefix}:hosts`;
   }
 
-  /** Marks `hostId` alive for another `ttlMs`. */
-  async beat(hostId: string): Promise<void> {
-    await this.redis.multi().set(this.key(hostId), "1", "PX", this.ttlMs).sadd(this.setKey, hostId).exec();
+  /**
+   * Marks `hostId` alive for another `ttlMs`; true when it was not listed (a first beat, Redis
+   * restarted empty, or the host was released as lost meanwhile).
+   */
+  async beat(hostId: string): Promise<boolean> {
+    const res = await this.redis
+      .multi()
+      .set(this.key(hostId), "1", "PX", this.ttlMs)
+      .sadd(this.setKey, hostId)
+      .exec();
+    return res?.[1]?.[1] === 1;
+  }
+
+  /**
+   * Lists hosts again (the pinned ones, after the list was lost) and gives each that has no key a
+   * TTL as if it had just beaten (`NX`: a real beat is never shortened): alive meanwhile for every
+   * process that asks, lost once that lapses without a beat of its own.
+   */
+  async list(hostIds: readonly string[]): Promise<void> {
+    if (hostIds.length === 0) return;
+    const tx = this.redis.multi().sadd(this.setKey, ...hostIds);
+    for (const id of hostIds) tx.set(this.key(id), "1", "PX", this.ttlMs, "NX");
+    await tx.exec();
   }
 
   /**
@@ -37,10 +57,17 @@ export class HostRegistry {
   async isAlive(hostId: string): Promise<boolean> {
     const seen = this.aliveAt.get(hostId);
     if (seen !== undefined && Date.now() - seen < this.ttlMs / 4) return true;
-    const alive = (await this.redis.exists(this.key(hostId))) === 1;
-    if (alive) this.aliveAt.set(hostId, Date.now());
-    else this.aliveAt.delete(hostId);
-    return alive;
+    const res = await this.redis.pipeline().exists(this.key(hostId)).sismember(this.setKey, hostId).exec();
+    if (res?.[0]?.[1] === 1) {
+      this.aliveAt.set(hostId, Date.now());
+      return true;
+    }
+    this.aliveAt.delete(hostId);
+    // Only a listed host whose key lapsed is lost (as `lost` says). One not listed is unknown,
+    // not dead: Redis restarted empty (every key and the list gone at once) and it has not beaten
+    // yet. Taken for dead, its sessions moved to whichever worker pulled their next call, their
+    // workspaces left behind; the heartbeat lists every pinned host again (startHeartbeat).
+    return res?.[1]?.[1] === 0;
   }
 
   /** Listed hosts whose liveness key expired. */

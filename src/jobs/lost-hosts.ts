@@ -1,7 +1,7 @@
 /** The worker's side of host liveness: its own heartbeat, and the release of lost hosts. */
 import { fairPriority } from "../service/calls/fair-priority.js";
 import type { ServiceDeps } from "../service/ports.js";
-import { releaseLostHost } from "../service/sessions/session-hosts.js";
+import { pinnedHosts, releaseLostHost } from "../service/sessions/session-hosts.js";
 import type { HostRegistry } from "./host-registry.js";
 import type { BullJobQueue } from "./queue.js";
 
@@ -19,11 +19,20 @@ export function startHeartbeat(
 ): () => void {
   let busy = false;
   let beatFailedAt = Number.NEGATIVE_INFINITY;
+  let relist = false;
   const tick = async () => {
     if (busy) return;
     busy = true;
     try {
-      await hosts.beat(me);
+      // Not listed any more: the list may have gone with Redis (restarted empty). Every host a
+      // session is pinned to is listed again with a TTL to beat before it counts as lost (its key
+      // set as by a beat): one that died meanwhile is still found and released.
+      if (await hosts.beat(me)) relist = true;
+      if (relist) {
+        await hosts.list(await pinnedHosts(deps.db));
+        relist = false;
+        beatFailedAt = Date.now();
+      }
       // This host could not beat a moment ago: Redis was failing (full, frozen, away) for every
       // host, whose keys then lapsed together. Each gets a TTL to beat again before any is lost.
       if (Date.now() - beatFailedAt < hosts.ttlMs) return;

@@ -475,7 +475,7 @@ export function storeContract(
       it("requeues a running job and records the attempt's sandbox", async () => {
         const a = await submit(f.store);
         await f.store.claim(a.id, W1);
-        await f.store.recordAttemptSandbox(a.id, "sbx-1");
+        expect(await f.store.recordAttemptSandbox(a.id, "sbx-1", 1)).toBe(true);
         await f.store.requeue(a.id, "retry");
         const row = await f.store.findJob(a.id);
         expect(row?.status).toBe("queued");
@@ -483,6 +483,26 @@ export function storeContract(
         expect(row?.attempts?.[0]).toMatchObject({ sandbox: "sbx-1", outcome: "retry" });
         expect(row?.attempts?.[0]?.endedAt).toBeTruthy();
         expect((await f.store.claim(a.id, W2)).kind).toBe("run");
+      });
+
+      it("fences a superseded attempt: its sandbox record and its finish change nothing", async () => {
+        const a = await submit(f.store);
+        await f.store.claim(a.id, W1);
+        // W1 frozen; the job taken over by W2 (attempt 2).
+        expect((await f.other.claim(a.id, { ...W2, takeOver: true })).kind).toBe("run");
+        expect(await f.store.recordAttemptSandbox(a.id, "sbx-old", 1)).toBe(false);
+        expect(
+          await f.store.finish(a.id, "succeeded", { content: [], state: "success" }, { run: 1 }),
+        ).toBeUndefined();
+        expect(await f.other.recordAttemptSandbox(a.id, "sbx-new", 2)).toBe(true);
+        const row = await f.store.findJob(a.id);
+        expect(row?.status).toBe("running");
+        expect(row?.attempts?.map((t) => t.sandbox)).toEqual([undefined, "sbx-new"]);
+        expect(
+          (await f.other.finish(a.id, "succeeded", { content: [], state: "success" }, { run: 2 }))?.status,
+        ).toBe("succeeded");
+        // A job that ended (cancelled, say) takes no record either: its run sends nothing.
+        expect(await f.store.recordAttemptSandbox(a.id, "sbx-new", 2)).toBe(false);
       });
 
       it("lists the session's queued successors in order, with their safety", async () => {

@@ -12,6 +12,7 @@ import { type Db, first, tablesOf } from "../../src/db/db.js";
 import {
   hostOfJob,
   hostOfSession,
+  pinnedHosts,
   placeSession,
   releaseLostHost,
   sessionsOfHost,
@@ -155,6 +156,16 @@ export function placementContract(dialect: string, open: () => Promise<HostsFixt
       }
       expect(released!.length).toBe(0); // no jobs were seeded; the release touched only h-dead's pins
       expect(await releaseLostHost(f.a, "h-dead")).toEqual([]);
+    });
+
+    it("lists the hosts active sessions are pinned to, once each", async () => {
+      const h = `h-${tenantId}`;
+      await seedSession("p1", `${h}-1`);
+      await seedSession("p2", `${h}-1`);
+      await seedSession("p3", `${h}-2`, "deleted");
+      await seedSession("p4");
+      const hosts = (await pinnedHosts(f.b)).filter((x) => x.startsWith(h));
+      expect(hosts).toEqual([`${h}-1`]);
     });
 
     it("releasing a lost host unpins its sessions and returns their pending calls in order", async () => {

@@ -192,11 +192,20 @@ export class PgJobStore implements JobStore {
       .where(and(eq(jobs.id, jobId), eq(jobs.status, "running")));
   }
 
-  async recordAttemptSandbox(jobId: string, sandbox: string): Promise<void> {
-    await this.db
+  async recordAttemptSandbox(jobId: string, sandbox: string, run: number): Promise<boolean> {
+    const done = await this.db
       .update(jobs)
       .set({ attempts: sql`jsonb_set(${jobs.attempts}, '{-1,sandbox}', to_jsonb(${sandbox}::text))` })
-      .where(and(eq(jobs.id, jobId), sql`jsonb_array_length(coalesce(${jobs.attempts}, '[]'::jsonb)) > 0`));
+      .where(
+        and(
+          eq(jobs.id, jobId),
+          eq(jobs.status, "running"),
+          eq(jobs.runs, run),
+          sql`jsonb_array_length(coalesce(${jobs.attempts}, '[]'::jsonb)) > 0`,
+        ),
+      )
+      .returning({ id: jobs.id });
+    return done.length > 0;
   }
 
   async finish(
@@ -224,7 +233,13 @@ export class PgJobStore implements JobStore {
         error: opts.error ?? null,
         attempts: closeLastAttempt(now, final),
       })
-      .where(and(eq(jobs.id, jobId), notInArray(jobs.status, [...FINAL_STATUSES])))
+      .where(
+        and(
+          eq(jobs.id, jobId),
+          notInArray(jobs.status, [...FINAL_STATUSES]),
+          opts.run === undefined ? undefined : eq(jobs.runs, opts.run),
+        ),
+      )
       .returning()) as JobRow[];
     // Not told exactly here: a submit whose transaction took the session's next seq before this
     // statement ran but commits after its snapshot would go unseen (READ COMMITTED). Seeing it

@@ -96,7 +96,14 @@ function build(db: Db) {
     attemptSandbox: db
       .update(jobs)
       .set({ attempts: sql`json_set(${jobs.attempts}, '$[#-1].sandbox', ${p("sandbox")})` })
-      .where(and(eq(jobs.id, p("id")), sql`json_array_length(coalesce(${jobs.attempts}, '[]')) > 0`))
+      .where(
+        and(
+          eq(jobs.id, p("id")),
+          eq(jobs.status, "running"),
+          eq(jobs.runs, p("run")),
+          sql`json_array_length(coalesce(${jobs.attempts}, '[]')) > 0`,
+        ),
+      )
       .prepare(),
     finish: db
       .update(jobs)
@@ -108,7 +115,7 @@ function build(db: Db) {
         attempts: closeLastAttempt(p("now"), finalStatus),
       })
       .where(
-        sql`${jobs.id} = ${p("id")} and ${jobs.status} not in ('succeeded','failed','denied','cancelled','interrupted')`,
+        sql`${jobs.id} = ${p("id")} and ${jobs.status} not in ('succeeded','failed','denied','cancelled','interrupted') and (${p("run")} is null or ${jobs.runs} = ${p("run")})`,
       )
       // Whether a call of the session took a queue position after this one (laterCalls): exact
       // here, as no other writer, in any process, runs between this statement's read and write.

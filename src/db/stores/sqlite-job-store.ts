@@ -157,8 +157,8 @@ export class SqliteJobStore implements JobStore {
       .run();
   }
 
-  async recordAttemptSandbox(jobId: string, sandbox: string): Promise<void> {
-    jobStatementsFor(this.db).attemptSandbox.run({ id: jobId, sandbox });
+  async recordAttemptSandbox(jobId: string, sandbox: string, run: number): Promise<boolean> {
+    return jobStatementsFor(this.db).attemptSandbox.run({ id: jobId, sandbox, run }).changes > 0;
   }
 
   async finish(
@@ -182,6 +182,7 @@ export class SqliteJobStore implements JobStore {
       result,
       now,
       error: opts.error ?? null,
+      run: opts.run ?? null,
     })[0];
   }
 

@@ -146,8 +146,10 @@ async function runAhead(
     jobId: row.id,
     sessionId: session.id,
     acquire: () => acquireSessionSandbox(deps, session),
+    // Nothing to fence: the read has no row (and so no attempt another worker could take).
     onInstance: (i) => {
       instance = i;
+      return undefined;
     },
     liveInstance: false,
     onUnavailable: () => {

@@ -11,7 +11,7 @@
  * here is one conditional statement (compare-and-set on the pin the caller saw), never a read
  * then a write, so whichever statement lands first wins and the others see its result.
  */
-import { and, eq, inArray, isNull, or } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, isNull, or } from "drizzle-orm";
 import { type Db, first, tablesOf } from "../../db/db.js";
 import { activeJob } from "../../db/job-predicates.js";
 
@@ -136,6 +136,16 @@ export async function releaseLostHost(db: Db, hostId: string): Promise<string[]>
     )
     .orderBy(jobs.seq);
   return rows.map((r) => r.id);
+}
+
+/** The hosts active sessions are pinned to (listed again after Redis lost the list of hosts). */
+export async function pinnedHosts(db: Db): Promise<string[]> {
+  const { sessions } = tablesOf(db);
+  const rows = await db
+    .selectDistinct({ hostId: sessions.hostId })
+    .from(sessions)
+    .where(and(eq(sessions.status, "active"), isNotNull(sessions.hostId)));
+  return rows.map((r) => r.hostId).filter((h): h is string => h !== null);
 }
 
 /** Active sessions a host may keep containers for (its own and the unplaced ones), for reaping. */

@@ -18,6 +18,7 @@ import { callerTenant, type Principal, requireRole, requireTenant } from "../ten
 import { checkSessionQuota } from "../tenancy/quotas.js";
 import { assertModeAllowed } from "../tenancy/tenant-settings.js";
 import { getSkillRecords } from "../tool-config/tenant-skill-loader.js";
+import { attemptHolds, type RunAttempt } from "../worker/attempt-fence.js";
 import { getToolGroups } from "./build-toolkit.js";
 import { sessionById } from "./session-row.js";
 import { checkWorkingDirectories, sessionWorkingDirectories } from "./working-directories.js";
@@ -257,8 +258,21 @@ export async function liveSessionIds(db: Db): Promise<Set<string>> {
   return new Set(rows.map((r) => r.id));
 }
 
-/** Bash moved the session's working directory. */
-export async function setSessionCwd(db: Db, sessionId: string, cwd: string): Promise<void> {
+/**
+ * Bash moved the session's working directory. With `by` (a run), only while that attempt still
+ * holds its job: false, nothing written, when another worker took it over.
+ */
+export async function setSessionCwd(
+  db: Db,
+  sessionId: string,
+  cwd: string,
+  by?: RunAttempt,
+): Promise<boolean> {
   const { sessions } = tablesOf(db);
-  await db.update(sessions).set({ cwd, lastUsedAt: nowIso() }).where(eq(sessions.id, sessionId));
+  const done = await db
+    .update(sessions)
+    .set({ cwd, lastUsedAt: nowIso() })
+    .where(and(eq(sessions.id, sessionId), by ? attemptHolds(db, by) : undefined))
+    .returning({ id: sessions.id });
+  return done.length > 0;
 }

@@ -9,7 +9,7 @@
  * `failed` at once with that message (`inactiveCall`), without validation or a decision.
  * `deps` needs `skillFiles` and `logger` besides `db` and `tools` (ServiceDeps has them).
  */
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { type Db, tablesOf } from "../../db/db.js";
 import type { SessionRow, StoredDecision, StoredResult } from "../../db/rows.js";
 import { ValidationError } from "../../errors.js";
@@ -19,6 +19,7 @@ import type { McpToolSet } from "../../toolkit/tool-group.js";
 import { textResult } from "../calls/job-view.js";
 import type { ServiceDeps } from "../ports.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
+import { attemptHolds, type RunAttempt } from "../worker/attempt-fence.js";
 import { type SessionToolkitDeps, sessionToolkit } from "./build-toolkit.js";
 import { sessionMcpToolSets } from "./mcp-clients.js";
 import { loadSession } from "./sessions.js";
@@ -90,8 +91,18 @@ export function inactiveCall(
   };
 }
 
-/** `reset_tools` changed the session's active groups. */
-export async function saveActiveGroups(db: Db, sessionId: string, groups: string[]): Promise<void> {
+/** `reset_tools` changed the session's active groups; with `by`, as setSessionCwd: false when superseded. */
+export async function saveActiveGroups(
+  db: Db,
+  sessionId: string,
+  groups: string[],
+  by?: RunAttempt,
+): Promise<boolean> {
   const { sessions } = tablesOf(db);
-  await db.update(sessions).set({ activeGroups: groups }).where(eq(sessions.id, sessionId));
+  const done = await db
+    .update(sessions)
+    .set({ activeGroups: groups })
+    .where(and(eq(sessions.id, sessionId), by ? attemptHolds(db, by) : undefined))
+    .returning({ id: sessions.id });
+  return done.length > 0;
 }

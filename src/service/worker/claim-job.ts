@@ -51,13 +51,14 @@ export async function requeueJob(
   if (row?.status === "queued") logTransition(deps.logger, row);
 }
 
-/** Records which sandbox instance the job's current attempt uses. */
+/** Records which sandbox instance attempt `run` uses; false: the job is no longer that attempt's. */
 export function recordAttemptSandbox(
   deps: Pick<ServiceDeps, "store">,
   jobId: string,
   sandbox: string,
-): Promise<void> {
-  return deps.store.recordAttemptSandbox(jobId, sandbox);
+  run: number,
+): Promise<boolean> {
+  return deps.store.recordAttemptSandbox(jobId, sandbox, run);
 }
 
 /**

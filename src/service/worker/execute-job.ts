@@ -21,8 +21,9 @@ import { sessionMcpToolSets } from "../sessions/mcp-clients.js";
 import { sessionCwd, setSessionCwd } from "../sessions/sessions.js";
 import { saveActiveGroups } from "../sessions/tool-list.js";
 import { runDirectories } from "../sessions/working-directories.js";
+import { logSuperseded } from "./attempt-fence.js";
 import { type Claim, failJob, recordAttemptSandbox, wakeSuccessors } from "./claim-job.js";
-import { jobSandbox } from "./job-sandbox.js";
+import { type AttemptSupersededError, jobSandbox } from "./job-sandbox.js";
 import { RunEvents } from "./run-events.js";
 import { RunReadCache } from "./run-read-cache.js";
 import { runTransfer } from "./run-transfer.js";
@@ -79,15 +80,20 @@ export async function executeJob(
     });
   };
   let unavailable: SandboxUnavailableError | undefined;
+  let superseded: AttemptSupersededError | undefined;
   const jsb = jobSandbox({
     jobId: job.id,
     sessionId: session.id,
     acquire: () => acquireSessionSandbox(deps, session),
-    // Recorded by the insert already when it knew the instance (InsertClaim.sandbox).
+    // Recorded by the insert already when it knew the instance (InsertClaim.sandbox). Else the
+    // record is the fence: it lands only while the job is still this attempt's.
     onInstance: (instance) =>
-      instance === job.attempts?.at(-1)?.sandbox ? undefined : recordAttemptSandbox(deps, job.id, instance),
+      instance === job.attempts?.at(-1)?.sandbox
+        ? undefined
+        : recordAttemptSandbox(deps, job.id, instance, job.runs),
     liveInstance: job.runs > 1,
     onUnavailable: (err) => (unavailable ??= err),
+    onSuperseded: (err) => (superseded ??= err),
   });
   const tool = toolkit.getTool(job.tool);
   const verdict = await judgeTakeover({
@@ -101,7 +107,7 @@ export async function executeJob(
   });
   if (verdict.kind === "interrupt") {
     const text = textResult(interruptedText(verdict.why), "interrupted");
-    const final = await finishJob(deps, job.id, "interrupted", text);
+    const final = await finishJob(deps, job.id, "interrupted", text, { run: job.runs });
     if (final) {
       onStored?.(final);
       const data = { outcome: "interrupted", why: verdict.why };
@@ -128,6 +134,12 @@ export async function executeJob(
   });
 
   const response = await toolkit.callTool(job.tool, job.input, ctx, { callId: job.id });
+  if (superseded) {
+    // The job is another attempt's: its row, events and successors are that attempt's to write.
+    events.drop();
+    logSuperseded(deps.logger, { jobId: job.id, run: job.runs }, "it sent nothing to the sandbox");
+    return undefined;
+  }
   if (unavailable || crash) await events.end();
   if (unavailable) throw unavailable;
   if (crash) {
@@ -140,6 +152,7 @@ export async function executeJob(
   // the flag itself and stores `cancelled` then.
   const status = runStatus(response, signal.aborted);
   const final = await finishJob(deps, job.id, status, toResult(response), {
+    run: job.runs,
     cancelWins: true,
     readCache: readCache.held(),
   });
@@ -185,6 +198,7 @@ export function runContext(
   { job, session }: Pick<Running, "job" | "session">,
   parts: RunParts,
 ): ToolRunContext {
+  const attempt = { jobId: job.id, run: job.runs };
   return {
     ...parts,
     sessionId: session.id,
@@ -198,10 +212,12 @@ export function runContext(
       job.decision.decidedBy !== "approval",
     readOnlyCall: job.decision.readOnly === true,
     setCwd: async (cwd) => {
-      await setSessionCwd(deps.db, session.id, cwd);
+      if (!(await setSessionCwd(deps.db, session.id, cwd, attempt)))
+        logSuperseded(deps.logger, attempt, "the session's cwd is left as it is");
     },
     setActiveGroups: async (groups) => {
-      await saveActiveGroups(deps.db, session.id, groups);
+      if (!(await saveActiveGroups(deps.db, session.id, groups, attempt)))
+        logSuperseded(deps.logger, attempt, "the session's active groups are left as they are");
     },
     taskStore: new DbTaskStore(deps.db),
   };

@@ -9,8 +9,11 @@ export interface JobSandboxOptions {
   jobId: string;
   sessionId: string;
   acquire: () => Promise<Sandbox>;
-  /** Called once with the executor instance, before the first operation is sent. */
-  onInstance: (instance: string) => void | Promise<void>;
+  /**
+   * Called once with the executor instance, before the first operation is sent; false: the
+   * attempt was superseded, and every operation throws AttemptSupersededError instead.
+   */
+  onInstance: (instance: string) => boolean | undefined | Promise<boolean | undefined>;
   /**
    * Ask the instance through a round trip (a takeover, where it decides what runs) rather than
    * take the last one that proved itself (a stale id there only makes a later takeover careful).
@@ -18,6 +21,19 @@ export interface JobSandboxOptions {
   liveInstance: boolean;
   /** Reports SandboxUnavailableError even when a tool swallows it. */
   onUnavailable: (err: SandboxUnavailableError) => void;
+  /** Reports AttemptSupersededError even when a tool swallows it. */
+  onSuperseded?: (err: AttemptSupersededError) => void;
+}
+
+/**
+ * The job's attempt is no longer this run's (another worker took the job over while this one
+ * was frozen or cut off): nothing was sent to the sandbox, and nothing will be.
+ */
+export class AttemptSupersededError extends Error {
+  constructor(jobId: string) {
+    super(`job ${jobId}: another worker took the job over; this attempt sends nothing`);
+    this.name = "AttemptSupersededError";
+  }
 }
 
 /** The job's sandbox plus what the worker needs after the tool ran. */
@@ -34,7 +50,8 @@ export function jobSandbox(opts: JobSandboxOptions): JobSandbox {
   const key = () => `${opts.jobId}:${n++}`;
   const open = async (): Promise<Sandbox> => {
     const sb = await opts.acquire();
-    if (sb.instanceId) await opts.onInstance(await sb.instanceId({ live: opts.liveInstance }));
+    if (sb.instanceId && (await opts.onInstance(await sb.instanceId({ live: opts.liveInstance }))) === false)
+      throw new AttemptSupersededError(opts.jobId);
     ready = sb;
     return sb;
   };
@@ -44,6 +61,7 @@ export function jobSandbox(opts: JobSandboxOptions): JobSandbox {
       return await fn(await acquired);
     } catch (err) {
       if (err instanceof SandboxUnavailableError) opts.onUnavailable(err);
+      if (err instanceof AttemptSupersededError) opts.onSuperseded?.(err);
       throw err;
     }
   };

@@ -86,6 +86,13 @@ export class RunEvents {
     return this.sent;
   }
 
+  /** The run was superseded (another attempt holds the job): nothing pending is sent. */
+  drop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.outbox.splice(0);
+  }
+
   private track(send: Promise<unknown>): void {
     this.sent = Promise.all([this.sent, send.catch(() => undefined)]);
   }

@@ -24,7 +24,8 @@ import {
 import { TransferMissingError } from "../files/transfer-store.js";
 import type { ServiceDeps } from "../ports.js";
 import { acquireSessionSandbox } from "../sessions/acquire-sandbox.js";
-import { type Claim, wakeSuccessors } from "./claim-job.js";
+import { logSuperseded } from "./attempt-fence.js";
+import { type Claim, recordAttemptSandbox, wakeSuccessors } from "./claim-job.js";
 
 type Running = Extract<Claim, { kind: "run" }>;
 
@@ -39,6 +40,13 @@ export async function runTransfer(deps: ServiceDeps, claim: Running, kind: Trans
   let result: StoredResult;
   try {
     const sandbox = await acquireSessionSandbox(deps, session);
+    // The fence a tool call's first operation has (execute-job.ts): a worker that lost the job
+    // (frozen, its host declared lost, the transfer run elsewhere) writes and stores nothing.
+    const instance = sandbox.instanceId ? await sandbox.instanceId() : undefined;
+    if (instance !== undefined && !(await recordAttemptSandbox(deps, job.id, instance, job.runs))) {
+      logSuperseded(deps.logger, { jobId: job.id, run: job.runs }, "the transfer is not done here");
+      return;
+    }
     const summary = await OPS[kind](deps, sandbox, job.id, input, session);
     result = {
       content: [{ type: "text", text: summary.text }],
@@ -64,7 +72,7 @@ export async function runTransfer(deps: ServiceDeps, claim: Running, kind: Trans
     status = "failed";
     result = { content: [{ type: "text", text }], state: "error", metadata: { code: code ?? "EIO" } };
   }
-  if (await finishJob(deps, job.id, status, result)) {
+  if (await finishJob(deps, job.id, status, result, { run: job.runs })) {
     deps.metrics.jobFinished(status, job);
     await publishState(deps, job.id);
   }
