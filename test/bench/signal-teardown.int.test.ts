@@ -2,6 +2,7 @@
  * A bench stopped by a signal (`timeout`, ^C) runs no `finally`: bench/support.ts removes what
  * its services made (containers, data) on SIGTERM and SIGINT, then exits as the signal would have.
  */
+// suite: parallel — the containers it counts are those of the bench's own service id
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";

@@ -4,6 +4,7 @@
  * crash), no stored row is corrupted (`PRAGMA integrity_check`), and once space is freed the
  * service serves again without a restart. A workspace upload that fills the disk is refused too.
  */
+// suite: parallel — the disk it fills is a 48 MB tmpfs of its own, at a random path
 import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
