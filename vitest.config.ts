@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
-import { integrationLayout } from "./test/support/suite-layout.js";
+import { integrationLayout, unitLayout } from "./test/support/suite-layout.js";
 
 const ROOT = fileURLToPath(new URL(".", import.meta.url));
 
@@ -95,6 +95,8 @@ const pgSerial = POSTGRES_FILES.filter((f) => serialFiles.has(f));
 const pgParallel = POSTGRES_FILES.filter((f) => !serialFiles.has(f));
 warnWhenAskedForTheOtherHalf(layout.serial);
 
+const units = unitLayout(ROOT);
+
 const integration = {
   testTimeout: 120_000,
   hookTimeout: 180_000,
@@ -106,9 +108,10 @@ const integration = {
 };
 // Two files at a time: a file spends most of its time waiting on containers, so two share the
 // 2 cores CI has without either waiting much; both workers keep their own module graph. The unit
-// project runs in the same group (its own worker per file): vitest runs the projects of a group in
-// one pool, so `maxWorkers` must be the same for all three.
+// projects run in the same group (after the integration files: vitest orders a group's files by
+// project name): a group's projects share one pool, so `maxWorkers` must be the same for all.
 const sideBySide = { maxWorkers: 2, sequence: { groupOrder: 0 } };
+const unitTest = { testTimeout: 20_000, ...sideBySide };
 // Alone: one worker, after the whole first group has ended (groups run in `groupOrder`).
 const alone = { fileParallelism: false, sequence: { groupOrder: 1 } };
 
@@ -117,15 +120,12 @@ export default defineConfig({
     // An empty integration-pg (no Postgres here) is a skip, not a failure.
     passWithNoTests: !withPostgres && askedForPg,
     projects: [
+      // One module graph per worker (88 s -> 27 s on 2 shared cores: importing afresh for each
+      // file was most of the time), but for the files that mock, spy or change a global (LEAKS).
       {
-        test: {
-          name: "unit",
-          include: ["test/**/*.test.ts"],
-          exclude: ["test/**/*.int.test.ts", "node_modules/**"],
-          testTimeout: 20_000,
-          ...sideBySide,
-        },
+        test: { name: "unit", include: units.shared, isolate: false, unstubEnvs: true, ...unitTest },
       },
+      { test: { name: "unit-isolated", include: units.isolated, ...unitTest } },
       { test: { name: "integration", include: layout.parallel, ...integration, ...sideBySide } },
       { test: { name: "integration-serial", include: layout.serial, ...integration, ...alone } },
       {

@@ -13,6 +13,7 @@ import {
   integrationFiles,
   integrationLayout,
   sharedStateLines,
+  unitLayout,
 } from "../support/suite-layout.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -45,7 +46,12 @@ it("each declaration is one exact line", () => {
   );
 });
 
-type ProjectTest = { include: string[]; fileParallelism?: boolean; sequence: { groupOrder: number } };
+type ProjectTest = {
+  include: string[];
+  isolate?: boolean;
+  fileParallelism?: boolean;
+  sequence: { groupOrder: number };
+};
 
 it("vitest.config.ts runs the serial files alone, after the rest, and every file once", () => {
   const projects = new Map(
@@ -65,10 +71,17 @@ it("vitest.config.ts runs the serial files alone, after the rest, and every file
   expect(project("integration-serial").include).toEqual(layout.serial);
   for (const f of project("integration-pg").include) expect(layout.parallel).toContain(f);
   for (const f of project("integration-pg-serial").include) expect(layout.serial).toContain(f);
+  // A unit file that mocks, spies or changes a global runs in a module graph of its own.
+  const units = unitLayout(ROOT);
+  expect(units.isolated.length).toBeGreaterThan(0);
+  expect(project("unit").include).toEqual(units.shared);
+  expect(project("unit-isolated").include).toEqual(units.isolated);
+  expect(project("unit").isolate).toBe(false);
+  expect(project("unit-isolated").isolate).toBeUndefined();
   // Alone: one worker, in a later group than every project that runs files side by side.
   for (const alone of ["integration-serial", "integration-pg-serial"]) {
     expect(project(alone).fileParallelism).toBe(false);
-    for (const other of ["unit", "integration", "integration-pg"]) {
+    for (const other of ["unit", "unit-isolated", "integration", "integration-pg"]) {
       expect(project(alone).sequence.groupOrder).toBeGreaterThan(project(other).sequence.groupOrder);
     }
   }

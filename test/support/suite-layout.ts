@@ -71,15 +71,49 @@ export function sharedStateLines(source: string): string[] {
   });
 }
 
-/** Every `*.int.test.ts` under `root`/test, as paths relative to `root`, sorted. */
-export function integrationFiles(root: string): string[] {
+/** Every `*.test.ts` under `root`/test, as paths relative to `root`, sorted. */
+function testFiles(root: string): string[] {
   const walk = (dir: string): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
       const path = join(dir, e.name);
       if (e.isDirectory()) return walk(path);
-      return e.name.endsWith(".int.test.ts") ? [relative(root, path)] : [];
+      return e.name.endsWith(".test.ts") ? [relative(root, path)] : [];
     });
   return walk(join(root, "test")).sort();
+}
+
+/** Every `*.int.test.ts` under `root`/test, as paths relative to `root`, sorted. */
+export function integrationFiles(root: string): string[] {
+  return testFiles(root).filter((f) => f.endsWith(".int.test.ts"));
+}
+
+/**
+ * What changes a module or a global for the rest of the process: a module mock would not take
+ * where the module is already loaded (or would leak into every later file), a spy, fake timers or
+ * a changed global would outlive the file. No integration file may (they share one module graph
+ * per worker); a unit file that does runs in `unit-isolated`, a fresh module graph per file.
+ */
+export const LEAKS = /\bvi\.(mock|doMock|spyOn|stubGlobal|useFakeTimers)\(|\bglobalThis\.\w+\s*=[^=]/;
+
+/**
+ * The unit files the executor's tests are in: its modules (src/sandbox/executor/*.mjs) are the
+ * container's one process and keep process-wide state (the fork server, the agent's leftovers),
+ * which those tests stand in for or patch.
+ */
+const EXECUTOR_TESTS = "test/sandbox/";
+
+/**
+ * The unit files split: `shared` run in one module graph per worker (importing the code afresh for
+ * each of ~170 files was ~60 % of the project's time), `isolated` each in a graph of its own: those
+ * that match LEAKS and the executor's.
+ */
+export function unitLayout(root: string): { shared: string[]; isolated: string[] } {
+  const layout = { shared: [] as string[], isolated: [] as string[] };
+  for (const file of testFiles(root).filter((f) => !f.endsWith(".int.test.ts"))) {
+    const own = file.startsWith(EXECUTOR_TESTS) || LEAKS.test(readFileSync(join(root, file), "utf8"));
+    (own ? layout.isolated : layout.shared).push(file);
+  }
+  return layout;
 }
 
 /** The integration files split by what each declares (undeclared: side by side). */
