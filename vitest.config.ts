@@ -115,37 +115,35 @@ const unitTest = { testTimeout: 20_000, ...sideBySide };
 // Alone: one worker, after the whole first group has ended (groups run in `groupOrder`).
 const alone = { fileParallelism: false, sequence: { groupOrder: 1 } };
 
+/** A project that runs `files` with every harness on a fresh Postgres database. */
+function onPostgres(name: string, files: string[], group: typeof sideBySide | typeof alone) {
+  return {
+    test: {
+      name,
+      include: withPostgres ? files : [],
+      env: { TOOLSHED_TEST_DB: "pg" },
+      ...integration,
+      ...group,
+    },
+  };
+}
+
 export default defineConfig({
   test: {
     // An empty integration-pg (no Postgres here) is a skip, not a failure.
     passWithNoTests: !withPostgres && askedForPg,
     projects: [
       // One module graph per worker (88 s -> 27 s on 2 shared cores: importing afresh for each
-      // file was most of the time), but for the files that mock, spy or change a global (LEAKS).
+      // file was most of the time), but for the files that mock, spy or change a global (LEAKS)
+      // and the executor's (test/support/suite-layout.ts).
       {
         test: { name: "unit", include: units.shared, isolate: false, unstubEnvs: true, ...unitTest },
       },
       { test: { name: "unit-isolated", include: units.isolated, ...unitTest } },
       { test: { name: "integration", include: layout.parallel, ...integration, ...sideBySide } },
       { test: { name: "integration-serial", include: layout.serial, ...integration, ...alone } },
-      {
-        test: {
-          name: "integration-pg",
-          include: withPostgres ? pgParallel : [],
-          env: { TOOLSHED_TEST_DB: "pg" },
-          ...integration,
-          ...sideBySide,
-        },
-      },
-      {
-        test: {
-          name: "integration-pg-serial",
-          include: withPostgres ? pgSerial : [],
-          env: { TOOLSHED_TEST_DB: "pg" },
-          ...integration,
-          ...alone,
-        },
-      },
+      onPostgres("integration-pg", pgParallel, sideBySide),
+      onPostgres("integration-pg-serial", pgSerial, alone),
     ],
   },
 });
