@@ -5,15 +5,15 @@ import { integrationLayout, unitLayout } from "./test/support/suite-layout.js";
 
 const ROOT = fileURLToPath(new URL(".", import.meta.url));
 
-// Five projects in two groups. `unit` needs nothing running; `integration` (files *.int.test.ts)
-// needs the real Docker engine, Redis and the sandbox image that scripts/test.sh brings up;
-// `integration-pg` runs a chosen set of those again with every harness on a fresh Postgres
-// database (TOOLSHED_TEST_DB=pg: test/support/postgres.ts asks scripts/postgres.sh for the server,
-// which scripts/test.sh has started). The first group runs those three two files at a time; the
-// second, `integration-serial` and `integration-pg-serial`, the files that declare
-// `// suite: serial — …` (test/support/suite-layout.ts), one at a time once the first has ended.
-// To run one file: `npx vitest run --project integration <file>` (or `integration-serial`: this
-// config says so when the file runs alone).
+// Six projects in two groups. `unit` and `unit-isolated` need nothing running; `integration`
+// (files *.int.test.ts) needs the real Docker engine, Redis and the sandbox image that
+// scripts/test.sh brings up; `integration-pg` runs a chosen set of those again with every harness
+// on a fresh Postgres database (TOOLSHED_TEST_DB=pg: test/support/postgres.ts asks
+// scripts/postgres.sh for the server, which scripts/test.sh has started). The first group runs
+// those four two files at a time; the second, `integration-serial` and `integration-pg-serial`, the
+// files that declare `// suite: serial — …` (test/support/suite-layout.ts), one at a time once the
+// first has ended. To run one file: `npx vitest run --project integration <file>` (or
+// `integration-serial`: this config says so when the file runs alone).
 
 // Chosen by what they cover per second. On SQLite (`npx vitest run --project integration <file>`,
 // 2 shared cores) they take ~2 min together (the cluster 57 s, exactly-once 16 s,
