@@ -1,11 +1,19 @@
 import { existsSync, readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { integrationLayout, unitLayout } from "./test/support/suite-layout.js";
 
-// Three projects: `unit` needs nothing running; `integration` (files *.int.test.ts) needs the
-// real Docker engine, Redis and the sandbox image that scripts/test.sh brings up;
-// `integration-pg` runs a chosen set of those again with every harness on a fresh Postgres
-// database (TOOLSHED_TEST_DB=pg: test/support/postgres.ts asks scripts/postgres.sh for the server,
-// which scripts/test.sh has started).
+const ROOT = fileURLToPath(new URL(".", import.meta.url));
+
+// Six projects in two groups. `unit` and `unit-isolated` need nothing running; `integration`
+// (files *.int.test.ts) needs the real Docker engine, Redis and the sandbox image that
+// scripts/test.sh brings up; `integration-pg` runs a chosen set of those again with every harness
+// on a fresh Postgres database (TOOLSHED_TEST_DB=pg: test/support/postgres.ts asks
+// scripts/postgres.sh for the server, which scripts/test.sh has started). The first group runs
+// those four two files at a time; the second, `integration-serial` and `integration-pg-serial`, the
+// files that declare `// suite: serial — …` (test/support/suite-layout.ts), one at a time once the
+// first has ended. To run one file: `npx vitest run --project integration <file>` (or
+// `integration-serial`: this config says so when the file runs alone).
 
 // Chosen by what they cover per second. On SQLite (`npx vitest run --project integration <file>`,
 // 2 shared cores) they take ~2 min together (the cluster 57 s, exactly-once 16 s,
@@ -60,44 +68,82 @@ if (!withPostgres && askedForPg) {
   process.stderr.write("integration-pg: skipped, no Postgres on this machine (run scripts/postgres.sh as root once)\n");
 }
 
+/**
+ * `--project integration <file>` finds nothing when the file runs alone (it is in
+ * `integration-serial`): say where it is rather than leave vitest's "No test files found" alone.
+ */
+function warnWhenAskedForTheOtherHalf(serial: string[]): void {
+  const argv = process.argv.slice(2);
+  const projects = argv.flatMap((a, i) =>
+    a === "--project" ? [argv[i + 1] ?? ""] : a.startsWith("--project=") ? [a.slice(10)] : [],
+  );
+  const filters = argv.filter((a) => a.includes(".int.test"));
+  for (const name of ["integration", "integration-pg"]) {
+    if (!projects.includes(name) || projects.includes(`${name}-serial`)) continue;
+    for (const file of serial.filter((f) => filters.some((a) => f.includes(a.replace(/^\.\//, ""))))) {
+      process.stderr.write(`${file} runs alone (its "// suite: serial" line): add --project ${name}-serial\n`);
+    }
+  }
+}
+
+// The integration files split by what each declares (test/support/suite-layout.ts): most run two
+// at a time, those that touch what the others share (a `// suite: serial — …` line) one at a time
+// once the rest have ended. A file Postgres runs again is split the same way.
+const layout = integrationLayout(ROOT);
+const serialFiles = new Set(layout.serial);
+const pgSerial = POSTGRES_FILES.filter((f) => serialFiles.has(f));
+const pgParallel = POSTGRES_FILES.filter((f) => !serialFiles.has(f));
+warnWhenAskedForTheOtherHalf(layout.serial);
+
+const units = unitLayout(ROOT);
+
 const integration = {
   testTimeout: 120_000,
   hookTimeout: 180_000,
-  // Containers and Redis are shared machine resources: keep files sequential.
-  fileParallelism: false,
-  // One module graph for all the files: importing the service afresh for each file cost ~1.3 s a
-  // file (~3 min of a CI run). Each file makes its own harness, containers and Redis prefix, and
-  // stops them; an environment a test stubs is restored after it.
+  // One module graph per worker for all the files it runs: importing the service afresh for each
+  // file cost ~1.3 s a file (~3 min of a CI run). Each file makes its own harness, containers and
+  // Redis prefix, and stops them; an environment a test stubs is restored after it.
   isolate: false,
   unstubEnvs: true,
 };
+// Two files at a time: a file spends most of its time waiting on containers, so two share the
+// 2 cores CI has without either waiting much; both workers keep their own module graph. The unit
+// projects run in the same group (after the integration files: vitest orders a group's files by
+// project name): a group's projects share one pool, so `maxWorkers` must be the same for all.
+const sideBySide = { maxWorkers: 2, sequence: { groupOrder: 0 } };
+const unitTest = { testTimeout: 20_000, ...sideBySide };
+// Alone: one worker, after the whole first group has ended (groups run in `groupOrder`).
+const alone = { fileParallelism: false, sequence: { groupOrder: 1 } };
+
+/** A project that runs `files` with every harness on a fresh Postgres database. */
+function onPostgres(name: string, files: string[], group: typeof sideBySide | typeof alone) {
+  return {
+    test: {
+      name,
+      include: withPostgres ? files : [],
+      env: { TOOLSHED_TEST_DB: "pg" },
+      ...integration,
+      ...group,
+    },
+  };
+}
 
 export default defineConfig({
   test: {
     // An empty integration-pg (no Postgres here) is a skip, not a failure.
     passWithNoTests: !withPostgres && askedForPg,
     projects: [
+      // One module graph per worker (88 s -> 27 s on 2 shared cores: importing afresh for each
+      // file was most of the time), but for the files that mock, spy or change a global (LEAKS)
+      // and the executor's (test/support/suite-layout.ts).
       {
-        test: {
-          name: "unit",
-          include: ["test/**/*.test.ts"],
-          exclude: ["test/**/*.int.test.ts", "node_modules/**"],
-          testTimeout: 20_000,
-        },
+        test: { name: "unit", include: units.shared, isolate: false, unstubEnvs: true, ...unitTest },
       },
-      {
-        test: { name: "integration", include: ["test/**/*.int.test.ts"], ...integration },
-      },
-      {
-        test: {
-          name: "integration-pg",
-          include: withPostgres ? POSTGRES_FILES : [],
-          env: { TOOLSHED_TEST_DB: "pg" },
-          // Sequential like `integration`: vitest runs the files of both (fileParallelism off, the
-          // default group order) one at a time in one group, never side by side.
-          ...integration,
-        },
-      },
+      { test: { name: "unit-isolated", include: units.isolated, ...unitTest } },
+      { test: { name: "integration", include: layout.parallel, ...integration, ...sideBySide } },
+      { test: { name: "integration-serial", include: layout.serial, ...integration, ...alone } },
+      onPostgres("integration-pg", pgParallel, sideBySide),
+      onPostgres("integration-pg-serial", pgSerial, alone),
     ],
   },
 });

@@ -3,6 +3,7 @@
  * deliveries the receiver verifies, retries with backoff after failures, the delivery log, and
  * URLs the egress policy refuses (loopback is allowed here explicitly, as an operator would).
  */
+// suite: parallel — [::1]:8080 is an address refused as a webhook target, nothing listens on it
 import { spawnSync } from "node:child_process";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -6,31 +6,21 @@
  * harness's `launch`, a provider's options). Stubbed environment variables are restored after each
  * test (`unstubEnvs`).
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
+import { integrationFiles, LEAKS } from "../support/suite-layout.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
-function integrationFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return integrationFiles(path);
-    return e.name.endsWith(".int.test.ts") ? [path] : [];
-  });
-}
-
-/** What changes a module or a global for the rest of the process. */
-const LEAKS = /\bvi\.(mock|doMock|spyOn|stubGlobal|useFakeTimers)\(|\bglobalThis\.\w+\s*=[^=]/;
-
 it("no integration test file mocks a module, spies or changes a global", () => {
-  const files = integrationFiles(join(ROOT, "test"));
+  const files = integrationFiles(ROOT);
   expect(files.length).toBeGreaterThan(100);
   const found = files.flatMap((f) =>
-    readFileSync(f, "utf8")
+    readFileSync(join(ROOT, f), "utf8")
       .split("\n")
-      .flatMap((line, i) => (LEAKS.test(line) ? [`${relative(ROOT, f)}:${i + 1}: ${line.trim()}`] : [])),
+      .flatMap((line, i) => (LEAKS.test(line) ? [`${f}:${i + 1}: ${line.trim()}`] : [])),
   );
   expect(found).toEqual([]);
 });

@@ -3,6 +3,7 @@
  * its services made (containers, data) on SIGTERM and SIGINT, and when its stdout's reader is gone
  * (EPIPE), then exits as the signal would have.
  */
+// suite: parallel — the containers it counts are those of the bench's own service id
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";

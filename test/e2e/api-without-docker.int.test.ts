@@ -4,6 +4,7 @@
  * answers over Redis), its calls run, and deleting the session removes the container (through the
  * worker too). The issue's failure was the API starting the session's container itself.
  */
+// suite: parallel — its API's DOCKER_HOST points nowhere; the shared engine is left alone
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { serviceContainers } from "../sandbox/harness.js";
 import type { ChildService } from "../support/child-service.js";

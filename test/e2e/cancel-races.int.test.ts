@@ -4,6 +4,7 @@
  * reads the row `queued` while a worker claims it on the queue path; a cancel of a call queued
  * again after an earlier attempt had reached its sandbox.
  */
+// suite: parallel — the container it looks up is its own session's (by label)
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import Dockerode from "dockerode";

@@ -5,6 +5,7 @@
  * gone anyway). The worker reads its runs' flags every RECONCILE_INTERVAL_MS and stops the command
  * while Redis is still away: the call ends `cancelled` and its command never reaches its end.
  */
+// suite: parallel — the Redis it stops is its own (startPrivateRedis, a free port)
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";

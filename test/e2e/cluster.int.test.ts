@@ -9,6 +9,7 @@
  *
  * Size: 20 sessions × 15 calls = 300 calls (the issue's figure).
  */
+// suite: serial — starts the second Docker engine at a fixed directory (/var/tmp/toolshed-cluster), which integration-pg's run of this file uses too
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -4,6 +4,7 @@
  * crash), no stored row is corrupted (`PRAGMA integrity_check`), and once space is freed the
  * service serves again without a restart. A workspace upload that fills the disk is refused too.
  */
+// suite: parallel — the disk it fills is a 48 MB tmpfs of its own, at a random path; its Redis is its own
 import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
@@ -12,12 +13,17 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { fillDisk } from "../support/fill-disk.js";
 import { type Harness, seedBashTenant, startHarness } from "../support/harness.js";
+import { type PrivateRedis, startPrivateRedis } from "../support/private-redis.js";
 import { storageFullScenario } from "../support/storage-full.js";
 
 // Short: the sandbox provider puts unix sockets under DATA_DIR.
 const dir = `/tmp/tsd-${randomBytes(3).toString("hex")}`;
 const filler = join(dir, "filler");
 let h: Harness | undefined;
+// The 60 MB upload below goes through Redis (the API stages a body there for the worker): on the
+// shared Redis (its AOF on) it held up another file's dependency probe past its 1 s timeout (a
+// submit elsewhere answered 503 "the queue (Redis) is unreachable").
+let redis: PrivateRedis | undefined;
 
 /** `p`, or a failure naming `what` after `ms` (a hang fails the test that met it). */
 function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
@@ -31,12 +37,14 @@ function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
 beforeAll(async () => {
   mkdirSync(dir);
   execFileSync("mount", ["-t", "tmpfs", "-o", "size=48m", "tmpfs", dir]);
-  h = await startHarness({ env: { DATA_DIR: dir, SANDBOX_DISK_QUOTA: "off" } });
+  redis = await startPrivateRedis();
+  h = await startHarness({ env: { DATA_DIR: dir, SANDBOX_DISK_QUOTA: "off", REDIS_URL: redis.url } });
 }, 60_000);
 
 afterAll(async () => {
   rmSync(filler, { force: true });
   await h?.stop().catch(() => undefined);
+  await redis?.kill();
   spawnSync("umount", ["-l", dir]);
   rmSync(dir, { recursive: true, force: true });
 });

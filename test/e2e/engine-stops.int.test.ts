@@ -12,6 +12,7 @@
  *    new container on the same workspace, without an operator.
  * And a service stopped while the engine is down stops, the database last.
  */
+// suite: serial — starts and stops a second Docker engine (dockerd, its image loaded) at a fixed directory, three times
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { connect, createServer, type Server, type Socket } from "node:net";

@@ -4,6 +4,7 @@
  * container under a call: every counter has at most one line, and every job's final state
  * agrees with its counter.
  */
+// suite: parallel — the container it looks up is its own session's (by label)
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import Dockerode from "dockerode";

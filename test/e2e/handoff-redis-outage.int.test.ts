@@ -4,6 +4,7 @@
  * process's own reconciler leaves a call it runs to it), a submit meanwhile is 503, and calls run
  * again once Redis is back.
  */
+// suite: parallel — the Redis it stops is its own (startPrivateRedis, a free port)
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";

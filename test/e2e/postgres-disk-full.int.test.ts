@@ -7,6 +7,7 @@
  * (its command not run twice), and once space is freed the service serves again without a restart.
  * Needs root (the tmpfs mount) and Postgres's server binaries (scripts/postgres.sh); skipped else.
  */
+// suite: parallel — its Postgres cluster (a free port) and the 24 MB tmpfs it fills are its own
 import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -5,6 +5,7 @@
  * is back the service recovers by itself: the running call ends in a final status (never run
  * twice: it appends a line to a workspace file) and a new call runs, without a restart.
  */
+// suite: parallel — the Postgres it stops is a cluster of its own, on a free port
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -8,6 +8,7 @@
  * of refused scripts and `worker error` lines a second). Memory freed: everything goes on without a
  * restart, each call run once.
  */
+// suite: parallel — the Redis it fills and pauses is its own (startPrivateRedis, a free port)
 import { Writable } from "node:stream";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";

@@ -5,6 +5,7 @@
  * UNAVAILABLE with Retry-After at once, and both /readyz name Redis. A Redis that hangs (frozen,
  * its connections open) is answered alike, once the command timeout passes.
  */
+// suite: parallel — the Redis it stops and freezes is its own (startPrivateRedis, a free port)
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type ChildService, startChild } from "../support/child-service.js";
 import { type Harness, seedBashTenant, seedTenant, startHarness } from "../support/harness.js";

@@ -4,6 +4,7 @@
  * BullMQ's graceful worker close waits for its blocking connection to end, which a connection
  * between reconnect attempts never does: each worker's stop is bounded, then forced.
  */
+// suite: parallel — the Redis it stops is its own (startPrivateRedis, a free port)
 import { afterEach, expect, it } from "vitest";
 import { type Harness, seedBashTenant, startHarness } from "../support/harness.js";
 import { type PrivateRedis, startPrivateRedis } from "../support/private-redis.js";

@@ -1,4 +1,5 @@
 /** The transfer staging on the real Redis with a unique prefix: chunks, replacement, expiry, removal. */
+// suite: parallel — the shared Redis, under a prefix of its own
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, expect, it } from "vitest";

@@ -3,6 +3,7 @@
  * bundled for the sandbox's Node 18 and put into the session's workspace, registered by the
  * tenant admin and called through the real API, policy, queue and worker under tenant rules.
  */
+// suite: parallel — the host processes it lists are filtered by this server's path, and each must be in a container (another file's too)
 import { execFileSync } from "node:child_process";
 import { readlinkSync } from "node:fs";
 import { createRequire } from "node:module";

@@ -1,3 +1,4 @@
+// suite: parallel — ps and pkill run inside its own sandbox
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OutputStream, Sandbox } from "../../src/sandbox/sandbox.js";
 import { createTestProvider, execAsRoot, serviceContainers, sh, type TestProvider } from "./harness.js";

@@ -4,6 +4,7 @@
  * container has no bind mount of the executor, and calls still work. An image without the label
  * (built before) or with another executor version gets this process's executor mounted over it.
  */
+// suite: parallel — it reads the sandbox image by label and changes no image
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { EXECUTOR_CODE_DIR } from "../../src/sandbox/container-spec.js";

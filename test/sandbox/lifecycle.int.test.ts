@@ -1,3 +1,4 @@
+// suite: parallel — pkill runs inside its own container
 import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LABEL_HARDENING } from "../../src/sandbox/container-spec.js";

@@ -1,3 +1,4 @@
+// suite: parallel — ps runs inside its own sandbox
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "../../src/sandbox/sandbox.js";
 import { createTestProvider, sh, type TestProvider } from "./harness.js";

@@ -5,6 +5,7 @@
  * same workspace. A tenant's own image, limits or disk size start cold (warm containers have the
  * defaults). Closing the provider removes every warm container, unclaimed or claimed.
  */
+// suite: parallel — the containers it counts are its own service's
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -6,6 +6,7 @@
  * anything else running in the session) ended "interrupted". Commands now start first in the OOM
  * order (oom_score_adj 1000, set by the fork server), so a command is killed and the sandbox lives.
  */
+// suite: parallel — pkill runs inside its own sandbox; the container's memory is capped at 256 MB
 import { describe, expect, it } from "vitest";
 import { harnessFor, newAttacker } from "./support.js";
 
