@@ -7,6 +7,7 @@
  * host 1 is the one to pull the call, and past host 1's next beat, which lists the pinned hosts
  * again.
  */
+// suite: serial — pauses a worker under its host TTL across a restart of its own Redis: a neighbour file's load could stretch the pause past the TTL
 import { Redis } from "ioredis";
 import { afterAll, expect, it } from "vitest";
 import { seedBashTenant } from "../support/harness.js";

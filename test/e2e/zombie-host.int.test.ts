@@ -5,6 +5,7 @@
  * engine of this file's own, `scripts/cluster.sh engine-up` in its own directory: it is frozen
  * too, and stopped at the end). On Postgres (integration-pg) each worker has its own DATA_DIR.
  */
+// suite: serial — freezes its own worker processes and second engine under a 3 s host TTL: a neighbour file's load could stretch a freeze past what the test means
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
