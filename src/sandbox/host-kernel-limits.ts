@@ -13,9 +13,10 @@ import type Dockerode from "dockerode";
  * its rings are charged to the uid's locked memory host-wide (8 MiB shared by all agents).
  * Under gVisor the engine passes it on and runsc enforces its own syscall surface instead.
  */
-const SECCOMP_PROFILE = JSON.stringify(
-  JSON.parse(readFileSync(new URL("./seccomp-profile.json", import.meta.url), "utf8")),
-);
+const PROFILE = JSON.parse(readFileSync(new URL("./seccomp-profile.json", import.meta.url), "utf8")) as {
+  syscalls: { names: string[]; action: string; includes?: { caps?: string[] } }[];
+};
+const SECCOMP_PROFILE = JSON.stringify(PROFILE);
 
 /** The container's security options: no new privileges, and the seccomp profile above. */
 export const SANDBOX_SECURITY_OPT = ["no-new-privileges", `seccomp=${SECCOMP_PROFILE}`];
@@ -25,10 +26,11 @@ export const SANDBOX_SECURITY_OPT = ["no-new-privileges", `seccomp=${SECCOMP_PRO
  * some only with certain arguments (for its guard test).
  */
 export function seccompAllowedNames(caps: string[]): Set<string> {
-  type Rule = { names: string[]; action: string; includes?: { caps?: string[] } };
-  const rules = (JSON.parse(SECCOMP_PROFILE) as { syscalls: Rule[] }).syscalls;
-  const applies = (r: Rule) => (r.includes?.caps ?? []).every((c) => caps.includes(c));
-  return new Set(rules.filter((r) => r.action === "SCMP_ACT_ALLOW" && applies(r)).flatMap((r) => r.names));
+  const applies = (r: (typeof PROFILE.syscalls)[number]) =>
+    (r.includes?.caps ?? []).every((c) => caps.includes(c));
+  return new Set(
+    PROFILE.syscalls.filter((r) => r.action === "SCMP_ACT_ALLOW" && applies(r)).flatMap((r) => r.names),
+  );
 }
 
 /**
