@@ -20,7 +20,9 @@
  *   E id fd             that stream is at its end (every holder of it closed it)
  *   X pid code signal alone   the command exited (signal 0 when it exited normally); alone is 1
  *                       when, once it was reaped, this process had no child left at all (so, as
- *                       the orphans' subreaper, nothing it started was alive), else 0
+ *                       the orphans' subreaper, nothing it started was alive), else 0; a word
+ *                       only where the kernel gives orphans to a subreaper (gVisor accepts
+ *                       the request but gives them to the init: there it means nothing)
  *   K id ok             the kill ran as uid (ok 1) or could not be started (ok 0)
  *   R                   once, first: this process adopts the commands' orphans (see main)
  * P, O and E lines are held until a line that ends something (X, F, K) is queued, HOLD_NS has

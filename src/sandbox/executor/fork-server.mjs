@@ -232,6 +232,8 @@ export class ForkServer {
    */
   nothingAlive() {
     const pid = this.proc?.pid;
+    // Neither proof without the children list: gVisor has none, and there the spawner's R and
+    // `alone` mean nothing (it accepts the subreaper request but gives orphans to the init).
     if (!this.adopted || pid === undefined) return false;
     // Told by the spawner itself: no child after its last reap, it started nothing since, and no
     // start is on its way (one it made just before it died would be told by no P line).
