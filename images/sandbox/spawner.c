@@ -18,7 +18,11 @@
  *   F id errno stage    could not start (nothing runs)
  *   O id fd len         len bytes the command wrote to fd (1, 2, or 9 when asked) follow
  *   E id fd             that stream is at its end (every holder of it closed it)
- *   X pid code signal   the command exited (signal 0 when it exited normally)
+ *   X pid code signal alone   the command exited (signal 0 when it exited normally); alone is 1
+ *                       when, once it was reaped, this process had no child left at all (so, as
+ *                       the orphans' subreaper, nothing it started was alive), else 0; a word
+ *                       only where the kernel gives orphans to a subreaper (gVisor accepts
+ *                       the request but gives them to the init: there it means nothing)
  *   K id ok             the kill ran as uid (ok 1) or could not be started (ok 0)
  *   R                   once, first: this process adopts the commands' orphans (see main)
  * P, O and E lines are held until a line that ends something (X, F, K) is queued, HOLD_NS has
@@ -454,14 +458,30 @@ static void handle(char *frame, uint32_t len) {
   kill_all(fields, nf);
 }
 
+/* Whether this process adopts the commands' orphans (PR_SET_CHILD_SUBREAPER took). */
+static int subreaper;
+
+/* Reaps every exited child, then says each exit with whether any child is left. The look that
+ * ends the loop tells it for free: ECHILD means no child at all, and a subreaper with no child
+ * has no live descendant (a command's orphans are made ours before its exit can be reaped), so
+ * the executor needs no look of its own (fork-server.mjs#nothingAlive). Batches of REAPED. */
+#define REAPED 64
 static void reap(void) {
-  int st;
-  pid_t pid;
-  while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-    if (WIFEXITED(st)) say("X %d %d 0\n", (int)pid, WEXITSTATUS(st));
-    else if (WIFSIGNALED(st)) say("X %d -1 %d\n", (int)pid, WTERMSIG(st));
-    for (size_t i = 0; i < nstreams; i++)
-      if (streams[i].pid == pid) streams[i].exited = 1;
+  for (;;) {
+    pid_t pids[REAPED];
+    int sts[REAPED];
+    size_t n = 0;
+    pid_t pid = 0;
+    while (n < REAPED && (pid = waitpid(-1, &sts[n], WNOHANG)) > 0) pids[n++] = pid;
+    int alone = subreaper && pid < 0 && errno == ECHILD;
+    for (size_t k = 0; k < n; k++) {
+      int st = sts[k];
+      if (WIFEXITED(st)) say("X %d %d 0 %d\n", (int)pids[k], WEXITSTATUS(st), alone);
+      else if (WIFSIGNALED(st)) say("X %d -1 %d %d\n", (int)pids[k], WTERMSIG(st), alone);
+      for (size_t i = 0; i < nstreams; i++)
+        if (streams[i].pid == pids[k]) streams[i].exited = 1;
+    }
+    if (n < REAPED) return;
   }
 }
 
@@ -490,6 +510,7 @@ int main(int argc, char **argv) {
    * (/proc/<pid>/task/<pid>/children, one look under the kernel's lock) instead of all of /proc
    * after a call. Adopted orphans are reaped here like commands (X lines no request names). */
   if (prctl(PR_SET_CHILD_SUBREAPER, 1) == 0) {
+    subreaper = 1;
     say("R\n");
     if (flush_out() < 0) return 0;
   }

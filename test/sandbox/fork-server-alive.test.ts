@@ -11,6 +11,7 @@ import { pollUntil } from "../support/wait-for-job.js";
 // through this machine's /proc, pin down when that proof may be given.
 interface ForkServerLike {
   adopted: unknown;
+  pending: Map<string, unknown>;
   proc: { pid?: number; kill?: (signal: string) => void } | null;
   start(bin: string): Promise<boolean>;
   onLine(line: string): void;
@@ -62,6 +63,29 @@ describe("fork server: nothing alive", () => {
     const parent = await standIn("parent", "printf 'R\\n'; sleep 61 & exec sleep 60");
     await told(parent);
     expect(parent.nothingAlive()).toBe(false);
+  });
+
+  it("is told by the spawner's X line while it has started nothing since, with no /proc read", async () => {
+    // This stand-in has a child the whole time: whenever the proof is given, its word gave it.
+    const server = await standIn("word", "printf 'R\\n'; sleep 62 & exec sleep 60");
+    await told(server);
+    expect(server.nothingAlive()).toBe(false);
+    server.onLine("X 4242 0 0 1");
+    expect(server.nothingAlive()).toBe(true);
+    // A start told after that exit (P) was made after that reap: alive, as far as the word goes.
+    server.onLine("P 77 4243");
+    expect(server.nothingAlive()).toBe(false);
+    server.onLine("X 4243 0 0 1");
+    expect(server.nothingAlive()).toBe(true);
+    // A start on its way may have been made (and the spawner died before telling it).
+    server.pending.set("78", {});
+    expect(server.nothingAlive()).toBe(false);
+    server.pending.delete("78");
+    // A later reap that left a child takes the word back; an older spawner's X says nothing.
+    server.onLine("X 4244 0 0 0");
+    expect(server.nothingAlive()).toBe(false);
+    server.onLine("X 4245 0 0");
+    expect(server.nothingAlive()).toBe(false);
   });
 
   it("is not proved by a spawner that exited and is not yet reaped", async () => {

@@ -93,7 +93,7 @@ describe.skipIf(!asRoot)("fork server relay: what is sent together", () => {
     let fewest = Number.POSITIVE_INFINITY;
     for (let i = 0; i < 5 && fewest > 1; i++) {
       const { proc, all, writes } = await run(["sh", "-c", "echo hi; echo there >&9"]);
-      const lines = await pollUntil(all, (t) => /\nX \d+ 0 0\n$/.test(t), {
+      const lines = await pollUntil(all, (t) => /\nX \d+ 0 0 1\n$/.test(t), {
         timeoutMs: 20_000,
         intervalMs: 10,
         what: "the X line",
@@ -112,7 +112,7 @@ describe.skipIf(!asRoot)("fork server relay: what is sent together", () => {
     // The streams of `true` only hang up (nothing to read); SIGCHLD is a standard signal, one
     // pending at most: one read of the signal descriptor, not a second one to find it empty.
     const { proc, all, reads } = await run(["true"]);
-    await pollUntil(all, (t) => /\nX \d+ 0 0\n$/.test(t), { timeoutMs: 20_000, what: "the X line" });
+    await pollUntil(all, (t) => /\nX \d+ 0 0 1\n$/.test(t), { timeoutMs: 20_000, what: "the X line" });
     await pollUntil(reads, (n) => n >= 2, { timeoutMs: 20_000, what: "the SIGCHLD read" });
     // Whatever else it would read comes right after, in the same turn of its loop.
     await new Promise((r) => setTimeout(r, 200));
@@ -132,8 +132,43 @@ describe.skipIf(!asRoot)("fork server relay: what is sent together", () => {
     killed.push(pid);
     expect(seen).not.toContain("X ");
     process.kill(pid, "SIGKILL");
-    await pollUntil(all, (text) => text.includes(`X ${pid} -1 9\n`), { timeoutMs: 20_000, what: "its end" });
+    await pollUntil(all, (text) => text.includes(`X ${pid} -1 9 1\n`), {
+      timeoutMs: 20_000,
+      what: "its end",
+    });
     proc.stdin.end();
+  });
+
+  it("says with each exit whether it has any child left (then nothing it started is alive)", async () => {
+    // The command exits at once and leaves a process (our child by adoption): not alone. When
+    // that one is killed, its exit (a pid no request named) says alone: the executor then needs
+    // no look at /proc of its own (fork-server.mjs#nothingAlive).
+    const { proc, all } = await run(["sh", "-c", "sleep 600 >/dev/null 2>&1 9>&- & exit 0"]);
+    try {
+      const first = await pollUntil(all, (t) => /\nX \d+ 0 0 [01]\n/.test(t), {
+        timeoutMs: 20_000,
+        what: "the command's exit",
+      });
+      const commandPid = Number(/P 1 (\d+)\n/.exec(first)?.[1]);
+      expect(first).toContain(`X ${commandPid} 0 0 0\n`);
+      const children = readFileSync(`/proc/${proc.pid}/task/${proc.pid}/children`, "utf8").trim().split(" ");
+      expect(children).toHaveLength(1);
+      const orphan = Number(children[0]);
+      process.kill(orphan, "SIGKILL");
+      await pollUntil(all, (t) => t.includes(`X ${orphan} -1 9 1\n`), {
+        timeoutMs: 20_000,
+        what: "the orphan's exit",
+      });
+    } finally {
+      for (const pid of readFileSync(`/proc/${proc.pid}/task/${proc.pid}/children`, "utf8")
+        .trim()
+        .split(" ")) {
+        try {
+          if (pid) process.kill(Number(pid), "SIGKILL");
+        } catch {}
+      }
+      proc.stdin.end();
+    }
   });
 
   it("does not hold the end of a stream that outlived its command: the call waits for it", async () => {
@@ -148,7 +183,7 @@ describe.skipIf(!asRoot)("fork server relay: what is sent together", () => {
         timeoutMs: 20_000,
         what: "the ends of streams that outlived their command",
       });
-      expect(seen).toMatch(/\nX \d+ 0 0\n/);
+      expect(seen).toMatch(/\nX \d+ 0 0 0\n/);
     } finally {
       // The survivor: among the spawner's children (it adopts the commands' orphans).
       const children = readFileSync(`/proc/${proc.pid}/task/${proc.pid}/children`, "utf8").trim().split(" ");

@@ -181,6 +181,10 @@ export class ForkServer {
     // The spawner's children list and statm, open once it said it adopts the commands' orphans
     // (R): they name the process, not its number, so once it is reaped they fail to read.
     this.adopted = null;
+    // Its starts told so far (P lines), and that count when an X line last said it had no child
+    // left (null: none did since).
+    this.started = 0;
+    this.aloneAt = null;
   }
 
   /** Starts the spawner when the image has one; resolves either way (false: not available). */
@@ -211,8 +215,13 @@ export class ForkServer {
 
   /**
    * True when nothing the spawner started (a command, or any process below one) is alive. It
-   * adopts the commands' orphans, so a live one is its child or below one: its children list
-   * (one look under the kernel's lock) is then not empty. That holds only while the spawner
+   * adopts the commands' orphans, so a live one is its child or below one.
+   * First, its own word: an X line says whether it had any child left once it reaped (`alone`).
+   * That holds while it has started nothing since (a start after that reap is told by a P line
+   * after that X line; one before it was among the children it no longer had) and no start is
+   * on its way (one it made just before dying would be told by no P line): no /proc read.
+   * Otherwise (no such word, an older spawner) its children list is read (one look under the
+   * kernel's lock): not empty, something may be alive. That holds only while the spawner
    * itself has not exited (its children then went to the init), so whether it still has its
    * memory is read after the list: an exiting task lets its memory go (exit_mm) before it hands
    * its children on (exit_notify), and `statm` then reads all zeros, as a zombie's does. Memory
@@ -223,7 +232,12 @@ export class ForkServer {
    */
   nothingAlive() {
     const pid = this.proc?.pid;
+    // Neither proof without the children list: gVisor has none, and there the spawner's R and
+    // `alone` mean nothing (it accepts the subreaper request but gives orphans to the init).
     if (!this.adopted || pid === undefined) return false;
+    // Told by the spawner itself: no child after its last reap, it started nothing since, and no
+    // start is on its way (one it made just before it died would be told by no P line).
+    if (this.aloneAt === this.started && this.pending.size === 0) return true;
     try {
       if (readProc(this.adopted.children) !== 0) return false;
       // "size resident shared text lib data dt" in pages: a live process's size is never 0.
@@ -332,6 +346,7 @@ export class ForkServer {
     const b = f[2];
     const c = f[3];
     if (kind === "P") {
+      this.started++;
       const entry = this.pending.get(a);
       if (!entry) return;
       this.pending.delete(a);
@@ -353,6 +368,10 @@ export class ForkServer {
     } else if (kind === "E") {
       this.byId.get(a)?.ended(Number(b));
     } else if (kind === "X") {
+      // Before the exit is told (its call looks for survivors as it closes), for any pid: the
+      // word is about the spawner, orphans' exits included.
+      if (f[4] === "1") this.aloneAt = this.started;
+      else if (this.aloneAt === this.started) this.aloneAt = null;
       const child = this.byPid.get(Number(a));
       if (!child) return;
       this.byPid.delete(Number(a));
@@ -380,6 +399,7 @@ export class ForkServer {
   lost() {
     if (this.proc === null && this.pending.size === 0 && this.byId.size === 0) return;
     this.proc = null;
+    this.aloneAt = null;
     if (this.adopted) {
       closeSync(this.adopted.children);
       closeSync(this.adopted.statm);
