@@ -15,9 +15,10 @@
  *    concurrency-safe, takeover.ts); an update its earlier attempt saved answers what it answered
  *    then instead of creating the task a second time.
  */
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { AttemptSupersededError } from "../../errors.js";
 import { nowIso } from "../../service/clock.js";
+import { heldBy } from "../../service/worker/attempt-fence.js";
 import type { Task, TaskBoard, TaskStore } from "../../toolkit/tasks/task.js";
 import { type Db, dialectOf, first, tablesOf } from "../db.js";
 import type { PgDb } from "../pg/open-pg.js";
@@ -109,7 +110,7 @@ function updateSqlite<T>(
   return db.transaction(
     (tx) => {
       // IMMEDIATE: no claim can commit between this check and the write.
-      if (keyed && !tx.select({ id: jobs.id }).from(jobs).where(holds(jobs, keyed)).get())
+      if (keyed && !tx.select({ id: jobs.id }).from(jobs).where(heldBy(jobs, keyed)).get())
         throw new AttemptSupersededError(keyed.jobId);
       const row = tx
         .select({ data: sessionTasks.data })
@@ -139,6 +140,7 @@ async function updatePg<T>(
   keyed: Keyed | undefined,
 ): Promise<T> {
   const { sessionTasks, jobs } = pgSchema;
+  const { jobs: handleJobs } = tablesOf(db as unknown as Db);
   return db.transaction(async (tx) => {
     // A missing row cannot be locked: create the empty board first (a concurrent creator's
     // insert waits for ours, then does nothing), so that every updater locks the same row.
@@ -154,7 +156,7 @@ async function updatePg<T>(
     // FOR SHARE: a take-over's claim (an UPDATE of the row) waits for this transaction, and one
     // that committed first is seen (the condition is checked again on the row it left).
     if (keyed) {
-      const [held] = await tx.select({ id: jobs.id }).from(jobs).where(holds(jobs, keyed)).for("share");
+      const [held] = await tx.select({ id: jobs.id }).from(jobs).where(heldBy(handleJobs, keyed)).for("share");
       if (!held) throw new AttemptSupersededError(keyed.jobId);
     }
     const again = replayed(row?.data, keyed);
@@ -167,9 +169,4 @@ async function updatePg<T>(
       .where(eq(sessionTasks.sessionId, sessionId));
     return result;
   });
-}
-
-/** The job is still `running` the run's attempt. */
-function holds(jobs: ReturnType<typeof tablesOf>["jobs"] | typeof pgSchema.jobs, r: TaskRun) {
-  return and(eq(jobs.id, r.jobId), eq(jobs.runs, r.run), eq(jobs.status, "running"));
 }

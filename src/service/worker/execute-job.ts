@@ -21,7 +21,7 @@ import { sessionMcpToolSets } from "../sessions/mcp-clients.js";
 import { sessionCwd, setSessionCwd } from "../sessions/sessions.js";
 import { saveActiveGroups } from "../sessions/tool-list.js";
 import { runDirectories } from "../sessions/working-directories.js";
-import { logSuperseded } from "./attempt-fence.js";
+import { attemptStillHeld, logSuperseded } from "./attempt-fence.js";
 import { type Claim, failJob, recordAttemptSandbox, wakeSuccessors } from "./claim-job.js";
 import { jobSandbox } from "./job-sandbox.js";
 import { RunEvents } from "./run-events.js";
@@ -157,18 +157,27 @@ export async function executeJob(
     cancelWins: true,
     readCache: readCache.held(),
   });
-  if (final) {
-    onStored?.(final);
-    deps.metrics.jobFinished(final.status, job);
-    // The waiter it wakes answers first (its promise steps down to the route's answer run in
-    // this turn); the events' write (JSON, the script call) goes out in the next, still before
-    // the successors are woken. A follower that comes between gets the stored result.
-    if (onStored) await new Promise<void>((resolve) => setImmediate(resolve));
+  if (!final) {
+    // Refused: the job is another attempt's, or another ended it. Its events are that writer's;
+    // this run's output (a zombie's late answer) goes nowhere.
+    events.drop();
+    deps.logger.warn(
+      { jobId: job.id, run: job.runs },
+      "finish refused: another attempt holds the job or it ended; this run's result is discarded",
+    );
+    await wakeSuccessors(deps, job);
+    return undefined;
   }
+  onStored?.(final);
+  deps.metrics.jobFinished(final.status, job);
+  // The waiter it wakes answers first (its promise steps down to the route's answer run in
+  // this turn); the events' write (JSON, the script call) goes out in the next, still before
+  // the successors are woken. A follower that comes between gets the stored result.
+  if (onStored) await new Promise<void>((resolve) => setImmediate(resolve));
   await events.end(final);
   // Stored: the executor may forget what it kept for this job.
   jsb.used()?.acknowledge?.(job.id);
-  await wakeSuccessors(deps, final ?? job);
+  await wakeSuccessors(deps, final);
   return final;
 }
 
@@ -222,6 +231,17 @@ export function runContext(
     setActiveGroups: async (groups) => {
       if (!(await saveActiveGroups(deps.db, session.id, groups, attempt)))
         logSuperseded(deps.logger, attempt, "the session's active groups are left as they are");
+    },
+    // An MCP request is preceded by the fence's check (one SELECT) and carries the call's key.
+    attempt: {
+      key: job.id,
+      run: job.runs,
+      fence: async () => {
+        if (await attemptStillHeld(deps.db, attempt)) return;
+        const err = new AttemptSupersededError(job.id);
+        onSuperseded?.(err);
+        throw err;
+      },
     },
     // Fenced and keyed by the attempt: a task write happens once per call (task-store.ts).
     taskStore: new DbTaskStore(deps.db, { ...attempt, ...(onSuperseded ? { onSuperseded } : {}) }),
