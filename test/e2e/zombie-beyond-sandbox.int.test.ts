@@ -4,13 +4,15 @@
  * call taken over on the other host, then resumed. The resumed worker must neither write the
  * task again nor send the MCP request, and an MCP answer it gets late must not reach the call.
  * The freeze is placed exactly by an MCP server of the test's own that holds the worker's
- * request (its listing, or the call itself) until the worker is frozen. Two worker processes on
+ * request (its listing, or the call itself) until the worker is frozen. And a call left waiting
+ * in a lost host's queue: the host, back, must not deliver it a second time. Two worker processes on
  * two Docker engines, as zombie-host.int.test.ts (attack27a), with a second engine of this file's
  * own directory.
  */
 // suite: serial — freezes its own worker processes under a 3 s host TTL: a neighbour file's load could stretch a freeze past what the test means
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { bullPrefix, hostQueueName } from "../../src/jobs/catalog.js";
 import { CONFIG_TTL_MS } from "../../src/service/tenant-read-cache.js";
 import { ATTEMPT_META, IDEMPOTENCY_META } from "../../src/toolkit/mcp/mcp-client.js";
 import { LOOPBACK_ALLOW, startTinyMcpServer, type TinyMcpServer } from "../mcp/support.js";
@@ -56,17 +58,17 @@ afterAll(async () => {
 async function sessionOnHost2(name: string) {
   const [w2, w1] = workers as [ChildService, ChildService];
   const t = await seedTenant(f.h.call, name);
-  const rules = { allow: ["mcp__gate__act"], deny: [], ask: [] };
+  const rules = { allow: ["Bash", "mcp__gate__act"], deny: [], ask: [] };
   await f.h.call("PUT", `/v1/tenants/${t.tenantId}/rules`, { key: t.adminKey, body: rules });
   w1.proc.kill("SIGSTOP");
-  const sid = await (async () => {
+  const { id: sid, host: host2 } = await (async () => {
     const id = (await f.h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id as string;
     const task = await f.h.call("POST", `/v1/sessions/${id}/calls?wait=30`, {
       key: t.agentKey,
       body: { tool: "TaskCreate", input: { subject: "first", description: "d" } },
     });
     expect(task.body.job?.status, JSON.stringify(task.body)).toBe("succeeded");
-    return id;
+    return { id, host: task.body.job.hostId as string };
   })().finally(() => w1.proc.kill("SIGCONT"));
   // Registered after host 2 built the session's toolkit: host 2 has never listed it.
   const add = await f.h.call("POST", `/v1/tenants/${t.tenantId}/mcp-servers`, {
@@ -82,7 +84,7 @@ async function sessionOnHost2(name: string) {
   );
   // Host 2's cached view of the tenant's servers (from the pinning call) expires: it sees the server.
   await new Promise((r) => setTimeout(r, 2 * CONFIG_TTL_MS));
-  return { t, sid, w2 };
+  return { t, sid, w2, host2 };
 }
 
 /** Submits the call with the server holding `method`; freezes host 2 once it sent one, then answers it. */
@@ -193,4 +195,33 @@ it("a host frozen with its MCP request in flight, the call interrupted elsewhere
   expect(JSON.stringify(events), "the zombie's answer was appended to the job's events").not.toContain(
     "zombie-answer",
   );
+}, 120_000);
+
+it("a call waiting in a frozen host's queue, run elsewhere once the host is lost, then the host resumed: the stale entry is not delivered a second time", async () => {
+  const { t, sid, w2, host2 } = await sessionOnHost2("fence-queue");
+  // Host 2 frozen before it pulls anything: the call waits in its queue (its key still lives).
+  w2.proc.kill("SIGSTOP");
+  const jid = (
+    await f.h.call("POST", `/v1/sessions/${sid}/calls`, {
+      key: t.agentKey,
+      body: { tool: "Bash", input: { command: "sleep 6; echo once" } },
+    })
+  ).body.job.id as string;
+  const entry = `${bullPrefix(f.h.config.QUEUE_PREFIX)}:${hostQueueName(host2)}:${jid}`;
+  expect(await redis.exists(entry), "the call was queued for host 2").toBe(1);
+  // Host 2 lost: host 1 re-homes the session and runs the call.
+  const onHost1 = await pollUntil(
+    () => f.h.call("GET", `/v1/jobs/${jid}`, { key: t.agentKey }).then((r) => r.body.job),
+    (j) => j.status === "running" && j.hostId !== host2,
+    { timeoutMs: 30_000, intervalMs: 50, what: "the call running on host 1" },
+  );
+  w2.proc.kill("SIGCONT");
+  const done = await waitForJob(f.h.call, t.agentKey, jid, { timeoutMs: 30_000 });
+  expect(done.status, JSON.stringify(done)).toBe("succeeded");
+  expect(jobText(done)).toBe("once\n");
+  // One delivery, one attempt: host 2's stale entry was not passed on to host 1 (a second,
+  // take-over claim of the call while it ran there).
+  expect(done.attempts, JSON.stringify(done.attempts)).toHaveLength(1);
+  expect(done.attempts[0].worker).toBe(onHost1.attempts[0].worker);
+  expect(await redis.exists(entry)).toBe(0);
 }, 120_000);

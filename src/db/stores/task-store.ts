@@ -156,7 +156,11 @@ async function updatePg<T>(
     // FOR SHARE: a take-over's claim (an UPDATE of the row) waits for this transaction, and one
     // that committed first is seen (the condition is checked again on the row it left).
     if (keyed) {
-      const [held] = await tx.select({ id: jobs.id }).from(jobs).where(heldBy(handleJobs, keyed)).for("share");
+      const [held] = await tx
+        .select({ id: jobs.id })
+        .from(jobs)
+        .where(heldBy(handleJobs, keyed))
+        .for("share");
       if (!held) throw new AttemptSupersededError(keyed.jobId);
     }
     const again = replayed(row?.data, keyed);

@@ -157,27 +157,22 @@ export async function executeJob(
     cancelWins: true,
     readCache: readCache.held(),
   });
-  if (!final) {
-    // Refused: the job is another attempt's, or another ended it. Its events are that writer's;
-    // this run's output (a zombie's late answer) goes nowhere.
-    events.drop();
-    deps.logger.warn(
-      { jobId: job.id, run: job.runs },
-      "finish refused: another attempt holds the job or it ended; this run's result is discarded",
-    );
-    await wakeSuccessors(deps, job);
-    return undefined;
+  if (final) {
+    onStored?.(final);
+    deps.metrics.jobFinished(final.status, job);
+    // The waiter it wakes answers first (its promise steps down to the route's answer run in
+    // this turn); the events' write (JSON, the script call) goes out in the next, still before
+    // the successors are woken. A follower that comes between gets the stored result.
+    if (onStored) await new Promise<void>((resolve) => setImmediate(resolve));
+  } else {
+    // Another attempt holds the job (this worker was cut off or frozen), or it ended elsewhere:
+    // this run's result (a late MCP answer, say) is dropped.
+    deps.logger.warn({ jobId: job.id, run: job.runs }, "finish refused: this run's result is discarded");
   }
-  onStored?.(final);
-  deps.metrics.jobFinished(final.status, job);
-  // The waiter it wakes answers first (its promise steps down to the route's answer run in
-  // this turn); the events' write (JSON, the script call) goes out in the next, still before
-  // the successors are woken. A follower that comes between gets the stored result.
-  if (onStored) await new Promise<void>((resolve) => setImmediate(resolve));
   await events.end(final);
   // Stored: the executor may forget what it kept for this job.
   jsb.used()?.acknowledge?.(job.id);
-  await wakeSuccessors(deps, final);
+  await wakeSuccessors(deps, final ?? job);
   return final;
 }
 
@@ -251,8 +246,9 @@ export function runContext(
 /**
  * The outermost middleware of every built-in tool in a job: an unexpected exception is reported
  * to the call (`ctx.reportCrash`, which fails it with a generic text, never the raw error);
- * cancels, sandbox failures and a superseded attempt's refusals pass. One for the process, so that a session's wrapped toolkit
- * can be built once and shared by its calls (sessionToolkit caches it).
+ * cancels, sandbox failures and a superseded attempt's refusals pass. One for the process, so
+ * that a session's wrapped toolkit can be built once and shared by its calls (sessionToolkit
+ * caches it).
  */
 class CrashGuard implements ToolMiddleware {
   readonly wrap = (tool: ToolBase): ToolBase => {
