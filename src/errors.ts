@@ -230,3 +230,16 @@ export function isStorageFull(err: unknown, codes: RegExp = STORAGE_FULL): boole
 export function waitsForDatabase(err: unknown): boolean {
   return isDatabaseUnreachable(err) || isStorageFull(err, DATABASE_FULL);
 }
+
+/**
+ * The job's attempt is no longer this run's (another worker took the job over while this one
+ * was frozen or cut off): the run sends and writes nothing more (its sandbox operations, its task
+ * writes, its MCP requests; service/worker/attempt-fence.ts). Never answered to a caller: the run
+ * stops and leaves the job to the attempt that holds it.
+ */
+export class AttemptSupersededError extends Error {
+  constructor(jobId: string) {
+    super(`job ${jobId}: another worker took the job over; this attempt sends nothing`);
+    this.name = "AttemptSupersededError";
+  }
+}

@@ -39,7 +39,7 @@ export function startHeartbeat(
       for (const lost of await hosts.lost()) {
         if (lost === me || !(await hosts.claimSweep(lost, hosts.ttlMs * 3))) continue;
         const jobIds = await releaseLostHost(deps.db, lost);
-        for (const id of jobIds) await queue.ensureQueued(id, await fairPriority(deps.db, id));
+        for (const id of jobIds) await queue.ensureQueued(id, await fairPriority(deps.db, id), lost);
         await hosts.forget(lost);
         deps.logger.warn(
           { host: lost, requeued: jobIds.length },

@@ -115,10 +115,7 @@ export class BullJobQueue implements JobQueue {
   }
 
   async discard(jobId: string): Promise<void> {
-    for (const q of await this.holders(jobId)) {
-      const job = await Job.fromId(q, jobId);
-      if (job && !(await job.isActive())) await job.remove().catch(() => undefined);
-    }
+    for (const q of await this.holders(jobId)) await removeUnlessActive(q, jobId);
   }
 
   /** The key that stands for a call's queue entry while a process runs it handed off (local-handoff.ts). */
@@ -164,10 +161,18 @@ export class BullJobQueue implements JobQueue {
     });
   }
 
-  /** Re-adds a job whose BullMQ entry is gone or finished although its row still expects a run. */
-  async ensureQueued(jobId: string, priority?: number): Promise<boolean> {
+  /**
+   * Re-adds a job whose BullMQ entry is gone or finished although its row still expects a run.
+   * `lostHost`: the host the job's session was just released from (its sweep). Its queue is no
+   * longer a holder (the session is unpinned), but may still hold the call waiting: that entry is
+   * removed, else the host, back, would pass it on to the session's new host as a second delivery
+   * (a take-over claim of a call still running there). One it holds active stays: its frozen
+   * worker's run is fenced (attempt-fence.ts), and the call is queued again here all the same.
+   */
+  async ensureQueued(jobId: string, priority?: number, lostHost?: string): Promise<boolean> {
     // A live process runs it handed off (the lease expires when that process died).
     if ((await this.conn().exists(this.leaseKey(jobId))) !== 0) return false;
+    if (lostHost) await removeUnlessActive(this.hostQueue(lostHost), jobId);
     for (const q of await this.holders(jobId)) {
       const job = await Job.fromId(q, jobId);
       if (!job) continue;
@@ -183,4 +188,10 @@ export class BullJobQueue implements JobQueue {
     await Promise.allSettled([...this.hostQueues.values()].map((q) => q.close()));
     await this.queue.close();
   }
+}
+
+/** Removes the queue's entry of the job unless a worker holds it (active). */
+async function removeUnlessActive(q: Queue<AnyPayload>, jobId: string): Promise<void> {
+  const job = await Job.fromId(q, jobId);
+  if (job && !(await job.isActive())) await job.remove().catch(() => undefined);
 }

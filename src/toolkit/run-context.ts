@@ -50,6 +50,13 @@ export interface ToolRunContext {
   activeGroups?: readonly string[];
   /** `reset_tools` reports the new active set here; the service persists it per session. */
   setActiveGroups?(groups: string[]): void | Promise<void>;
+  /**
+   * The call and attempt this run is (the service's worker gives it), for effects that leave the
+   * sandbox (MCP over HTTP): `key` is the same for every attempt of the call, `run` grows with
+   * each take-over, and `fence` rejects once another attempt holds the call (asked right before
+   * a request; the service then discards whatever the run produces).
+   */
+  attempt?: RunAttemptInfo;
   /** The session's durable task list, used by TaskCreate/Get/List/Update. */
   taskStore?: TaskStore;
   /**
@@ -57,4 +64,11 @@ export interface ToolRunContext {
    * fails with a generic text); the guard is one per process, the report is the call's.
    */
   reportCrash?(err: unknown): void;
+}
+
+/** ToolRunContext.attempt. */
+export interface RunAttemptInfo {
+  key: string;
+  run: number;
+  fence(): Promise<void>;
 }

@@ -1,14 +1,19 @@
 /**
  * The TaskStore on real SQLite and on Postgres (migrations applied): atomic updates, ids never
  * reused, and concurrent updates of one board serialize, on Postgres also across two pools (two
- * processes' connections).
+ * processes' connections). A job's store writes once per job: fenced by its attempt, keyed by
+ * its job.
  */
+import { eq } from "drizzle-orm";
 import { beforeEach, expect, it } from "vitest";
+import { type Db, tablesOf } from "../../src/db/db.js";
 import { DbTaskStore } from "../../src/db/stores/task-store.js";
+import { AttemptSupersededError } from "../../src/errors.js";
 import { createHostContext } from "../../src/toolkit/host-context.js";
 import { createTaskTools } from "../../src/toolkit/tasks/task-tools.js";
 import { Toolkit } from "../../src/toolkit/toolkit.js";
 import { describeDialects, seedDialectSession } from "../support/dialects.js";
+import { jobRow } from "../support/rows.js";
 
 const task = (id: string) => ({
   id,
@@ -23,6 +28,26 @@ const task = (id: string) => ({
 });
 
 let n = 0;
+
+/** A job of `sessionId` running its first attempt, as a claim leaves it. */
+async function runningJob(db: Db, sessionId: string): Promise<string> {
+  const { jobs } = tablesOf(db);
+  const row = jobRow({ id: `job_${sessionId}`, tenantId: `ten_${sessionId}`, sessionId, tool: "TaskCreate" });
+  await db.insert(jobs).values({ ...row, status: "running", runs: 1 });
+  return row.id;
+}
+
+/** Another worker takes the job over (its claim: attempt 2). */
+async function takeOver(db: Db, jobId: string): Promise<void> {
+  const { jobs } = tablesOf(db);
+  await db.update(jobs).set({ runs: 2 }).where(eq(jobs.id, jobId));
+}
+
+const create = (subject: string) => (board: { tasks: unknown[]; lastId: number }) => {
+  board.lastId += 1;
+  board.tasks.push(task(String(board.lastId)));
+  return { id: String(board.lastId), subject };
+};
 
 describeDialects("DbTaskStore", (current) => {
   let a: string;
@@ -93,5 +118,38 @@ describeDialects("DbTaskStore", (current) => {
     expect(results.every((r) => r.state === "success")).toBe(true);
     const ids = (await stores[0]!.list(a)).map((t) => Number(t.id)).sort((x, y) => x - y);
     expect(ids).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+  });
+
+  it("a superseded attempt's write saves nothing and says so (the fence)", async () => {
+    const jobId = await runningJob(current().db, a);
+    const heard: unknown[] = [];
+    const zombie = new DbTaskStore(current().db, { jobId, run: 1, onSuperseded: (e) => heard.push(e) });
+    await takeOver(current().other, jobId);
+    await expect(zombie.update(a, create("late"))).rejects.toBeInstanceOf(AttemptSupersededError);
+    expect(heard).toHaveLength(1);
+    expect(await new DbTaskStore(current().other).list(a)).toEqual([]);
+    // The attempt that holds the job writes.
+    const holder = new DbTaskStore(current().other, { jobId, run: 2 });
+    expect(await holder.update(a, create("now"))).toEqual({ id: "1", subject: "now" });
+    // A job that ended takes no write either.
+    const { jobs } = tablesOf(current().db);
+    await current().db.update(jobs).set({ status: "succeeded" }).where(eq(jobs.id, jobId));
+    await expect(new DbTaskStore(current().db, { jobId, run: 2 }).update(a, create("x"))).rejects.toThrow(
+      AttemptSupersededError,
+    );
+  });
+
+  it("a take-over's run of the same update answers what the earlier attempt saved (the key)", async () => {
+    const jobId = await runningJob(current().db, a);
+    // Attempt 1 saved its task, then its worker froze before the finish.
+    const first = await new DbTaskStore(current().db, { jobId, run: 1 }).update(a, create("once"));
+    await takeOver(current().other, jobId);
+    const again = await new DbTaskStore(current().other, { jobId, run: 2 }).update(a, create("once"));
+    expect(again).toEqual(first);
+    expect((await new DbTaskStore(current().db).list(a)).map((t) => t.id)).toEqual(["1"]);
+    // The job's next update is another key: it applies.
+    const store = new DbTaskStore(current().other, { jobId, run: 2 });
+    await store.update(a, create("first of run 2"));
+    expect(await store.update(a, create("second of run 2"))).toEqual({ id: "2", subject: "second of run 2" });
   });
 });

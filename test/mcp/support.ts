@@ -116,12 +116,19 @@ export function jobText(job: { result?: { content: { text?: string }[] } }): str
   return (job.result?.content ?? []).map((b) => b.text ?? "").join("");
 }
 
-/** A minimal Streamable HTTP MCP server: one read-only tool `wait`; counts connections and listings; may never answer calls. */
+/**
+ * A minimal Streamable HTTP MCP server: one read-only tool `wait` (and `act`, which is not, when
+ * asked); counts connections and listings; may never answer calls, or hold requests until told.
+ */
 export interface TinyMcpServer {
   url: string;
   headers: IncomingMessage["headers"][];
   connections: number;
   listings: number;
+  /** Every `tools/call` received: its headers and params (`_meta` included). */
+  calls: { headers: IncomingMessage["headers"]; params: Record<string, unknown> }[];
+  /** Requests held by `hold`, in arrival order: `answer()` sends what would have been sent. */
+  held: { method: string; answer(): void }[];
   server: Server;
 }
 
@@ -129,12 +136,18 @@ export async function startTinyMcpServer(opts: {
   answerCalls: boolean;
   /** Read-only tools `t0`… listed after `wait` (a server with very many tools). */
   extraTools?: number;
+  /** Also list `act` (not read-only); a call's answer text. */
+  act?: string;
+  /** A request for which this says true is answered only when the test calls its `answer`. */
+  hold?: (method: string) => boolean;
 }): Promise<TinyMcpServer> {
   const state: TinyMcpServer = {
     url: "",
     headers: [],
     connections: 0,
     listings: 0,
+    calls: [],
+    held: [],
     server: createHttpServer(),
   };
   state.server.on("connection", () => state.connections++);
@@ -147,11 +160,19 @@ export async function startTinyMcpServer(opts: {
     let body = "";
     req.on("data", (d) => (body += d));
     req.on("end", () => {
-      const msg = JSON.parse(body) as { id?: number; method: string; params?: { protocolVersion?: string } };
-      const reply = (result: unknown) =>
+      const msg = JSON.parse(body) as {
+        id?: number;
+        method: string;
+        params?: { protocolVersion?: string } & Record<string, unknown>;
+      };
+      const send = (result: unknown) =>
         res
           .writeHead(200, { "content-type": "application/json" })
           .end(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result }));
+      const reply = (result: unknown) =>
+        opts.hold?.(msg.method)
+          ? state.held.push({ method: msg.method, answer: () => send(result) })
+          : send(result);
       if (msg.method === "initialize") {
         reply({
           protocolVersion: msg.params?.protocolVersion,
@@ -168,6 +189,9 @@ export async function startTinyMcpServer(opts: {
               inputSchema: { type: "object", properties: {} },
               annotations: { readOnlyHint: true },
             },
+            ...(opts.act === undefined
+              ? []
+              : [{ name: "act", description: "Acts.", inputSchema: { type: "object", properties: {} } }]),
             ...Array.from({ length: opts.extraTools ?? 0 }, (_, i) => ({
               name: `t${i}`,
               inputSchema: { type: "object", properties: {} },
@@ -176,7 +200,9 @@ export async function startTinyMcpServer(opts: {
           ],
         });
       } else if (msg.method === "tools/call") {
-        if (opts.answerCalls) reply({ content: [{ type: "text", text: "done" }] });
+        state.calls.push({ headers: req.headers, params: msg.params ?? {} });
+        const text = (msg.params as { name?: string }).name === "act" ? opts.act : "done";
+        if (opts.answerCalls) reply({ content: [{ type: "text", text }] });
         // else: no answer, ever.
       } else if (msg.id === undefined) {
         res.writeHead(202).end();

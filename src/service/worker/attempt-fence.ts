@@ -5,7 +5,7 @@
  * while the job is still `running` the attempt the run claimed (`runs`).
  */
 import { and, eq, exists, sql } from "drizzle-orm";
-import { type Db, tablesOf } from "../../db/db.js";
+import { type Db, first, type Tables, tablesOf } from "../../db/db.js";
 import type { Logger } from "../../log.js";
 
 /** The attempt a run holds: its job and the `runs` its claim made. */
@@ -14,15 +14,22 @@ export interface RunAttempt {
   run: number;
 }
 
+/** The condition on a row of `jobs` (the handle's table): the job is still `running` this attempt. */
+export function heldBy(jobs: Tables["jobs"], a: RunAttempt) {
+  return and(eq(jobs.id, a.jobId), eq(jobs.runs, a.run), eq(jobs.status, "running"));
+}
+
 /** SQL true while the job is still `running` this attempt. */
 export function attemptHolds(db: Db, a: RunAttempt) {
   const { jobs } = tablesOf(db);
-  return exists(
-    db
-      .select({ one: sql`1` })
-      .from(jobs)
-      .where(and(eq(jobs.id, a.jobId), eq(jobs.runs, a.run), eq(jobs.status, "running"))),
-  );
+  return exists(db.select({ one: sql`1` }).from(jobs).where(heldBy(jobs, a)));
+}
+
+/** Whether the job is still `running` this attempt now (one SELECT). */
+export async function attemptStillHeld(db: Db, a: RunAttempt): Promise<boolean> {
+  const { jobs } = tablesOf(db);
+  const row = await first(db.select({ id: jobs.id }).from(jobs).where(heldBy(jobs, a)).limit(1));
+  return row !== undefined;
 }
 
 /** Says that a run stopped short because another attempt holds its job (`what` it did not do). */

@@ -1,7 +1,7 @@
 /** Runs a claimed job's tool through the session's toolkit and stores its result durably. */
 import type { JobRow, JobStatus, StoredResult } from "../../db/rows.js";
 import { DbTaskStore } from "../../db/stores/task-store.js";
-import { AppError, waitsForDatabase } from "../../errors.js";
+import { AppError, AttemptSupersededError, waitsForDatabase } from "../../errors.js";
 import type { ToolInput } from "../../permission/types.js";
 import { SandboxUnavailableError } from "../../sandbox/sandbox.js";
 import type { ToolChunk } from "../../toolkit/content.js";
@@ -21,9 +21,9 @@ import { sessionMcpToolSets } from "../sessions/mcp-clients.js";
 import { sessionCwd, setSessionCwd } from "../sessions/sessions.js";
 import { saveActiveGroups } from "../sessions/tool-list.js";
 import { runDirectories } from "../sessions/working-directories.js";
-import { logSuperseded } from "./attempt-fence.js";
+import { attemptStillHeld, logSuperseded } from "./attempt-fence.js";
 import { type Claim, failJob, recordAttemptSandbox, wakeSuccessors } from "./claim-job.js";
-import { type AttemptSupersededError, jobSandbox } from "./job-sandbox.js";
+import { jobSandbox } from "./job-sandbox.js";
 import { RunEvents } from "./run-events.js";
 import { RunReadCache } from "./run-read-cache.js";
 import { runTransfer } from "./run-transfer.js";
@@ -131,13 +131,14 @@ export async function executeJob(
     reportCrash: (err) => {
       crash ??= { err };
     },
+    onSuperseded: (err) => (superseded ??= err),
   });
 
   const response = await toolkit.callTool(job.tool, job.input, ctx, { callId: job.id });
   if (superseded) {
     // The job is another attempt's: its row, events and successors are that attempt's to write.
     events.drop();
-    logSuperseded(deps.logger, { jobId: job.id, run: job.runs }, "it sent nothing to the sandbox");
+    logSuperseded(deps.logger, { jobId: job.id, run: job.runs }, "it sent and wrote nothing more");
     return undefined;
   }
   if (unavailable || crash) await events.end();
@@ -163,6 +164,10 @@ export async function executeJob(
     // this turn); the events' write (JSON, the script call) goes out in the next, still before
     // the successors are woken. A follower that comes between gets the stored result.
     if (onStored) await new Promise<void>((resolve) => setImmediate(resolve));
+  } else {
+    // Another attempt holds the job (this worker was cut off or frozen), or it ended elsewhere:
+    // this run's result (a late MCP answer, say) is dropped.
+    deps.logger.warn({ jobId: job.id, run: job.runs }, "finish refused: this run's result is discarded");
   }
   await events.end(final);
   // Stored: the executor may forget what it kept for this job.
@@ -179,8 +184,11 @@ export async function runToolkit(deps: ServiceDeps, session: Running["session"])
   return sessionToolkit(deps, session, { wrap: crashGuard.wrap, mcps });
 }
 
-/** What a run's context takes from the run itself; the rest comes from its job and session. */
-export type RunParts = Pick<
+/**
+ * What a run's context takes from the run itself; the rest comes from its job and session.
+ * `onSuperseded` hears a write the fence refused (the task store's), even when a tool swallows it.
+ */
+export type RunParts = { onSuperseded?: (err: AttemptSupersededError) => void } & Pick<
   ToolRunContext,
   | "sandbox"
   | "readCache"
@@ -196,7 +204,7 @@ export type RunParts = Pick<
 export function runContext(
   deps: ServiceDeps,
   { job, session }: Pick<Running, "job" | "session">,
-  parts: RunParts,
+  { onSuperseded, ...parts }: RunParts,
 ): ToolRunContext {
   const attempt = { jobId: job.id, run: job.runs };
   return {
@@ -219,15 +227,28 @@ export function runContext(
       if (!(await saveActiveGroups(deps.db, session.id, groups, attempt)))
         logSuperseded(deps.logger, attempt, "the session's active groups are left as they are");
     },
-    taskStore: new DbTaskStore(deps.db),
+    // An MCP request is preceded by the fence's check (one SELECT) and carries the call's key.
+    attempt: {
+      key: job.id,
+      run: job.runs,
+      fence: async () => {
+        if (await attemptStillHeld(deps.db, attempt)) return;
+        const err = new AttemptSupersededError(job.id);
+        onSuperseded?.(err);
+        throw err;
+      },
+    },
+    // Fenced and keyed by the attempt: a task write happens once per call (task-store.ts).
+    taskStore: new DbTaskStore(deps.db, { ...attempt, ...(onSuperseded ? { onSuperseded } : {}) }),
   };
 }
 
 /**
  * The outermost middleware of every built-in tool in a job: an unexpected exception is reported
  * to the call (`ctx.reportCrash`, which fails it with a generic text, never the raw error);
- * cancels and sandbox failures pass. One for the process, so that a session's wrapped toolkit
- * can be built once and shared by its calls (sessionToolkit caches it).
+ * cancels, sandbox failures and a superseded attempt's refusals pass. One for the process, so
+ * that a session's wrapped toolkit can be built once and shared by its calls (sessionToolkit
+ * caches it).
  */
 class CrashGuard implements ToolMiddleware {
   readonly wrap = (tool: ToolBase): ToolBase => {
@@ -244,7 +265,12 @@ class CrashGuard implements ToolMiddleware {
     try {
       yield* next(input);
     } catch (err) {
-      if (err instanceof SandboxUnavailableError || ctx.signal.aborted) throw err;
+      if (
+        err instanceof SandboxUnavailableError ||
+        err instanceof AttemptSupersededError ||
+        ctx.signal.aborted
+      )
+        throw err;
       ctx.reportCrash?.(err);
       throw new Error("Error: the tool failed unexpectedly.");
     }

@@ -3,6 +3,7 @@
  * that a worker taking the job over re-attaches instead of running anything twice, and the
  * executor instance recorded on the job's attempt the first time it is used.
  */
+import { AttemptSupersededError } from "../../errors.js";
 import { type Sandbox, SandboxUnavailableError } from "../../sandbox/sandbox.js";
 
 export interface JobSandboxOptions {
@@ -23,17 +24,6 @@ export interface JobSandboxOptions {
   onUnavailable: (err: SandboxUnavailableError) => void;
   /** Reports AttemptSupersededError even when a tool swallows it. */
   onSuperseded?: (err: AttemptSupersededError) => void;
-}
-
-/**
- * The job's attempt is no longer this run's (another worker took the job over while this one
- * was frozen or cut off): nothing was sent to the sandbox, and nothing will be.
- */
-export class AttemptSupersededError extends Error {
-  constructor(jobId: string) {
-    super(`job ${jobId}: another worker took the job over; this attempt sends nothing`);
-    this.name = "AttemptSupersededError";
-  }
 }
 
 /** The job's sandbox plus what the worker needs after the tool ran. */

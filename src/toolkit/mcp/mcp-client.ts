@@ -3,11 +3,13 @@
  * (HTTP: one; stdio: one per session sandbox), stateless HTTP opens a fresh session per request.
  * Every listing and call has a timeout; failures become `McpServerError`s with a clear message.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type CallToolResult, ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { type Sandbox, SandboxUnavailableError } from "../../sandbox/sandbox.js";
+import type { RunAttemptInfo } from "../run-context.js";
 import type { McpServerConfig } from "./config.js";
 import { SandboxStdioTransport } from "./sandbox-stdio-transport.js";
 
@@ -31,6 +33,20 @@ export class McpServerError extends Error {
     this.name = "McpServerError";
   }
 }
+
+/**
+ * What a tool call tells the server about the call it belongs to (docs/toolkit.md#mcp-tools): over
+ * HTTP as headers on the `tools/call` request, and on every transport in the request's `_meta`.
+ * The key is the same for every attempt of one call (its job id); the attempt grows with each
+ * take-over, so a server that remembers the highest attempt per key can refuse a stale one.
+ */
+export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
+export const ATTEMPT_HEADER = "Toolshed-Attempt";
+export const IDEMPOTENCY_META = "dev.toolshed/idempotency-key";
+export const ATTEMPT_META = "dev.toolshed/attempt";
+
+/** The headers of the call being sent, for the transport's fetch (a kept connection is shared). */
+const callHeaders = new AsyncLocalStorage<Record<string, string>>();
 
 /** The raw tool as the server lists it. */
 export type McpRawTool = Tool;
@@ -80,17 +96,27 @@ export class McpClient {
     });
   }
 
-  /** Calls a tool by its server-side name; an `isError` result is returned, not thrown. */
+  /**
+   * Calls a tool by its server-side name; an `isError` result is returned, not thrown. With
+   * `attempt`, its fence is asked right before the request (connected already), and the request
+   * carries the call's key and attempt.
+   */
   callTool(
     name: string,
     args: Record<string, unknown>,
-    opts: { sandbox?: Sandbox; signal?: AbortSignal } = {},
+    opts: { sandbox?: Sandbox; signal?: AbortSignal; attempt?: RunAttemptInfo } = {},
   ): Promise<CallToolResult> {
+    const a = opts.attempt;
     return this.withClient(opts.sandbox, `answer ${name}`, this.callTimeoutMs, async (client) => {
-      const res = await client.callTool({ name, arguments: args }, undefined, {
-        timeout: this.callTimeoutMs,
-        signal: opts.signal,
-      });
+      await a?.fence();
+      const meta = a ? { _meta: { [IDEMPOTENCY_META]: a.key, [ATTEMPT_META]: a.run } } : {};
+      const send = () =>
+        client.callTool({ name, arguments: args, ...meta }, undefined, {
+          timeout: this.callTimeoutMs,
+          signal: opts.signal,
+        });
+      const headers = a ? { [IDEMPOTENCY_KEY_HEADER]: a.key, [ATTEMPT_HEADER]: String(a.run) } : undefined;
+      const res = await (headers ? callHeaders.run(headers, send) : send());
       return res as CallToolResult;
     });
   }
@@ -158,7 +184,7 @@ export class McpClient {
     if (c.transport === "http") {
       return new StreamableHTTPClientTransport(new URL(c.url), {
         requestInit: { headers: { ...(c.headers ?? {}) } },
-        ...(this.opts.fetch ? { fetch: this.opts.fetch } : {}),
+        fetch: withCallHeaders(this.opts.fetch ?? fetch),
       });
     }
     return new SandboxStdioTransport(requireSandbox(sandbox, this.name), {
@@ -201,4 +227,18 @@ export class McpClient {
 function requireSandbox(sandbox: Sandbox | undefined, name: string): Sandbox {
   if (!sandbox) throw new McpServerError(`MCP server '${name}' runs over stdio and needs a session sandbox.`);
   return sandbox;
+}
+
+/**
+ * The fetch a transport sends with: the call's headers (callHeaders) added to the request made in
+ * its scope, over any of the tenant's own headers of the same name.
+ */
+function withCallHeaders(send: FetchLike): FetchLike {
+  return (url, init) => {
+    const extra = callHeaders.getStore();
+    if (!extra) return send(url, init);
+    const headers = new Headers(init?.headers);
+    for (const [k, v] of Object.entries(extra)) headers.set(k, v);
+    return send(url, { ...init, headers });
+  };
 }

@@ -74,6 +74,7 @@ export class McpTool extends Tool {
       const result = await this.client.callTool(this.raw.name, input, {
         sandbox: ctx.sandbox,
         signal: ctx.signal,
+        ...(ctx.attempt ? { attempt: ctx.attempt } : {}),
       });
       yield chunk(mcpContentToBlocks(result), { state: result.isError ? "error" : "running" });
     } catch (err) {
