@@ -126,12 +126,16 @@ export class BullJobQueue implements JobQueue {
     return `${this.queue.opts.prefix}:handoff:${jobId}`;
   }
 
-  async holdLease(jobId: string, ms: number): Promise<void> {
-    await this.conn().set(this.leaseKey(jobId), "1", "PX", ms);
-  }
-
-  async dropLease(jobId: string): Promise<void> {
-    await this.conn().del(this.leaseKey(jobId));
+  /**
+   * Deletes the leases in `drop`, then writes those in `hold` for `ms`, in one round trip
+   * (handoff-leases.ts). Rejects when any of them failed.
+   */
+  async writeLeases(hold: readonly string[], drop: readonly string[], ms: number): Promise<void> {
+    const pipeline = this.conn().pipeline();
+    for (const id of drop) pipeline.del(this.leaseKey(id));
+    for (const id of hold) pipeline.set(this.leaseKey(id), "1", "PX", ms);
+    const failed = ((await pipeline.exec()) ?? []).find(([err]) => err);
+    if (failed) throw failed[0];
   }
 
   private conn(): Redis {
