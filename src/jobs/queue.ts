@@ -15,6 +15,7 @@ import {
   PLACEMENT_QUEUE,
   type RunCall,
 } from "./catalog.js";
+import { scripted } from "./redis-scripts.js";
 
 const RUN_CALL: JobName = "run-call";
 
@@ -127,15 +128,12 @@ export class BullJobQueue implements JobQueue {
   }
 
   /**
-   * Deletes the leases in `drop`, then writes those in `hold` for `ms`, in one round trip
-   * (handoff-leases.ts). Rejects when any of them failed.
+   * Deletes the leases in `drop`, then writes those in `hold` for `ms`: one command, one reply
+   * (handoff-leases.ts; a pipeline of SETs and DELs measured no less CPU than a command each).
    */
   async writeLeases(hold: readonly string[], drop: readonly string[], ms: number): Promise<void> {
-    const pipeline = this.conn().pipeline();
-    for (const id of drop) pipeline.del(this.leaseKey(id));
-    for (const id of hold) pipeline.set(this.leaseKey(id), "1", "PX", ms);
-    const failed = ((await pipeline.exec()) ?? []).find(([err]) => err);
-    if (failed) throw failed[0];
+    const keys = [...drop, ...hold].map((id) => this.leaseKey(id));
+    await scripted(this.conn()).toolshedLeases(keys.length, ...keys, String(drop.length), String(ms));
   }
 
   private conn(): Redis {
