@@ -9,6 +9,8 @@ import { readdirSync, readFileSync } from "node:fs";
 
 export type Snap = {
   threads: Map<string, { group: string; ns: number; faults: number }>;
+  /** The service's main thread's read and write syscalls (counted: a load-independent figure). */
+  mainSyscalls: { reads: number; writes: number };
   containers: number;
   machine: number;
 };
@@ -85,7 +87,19 @@ export function snapProcs(ours: Set<string>): Snap {
     .map(Number) as number[];
   const machine =
     ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) * 10;
-  return { threads, containers, machine };
+  return {
+    threads,
+    mainSyscalls: syscallsOf(`/proc/${process.pid}/task/${process.pid}/io`),
+    containers,
+    machine,
+  };
+}
+
+/** A thread's read and write syscalls so far, from its /proc io file (`syscr`, `syscw`). */
+export function syscallsOf(path: string): { reads: number; writes: number } {
+  const io = read(path) ?? "";
+  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, "m").exec(io)?.[1] ?? Number.NaN);
+  return { reads: field("syscr"), writes: field("syscw") };
 }
 
 /** Lines of ms per call by group between two snapshots (threads that lived through both, plus the rest). */
@@ -115,5 +129,6 @@ export function splitReport(a: Snap, b: Snap, calls: number): string[] {
     ),
     `    ${f(exited).padStart(6)}  container: exited processes (the commands: bash), cgroup total − live`,
     `    ${f(machine - live - exited).padStart(6)}  rest (exited host processes, interrupts; /proc/stat ticks are coarse)`,
+    `    the service's main thread: ${((b.mainSyscalls.reads - a.mainSyscalls.reads) / calls).toFixed(1)} read and ${((b.mainSyscalls.writes - a.mainSyscalls.writes) / calls).toFixed(1)} write syscalls per call (counted)`,
   ];
 }

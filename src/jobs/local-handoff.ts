@@ -24,10 +24,8 @@ import { type Claim, claimJob, failJob, requeueJob } from "../service/worker/cla
 import { throughDatabaseOutage } from "../service/worker/database-outage.js";
 import { executeJob } from "../service/worker/execute-job.js";
 import { workerIdentity } from "../service/worker/worker-identity.js";
+import { HandoffLeases } from "./handoff-leases.js";
 import type { BullJobQueue } from "./queue.js";
-
-/** How long a run goes before its lease is written (see `lease`: far below the reconciler's 250 ms). */
-const LEASE_AFTER_MS = 50;
 
 /** A run's end: the row as it is then. */
 type Ended = NonNullable<ReturnType<CallHandoff["ended"]>>;
@@ -42,7 +40,7 @@ export interface LocalHandoffOptions {
   /** The worker's running calls (its cancel bus aborts them; its slots count them). */
   running: Map<string, AbortController>;
   concurrency: number;
-  queue: Pick<BullJobQueue, "enqueue" | "holdLease" | "dropLease">;
+  queue: Pick<BullJobQueue, "enqueue" | "writeLeases">;
   /** The queue's lock duration: how long a lease outlives a process that died. */
   leaseMs: number;
   /** Aborted when the worker closes (a step waiting for the database gives up). */
@@ -58,31 +56,15 @@ export function startLocalHandoff(deps: ServiceDeps, opts: LocalHandoffOptions):
   const release = (jobId: string, ac: AbortController) => {
     if (opts.running.get(jobId) === ac) opts.running.delete(jobId);
   };
-  const hold = (jobId: string) =>
-    opts.queue.holdLease(jobId, opts.leaseMs).catch((err: unknown) => {
-      deps.logger.debug({ err, jobId }, "hand-off lease not written");
-    });
-  const drop = (jobId: string) => opts.queue.dropLease(jobId).catch(() => undefined);
-  // One run's lease, written once the run has lasted LEASE_AFTER_MS and renewed at half its
-  // duration; returns its end. A reconciler (any process) looks at a running row without a queue
-  // entry twice, 250 ms apart, before it acts: a lease written by then keeps it off. Most calls
-  // end sooner and never write one, nor delete it (two Redis writes less per call). This
-  // process's own reconciler leaves the run alone regardless (it is in `running`).
-  const lease = (jobId: string): (() => void) => {
-    let renew: NodeJS.Timeout | undefined;
-    const start = setTimeout(() => {
-      void hold(jobId);
-      renew = setInterval(() => void hold(jobId), Math.max(1000, opts.leaseMs / 2));
-      renew.unref();
-    }, LEASE_AFTER_MS);
-    start.unref();
-    return () => {
-      clearTimeout(start);
-      if (renew === undefined) return;
-      clearInterval(renew);
-      void drop(jobId);
-    };
-  };
+  // A run's lease (written once it has lasted a while, renewed, deleted at its end: see
+  // handoff-leases.ts) keeps a reconciler in any process from queueing it again behind this
+  // one's back. Most calls end sooner and never write one. This process's own reconciler leaves
+  // the run alone regardless (it is in `running`).
+  const leases = new HandoffLeases({
+    queue: opts.queue,
+    leaseMs: opts.leaseMs,
+    onError: (err) => deps.logger.debug({ err }, "hand-off leases not written"),
+  });
 
   const execute = async (
     jobId: string,
@@ -136,7 +118,7 @@ export function startLocalHandoff(deps: ServiceDeps, opts: LocalHandoffOptions):
       // Listening for cancels before the row exists, as the queue's worker does before its claim.
       const ac = new AbortController();
       opts.running.set(jobId, ac);
-      const endLease = lease(jobId);
+      const endLease = leases.start(jobId);
       let settled = false;
       const sandbox = deps.sandboxes.knownInstance?.(sessionId);
       return {

@@ -28,17 +28,34 @@ const SCRIPTS = {
     local n = redis.call('INCRBY', KEYS[1], tonumber(ARGV[2] or '1'))
     redis.call('EXPIRE', KEYS[1], ARGV[1])
     return n`,
+  /**
+   * KEYS the hand-off leases to delete (the first ARGV[1] of them), then those to write, each for
+   * ARGV[2] ms (handoff-leases.ts: one command a tick for every run's lease). All under the queue's
+   * prefix, one hash tag: one Redis Cluster slot.
+   */
+  toolshedLeases: `
+    local drop = tonumber(ARGV[1])
+    for i = 1, #KEYS do
+      if i <= drop then redis.call('DEL', KEYS[i]) else redis.call('SET', KEYS[i], '1', 'PX', ARGV[2]) end
+    end
+    return #KEYS`,
 } as const;
+
+/** How many keys a script takes; absent: one. `null`: as many as its call says (its first argument). */
+const KEY_COUNTS: Partial<Record<keyof typeof SCRIPTS, null>> = { toolshedLeases: null };
 
 export interface ScriptedRedis {
   toolshedJobEvents(key: string, ...args: string[]): Promise<number>;
   toolshedHit(key: string, ttlS: number, count: number): Promise<number>;
+  toolshedLeases(keyCount: number, ...keysThenArgs: string[]): Promise<number>;
 }
 
 /** `redis` with the scripts defined on it (once per connection). */
 export function scripted(redis: Redis): ScriptedRedis {
   for (const [name, lua] of Object.entries(SCRIPTS)) {
-    if (!(name in redis)) redis.defineCommand(name, { numberOfKeys: 1, lua });
+    if (name in redis) continue;
+    const keys = KEY_COUNTS[name as keyof typeof SCRIPTS] === null ? {} : { numberOfKeys: 1 };
+    redis.defineCommand(name, { ...keys, lua });
   }
   return redis as unknown as ScriptedRedis;
 }

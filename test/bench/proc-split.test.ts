@@ -1,9 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { minorFaults, type Snap, splitReport } from "../../bench/proc-split.js";
+import { minorFaults, type Snap, splitReport, syscallsOf } from "../../bench/proc-split.js";
 
 const ms = 1e6;
-const snap = (threads: [string, string, number, number?][], containers: number, machine: number): Snap => ({
+const snap = (
+  threads: [string, string, number, number?][],
+  containers: number,
+  machine: number,
+  mainSyscalls = { reads: 0, writes: 0 },
+): Snap => ({
   threads: new Map(threads.map(([k, group, n, faults = 0]) => [k, { group, ns: n * ms, faults }])),
+  mainSyscalls,
   containers,
   machine,
 });
@@ -18,6 +24,7 @@ describe("splitReport", () => {
       ],
       1000,
       5000,
+      { reads: 100, writes: 200 },
     );
     const b = snap(
       [
@@ -31,6 +38,7 @@ describe("splitReport", () => {
       1030,
       // 60 ms on the machine: 34 live, 18 exited in containers, 8 elsewhere.
       5060,
+      { reads: 125, writes: 262 },
     );
     expect(splitReport(a, b, 10)).toEqual([
       "machine 6.000 ms per call (other work on the machine included); by thread group (live threads' schedstat; minor page faults per call):",
@@ -40,6 +48,7 @@ describe("splitReport", () => {
       "     0.200     3.0  container: toolshed-spawne",
       "     1.800  container: exited processes (the commands: bash), cgroup total − live",
       "     0.800  rest (exited host processes, interrupts; /proc/stat ticks are coarse)",
+      "    the service's main thread: 2.5 read and 6.2 write syscalls per call (counted)",
     ]);
   });
 
@@ -47,5 +56,11 @@ describe("splitReport", () => {
     const line = "4242 (a (b) c) S 1 4242 4242 0 -1 4194560 1234 0 5 0 10 3 0 0 20 0 1 0 99 1000 50";
     expect(minorFaults(line)).toBe(1234);
     expect(minorFaults(undefined)).toBe(0);
+  });
+
+  it("reads this thread's syscall counts from its /proc io file", () => {
+    const { reads, writes } = syscallsOf(`/proc/${process.pid}/task/${process.pid}/io`);
+    expect(reads).toBeGreaterThan(0);
+    expect(Number.isInteger(writes)).toBe(true);
   });
 });
