@@ -37,6 +37,7 @@ import { RuntimeCheck } from "./sandbox-runtime.js";
 import { assertSessionId, assertSocketPathFits, type SessionPaths, sessionPaths } from "./session-paths.js";
 import {
   labelledSlot,
+  type Placement,
   slotIdentities,
   slotOfUid,
   UID_SLOT_WIDTH,
@@ -90,15 +91,6 @@ export interface DockerSandboxProviderOptions {
   warmPool?: number;
   /** Told of each request to an executor and how long its answer took (metrics). */
   onRoundTrip?: RoundTripObserver;
-}
-
-/** Whose uids a container runs under: a slot's (with its account files) or the shared range. */
-interface Placement {
-  identities: SandboxIdentities;
-  uidSlot?: number;
-  accountFiles?: { hostPath: string; containerPath: string }[];
-  /** Frees the slot's reservation once the container (labelled with it) exists or failed. */
-  release?: () => void;
 }
 
 interface LiveSession extends SessionPaths {
@@ -224,11 +216,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
   private createPool(): WarmPool | undefined {
     const size = this.opts.warmPool ?? 0;
     if (size <= 0) return undefined;
-    // A warm container would need its slot before it knows its session (not built yet:
-    // docs/sandbox.md, "A uid range per sandbox").
-    const problem =
-      warmPoolProblem({ uid: process.getuid?.(), runtime: this.opts.runtime }) ??
-      (this.slots ? "uid slots are on (warm containers have no slot yet)" : undefined);
+    const problem = warmPoolProblem({ uid: process.getuid?.(), runtime: this.opts.runtime });
     if (problem) {
       this.logger.warn({ problem }, "warm sandboxes are off");
       return undefined;
@@ -239,7 +227,9 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       size,
       startTimeoutMs: this.startTimeoutMs,
       logger: this.logger,
-      writeConfig: (configPath) => this.writeExecutorConfig(configPath),
+      writeConfig: (configPath, ids) => this.writeExecutorConfig(configPath, ids),
+      // With uid slots the slot belongs to the container: a session claiming it takes its range.
+      ...(this.slots ? { placement: (name, runDir, ws) => this.placeWarm(name, runDir, ws) } : {}),
       ...(this.volumes ? { volumes: this.volumes } : {}),
       spec: (slot) => ({
         name: `toolshed-${this.opts.serviceId}`,
@@ -549,7 +539,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       if (fresh && slot.image && this.volumes) adopted = await this.volumes.adopt(slot.image, spec.sessionId);
       if (adopted) delete slot.image;
       else {
-        await this.prepareWorkspace(paths, spec.sessionId, this.identities);
+        await this.prepareWorkspace(paths, spec.sessionId, slot.identities ?? this.identities);
         await this.pool.bindWorkspace(slot, paths.workspaceDir);
       }
       // An empty directory (a tenant without skills) looks the same as the slot's empty one
@@ -684,6 +674,21 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
           );
       }
       const accountFiles = await writePasswdFiles(paths.runDir, identities);
+      return { identities, uidSlot: held.slot, accountFiles, release: held.release };
+    } catch (err) {
+      held.release();
+      throw err;
+    }
+  }
+
+  /** A new warm container's slot (the lowest free), its account files, and its blank volume's owner. */
+  private async placeWarm(name: string, runDir: string, workspace: string): Promise<Placement> {
+    const held = await this.slots!.hold(name);
+    try {
+      const identities = slotIdentities(this.slots!.slots, held.slot);
+      // The blank volume (or directory) was made for the shared range's agent.
+      await chown(workspace, identities.agent, identities.agent);
+      const accountFiles = await writePasswdFiles(runDir, identities);
       return { identities, uidSlot: held.slot, accountFiles, release: held.release };
     } catch (err) {
       held.release();

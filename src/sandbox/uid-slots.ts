@@ -20,6 +20,15 @@ export const UID_SLOT_WIDTH = 128;
  */
 export const DEFAULT_SLOT_BASE = 1_000_000_000;
 
+/** Whose uids a container runs under: a slot's (with its account files) or the shared range. */
+export interface Placement {
+  identities: SandboxIdentities;
+  uidSlot?: number;
+  accountFiles?: { hostPath: string; containerPath: string }[];
+  /** Frees the slot's reservation once the container (labelled with it) exists or failed. */
+  release?: () => void;
+}
+
 export interface UidSlots {
   /** Base of slot 0. */
   base: number;

@@ -14,6 +14,7 @@ import type { Sandbox } from "../../src/sandbox/sandbox.js";
 import { sessionPaths } from "../../src/sandbox/session-paths.js";
 import { LABEL_UID_SLOT, UID_SLOT_WIDTH, type UidSlots } from "../../src/sandbox/uid-slots.js";
 import { RUNTIMES } from "../security/runtimes.js";
+import { pollUntil } from "../support/wait-for-job.js";
 import {
   createTestProvider,
   docker,
@@ -180,4 +181,44 @@ describe("a workspace made before uid slots", () => {
       await legacy.cleanup();
     }
   });
+});
+
+// Warm containers are made before their session is known: the slot is the container's, and the
+// session that claims one runs in (and makes its workspace under) that container's range.
+describe("warm containers with uid slots", () => {
+  let t: TestProvider;
+
+  beforeAll(async () => {
+    t = await createTestProvider({
+      uidSlots: SLOTS,
+      warmPool: 2,
+      workspaceQuota: { diskBytes: 16 * 1024 * 1024, inodes: 1000 },
+    });
+    await pollUntil(
+      () => t.provider.warmReady,
+      (n) => n === 2,
+      { timeoutMs: 60_000, what: "two warm sandboxes" },
+    );
+  }, 90_000);
+  afterAll(async () => t?.cleanup());
+
+  it("each holds its own range, which the claiming session takes and comes back to", async () => {
+    const warm = await serviceContainers(t.serviceId);
+    const slots = warm.map((c) => Number(c.Labels[LABEL_UID_SLOT]));
+    expect(new Set(slots).size).toBe(2);
+    const sb = await t.provider.acquire({ sessionId: "ses_w", tenantId: "ten_w" });
+    const uid = Number(await out(sb, "id -u"));
+    expect(slots).toContain((uid - SLOTS.base) / UID_SLOT_WIDTH);
+    expect(await out(sb, "whoami; echo kept > f && find /workspace -printf '%U\\n' | sort -u")).toBe(
+      `agent\n${uid}`,
+    );
+    await t.provider.stop("ses_w");
+    // Its next start is cold (its files carry its range, not another warm container's), and no
+    // file of its workspace is left in another sandbox's range.
+    const again = await t.provider.acquire({ sessionId: "ses_w", tenantId: "ten_w" });
+    const now = await out(again, "id -u");
+    expect(await out(again, "cat f && find /workspace -printf '%U\\n' | sort -u")).toBe(`kept\n${now}`);
+    const labels = (await serviceContainers(t.serviceId)).map((c) => c.Labels[LABEL_UID_SLOT]);
+    expect(new Set(labels).size).toBe(labels.length);
+  }, 90_000);
 });
