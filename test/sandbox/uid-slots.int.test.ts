@@ -164,7 +164,7 @@ describe.each(RUNTIMES)("a uid range per sandbox under %s", (runtime) => {
 
 describe("a workspace made before uid slots", () => {
   it("is re-owned to the session's slot at its next start", async () => {
-    const legacy = await createTestProvider();
+    const legacy = await createTestProvider({ uidSlots: undefined });
     const shared = { serviceId: legacy.serviceId, dataDir: legacy.dataDir };
     const sb = await legacy.provider.acquire({ sessionId: "ses_old", tenantId: "ten_old" });
     await out(sb, "echo old > old.txt");
