@@ -6,6 +6,7 @@
  * own, kept across stops and re-creation, and a workspace that comes back under another slot is
  * re-owned to it.
  */
+import { readFileSync } from "node:fs";
 import { chown, lchown, lstat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -35,24 +36,9 @@ const out = async (sb: Sandbox, command: string) => {
 const slotLabel = async (serviceId: string, sessionId: string) =>
   (await serviceContainers(serviceId, sessionId))[0]?.Labels[LABEL_UID_SLOT];
 
-// Locks a System V segment of `mib` MiB with SHM_LOCK (charged to the uid's RLIMIT_MEMLOCK,
-// host-wide); `hold`: keeps it attached and locked in a leftover process for 30 s.
-const shmLock = (mib: number, hold: boolean) => `python3 - <<'EOF'
-import ctypes, errno, os, time
-libc = ctypes.CDLL(None, use_errno=True)
-libc.shmat.restype = ctypes.c_void_p
-seg = libc.shmget(0, ${mib} << 20, 0o1600)
-libc.shmat(seg, None, 0)
-rc = libc.shmctl(seg, 11, None)  # SHM_LOCK
-print("ok" if rc == 0 else errno.errorcode.get(ctypes.get_errno(), "?"), flush=True)
-if ${hold ? "True" : "False"} and rc == 0 and os.fork() == 0:
-    os.setsid()
-    null = os.open("/dev/null", os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(null, fd)
-    time.sleep(30)
-os._exit(0)
-EOF`;
+// attack27b's probe: `hold-shm` locks 8 MiB with SHM_LOCK (charged to the uid's RLIMIT_MEMLOCK,
+// host-wide), tries 1 MiB more, and keeps the first in a leftover process; `probe-shm` locks 1 MiB.
+const SHARED_KERNEL = readFileSync(new URL("../security/scripts/shared-kernel.py", import.meta.url));
 
 describe.each(RUNTIMES)("a uid range per sandbox under %s", (runtime) => {
   let t: TestProvider;
@@ -95,11 +81,11 @@ describe.each(RUNTIMES)("a uid range per sandbox under %s", (runtime) => {
     "leaves another sandbox its own locked memory while one holds all of its own",
     async () => {
       const [a, b] = await Promise.all([acquire("ses_shm_a"), acquire("ses_shm_b")]);
-      expect(await out(a, shmLock(8, true))).toBe("ok");
+      await Promise.all([a, b].map((sb) => sb.writeFile("/tmp/sk.py", SHARED_KERNEL)));
       // A's own limit is spent (so the hold is real)...
-      expect(await out(a, shmLock(1, false))).toBe("ENOMEM");
+      expect(await out(a, "python3 /tmp/sk.py hold-shm 30")).toBe("shm ok\nmore ENOMEM");
       // ...and B's is B's.
-      expect(await out(b, shmLock(1, false))).toBe("ok");
+      expect(await out(b, "python3 /tmp/sk.py probe-shm")).toBe("shm ok");
     },
   );
 
