@@ -479,12 +479,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     } catch (err) {
       placement.release?.();
       await channel.close();
-      if (err instanceof SandboxUnavailableError) throw err;
-      const code = engineUnreachable(err);
-      const why = code ? `: the Docker engine is unreachable (${code})` : "";
-      throw new SandboxUnavailableError(`sandbox for session ${spec.sessionId} did not start${why}`, {
-        cause: err,
-      });
+      throw notStarted(spec.sessionId, err);
     }
     const session: LiveSession = {
       ...paths,
@@ -652,13 +647,20 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
   private async place(paths: SessionPaths, sessionId: string): Promise<Placement> {
     if (!this.slots) return { identities: this.identities };
     const { slots } = this.slots;
-    const existing = await containerState(this.docker, paths.containerName);
+    // Engine requests before the container's own: a stalled or stopped engine is told as such.
+    const existing = await containerState(this.docker, paths.containerName).catch((err: unknown) => {
+      throw notStarted(sessionId, err);
+    });
     const labelled = labelledSlot(slots, existing?.labels);
     if (existing?.running && labelled === undefined) return { identities: this.identities };
     const owner = (await stat(paths.workspaceDir)).uid;
     const held = existing?.running
       ? { slot: labelled!, release: () => {} }
-      : await this.slots.hold(paths.containerName, labelled ?? slotOfUid(slots, owner));
+      : await this.slots
+          .hold(paths.containerName, labelled ?? slotOfUid(slots, owner))
+          .catch((err: unknown) => {
+            throw notStarted(sessionId, err);
+          });
     try {
       const identities = slotIdentities(slots, held.slot);
       if (!existing?.running && owner !== identities.agent) {
@@ -794,6 +796,14 @@ function tenantLimits(base: SandboxLimits, own: SessionSandboxSettings | undefin
     ...(own?.nanoCpus ? { nanoCpus: own.nanoCpus } : {}),
     ...(own?.pids ? { pids: own.pids } : {}),
   };
+}
+
+/** A start that failed, as the caller is told it: the sandbox is unavailable (and why, if the engine). */
+function notStarted(sessionId: string, err: unknown): SandboxUnavailableError {
+  if (err instanceof SandboxUnavailableError) return err;
+  const code = engineUnreachable(err);
+  const why = code ? `: the Docker engine is unreachable (${code})` : "";
+  return new SandboxUnavailableError(`sandbox for session ${sessionId} did not start${why}`, { cause: err });
 }
 
 /**
