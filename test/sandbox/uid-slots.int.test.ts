@@ -9,9 +9,10 @@
 import { readFileSync } from "node:fs";
 import { chown, lchown, lstat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import Dockerode from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LABEL_HARDENING } from "../../src/sandbox/container-spec.js";
-import type { Sandbox } from "../../src/sandbox/sandbox.js";
+import { type Sandbox, SandboxUnavailableError } from "../../src/sandbox/sandbox.js";
 import { sessionPaths } from "../../src/sandbox/session-paths.js";
 import { LABEL_UID_SLOT, UID_SLOT_WIDTH, type UidSlots } from "../../src/sandbox/uid-slots.js";
 import { RUNTIMES } from "../security/runtimes.js";
@@ -207,4 +208,23 @@ describe("warm containers with uid slots", () => {
     const labels = (await serviceContainers(t.serviceId)).map((c) => c.Labels[LABEL_UID_SLOT]);
     expect(new Set(labels).size).toBe(labels.length);
   }, 90_000);
+});
+
+// The slot's engine requests come before the container's own: an engine that is down must still
+// read as "the sandbox did not start" (the worker then takes no new session, engine-stops).
+describe("uid slots with the engine down", () => {
+  it("a start fails as unavailable, naming the engine", async () => {
+    const t = await createTestProvider({
+      uidSlots: SLOTS,
+      workspaceQuota: "off",
+      docker: new Dockerode({ socketPath: "/nonexistent/docker.sock" }),
+    });
+    try {
+      const started = t.provider.acquire({ sessionId: "ses_down", tenantId: "ten_down" });
+      await expect(started).rejects.toBeInstanceOf(SandboxUnavailableError);
+      await expect(started).rejects.toThrow(/Docker engine is unreachable \(ENOENT\)/);
+    } finally {
+      await t.provider.close();
+    }
+  });
 });
