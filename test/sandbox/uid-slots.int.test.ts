@@ -153,18 +153,20 @@ describe("a workspace made before uid slots", () => {
   it("is re-owned to the session's slot at its next start", async () => {
     const legacy = await createTestProvider({ uidSlots: undefined });
     const shared = { serviceId: legacy.serviceId, dataDir: legacy.dataDir };
-    const sb = await legacy.provider.acquire({ sessionId: "ses_old", tenantId: "ten_old" });
-    await out(sb, "echo old > old.txt");
-    expect(await out(sb, "id -u")).toBe("100000");
-    await legacy.provider.close();
-    const t = await createTestProvider({ uidSlots: SLOTS }, shared);
+    let t: TestProvider | undefined;
     try {
+      const sb = await legacy.provider.acquire({ sessionId: "ses_old", tenantId: "ten_old" });
+      await out(sb, "echo old > old.txt");
+      expect(await out(sb, "id -u")).toBe("100000");
+      await legacy.provider.close();
+      t = await createTestProvider({ uidSlots: SLOTS }, shared);
       const again = await t.provider.acquire({ sessionId: "ses_old", tenantId: "ten_old" });
       const uid = await out(again, "id -u");
       expect(Number(uid)).toBeGreaterThanOrEqual(SLOTS.base);
       expect(await out(again, "echo new >> old.txt && find /workspace -printf '%U\\n' | sort -u")).toBe(uid);
     } finally {
-      await t.cleanup();
+      // The shared service's containers and volumes, whichever provider got as far.
+      await t?.cleanup();
       await legacy.cleanup();
     }
   });
