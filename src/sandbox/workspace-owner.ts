@@ -24,20 +24,24 @@ export async function reownWorkspace(
   };
   const root = await lstat(dir);
   let changed = 0;
-  const stack = [dir];
-  while (stack.length > 0) {
-    const path = stack.pop()!;
-    const st = path === dir ? root : await lstat(path);
-    if (st.dev !== root.dev) continue;
+  const own = async (path: string, st: { uid: number; gid: number }) => {
     const uid = map(st.uid);
     const gid = map(st.gid);
-    if (uid !== st.uid || gid !== st.gid) {
-      // lchown clears a regular file's setuid/setgid bits: none is wanted there (nosuid anyway).
-      await lchown(path, uid, gid);
-      changed++;
-    }
+    if (uid === st.uid && gid === st.gid) return;
+    // lchown clears a regular file's setuid/setgid bits: none is wanted there (nosuid anyway).
+    await lchown(path, uid, gid);
+    changed++;
+  };
+  const stack = (await readdir(dir)).map((name) => join(dir, name));
+  while (stack.length > 0) {
+    const path = stack.pop()!;
+    const st = await lstat(path);
+    if (st.dev !== root.dev) continue;
+    await own(path, st);
     if (st.isDirectory()) for (const name of await readdir(path)) stack.push(join(path, name));
   }
+  // The root last: its owner is what says the walk is done (one cut short runs again next start).
+  await own(dir, root);
   return changed;
 }
 
