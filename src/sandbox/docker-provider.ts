@@ -683,7 +683,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     }
   }
 
-  /** A new warm container's slot (the lowest free), its account files, and its blank volume's owner. */
+  /** A new warm container's slot (any free one), its account files, and its blank volume's owner. */
   private async placeWarm(name: string, runDir: string, workspace: string): Promise<Placement> {
     const held = await this.slots!.hold(name);
     try {

@@ -1,3 +1,4 @@
+import { randomInt } from "node:crypto";
 import type Dockerode from "dockerode";
 import { identitiesFrom, type SandboxIdentities } from "./sandbox.js";
 
@@ -69,6 +70,9 @@ export function labelledSlot(
  * Hands out slots unique among the engine's containers (any service's, running or stopped: a
  * stopped container keeps its slot for its restart). One worker drives one engine; within the
  * process, a slot handed out is reserved until its container exists (then its label holds it).
+ * Across processes nothing is locked: two that pick at once may pick one slot (two sandboxes
+ * then share a range, as all did before); the pick is random so that this stays rare, and the
+ * later restart of either finds its slot held and moves (its workspace re-owned).
  */
 export class UidSlotAllocator {
   private readonly reserved = new Set<number>();
@@ -80,14 +84,20 @@ export class UidSlotAllocator {
   ) {}
 
   /**
-   * A slot for the container `name`: `preferred` when no other container holds it, else the
-   * lowest free one. `release` once the container is created (or its start failed).
+   * A slot for the container `name`: `preferred` when no other container holds it, else a free
+   * one. `release` once the container is created (or its start failed).
    */
   async hold(name: string, preferred?: number): Promise<{ slot: number; release: () => void }> {
     // Listing and picking one at a time, so two starts in this process never pick the same slot.
     const pick = this.lock.then(async () => {
       const taken = await this.taken(name);
       let slot = preferred !== undefined && !taken.has(preferred) ? preferred : undefined;
+      // A random free slot, not the lowest: two processes driving one engine (test runs, or two
+      // workers on one host) that pick at the same moment then seldom pick the same.
+      for (let i = 0; slot === undefined && i < 32; i++) {
+        const s = randomInt(this.slots.count);
+        if (!taken.has(s)) slot = s;
+      }
       for (let s = 0; slot === undefined && s < this.slots.count; s++) if (!taken.has(s)) slot = s;
       if (slot === undefined) throw new Error(`all ${this.slots.count} uid slots of this host are taken`);
       this.reserved.add(slot);

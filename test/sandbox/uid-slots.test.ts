@@ -132,16 +132,17 @@ describe("the allocator", () => {
         containers.map((c) => ({ Names: [`/${c.name}`], Labels: { [LABEL_UID_SLOT]: c.slot } })),
     }) as unknown as Dockerode;
 
-  it("gives the lowest slot no container holds, and never one it handed out and still reserves", async () => {
+  it("gives a slot no container holds, and never one it handed out and still reserves", async () => {
+    const small = { base: slots.base, count: 4 };
     const alloc = new UidSlotAllocator(
       engine([
         { name: "a", slot: "0" },
         { name: "b", slot: "2" },
       ]),
-      slots,
+      small,
     );
     const [x, y] = await Promise.all([alloc.hold("x"), alloc.hold("y")]);
-    expect([x.slot, y.slot]).toEqual([1, 3]);
+    expect([x.slot, y.slot].sort()).toEqual([1, 3]);
     x.release();
     expect((await alloc.hold("z")).slot).toBe(1);
   });
@@ -155,7 +156,8 @@ describe("the allocator", () => {
       slots,
     );
     expect((await alloc.hold("me", 4)).slot).toBe(4);
-    expect((await alloc.hold("other", 5)).slot).toBe(0);
+    const other = (await alloc.hold("other", 5)).slot;
+    expect([4, 5]).not.toContain(other);
   });
 
   it("fails when every slot is taken", async () => {
