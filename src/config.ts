@@ -176,6 +176,16 @@ const Settings = z.object({
    */
   SANDBOX_UID_BASE: int(100000, 1000),
   /**
+   * A host uid range per sandbox: this many slots of 128 uids from SANDBOX_UID_SLOT_BASE, one per
+   * container of the host, so that no per-uid kernel counter (SHM_LOCK's memlock, RLIMIT_NPROC,
+   * epoll watches) is shared between tenants. 0 (default): every sandbox runs under
+   * SANDBOX_UID_BASE's range. Needs root (workspaces moved to another range are re-owned) and
+   * turns the warm pool off (docs/sandbox.md, "A uid range per sandbox").
+   */
+  SANDBOX_UID_SLOTS: int(0, 0),
+  /** The first slot's base uid: far above host users and subuid ranges, below 2^31. */
+  SANDBOX_UID_SLOT_BASE: int(1_000_000_000, 200_000),
+  /**
    * Exceptions to the egress policy (loopback, private, link-local and metadata addresses are
    * refused for tenant traffic): comma-separated CIDRs, addresses and host names (`*.corp.example`).
    */

@@ -380,6 +380,9 @@ export function dockerProvider(config: Config, logger: Logger, metrics?: Metrics
     idleStopMs: config.SANDBOX_IDLE_STOP_MS,
     engineTimeoutMs: config.DOCKER_TIMEOUT_MS,
     identities: identitiesFrom(config.SANDBOX_UID_BASE),
+    ...(config.SANDBOX_UID_SLOTS > 0
+      ? { uidSlots: { base: config.SANDBOX_UID_SLOT_BASE, count: config.SANDBOX_UID_SLOTS } }
+      : {}),
     workspaceQuota:
       config.SANDBOX_DISK_QUOTA === "off"
         ? "off"

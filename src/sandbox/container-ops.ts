@@ -8,6 +8,7 @@ import {
 } from "./container-spec.js";
 import { HARDENING_DIGEST } from "./host-kernel-limits.js";
 import { SandboxUnavailableError } from "./sandbox.js";
+import { LABEL_UID_SLOT } from "./uid-slots.js";
 
 function statusOf(err: unknown): number | undefined {
   return (err as { statusCode?: number } | null)?.statusCode;
@@ -24,7 +25,7 @@ async function inspectOrNull(c: Dockerode.Container): Promise<Dockerode.Containe
 
 /**
  * Makes the session's container run: starts a stopped one, creates a missing one, and recreates a
- * stopped one whose image, runtime or kernel hardening is no longer the configured one. Refuses a container of another service or tenant.
+ * stopped one whose image, runtime, kernel hardening or uid slot is no longer the configured one. Refuses a container of another service or tenant.
  */
 export async function ensureContainerRunning(docker: Dockerode, input: ContainerSpecInput): Promise<void> {
   const container = docker.getContainer(input.name);
@@ -38,7 +39,9 @@ export async function ensureContainerRunning(docker: Dockerode, input: Container
       const imageId = (await docker.getImage(input.image).inspect()).Id;
       const otherRuntime = input.runtime !== undefined && info.HostConfig.Runtime !== input.runtime;
       const otherHardening = labels[LABEL_HARDENING] !== HARDENING_DIGEST;
-      if (info.Image !== imageId || otherRuntime || otherHardening) {
+      // Its tmpfs owners and account files name its uid range: another range is another container.
+      const otherSlot = labels[LABEL_UID_SLOT] !== input.uidSlot?.toString();
+      if (info.Image !== imageId || otherRuntime || otherHardening || otherSlot) {
         await container.remove({ force: true, v: true });
         info = null;
       }
@@ -59,6 +62,15 @@ export async function ensureContainerRunning(docker: Dockerode, input: Container
       if (statusOf(err) !== 304) throw err;
     }
   }
+}
+
+/** A container's labels and whether it runs; null when there is none of that name. */
+export async function containerState(
+  docker: Dockerode,
+  name: string,
+): Promise<{ running: boolean; labels: Record<string, string> } | null> {
+  const info = await inspectOrNull(docker.getContainer(name));
+  return info && { running: info.State.Running, labels: info.Config.Labels ?? {} };
 }
 
 /** Whether a container of that name exists (running or not). */

@@ -8,6 +8,7 @@ import {
 } from "./host-kernel-limits.js";
 import { SANDBOX_HOME, SANDBOX_WORKSPACE, type SandboxIdentities } from "./sandbox.js";
 import { hostPidsLimit } from "./sandbox-runtime.js";
+import { LABEL_UID_SLOT } from "./uid-slots.js";
 
 /** Where the executor sees the host's socket directory and its own code, inside the container. */
 export const EXECUTOR_RUN_DIR = "/run/toolshed";
@@ -52,6 +53,10 @@ export interface ContainerSpecInput {
   readOnlyMounts?: { hostPath: string; containerPath: string }[];
   limits: SandboxLimits;
   identities: SandboxIdentities;
+  /** The host uid range the identities come from (uid-slots.ts); absent: the one shared range. */
+  uidSlot?: number;
+  /** /etc/passwd and /etc/group naming a slot's identities (passwd-files.ts), bound read-only. */
+  accountFiles?: { hostPath: string; containerPath: string }[];
   /** An OCI runtime registered with the engine (e.g. `runsc`); the engine's default otherwise. */
   runtime?: string;
 }
@@ -77,6 +82,7 @@ export function buildContainerSpec(input: ContainerSpecInput): Dockerode.Contain
     `${input.runHostDir}:${EXECUTOR_RUN_DIR}:ro`,
     ...(input.executorHostDir ? [`${input.executorHostDir}:${EXECUTOR_CODE_DIR}:ro`] : []),
     ...(input.readOnlyMounts ?? []).map((m) => `${m.hostPath}:${m.containerPath}:ro`),
+    ...(input.accountFiles ?? []).map((m) => `${m.hostPath}:${m.containerPath}:ro`),
   ];
   return {
     name: input.name,
@@ -95,6 +101,7 @@ export function buildContainerSpec(input: ContainerSpecInput): Dockerode.Contain
       [LABEL_SESSION]: input.sessionId,
       [LABEL_TENANT]: input.tenantId,
       [LABEL_HARDENING]: HARDENING_DIGEST,
+      ...(input.uidSlot !== undefined ? { [LABEL_UID_SLOT]: String(input.uidSlot) } : {}),
     },
     HostConfig: {
       Binds: binds,

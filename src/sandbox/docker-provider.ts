@@ -1,12 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { chmod, chown, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { chmod, chown, mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import type { Socket } from "node:net";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import Dockerode from "dockerode";
 import {
   containerExists,
+  containerState,
   ensureContainerRunning,
   listServiceContainers,
   removeContainer,
@@ -19,6 +20,7 @@ import { type Acks, pingOverSocket } from "./executor-client.js";
 import { executorMount } from "./executor-source.js";
 import { weakHostSettings } from "./host-hardening.js";
 import { startIdleReaper } from "./idle-reaper.js";
+import { writePasswdFiles } from "./passwd-files.js";
 import {
   DEFAULT_UID_BASE,
   identitiesFrom,
@@ -33,7 +35,18 @@ import {
 import type { SandboxLogger } from "./sandbox-logger.js";
 import { RuntimeCheck } from "./sandbox-runtime.js";
 import { assertSessionId, assertSocketPathFits, type SessionPaths, sessionPaths } from "./session-paths.js";
+import {
+  labelledSlot,
+  type Placement,
+  slotIdentities,
+  slotOfUid,
+  UID_SLOT_WIDTH,
+  UidSlotAllocator,
+  type UidSlots,
+  uidSlotsProblem,
+} from "./uid-slots.js";
 import { WARM_MOUNTS, WarmPool, type WarmSlot, warmPoolProblem } from "./warm-pool.js";
+import { reownWorkspace } from "./workspace-owner.js";
 import { createWorkspaceVolumes, type WorkspaceQuota, type WorkspaceVolumes } from "./workspace-volume.js";
 
 export type { SandboxLogger } from "./sandbox-logger.js";
@@ -64,6 +77,11 @@ export interface DockerSandboxProviderOptions {
   startTimeoutMs?: number;
   /** The sandbox uids; default: laid out from 100000 (no host user has them). */
   identities?: SandboxIdentities;
+  /**
+   * A host uid range per container instead of `identities` for all (uid-slots.ts; needs root to
+   * re-own workspaces). Absent: every sandbox of the host runs under `identities`.
+   */
+  uidSlots?: UidSlots;
   /** Size and inodes of each /workspace (a loop-mounted image; needs root); default 1 GiB and
    * 100,000. "off": plain host directories, no limit. */
   workspaceQuota?: WorkspaceQuota | "off";
@@ -129,6 +147,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
   private readonly removed = new Set<string>();
   private readonly stopReaper: () => void;
   private readonly identities: SandboxIdentities;
+  private readonly slots: UidSlotAllocator | undefined;
   /** Running containers found at start that no call has used yet: the idle reaper stops them too. */
   private readonly inherited = new Map<string, { inflight: number; lastUsed: number }>();
   private readonly volumes: WorkspaceVolumes | null;
@@ -149,6 +168,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     this.logger = opts.logger ?? silent;
     this.startTimeoutMs = opts.startTimeoutMs ?? 20_000;
     this.identities = opts.identities ?? identitiesFrom(DEFAULT_UID_BASE);
+    this.slots = this.createSlots();
     this.adoptRunning().catch((err: unknown) =>
       this.logger.warn({ err }, "listing running sandboxes failed"),
     );
@@ -180,6 +200,19 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     return this.pool?.size ?? 0;
   }
 
+  private createSlots(): UidSlotAllocator | undefined {
+    const slots = this.opts.uidSlots;
+    if (!slots) return undefined;
+    const problem = uidSlotsProblem(slots);
+    if (problem) throw new Error(problem);
+    // Re-owning a workspace moved to another range is a chown of every file: root's alone.
+    if (process.getuid?.() !== 0) {
+      this.logger.warn({}, "uid slots need root (workspaces are re-owned); every sandbox shares one range");
+      return undefined;
+    }
+    return new UidSlotAllocator(this.docker, slots);
+  }
+
   private createPool(): WarmPool | undefined {
     const size = this.opts.warmPool ?? 0;
     if (size <= 0) return undefined;
@@ -194,7 +227,9 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       size,
       startTimeoutMs: this.startTimeoutMs,
       logger: this.logger,
-      writeConfig: (configPath) => this.writeExecutorConfig(configPath),
+      writeConfig: (configPath, ids) => this.writeExecutorConfig(configPath, ids),
+      // With uid slots the slot belongs to the container: a session claiming it takes its range.
+      ...(this.slots ? { placement: (name, runDir, ws) => this.placeWarm(name, runDir, ws) } : {}),
       ...(this.volumes ? { volumes: this.volumes } : {}),
       spec: (slot) => ({
         name: `toolshed-${this.opts.serviceId}`,
@@ -405,8 +440,11 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     await this.pool?.settledLeftovers();
     const claimed = await this.claimWarm(spec, paths);
     if (claimed) return claimed;
-    const token = await this.prepareDirs(paths, spec.sessionId, spec.settings?.diskBytes);
-    const channel = await ExecutorChannel.listen(paths.socketPath, token);
+    const { token, placement } = await this.prepareDirs(paths, spec.sessionId, spec.settings?.diskBytes);
+    const channel = await ExecutorChannel.listen(paths.socketPath, token).catch((err: unknown) => {
+      placement.release?.();
+      throw err;
+    });
     try {
       // Docker may still report a container whose executor just died as running; or the
       // executor is wedged. Either way, a stop makes the start below a real one.
@@ -430,18 +468,18 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
         ...(executorHostDir ? { executorHostDir } : {}),
         readOnlyMounts: spec.readOnlyMounts,
         limits: tenantLimits(this.opts.limits, spec.settings),
-        identities: this.identities,
+        identities: placement.identities,
+        ...(placement.uidSlot !== undefined ? { uidSlot: placement.uidSlot } : {}),
+        ...(placement.accountFiles ? { accountFiles: placement.accountFiles } : {}),
         ...(this.opts.runtime ? { runtime: this.opts.runtime } : {}),
       });
+      // The container now holds its slot by its label.
+      placement.release?.();
       await channel.ready(this.startTimeoutMs);
     } catch (err) {
+      placement.release?.();
       await channel.close();
-      if (err instanceof SandboxUnavailableError) throw err;
-      const code = engineUnreachable(err);
-      const why = code ? `: the Docker engine is unreachable (${code})` : "";
-      throw new SandboxUnavailableError(`sandbox for session ${spec.sessionId} did not start${why}`, {
-        cause: err,
-      });
+      throw notStarted(spec.sessionId, err);
     }
     const session: LiveSession = {
       ...paths,
@@ -485,6 +523,8 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
     // Every start makes the workspace directory before its container: none means no container.
     const fresh = !existsSync(paths.workspaceDir);
     if (!fresh && (await containerExists(this.docker, paths.containerName))) return undefined;
+    // A returning session's files carry its own uid range, not the warm container's.
+    if (!fresh && this.slots) return undefined;
     const slot = this.pool.take();
     if (!slot) return undefined;
     let adopted = false;
@@ -494,7 +534,7 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
       if (fresh && slot.image && this.volumes) adopted = await this.volumes.adopt(slot.image, spec.sessionId);
       if (adopted) delete slot.image;
       else {
-        await this.prepareWorkspace(paths, spec.sessionId);
+        await this.prepareWorkspace(paths, spec.sessionId, slot.identities ?? this.identities);
         await this.pool.bindWorkspace(slot, paths.workspaceDir);
       }
       // An empty directory (a tenant without skills) looks the same as the slot's empty one
@@ -577,18 +617,100 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
    * config, whose secret stays the same across restarts of the container and of this process,
    * and the workspace owned by the agent (with quotas: its volume mounted). Returns the secret.
    */
-  private async prepareDirs(paths: SessionPaths, sessionId: string, diskBytes?: number): Promise<string> {
+  private async prepareDirs(
+    paths: SessionPaths,
+    sessionId: string,
+    diskBytes?: number,
+  ): Promise<{ token: string; placement: Placement }> {
     await mkdir(paths.runDir, { recursive: true, mode: 0o755 });
     await mkdir(paths.workspaceDir, { recursive: true });
-    const token = await this.writeExecutorConfig(paths.configPath);
-    await this.prepareWorkspace(paths, sessionId, diskBytes);
-    return token;
+    // The volume first: its files tell which uid range the workspace carries.
+    await this.volumes?.mount(sessionId, paths.workspaceDir, diskBytes);
+    const placement = await this.place(paths, sessionId);
+    try {
+      const token = await this.writeExecutorConfig(paths.configPath, placement.identities);
+      await this.prepareWorkspace(paths, sessionId, placement.identities, diskBytes);
+      return { token, placement };
+    } catch (err) {
+      placement.release?.();
+      throw err;
+    }
+  }
+
+  /**
+   * The uids the session's container runs under. Uid slots on: a running container keeps what it
+   * was started with; otherwise the container's labelled slot, else the one the workspace's files
+   * carry, when no other container holds it; else a free one, and the files are re-owned to it
+   * (a workspace moved here from another host, or made before slots), so that no file of the
+   * workspace is owned by another sandbox's range.
+   */
+  private async place(paths: SessionPaths, sessionId: string): Promise<Placement> {
+    if (!this.slots) return { identities: this.identities };
+    const { slots } = this.slots;
+    // Engine requests before the container's own: a stalled or stopped engine is told as such.
+    const existing = await containerState(this.docker, paths.containerName).catch((err: unknown) => {
+      throw notStarted(sessionId, err);
+    });
+    const labelled = labelledSlot(slots, existing?.labels);
+    if (existing?.running && labelled === undefined) return { identities: this.identities };
+    const owner = (await stat(paths.workspaceDir)).uid;
+    const held = existing?.running
+      ? { slot: labelled!, release: () => {} }
+      : await this.slots
+          .hold(paths.containerName, labelled ?? slotOfUid(slots, owner))
+          .catch((err: unknown) => {
+            throw notStarted(sessionId, err);
+          });
+    try {
+      const identities = slotIdentities(slots, held.slot);
+      if (!existing?.running && owner !== identities.agent) {
+        const entries = await reownWorkspace(
+          paths.workspaceDir,
+          (id) => this.rangeBase(id),
+          identities.agent,
+        );
+        if (entries > 0)
+          this.logger.info(
+            { sessionId, from: owner, to: identities.agent, entries },
+            "re-owned the workspace to its sandbox's uid range",
+          );
+      }
+      const accountFiles = await writePasswdFiles(paths.runDir, identities);
+      return { identities, uidSlot: held.slot, accountFiles, release: held.release };
+    } catch (err) {
+      held.release();
+      throw err;
+    }
+  }
+
+  /** A new warm container's slot (any free one), its account files, and its blank volume's owner. */
+  private async placeWarm(name: string, runDir: string, workspace: string): Promise<Placement> {
+    const held = await this.slots!.hold(name);
+    try {
+      const identities = slotIdentities(this.slots!.slots, held.slot);
+      // The blank volume (or directory) was made for the shared range's agent.
+      await chown(workspace, identities.agent, identities.agent);
+      const accountFiles = await writePasswdFiles(runDir, identities);
+      return { identities, uidSlot: held.slot, accountFiles, release: held.release };
+    } catch (err) {
+      held.release();
+      throw err;
+    }
+  }
+
+  /** The base of the sandbox uid range holding `id` (a slot's or the shared one), if any. */
+  private rangeBase(id: number): number | undefined {
+    const slots = this.slots?.slots;
+    const slot = slots && slotOfUid(slots, id);
+    if (slots && slot !== undefined) return slots.base + UID_SLOT_WIDTH * slot;
+    const shared = this.identities.agent;
+    return id >= shared && id < shared + UID_SLOT_WIDTH ? shared : undefined;
   }
 
   /** The executor's secret (kept across restarts) and identity table, root's and 0400; the secret. */
-  private async writeExecutorConfig(configPath: string): Promise<string> {
+  private async writeExecutorConfig(configPath: string, ids = this.identities): Promise<string> {
     const token = await this.executorToken(configPath);
-    const { agent, editor, mcp, mcpBase, mcpCount, readerBase, readerCount, readerGroup } = this.identities;
+    const { agent, editor, mcp, mcpBase, mcpCount, readerBase, readerCount, readerGroup } = ids;
     const config = {
       token,
       identities: {
@@ -611,8 +733,13 @@ export class DockerSandboxProvider implements SandboxProvider, ExecutorRunner {
   }
 
   /** The workspace: with quotas its volume mounted; owned by the agent, setgid, group-writable. */
-  private async prepareWorkspace(paths: SessionPaths, sessionId: string, diskBytes?: number): Promise<void> {
-    const { agent } = this.identities;
+  private async prepareWorkspace(
+    paths: SessionPaths,
+    sessionId: string,
+    ids: SandboxIdentities,
+    diskBytes?: number,
+  ): Promise<void> {
+    const { agent } = ids;
     // The bare directory stays root's (unwritable); the chown below is then the volume's root.
     await this.volumes?.mount(sessionId, paths.workspaceDir, diskBytes);
     try {
@@ -669,6 +796,14 @@ function tenantLimits(base: SandboxLimits, own: SessionSandboxSettings | undefin
     ...(own?.nanoCpus ? { nanoCpus: own.nanoCpus } : {}),
     ...(own?.pids ? { pids: own.pids } : {}),
   };
+}
+
+/** A start that failed, as the caller is told it: the sandbox is unavailable (and why, if the engine). */
+function notStarted(sessionId: string, err: unknown): SandboxUnavailableError {
+  if (err instanceof SandboxUnavailableError) return err;
+  const code = engineUnreachable(err);
+  const why = code ? `: the Docker engine is unreachable (${code})` : "";
+  return new SandboxUnavailableError(`sandbox for session ${sessionId} did not start${why}`, { cause: err });
 }
 
 /**

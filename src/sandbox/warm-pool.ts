@@ -11,7 +11,8 @@
  * for it; a returning session's own workspace is bind-mounted over it. The tenant's skills are a
  * read-only bind staged once per directory, so a claim binds them with one `mount`. The
  * executor's run directory (socket, secret, identity table) is the slot's own: identities are the
- * same for every session, and the hello (the per-container secret) happened when the container
+ * container's, not the session's (with uid slots each warm container holds its own range from
+ * before its creation, and a session claiming it takes that range), and the hello (the per-container secret) happened when the container
  * started. Renaming the container to the session's name (and showing the workspace at the
  * session's host path) waits until after the first result (the provider's `settle`); the
  * provider knows a claimed container by its id meanwhile. When the session stops, its container is
@@ -37,8 +38,9 @@ import {
 } from "./container-spec.js";
 import { ExecutorChannel } from "./executor-channel.js";
 import { execOverSocket } from "./executor-client.js";
-import { SANDBOX_WORKSPACE } from "./sandbox.js";
+import { SANDBOX_WORKSPACE, type SandboxIdentities } from "./sandbox.js";
 import type { SandboxLogger } from "./sandbox-logger.js";
+import type { Placement } from "./uid-slots.js";
 
 const execFileP = promisify(execFile);
 const TOOL_ENV = { PATH: "/usr/sbin:/usr/bin:/sbin:/bin", LC_ALL: "C" };
@@ -65,6 +67,8 @@ export interface WarmSlot {
   socketPath: string;
   configPath: string;
   channel: ExecutorChannel;
+  /** The container's own uids (uid slots on); absent: the provider's shared ones. */
+  identities?: SandboxIdentities;
 }
 
 export interface WarmPoolOptions {
@@ -84,8 +88,14 @@ export interface WarmPoolOptions {
     mountBlank(dir: string): Promise<string>;
     dropBlank(image?: string): Promise<void>;
   };
+  /**
+   * The uids of a new container when each has its own range (uid slots): held before the
+   * container exists, released by the pool once it does (its label holds it then). Absent: the
+   * spec's identities for every container.
+   */
+  placement?: (name: string, runDir: string, workspace: string) => Promise<Placement>;
   /** The executor's config file for a new slot (secret and identities); returns the secret. */
-  writeConfig: (configPath: string) => Promise<string>;
+  writeConfig: (configPath: string, identities?: SandboxIdentities) => Promise<string>;
   startTimeoutMs: number;
   logger: SandboxLogger;
 }
@@ -267,15 +277,35 @@ export class WarmPool {
     });
     const configPath = join(runDir, EXECUTOR_CONFIG_NAME);
     const socketPath = join(runDir, EXECUTOR_SOCKET_NAME);
-    const token = await this.opts.writeConfig(configPath);
-    const channel = await ExecutorChannel.listen(socketPath, token);
     const base = this.opts.spec({ name: "", workspace, runDir, mounts });
     const name = `${base.name}-warm-${id}`;
+    const placement = await this.opts.placement?.(name, runDir, workspace).catch(async (err: unknown) => {
+      await umountAll(workspace).catch(() => undefined);
+      await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+      if (image) await this.opts.volumes?.dropBlank(image).catch(() => undefined);
+      throw err;
+    });
+    const channel = await this.opts
+      .writeConfig(configPath, placement?.identities)
+      .then((token) => ExecutorChannel.listen(socketPath, token))
+      .catch((err: unknown) => {
+        placement?.release?.();
+        throw err;
+      });
     this.names.add(name);
     let containerId: string;
     try {
-      const spec = warmSpec({ ...base, name, sessionId: "warm", tenantId: "warm" }, workspace, mounts);
-      const container = await this.opts.docker.createContainer(spec);
+      const own = placement && {
+        identities: placement.identities,
+        ...(placement.uidSlot !== undefined ? { uidSlot: placement.uidSlot } : {}),
+        ...(placement.accountFiles ? { accountFiles: placement.accountFiles } : {}),
+      };
+      const spec = warmSpec(
+        { ...base, ...own, name, sessionId: "warm", tenantId: "warm" },
+        workspace,
+        mounts,
+      );
+      const container = await this.opts.docker.createContainer(spec).finally(() => placement?.release?.());
       containerId = container.id;
       await container.start();
       await channel.ready(this.opts.startTimeoutMs);
@@ -306,6 +336,7 @@ export class WarmPool {
       socketPath,
       configPath,
       channel,
+      ...(placement ? { identities: placement.identities } : {}),
     };
   }
 }

@@ -7,6 +7,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readTar } from "../../src/toolkit/skills/tar-reader.js";
+import { identitiesOf } from "../sandbox/harness.js";
 import { type Harness, seedTenant, startHarness } from "../support/harness.js";
 import { jobText, runTool } from "../support/tool-calls.js";
 import { makeTar, type TarMember } from "../toolkit/skills/make-tar.js";
@@ -92,7 +93,7 @@ describe("one file", () => {
     expect(down.type).toBe("application/octet-stream");
     expect(down.bytes.equals(data)).toBe(true);
     expect(await bash("sha256sum bin/data.bin | cut -d' ' -f1; stat -c %u bin/data.bin")).toBe(
-      `${sha(data)}\n100000\n`,
+      `${sha(data)}\n${(await identitiesOf(sid)).agent}\n`,
     );
   });
 
@@ -182,7 +183,7 @@ describe("workspace tar", () => {
     expect(res.json).toMatchObject({ entries: 4 });
     expect(
       await bash("./imp/run.sh; test -d imp/empty && echo dir; od -An -tu1 imp/blob; stat -c %u imp/blob"),
-    ).toBe("ran\ndir\n   0 255   1 254\n100000\n");
+    ).toBe(`ran\ndir\n   0 255   1 254\n${(await identitiesOf(sid)).agent}\n`);
   });
 
   it.each([

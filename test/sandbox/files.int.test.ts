@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SANDBOX_UID, type Sandbox, SandboxFileError } from "../../src/sandbox/sandbox.js";
-import { createTestProvider, sh, type TestProvider } from "./harness.js";
+import { type Sandbox, SandboxFileError } from "../../src/sandbox/sandbox.js";
+import { createTestProvider, identitiesOf, sh, type TestProvider } from "./harness.js";
 
 describe("sandbox files", () => {
   let t: TestProvider;
@@ -34,7 +34,7 @@ describe("sandbox files", () => {
     expect(read.size).toBe(6);
     expect(read.mtimeMs).toBe(st.mtimeMs);
     const owner = await a.exec(sh("stat -c %u deep/er/bin.dat"));
-    expect(owner.stdout).toBe(`${SANDBOX_UID}\n`);
+    expect(owner.stdout).toBe(`${(await identitiesOf("ses_files_a", t.serviceId)).agent}\n`);
     expect(await a.stat("deep")).toMatchObject({ type: "directory" });
     expect(await a.stat("missing")).toBeNull();
   });

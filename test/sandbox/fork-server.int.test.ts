@@ -1,7 +1,14 @@
 // suite: parallel — ps runs inside its own sandbox
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "../../src/sandbox/sandbox.js";
-import { createTestProvider, execAsRoot, serviceContainers, sh, type TestProvider } from "./harness.js";
+import {
+  createTestProvider,
+  execAsRoot,
+  identitiesOf,
+  serviceContainers,
+  sh,
+  type TestProvider,
+} from "./harness.js";
 
 // Commands start through the image's fork server (images/sandbox/spawner.c) rather than by a fork
 // of the executor, and their streams are relayed by it: these pin down that everything a command
@@ -25,16 +32,18 @@ describe("sandbox fork server", () => {
     expect(await parentOf()).toContain("toolshed-spawner");
     const probe =
       'echo "$(id -u) $(id -g) $(id -G)"; ps -o sid=,pgid= -p $$; echo $$; grep CapEff /proc/self/status';
+    const ids = await identitiesOf("ses_fork", t.serviceId);
     const agent = (await sb.exec(sh(probe))).stdout.split("\n");
-    expect(agent[0]).toBe("100000 100000 100000");
+    expect(agent[0]).toBe(`${ids.agent} ${ids.agent} ${ids.agent}`);
     const [sid, pgid] = agent[1]!.trim().split(/\s+/);
     expect([sid, pgid]).toEqual([agent[2], agent[2]]);
     expect(agent[3]).toMatch(/CapEff:\s+0+$/);
     const reader = (await sb.exec(sh(probe, { identity: "reader" }))).stdout.split("\n");
     const [uid, gid, groups] = reader[0]!.split(" ");
-    expect(Number(uid)).toBeGreaterThanOrEqual(100010);
-    expect([gid, groups]).toEqual(["100001", "100001"]);
-    expect((await sb.exec(sh("id -u", { identity: "editor" }))).stdout).toBe("100003\n");
+    expect(Number(uid)).toBeGreaterThanOrEqual(ids.readerBase);
+    expect(Number(uid)).toBeLessThan(ids.readerBase + ids.readerCount);
+    expect([gid, groups]).toEqual([`${ids.readerGroup}`, `${ids.readerGroup}`]);
+    expect((await sb.exec(sh("id -u", { identity: "editor" }))).stdout).toBe(`${ids.editor}\n`);
   });
 
   it("passes stdin, env and the cwd descriptor as asked, and nothing else", async () => {
@@ -174,7 +183,8 @@ describe("sandbox fork server", () => {
     for (let i = 0; i < 50 && !parent.includes("executor.mjs"); i++) parent = await parentOf();
     expect(parent).toContain("executor.mjs");
     const r = await sb.exec(sh("echo still; id -u"));
-    expect(r).toMatchObject({ exitCode: 0, stdout: "still\n100000\n" });
+    const { agent } = await identitiesOf("ses_fork", t.serviceId);
+    expect(r).toMatchObject({ exitCode: 0, stdout: `still\n${agent}\n` });
     const timedOut = await sb.exec(sh("sleep 30", { timeoutMs: 300 }));
     expect(timedOut.timedOut).toBe(true);
   });

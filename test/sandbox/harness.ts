@@ -7,11 +7,48 @@ import {
   DockerSandboxProvider,
   type DockerSandboxProviderOptions,
 } from "../../src/sandbox/docker-provider.js";
-import type { ExecRequest } from "../../src/sandbox/sandbox.js";
+import {
+  DEFAULT_UID_BASE,
+  type ExecRequest,
+  identitiesFrom,
+  type SandboxIdentities,
+} from "../../src/sandbox/sandbox.js";
+import {
+  DEFAULT_SLOT_BASE,
+  labelledSlot,
+  slotIdentities,
+  type UidSlots,
+} from "../../src/sandbox/uid-slots.js";
 
 /** The image scripts/test.sh builds, or the build SANDBOX_IMAGE names (checkouts sharing one engine). */
 export const TEST_IMAGE = process.env.SANDBOX_IMAGE ?? "toolshed-sandbox:latest";
 export const docker = new Dockerode();
+
+/**
+ * A uid range per sandbox for every test provider and harness when the run sets SANDBOX_UID_SLOTS
+ * (the suite then runs as a host with the setting on would).
+ */
+export const TEST_UID_SLOTS: UidSlots | undefined =
+  Number(process.env.SANDBOX_UID_SLOTS) > 0
+    ? { base: DEFAULT_SLOT_BASE, count: Number(process.env.SANDBOX_UID_SLOTS) }
+    : undefined;
+
+/**
+ * The identities the session's container runs under, from its slot label (any test's layout
+ * starts at DEFAULT_SLOT_BASE), else the shared range: what a test expects `id -u` to show.
+ */
+export async function identitiesOf(sessionId: string, serviceId?: string): Promise<SandboxIdentities> {
+  const label = [`toolshed.session=${sessionId}`, ...(serviceId ? [`toolshed.service=${serviceId}`] : [])];
+  const [c] = await docker.listContainers({ all: true, filters: { label } });
+  return identitiesLabelled(c?.Labels);
+}
+
+/** The identities a container with these labels runs under (see identitiesOf). */
+export function identitiesLabelled(labels: Record<string, string> | undefined): SandboxIdentities {
+  const layout = { base: DEFAULT_SLOT_BASE, count: 2 ** 20 };
+  const slot = labelledSlot(layout, labels);
+  return slot === undefined ? identitiesFrom(DEFAULT_UID_BASE) : slotIdentities(layout, slot);
+}
 
 /** A provider with its own serviceId and temp dataDir; `cleanup()` removes every trace. */
 export interface TestProvider {
@@ -36,6 +73,7 @@ export async function createTestProvider(
     image: TEST_IMAGE,
     limits: { memoryBytes: 256 * 1024 * 1024, pids: 128, nanoCpus: 1_000_000_000 },
     idleStopMs: 10 * 60_000,
+    ...(TEST_UID_SLOTS ? { uidSlots: TEST_UID_SLOTS } : {}),
     ...overrides,
   };
   const provider = new DockerSandboxProvider(options);

@@ -1,17 +1,20 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SANDBOX_UID, type Sandbox } from "../../src/sandbox/sandbox.js";
+import type { Sandbox } from "../../src/sandbox/sandbox.js";
 import { RUNTIMES } from "../security/runtimes.js";
-import { createTestProvider, sh, type TestProvider } from "./harness.js";
+import { createTestProvider, identitiesOf, sh, type TestProvider } from "./harness.js";
 
 // Checked from inside the sandbox, as a tool call would see it; again under gVisor when registered.
 describe.each(RUNTIMES)("sandbox isolation under %s", (runtime) => {
   let t: TestProvider;
   let sb: Sandbox;
+  /** The agent's uid in this sandbox (its uid slot's, or the shared SANDBOX_UID_BASE). */
+  let agent: number;
 
   beforeAll(async () => {
     t = await createTestProvider({ runtime });
     sb = await t.provider.acquire({ sessionId: "ses_iso", tenantId: "ten_a" });
+    agent = (await identitiesOf("ses_iso", t.serviceId)).agent;
   });
   afterAll(async () => t?.cleanup());
 
@@ -22,11 +25,11 @@ describe.each(RUNTIMES)("sandbox isolation under %s", (runtime) => {
 
   it("runs commands as a uid no host user has", async () => {
     const r = await run("id -u; id -g");
-    expect(r.out).toBe(`${SANDBOX_UID}\n${SANDBOX_UID}`);
+    expect(r.out).toBe(`${agent}\n${agent}`);
     const hostUids = readFileSync("/etc/passwd", "utf8")
       .split("\n")
       .map((l) => l.split(":")[2]);
-    expect(hostUids).not.toContain(String(SANDBOX_UID));
+    expect(hostUids).not.toContain(String(agent));
   });
 
   it("has no network interface but loopback", async () => {
@@ -79,8 +82,9 @@ describe.each(RUNTIMES)("sandbox isolation under %s", (runtime) => {
     const r = await run("ps -eo uid= | sort -u; cd /run/toolshed && echo *");
     expect(r.out.split("\n").map((l) => l.trim())).toEqual([
       "0",
-      String(SANDBOX_UID),
-      "executor.json host.sock",
+      String(agent),
+      // With a uid slot: the account files naming its identities (passwd-files.ts).
+      ...(agent === 100000 ? ["executor.json host.sock"] : ["executor.json group host.sock passwd"]),
     ]);
     // The socket directory is a read-only mount; the executor ships in the image (root's files),
     // mounted read-only over it only when the image carries another version: never writable.

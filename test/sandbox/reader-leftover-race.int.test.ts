@@ -1,7 +1,14 @@
 // suite: parallel — pkill runs inside its own sandbox
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Sandbox } from "../../src/sandbox/sandbox.js";
-import { createTestProvider, execAsRoot, serviceContainers, sh, type TestProvider } from "./harness.js";
+import type { Sandbox, SandboxIdentities } from "../../src/sandbox/sandbox.js";
+import {
+  createTestProvider,
+  execAsRoot,
+  identitiesOf,
+  serviceContainers,
+  sh,
+  type TestProvider,
+} from "./harness.js";
 
 // Nothing a read-only call starts may outlive it: its uid is emptied before it is released
 // (exec-run.mjs settleProcesses, processes.mjs killUid). The emptiness is a scan of /proc, which a
@@ -12,23 +19,26 @@ describe("a read-only call's processes end with it, however they hop", () => {
   let t: TestProvider;
   let sb: Sandbox;
   let containerId: string;
+  /** The reader pool's uids here (its uid slot's, or the shared range's). */
+  let ids: SandboxIdentities;
 
   beforeAll(async () => {
     t = await createTestProvider();
     sb = await t.provider.acquire({ sessionId: "ses_hop", tenantId: "ten_a" });
     const [info] = await serviceContainers(t.serviceId, "ses_hop");
     containerId = info!.Id;
+    ids = await identitiesOf("ses_hop", t.serviceId);
   });
   afterAll(async () => t?.cleanup());
 
   /**
-   * Reader uids (the default pool) with a live process. A scan of /proc misses a hopping process
+   * Reader uids (the pool) with a live process. A scan of /proc misses a hopping process
    * now and then (that is the bug): four scans miss one that lives on only with a small chance,
    * and one that lives on is looked for again after every later call.
    */
   const readerUidsAlive = async (): Promise<string> => {
-    const scan =
-      "for i in 1 2 3 4; do ps -eo uid=,stat= | awk '$1>=100010 && $1<=100025 && $2 !~ /Z/ {print $1}'; sleep 0.02; done | sort -u";
+    const [first, last] = [ids.readerBase, ids.readerBase + ids.readerCount - 1];
+    const scan = `for i in 1 2 3 4; do ps -eo uid=,stat= | awk '$1>=${first} && $1<=${last} && $2 !~ /Z/ {print $1}'; sleep 0.02; done | sort -u`;
     return (await sb.exec(sh(scan, { timeoutMs: 10_000 }))).stdout.trim();
   };
 
@@ -55,7 +65,7 @@ describe("a read-only call's processes end with it, however they hop", () => {
         await execAsRoot(containerId, [
           "sh",
           "-c",
-          "for u in $(seq 100010 100025); do setpriv --reuid $u --regid 100001 --clear-groups perl -e 'kill 9, -1'; done",
+          `for u in $(seq ${ids.readerBase} ${ids.readerBase + ids.readerCount - 1}); do setpriv --reuid $u --regid ${ids.readerGroup} --clear-groups perl -e 'kill 9, -1'; done`,
         ]);
       }
     }

@@ -13,7 +13,14 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { sessionPaths } from "../../src/sandbox/session-paths.js";
 import { LABEL_WARM } from "../../src/sandbox/warm-pool.js";
 import { pollUntil } from "../support/wait-for-job.js";
-import { createTestProvider, docker, sh, TEST_IMAGE, type TestProvider } from "./harness.js";
+import {
+  createTestProvider,
+  docker,
+  identitiesLabelled,
+  sh,
+  TEST_IMAGE,
+  type TestProvider,
+} from "./harness.js";
 
 let t: TestProvider;
 // The same image under another name: still a tenant's own choice (the pool's is TEST_IMAGE).
@@ -49,7 +56,7 @@ it("a new session claims a warm container with its own workspace, quota, skills 
   const sb = await t.provider.acquire(spec());
   const paths = sessionPaths(t.dataDir, t.serviceId, "ses_warm1");
   const run = async (cmd: string) => (await sb.exec(sh(cmd))).stdout;
-  expect(await run("id -u; cat /skills/hello.md")).toBe("100000\nskill text\n");
+  const uid = await run("id -u; cat /skills/hello.md");
   // Renamed to the session's after its first result (off the first call's path).
   const info = await pollUntil(
     () =>
@@ -61,6 +68,8 @@ it("a new session claims a warm container with its own workspace, quota, skills 
     { timeoutMs: 10_000, what: "the claimed container renamed" },
   );
   expect(info?.Config.Labels[LABEL_WARM]).toBe("1");
+  // The agent of the container's own range (a uid slot's, or the shared one).
+  expect(uid).toBe(`${identitiesLabelled(info?.Config.Labels).agent}\nskill text\n`);
   expect(await run("touch /skills/x 2>&1 || echo refused")).toContain("refused");
   expect(await run("echo kept > /workspace/f && cat /workspace/f")).toBe("kept\n");
   // The file is in the session's own workspace on the host (the quota volume).

@@ -6,11 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PermissionSubject } from "../../src/permission/types.js";
-import { DEFAULT_UID_BASE, identitiesFrom } from "../../src/sandbox/sandbox.js";
 import { toolRegistry } from "../../src/service/ports.js";
 import { createBuiltinTools } from "../../src/toolkit/builtins.js";
 import { createTaskTools } from "../../src/toolkit/tasks/task-tools.js";
 import { BashTool } from "../../src/toolkit/tools/bash.js";
+import { identitiesOf } from "../sandbox/harness.js";
 import { type Harness, seedTenant, startHarness } from "../support/harness.js";
 
 /** A Bash permission face that allows everything for the given reason. */
@@ -40,12 +40,13 @@ async function harnessWith(as: "read-only" | "accept-edits"): Promise<Harness> {
 describe.each(["read-only", "accept-edits"] as const)("a command forced through as %s", (as) => {
   let h: Harness;
   let bash: (command: string) => Promise<{ status: string; text: string; decision: Record<string, unknown> }>;
+  let sid: string;
 
   beforeAll(async () => {
     h = await harnessWith(as);
     const t = await seedTenant(h.call, `forced-${as}`);
     const mode = as === "accept-edits" ? "accept_edits" : "default";
-    const sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: { mode } })).body.id;
+    sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: { mode } })).body.id;
     // Set-up as the agent itself: files with the agent's usual modes, a git repository, a home file.
     await h.service.deps.sandboxes.acquire({ sessionId: sid, tenantId: t.tenantId }).then((sb) =>
       sb.exec({
@@ -146,7 +147,7 @@ describe.each(["read-only", "accept-edits"] as const)("a command forced through 
       expect(r.text).toMatch(/ok/);
       const owner = await bash("stat -c %u /workspace/made /workspace/made/f; id -u");
       // Made by the editor uid, handed back to the agent when the call ended.
-      const ids = identitiesFrom(DEFAULT_UID_BASE);
+      const ids = await identitiesOf(sid);
       expect(owner.text.trim().split("\n")).toEqual([
         String(ids.agent),
         String(ids.agent),

@@ -4,9 +4,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readMounts } from "../../src/sandbox/mount-table.js";
 import type { Sandbox } from "../../src/sandbox/sandbox.js";
-import { SANDBOX_UID } from "../../src/sandbox/sandbox.js";
 import { sessionPaths } from "../../src/sandbox/session-paths.js";
-import { createTestProvider, sh, type TestProvider } from "../sandbox/harness.js";
+import { createTestProvider, identitiesOf, sh, type TestProvider } from "../sandbox/harness.js";
 import { RUNTIMES } from "./runtimes.js";
 
 const QUOTA = { diskBytes: 20 * 1024 * 1024, inodes: 2000 };
@@ -104,7 +103,7 @@ describe.each(RUNTIMES)("workspace quota under %s", (runtime) => {
     const again = await acquire("ses_qa");
     expect((await again.readFile("/workspace/keep.txt")).data.toString()).toBe("kept");
     const owner = await again.exec(sh("id -u; touch /workspace/again && echo writable"));
-    expect(owner.stdout).toBe(`${SANDBOX_UID}\nwritable\n`);
+    expect(owner.stdout).toBe(`${(await identitiesOf("ses_qa", t.serviceId)).agent}\nwritable\n`);
   });
 
   it("remove() unmounts and deletes the image", async () => {

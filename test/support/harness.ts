@@ -68,6 +68,8 @@ export function testEnv(dataDir: string, extra: Record<string, string> = {}): Re
     SANDBOX_WARM_POOL: "0",
     // Several checkouts share one engine: a test run may name its own build of the image.
     ...(process.env.SANDBOX_IMAGE ? { SANDBOX_IMAGE: process.env.SANDBOX_IMAGE } : {}),
+    // A run may turn uid slots on for the whole suite (test/sandbox/harness.ts TEST_UID_SLOTS).
+    ...(process.env.SANDBOX_UID_SLOTS ? { SANDBOX_UID_SLOTS: process.env.SANDBOX_UID_SLOTS } : {}),
     ...extra,
   };
 }

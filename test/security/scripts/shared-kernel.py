@@ -2,6 +2,8 @@
 # queues this sandbox can get, report the counts, and keep them (a leftover process) for SECONDS;
 # `probe`: what a sandbox can still get, one line each. `hold-counters`/`probe-counters`: the
 # same for inotify instances (past the kernel's default 128 per uid) and pipe pages.
+# `hold-shm`/`probe-shm` (uid28): a System V segment locked with SHM_LOCK, charged to the uid's
+# RLIMIT_MEMLOCK (8 MiB) host-wide: all of it held, then 1 MiB asked for.
 import ctypes, errno, fcntl, os, sys, time
 
 libc = ctypes.CDLL(None, use_errno=True)
@@ -54,6 +56,18 @@ def probe_counters():
     print(f"inotify {'ok' if fd >= 0 else err()}\npipe {pipe_size()}")
 
 
+def shm_lock(mib):
+    libc.shmat.restype = ctypes.c_void_p
+    seg = libc.shmget(0, mib << 20, 0o1600)
+    libc.shmat(seg, None, 0)
+    return "ok" if libc.shmctl(seg, 11, None) == 0 else err()  # SHM_LOCK
+
+
+def hold_shm(seconds):
+    print(f"shm {shm_lock(8)}\nmore {shm_lock(1)}", flush=True)
+    keep(seconds)
+
+
 def hold(seconds):
     ptys, why_pty = [], ""
     while len(ptys) < 5000:
@@ -87,5 +101,9 @@ elif sys.argv[1] == "hold-counters":
     hold_counters(int(sys.argv[2]))
 elif sys.argv[1] == "probe-counters":
     probe_counters()
+elif sys.argv[1] == "hold-shm":
+    hold_shm(int(sys.argv[2]))
+elif sys.argv[1] == "probe-shm":
+    print(f"shm {shm_lock(1)}")
 else:
     probe()
