@@ -19,6 +19,7 @@ import {
   slotIdentities,
   type UidSlots,
 } from "../../src/sandbox/uid-slots.js";
+import { pollUntil } from "../support/wait-for-job.js";
 
 /** The image scripts/test.sh builds, or the build SANDBOX_IMAGE names (checkouts sharing one engine). */
 export const TEST_IMAGE = process.env.SANDBOX_IMAGE ?? "toolshed-sandbox:latest";
@@ -88,6 +89,23 @@ export async function createTestProvider(
       if (!shared) await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A provider with a warm pool of two over a small quota, once both warm sandboxes are ready. */
+export async function createWarmTestProvider(
+  overrides: Partial<DockerSandboxProviderOptions> = {},
+): Promise<TestProvider> {
+  const t = await createTestProvider({
+    warmPool: 2,
+    workspaceQuota: { diskBytes: 16 * 1024 * 1024, inodes: 1000 },
+    ...overrides,
+  });
+  await pollUntil(
+    () => t.provider.warmReady,
+    (n) => n === 2,
+    { timeoutMs: 60_000, what: "two warm sandboxes" },
+  );
+  return t;
 }
 
 /** Force-removes every container labelled with `serviceId` (only ours: ids are random). */

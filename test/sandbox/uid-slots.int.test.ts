@@ -16,9 +16,9 @@ import { type Sandbox, SandboxUnavailableError } from "../../src/sandbox/sandbox
 import { sessionPaths } from "../../src/sandbox/session-paths.js";
 import { LABEL_UID_SLOT, UID_SLOT_WIDTH, type UidSlots } from "../../src/sandbox/uid-slots.js";
 import { RUNTIMES } from "../security/runtimes.js";
-import { pollUntil } from "../support/wait-for-job.js";
 import {
   createTestProvider,
+  createWarmTestProvider,
   docker,
   serviceContainers,
   sh,
@@ -178,16 +178,7 @@ describe("warm containers with uid slots", () => {
   let t: TestProvider;
 
   beforeAll(async () => {
-    t = await createTestProvider({
-      uidSlots: SLOTS,
-      warmPool: 2,
-      workspaceQuota: { diskBytes: 16 * 1024 * 1024, inodes: 1000 },
-    });
-    await pollUntil(
-      () => t.provider.warmReady,
-      (n) => n === 2,
-      { timeoutMs: 60_000, what: "two warm sandboxes" },
-    );
+    t = await createWarmTestProvider({ uidSlots: SLOTS });
   }, 90_000);
   afterAll(async () => t?.cleanup());
 

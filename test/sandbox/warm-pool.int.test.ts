@@ -14,7 +14,7 @@ import { sessionPaths } from "../../src/sandbox/session-paths.js";
 import { LABEL_WARM } from "../../src/sandbox/warm-pool.js";
 import { pollUntil } from "../support/wait-for-job.js";
 import {
-  createTestProvider,
+  createWarmTestProvider,
   docker,
   identitiesLabelled,
   sh,
@@ -37,15 +37,7 @@ beforeAll(async () => {
   await writeFile(join(skills, "hello.md"), "skill text\n");
   await chmod(skills, 0o755);
   TEST_IMAGE_BY_ID = (await docker.getImage(TEST_IMAGE).inspect()).Id;
-  t = await createTestProvider({
-    warmPool: 2,
-    workspaceQuota: { diskBytes: 16 * 1024 * 1024, inodes: 1000 },
-  });
-  await pollUntil(
-    () => t.provider.warmReady,
-    (n) => n === 2,
-    { timeoutMs: 60_000, what: "two warm sandboxes" },
-  );
+  t = await createWarmTestProvider();
 }, 90_000);
 afterAll(async () => {
   await t?.cleanup();
