@@ -97,6 +97,10 @@ it("a warm Read with wait is stored once, final, as the usual run leaves it", as
 it("sends its read before the run is set up, and counts the tenant's active calls once", async () => {
   const deps = h.service.deps;
   const order: string[] = [];
+  // The tenant's settings are cached for CONFIG_TTL_MS: a read right before keeps this one's
+  // acquire on the cache (a loaded machine can leave more than that since the previous test's),
+  // as an agent's back-to-back calls are. On a miss the read waits for the settings' query.
+  expect((await read()).body.job.status).toBe("succeeded");
   // The session's sandbox (the one every run of it uses) and the run's toolkit set-up, observed.
   const sandbox = await deps.sandboxes.acquire({ sessionId: sid, tenantId: t.tenantId });
   const readFile = sandbox.readFile.bind(sandbox);

@@ -143,8 +143,9 @@ describe("the allocator", () => {
     );
     const [x, y] = await Promise.all([alloc.hold("x"), alloc.hold("y")]);
     expect([x.slot, y.slot].sort()).toEqual([1, 3]);
+    // The picks are random among free slots, so which of the two x got is not fixed.
     x.release();
-    expect((await alloc.hold("z")).slot).toBe(1);
+    expect((await alloc.hold("z")).slot).toBe(x.slot);
   });
 
   it("keeps the preferred slot when only the container itself holds it", async () => {

@@ -22,6 +22,18 @@ import {
   type TestProvider,
 } from "./harness.js";
 
+/** A claimed container under its session's name: renamed after its first result, off the call's path. */
+const renamed = (name: string) =>
+  pollUntil(
+    () =>
+      docker
+        .getContainer(name)
+        .inspect()
+        .catch(() => null),
+    (i) => i !== null,
+    { timeoutMs: 10_000, what: "the claimed container renamed" },
+  );
+
 let t: TestProvider;
 // The same image under another name: still a tenant's own choice (the pool's is TEST_IMAGE).
 let TEST_IMAGE_BY_ID = "";
@@ -50,15 +62,7 @@ it("a new session claims a warm container with its own workspace, quota, skills 
   const run = async (cmd: string) => (await sb.exec(sh(cmd))).stdout;
   const uid = await run("id -u; cat /skills/hello.md");
   // Renamed to the session's after its first result (off the first call's path).
-  const info = await pollUntil(
-    () =>
-      docker
-        .getContainer(paths.containerName)
-        .inspect()
-        .catch(() => null),
-    (i) => i !== null,
-    { timeoutMs: 10_000, what: "the claimed container renamed" },
-  );
+  const info = await renamed(paths.containerName);
   expect(info?.Config.Labels[LABEL_WARM]).toBe("1");
   // The agent of the container's own range (a uid slot's, or the shared one).
   expect(uid).toBe(`${identitiesLabelled(info?.Config.Labels).agent}\nskill text\n`);
@@ -166,15 +170,7 @@ it("a tenant's environment is given to commands in a warm container (it is not p
   });
   expect((await sb.exec(sh("echo $GREETING"))).stdout).toBe("hi\n");
   const name = sessionPaths(t.dataDir, t.serviceId, "ses_env1").containerName;
-  const info = await pollUntil(
-    () =>
-      docker
-        .getContainer(name)
-        .inspect()
-        .catch(() => null),
-    (i) => i !== null,
-    { timeoutMs: 10_000, what: "the claimed container renamed" },
-  );
+  const info = await renamed(name);
   expect(info?.Config.Labels[LABEL_WARM]).toBe("1");
   expect(info?.Config.Env.some((e) => e.startsWith("GREETING"))).toBe(false);
   await t.provider.remove("ses_env1");
@@ -211,7 +207,9 @@ it.each([
       expect(seen).toBe("added later\n");
       expect((await sb.exec(sh("touch /skills/x 2>&1 || echo refused"))).stdout).toContain("refused");
       const name = sessionPaths(t.dataDir, t.serviceId, sid).containerName;
-      expect((await docker.getContainer(name).inspect()).Config.Labels[LABEL_WARM]).toBe("1");
+      // A loaded machine may not have renamed it yet.
+      const info = await renamed(name);
+      expect(info?.Config.Labels[LABEL_WARM]).toBe("1");
       await t.provider.remove(sid);
     } finally {
       await rm(empty, { recursive: true, force: true });
