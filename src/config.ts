@@ -178,11 +178,14 @@ const Settings = z.object({
   /**
    * A host uid range per sandbox: this many slots of 128 uids from SANDBOX_UID_SLOT_BASE, one per
    * container of the host, so that no per-uid kernel counter (SHM_LOCK's memlock, RLIMIT_NPROC,
-   * epoll watches) is shared between tenants. 0 (default): every sandbox runs under
-   * SANDBOX_UID_BASE's range. Needs root (workspaces moved to another range are re-owned) and
-   * turns the warm pool off (docs/sandbox.md, "A uid range per sandbox").
+   * epoll watches) is shared between tenants. On by default (secure by default): 65536 slots end
+   * at uid 1,008,388,608, well below 2^31, and a random pick among that many free ones makes two
+   * processes sharing one engine (test runs) seldom pick alike. 0: every sandbox runs under
+   * SANDBOX_UID_BASE's range, as before round 16. Needs root (workspaces moved to another range are
+   * re-owned; without root the worker warns and keeps the shared range): docs/sandbox.md, "A uid
+   * range per sandbox".
    */
-  SANDBOX_UID_SLOTS: int(0, 0),
+  SANDBOX_UID_SLOTS: int(65536, 0),
   /** The first slot's base uid: far above host users and subuid ranges, below 2^31. */
   SANDBOX_UID_SLOT_BASE: int(1_000_000_000, 200_000),
   /**
