@@ -41,6 +41,14 @@ describe("fork server: restart", () => {
     return server;
   };
 
+  /** Its first restart has run, and the new spawner said R. */
+  const restartedOnce = (server: ForkServerLike) =>
+    pollUntil(
+      () => server.restarts.length === 1 && server.adopted !== null,
+      (ok) => ok,
+      { timeoutMs: 20_000, intervalMs: 10, what: "the restarted spawner's R line" },
+    );
+
   it("starts a spawner that keeps dying five times, then leaves it for the rest of the minute", async () => {
     const server = await standIn("dies", "exit 0");
     await pollUntil(
@@ -61,11 +69,7 @@ describe("fork server: restart", () => {
       "once",
       `if [ -e ${flag} ]; then printf 'R\\n'; exec sleep 60; fi; touch ${flag}; printf 'R\\nP 1 4242\\n'; exit 0`,
     );
-    await pollUntil(
-      () => server.restarts.length === 1 && server.adopted !== null,
-      (ok) => ok,
-      { timeoutMs: 20_000, intervalMs: 10, what: "the restarted spawner's R line" },
-    );
+    await restartedOnce(server);
     expect(server.nothingAlive()).toBe(false);
     process.kill(server.proc!.pid!, "SIGKILL");
   });
@@ -76,11 +80,7 @@ describe("fork server: restart", () => {
       "idle",
       `if [ -e ${flag} ]; then printf 'R\\n'; exec sleep 60; fi; touch ${flag}; exit 0`,
     );
-    await pollUntil(
-      () => server.restarts.length === 1 && server.adopted !== null,
-      (ok) => ok,
-      { timeoutMs: 20_000, intervalMs: 10, what: "the restarted spawner's R line" },
-    );
+    await restartedOnce(server);
     expect(server.nothingAlive()).toBe(true);
     process.kill(server.proc!.pid!, "SIGKILL");
   });
