@@ -283,15 +283,7 @@ static void __attribute__((noreturn)) child(const struct start *r) {
   /* Our ends and every other command's are close-on-exec: the command gets 0-2 (and 9). */
   if (give(in, 0) < 0 || give(r->fds[1], 1) < 0 || give(r->fds[2], 2) < 0) FAIL("dup2");
   if (r->fds[3] >= 0 && give(r->fds[3], CWD_FD) < 0) FAIL("dup2");
-  /* First in the memory cgroup's OOM order: an agent that fills the tmpfs mounts and then
-   * allocates must lose a command, not the executor (the larger process, which took the container
-   * with it). Raising needs no capability; done as root, the file is not yet the command's. */
-  int oom = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
-  if (oom >= 0) {
-    if (write(oom, "1000", 4) < 0) {
-    }
-    close(oom);
-  }
+  /* Its oom_score_adj (1000) is the spawner's, inherited: set once in main, not here. */
   if (setgroups(0, NULL) < 0) FAIL("setgroups");
   if (setgid(r->gid) < 0) FAIL("setgid");
   if (setuid(r->uid) < 0) FAIL("setuid");
@@ -491,6 +483,18 @@ int main(int argc, char **argv) {
   /* 0-2 open, so that no pipe of a command is numbered as one of them (the dup2s would clash). */
   for (int fd = 0; fd < 3; fd++)
     if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd) return 1;
+  /* First in the memory cgroup's OOM order, and every command with it (oom_score_adj is inherited
+   * and a command, without CAP_SYS_RESOURCE, cannot lower it): an agent that fills the tmpfs mounts
+   * and then allocates must lose a command, not the executor (the larger process, which took the
+   * container with it). Set once here rather than in each vfork child (an open, a write and a
+   * close per start). The OOM killer may then pick this process itself (a command smaller than
+   * it): the executor starts it again (fork-server.mjs), and the calls it had end as unknown. */
+  int oom = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+  if (oom >= 0) {
+    if (write(oom, "1000", 4) < 0) {
+    }
+    close(oom);
+  }
   /* Dispositions are inherited: all default but SIGPIPE's, so a child has only that one to reset. */
   for (int s = 1; s < NSIG; s++) signal(s, SIG_DFL);
   signal(SIGPIPE, SIG_IGN);

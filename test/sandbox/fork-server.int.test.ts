@@ -12,9 +12,8 @@ import {
 
 // Commands start through the image's fork server (images/sandbox/spawner.c) rather than by a fork
 // of the executor, and their streams are relayed by it: these pin down that everything a command
-// is given is still what the executor decides, that its input and output arrive whole, that
-// nothing in the sandbox can use the fork server, and that the executor carries on with Node's
-// spawn once the fork server is gone.
+// is given is still what the executor decides, that its input and output arrive whole, and that
+// nothing in the sandbox can use the fork server.
 describe("sandbox fork server", () => {
   let t: TestProvider;
   let sb: Sandbox;
@@ -162,30 +161,5 @@ describe("sandbox fork server", () => {
     expect(left).not.toContain("sleep 731");
     expect((await sb.exec(sh("echo ok"))).stdout).toBe("ok\n");
   });
-
-  it("carries on with Node's spawn when the fork server is gone", async () => {
-    const [info] = await serviceContainers(t.serviceId, "ses_fork");
-    // A command running when the spawner dies loses its relayed streams: its call ends then (exit
-    // unknown) instead of waiting for its timeout, and the command is reported as left running.
-    const running = sb.exec(sh("echo started; exec sleep 733", { timeoutMs: 60_000 }));
-    // Looked for as a reader: an agent call would count the sleep among its own leftovers.
-    let ps = "";
-    for (let i = 0; i < 50 && !ps.includes("sleep 733"); i++)
-      ps = (await sb.exec(sh("ps -eo args=", { identity: "reader" }))).stdout;
-    expect(ps).toContain("sleep 733");
-    await execAsRoot(info!.Id, ["sh", "-c", "kill -9 $(pgrep -x toolshed-spawne)"]);
-    const lost = await running;
-    expect(lost).toMatchObject({ exitCode: null, timedOut: false, stdout: "started\n" });
-    expect(lost.leftover?.map((p) => p.cmd)).toContain("sleep 733");
-    // The executor notices the exit asynchronously; a call in between may still be refused by it
-    // and then fall back, so poll for the parent to be the executor.
-    let parent = "";
-    for (let i = 0; i < 50 && !parent.includes("executor.mjs"); i++) parent = await parentOf();
-    expect(parent).toContain("executor.mjs");
-    const r = await sb.exec(sh("echo still; id -u"));
-    const { agent } = await identitiesOf("ses_fork", t.serviceId);
-    expect(r).toMatchObject({ exitCode: 0, stdout: `still\n${agent}\n` });
-    const timedOut = await sb.exec(sh("sleep 30", { timeoutMs: 300 }));
-    expect(timedOut.timedOut).toBe(true);
-  });
+  // A lost fork server (started again, bounded, and Node's spawn past the bound): spawner-restart.int.test.ts.
 });

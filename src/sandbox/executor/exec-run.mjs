@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { constants as osc } from "node:os";
 import { StringDecoder } from "node:string_decoder";
-import { forkServer } from "./fork-server.mjs";
+import { forkServer, SPAWNER_LOST } from "./fork-server.mjs";
 import { killUid, processesOf } from "./processes.mjs";
 import { userEnv, userEnvList } from "./user-env.mjs";
 import { writeNow } from "./write-now.mjs";
@@ -18,6 +18,10 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export const CWD_FD = 9;
 const MAX_CWD_BYTES = 4096;
 const MAX_LEFTOVERS_LISTED = 20;
+// Said on stderr when the fork server died under a command (or before it told the command's
+// start): how the command ended cannot be known, and the agent must not take it as not run.
+const LOST_NOTE =
+  "toolshed: the sandbox's process starter stopped before this command's end was seen: its exit status is unknown and it may have partly run (a process it left running is listed as left running).\n";
 
 export const clamp = (n, lo, hi) => Math.min(Math.max(Number.isFinite(n) ? Math.floor(n) : lo, lo), hi);
 
@@ -108,6 +112,7 @@ export class ExecRun {
         cwdFd: req.cwdFd === true,
       },
       (err, child) => {
+        if (err?.code === SPAWNER_LOST) return this.final ? this.who.release?.() : this.lostStart();
         if (err) return this.final ? this.who.release?.() : this.failed(err, resolveCwd);
         return child ? this.wire(child) : this.startNode(resolveCwd);
       },
@@ -238,6 +243,7 @@ export class ExecRun {
     let exitCode = null;
     // Neither code nor signal: the fork server died under it, and how it ended is unknown.
     const known = exit && (exit.code !== null || exit.signal !== null);
+    if (!known && !killedFor) this.emit({ t: "o", s: 2, d: LOST_NOTE });
     if (known && !(killedFor && exit.signal === "SIGKILL")) {
       exitCode = exit.code ?? 128 + (osc.signals[exit.signal] ?? 0);
     }
@@ -290,6 +296,15 @@ export class ExecRun {
       leftover: left.slice(0, MAX_LEFTOVERS_LISTED).map(([pid, cmd]) => ({ pid, cmd })),
       leftoverCount: left.length,
     };
+  }
+
+  /**
+   * The fork server died before it said whether it started the command: it may have, so the call
+   * ends as one whose exit is unknown (LOST_NOTE), its processes settled as after any end.
+   */
+  lostStart() {
+    this.exit = { code: null, signal: null };
+    this.finish();
   }
 
   /** Timed out or cancelled before the fork server answered; the uid stays leased until then. */

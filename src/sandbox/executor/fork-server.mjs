@@ -7,7 +7,11 @@
 // and exit arrive together.
 // `spawn()` resolves to a ChildProcess look-alike (pid, stdout, stderr, stdio[9]; 'exit' then
 // 'close'; stdin is given with the request), or null when the fork server is not there (an image
-// without it, a spawner that died): the caller then uses Node's spawn, as before.
+// without it, a spawner that died and is not back yet): the caller then uses Node's spawn.
+// A spawner that dies (the OOM killer picks it: it is first in the OOM order; a crash) is started
+// again, after a short backoff and at most RESTART_CAP times a minute: without it every later
+// command would go through Node's spawn, at oom_score_adj 0, and the next OOM would pick the
+// executor, taking the container with it.
 import { spawn as nodeSpawn } from "node:child_process";
 import { EventEmitter } from "node:events";
 import { closeSync, existsSync, openSync, readSync } from "node:fs";
@@ -15,6 +19,8 @@ import { constants as osc } from "node:os";
 import { writeNow } from "./write-now.mjs";
 
 export const SPAWNER_BIN = "/usr/local/libexec/toolshed-spawner";
+/** The code of a start's error when the spawner died before it said whether the command started. */
+export const SPAWNER_LOST = "ESPAWNERLOST";
 const CWD_FD = 9;
 const NL = 0x0a;
 const PROC_PEEK = Buffer.alloc(512);
@@ -35,6 +41,12 @@ function envFrame(env) {
   }
   return bytes;
 }
+// A lost spawner's restart: the first after RESTART_FIRST_MS, each further one within the window
+// twice as late (a spawner that dies at once again is not restarted in a loop); once RESTART_CAP
+// restarts fell within RESTART_WINDOW_MS, Node's spawn until the oldest of them is out of it.
+const RESTART_FIRST_MS = 5;
+const RESTART_CAP = 5;
+const RESTART_WINDOW_MS = 60_000;
 const SIGNAL_NAMES = Object.fromEntries(Object.entries(osc.signals).map(([name, n]) => [n, name]));
 
 /**
@@ -185,23 +197,52 @@ export class ForkServer {
     // left (null: none did since).
     this.started = 0;
     this.aloneAt = null;
+    // A spawner was lost: the orphans of its commands went to the init, where no children list of
+    // a later spawner sees them, so nothingAlive() no longer answers from it (processes.mjs then
+    // reads /proc, as without a fork server).
+    this.strays = false;
+    this.bin = null; // what start() ran, started again when lost
+    this.restarts = []; // when each restart within the window ran (ms)
+    this.restartTimer = null;
   }
 
   /** Starts the spawner when the image has one; resolves either way (false: not available). */
   async start(bin = SPAWNER_BIN) {
     if (!existsSync(bin)) return false;
+    this.bin = bin;
     try {
       const proc = nodeSpawn(bin, [], { stdio: ["pipe", "pipe", "ignore"] });
-      proc.on("error", () => this.lost());
-      proc.once("exit", () => this.lost());
+      // Lost once its output is over ('close', after 'exit'): the lines it wrote before it died
+      // (a command's last output, its exit) are read first. Only this spawner's own end counts:
+      // a restarted one is another process with other listeners.
+      const gone = () => this.proc === proc && this.lost();
+      proc.on("error", gone);
+      proc.once("close", gone);
       proc.stdin.on("error", () => {});
-      proc.stdout.on("data", (buf) => this.onData(buf));
+      proc.stdout.on("data", (buf) => this.proc === proc && this.onData(buf));
       this.proc = proc;
       return true;
     } catch {
-      this.lost();
+      this.proc = null;
+      this.restartLater();
       return false;
     }
+  }
+
+  /** A lost spawner's next start, bounded (RESTART_*): until it runs, commands use Node's spawn. */
+  restartLater() {
+    if (this.restartTimer || !this.bin) return;
+    const now = Date.now();
+    this.restarts = this.restarts.filter((t) => now - t < RESTART_WINDOW_MS);
+    const n = this.restarts.length;
+    const delay = n >= RESTART_CAP ? this.restarts[0] + RESTART_WINDOW_MS - now : RESTART_FIRST_MS * 2 ** n;
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = null;
+      if (this.proc) return;
+      this.restarts.push(Date.now());
+      this.start(this.bin);
+    }, delay);
+    this.restartTimer.unref();
   }
 
   get available() {
@@ -234,7 +275,7 @@ export class ForkServer {
     const pid = this.proc?.pid;
     // Neither proof without the children list: gVisor has none, and there the spawner's R and
     // `alone` mean nothing (it accepts the subreaper request but gives orphans to the init).
-    if (!this.adopted || pid === undefined) return false;
+    if (!this.adopted || pid === undefined || this.strays) return false;
     // Told by the spawner itself: no child after its last reap, it started nothing since, and no
     // start is on its way (one it made just before it died would be told by no P line).
     if (this.aloneAt === this.started && this.pending.size === 0) return true;
@@ -395,18 +436,25 @@ export class ForkServer {
     }
   }
 
-  /** The spawner is gone: nothing more goes through it; what it started ends as unknown. */
+  /**
+   * The spawner is gone: nothing more goes through it; what it started ends as unknown, and so
+   * does a start it was asked for and never told (it may have run it: SPAWNER_LOST). Another
+   * spawner is started later (restartLater).
+   */
   lost() {
     if (this.proc === null && this.pending.size === 0 && this.byId.size === 0) return;
+    // Orphans of its commands, if any (one it started just before dying is told by no P line).
+    if (this.started > 0 || this.pending.size > 0) this.strays = true;
     this.proc = null;
     this.aloneAt = null;
+    this.started = 0;
     if (this.adopted) {
       closeSync(this.adopted.children);
       closeSync(this.adopted.statm);
       this.adopted = null;
     }
     for (const [id, entry] of this.pending) {
-      entry.done(Object.assign(new Error("the fork server stopped"), { code: "EIO" }));
+      entry.done(Object.assign(new Error("the fork server stopped"), { code: SPAWNER_LOST }));
       this.pending.delete(id);
     }
     for (const child of this.byId.values()) {
@@ -418,6 +466,7 @@ export class ForkServer {
     for (const resolve of this.kills.values()) resolve(false);
     this.kills.clear();
     this.rest = null;
+    this.restartLater();
   }
 }
 
