@@ -11,6 +11,7 @@ import { TERMINAL } from "../../contracts/job.js";
 import type { Db } from "../../db/db.js";
 import { dbNow } from "../../db/db-clock.js";
 import type { ServiceDeps } from "../ports.js";
+import { SIGNOUT_KEPT_PAST_EXPIRY_MS } from "../tenancy/console-sessions.js";
 import {
   type Batch,
   type Cursor,
@@ -115,7 +116,8 @@ export async function prunePass(
       );
   }
   if (s.revokedKeyDays > 0) await walk("api_keys", (n) => pruneRevokedKeys(db, cutoff(s.revokedKeyDays), n));
-  await walk("console_signouts", (n) => pruneSignouts(db, now.toISOString(), n));
+  const signoutCutoff = new Date(now.getTime() - SIGNOUT_KEPT_PAST_EXPIRY_MS).toISOString();
+  await walk("console_signouts", (n) => pruneSignouts(db, signoutCutoff, n));
   return counts;
 }
 
