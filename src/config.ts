@@ -105,6 +105,7 @@ const Settings = z.object({
   /**
    * How long a new session's work waits for a host whose Docker engine answers; after that a host
    * whose engine does not takes it, and the call fails saying it did not run (no engine anywhere).
+   * Counted on that host's clock from when it first saw the work (jobs/placement-waits.ts).
    */
   ENGINE_WAIT_MS: int(10_000, 0),
   /**

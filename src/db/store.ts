@@ -198,14 +198,15 @@ export interface JobStore {
     opts?: FinishOptions,
   ): Promise<FinishedJob | undefined>;
   /**
-   * Ends a pending approval once: `decide` sees the job as locked (`awaiting_approval`) and
-   * returns the outcome, or undefined to leave it (not due). A `queued` outcome takes the
+   * Ends a pending approval once: `decide` sees the job as locked (`awaiting_approval`) and the
+   * database's clock read in the same statement (ISO text: db-clock.ts), and returns the outcome,
+   * or undefined to leave it (not due). A `queued` outcome takes the
    * session's next `seq`, and throws ActiveCallsFull past `opts.maxActive` (the job stays
    * pending). False when the job was not pending or `decide` declined.
    */
   settleApproval(
     jobId: string,
-    decide: (job: JobRow) => ApprovalOutcome | undefined,
+    decide: (job: JobRow, dbNow: string) => ApprovalOutcome | undefined,
     opts?: ActiveBound,
   ): Promise<boolean>;
   /** Ids of the jobs still `awaiting_approval` whose expiry is at or before `now` (ISO). */

@@ -35,6 +35,7 @@ import {
 import type { HostRegistry } from "./host-registry.js";
 import { type LocalHandoff, startLocalHandoff } from "./local-handoff.js";
 import { startHeartbeat } from "./lost-hosts.js";
+import { PlacementWaits } from "./placement-waits.js";
 import type { BullJobQueue } from "./queue.js";
 import type { RedisBus } from "./redis-bus.js";
 import { watchWorkerErrors } from "./worker-errors.js";
@@ -137,11 +138,13 @@ export function startCallWorker(
 
   /**
    * Whether this host may take placement work as far as its Docker engine goes: it answers (its
-   * readiness probe, cached about a second), or the work has waited `engineWaitMs` for a host
-   * whose engine does (none has one: it is taken, and fails saying the call did not run).
+   * readiness probe, cached about a second), or the work has waited `engineWaitMs` here (by this
+   * host's clock: placement-waits.ts) for a host whose engine does (none has one: it is taken,
+   * and fails saying the call did not run).
    */
+  const waits = new PlacementWaits(opts.engineWaitMs);
   const engineAnswers = (bjob: Job<AnyPayload>) =>
-    Date.now() - bjob.timestamp >= opts.engineWaitMs ||
+    waits.over(bjob) ||
     deps.readiness.require(["docker"]).then(
       () => true,
       () => false,
@@ -175,6 +178,7 @@ export function startCallWorker(
       await bjob.moveToDelayed(Date.now() + 200, token);
       throw new DelayedError();
     }
+    waits.done(bjob);
     const sessionId = "jobId" in payload ? await sessionOfJob(deps.db, payload.jobId) : payload.sessionId;
     if (bjob.name === "remove-sandbox") return processHost(bjob, token);
     const seen = sessionId ? await hostOfSession(deps.db, sessionId) : null;

@@ -11,6 +11,7 @@ import type { EgressPolicy } from "../net/egress-policy.js";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
 import type { ReadCacheStore } from "../toolkit/read-cache.js";
 import type { ToolBase } from "../toolkit/tool-base.js";
+import type { HostClock } from "./clock.js";
 import type { TransferStore } from "./files/transfer-store.js";
 import type { Metrics } from "./metrics.js";
 import type { Readiness } from "./readiness.js";
@@ -138,6 +139,8 @@ export interface ServiceDeps {
   readiness: Readiness;
   /** This process's worker host (set where a worker runs): recorded on the jobs it claims. */
   hostId?: string;
+  /** This host's wall clock (absent: the machine's); see clock.ts for what it may decide. */
+  hostClock?: HostClock;
   /** Reaches the worker holding a session's sandbox (set in the service; absent, listings are local). */
   hostRpc?: SessionHostRpc;
   /** Serve mode: this process's worker runs a just-stored call itself when it can (src/jobs/local-handoff.ts). */

@@ -77,3 +77,17 @@ it("once past the limit in a window, refuses the rest of it without asking Redis
   // A limit raised within the window is asked about again, and holds.
   expect(await rl.hit("full", 100, 3600)).toBeNull();
 });
+
+it("counts in Redis's windows: a host 10 minutes ahead and one on time share a tenant's limit", async () => {
+  // Clear of a minute's end, so that the hits below fall in one window of Redis's clock.
+  const [s] = await redis.time();
+  const intoMinute = Number(s) % 60;
+  if (intoMinute > 57) await new Promise((r) => setTimeout(r, (61 - intoMinute) * 1000));
+  const onTime = new RedisRateLimiter(redis, prefix);
+  const ahead = new RedisRateLimiter(redis, prefix, () => Date.now() + 600_000);
+  // A limit of 10 a minute (below BATCH_SHARE: counted hit by hit), 6 hits on each host.
+  let allowed = 0;
+  for (let i = 0; i < 6; i++)
+    for (const rl of [onTime, ahead]) if ((await rl.hit("skewed", 10, 60)) === null) allowed++;
+  expect(allowed).toBe(10);
+});

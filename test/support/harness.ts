@@ -29,6 +29,7 @@ import { SessionMcpEndpoint } from "../../src/mcp-server/session-server.js";
 import { EgressPolicy } from "../../src/net/egress-policy.js";
 import type { SandboxProvider } from "../../src/sandbox/sandbox.js";
 import { createApiPort } from "../../src/service/api-port.js";
+import type { HostClock } from "../../src/service/clock.js";
 import { Metrics } from "../../src/service/metrics.js";
 import { type Quotas, type ServiceDeps, toolRegistry } from "../../src/service/ports.js";
 import { Readiness } from "../../src/service/readiness.js";
@@ -239,7 +240,7 @@ export async function seedBashTenant(call: Client, name?: string) {
 export async function createApiTestApp(
   sandboxes: SandboxProvider,
   quotas: Partial<Quotas> = {},
-  opts: { mcp?: boolean; publicOrigin?: string } = {},
+  opts: { mcp?: boolean; publicOrigin?: string; hostClock?: HostClock } = {},
 ) {
   const dataDir = mkdtempSync(join(tmpdir(), "tsa-"));
   const { db, ping, close } = openTestDb(join(dataDir, "t.db"));
@@ -274,6 +275,7 @@ export async function createApiTestApp(
       { database: ping, ...(sandboxes.ping ? { docker: () => sandboxes.ping?.() } : {}) },
       { timeoutMs: 1000, cacheMs: 0 },
     ),
+    hostClock: opts.hostClock,
   };
   const port = createApiPort(deps);
   const sessionMcp = new SessionMcpEndpoint(port.sessionMcp, deps.logger, { keyStreams: port.keyStreams });

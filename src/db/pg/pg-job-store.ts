@@ -9,6 +9,8 @@ import { and, count, eq, exists, gt, inArray, lt, lte, notInArray, type SQL, sql
 import { nowIso } from "../../service/clock.js";
 import { newId } from "../../service/ids.js";
 import type { ReadCacheEntry } from "../../toolkit/read-cache.js";
+import type { Db } from "../db.js";
+import { dbNowSql } from "../db-clock.js";
 import { activeJob, pendingApproval, queuedJob, readCacheReplacement } from "../job-predicates.js";
 import type { JobRow, JobStatus, SessionRow, StoredResult } from "../schema.js";
 import {
@@ -250,13 +252,18 @@ export class PgJobStore implements JobStore {
 
   async settleApproval(
     jobId: string,
-    decide: (job: JobRow) => ApprovalOutcome | undefined,
+    decide: (job: JobRow, dbNow: string) => ApprovalOutcome | undefined,
     opts: ActiveBound = {},
   ): Promise<boolean> {
     return this.db.transaction(async (tx) => {
-      const [job] = (await tx.select().from(jobs).where(eq(jobs.id, jobId)).for("update")) as JobRow[];
+      const [got] = await tx
+        .select({ job: jobs, now: dbNowSql(this.db as unknown as Db) })
+        .from(jobs)
+        .where(eq(jobs.id, jobId))
+        .for("update");
+      const job = got?.job as JobRow | undefined;
       if (job?.status !== "awaiting_approval") return false;
-      const outcome = decide(job);
+      const outcome = decide(job, got!.now);
       if (!outcome) return false;
       const queued = outcome.set.status === "queued";
       if (queued) await requireActiveSlot(tx, job.tenantId, opts.maxActive);

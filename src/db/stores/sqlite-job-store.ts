@@ -6,6 +6,7 @@ import { and, eq, lte, sql } from "drizzle-orm";
 import { nowIso } from "../../service/clock.js";
 import { newId } from "../../service/ids.js";
 import type { Db } from "../db.js";
+import { dbNowSql } from "../db-clock.js";
 import { pendingApproval } from "../job-predicates.js";
 import { preparedFor } from "../prepared.js";
 import { audit, type JobRow, type JobStatus, jobs, type StoredResult, sessions } from "../schema.js";
@@ -188,13 +189,18 @@ export class SqliteJobStore implements JobStore {
 
   async settleApproval(
     jobId: string,
-    decide: (job: JobRow) => ApprovalOutcome | undefined,
+    decide: (job: JobRow, dbNow: string) => ApprovalOutcome | undefined,
     opts: ActiveBound = {},
   ): Promise<boolean> {
     return this.db.transaction((tx) => {
-      const job = tx.select().from(jobs).where(eq(jobs.id, jobId)).get();
+      const got = tx
+        .select({ job: jobs, now: dbNowSql(tx) })
+        .from(jobs)
+        .where(eq(jobs.id, jobId))
+        .get();
+      const job = got?.job;
       if (job?.status !== "awaiting_approval") return false;
-      const outcome = decide(job);
+      const outcome = decide(job, got!.now);
       if (!outcome) return false;
       const queued = outcome.set.status === "queued";
       if (queued) requireActiveSlot(this.db, job.tenantId, opts.maxActive);

@@ -4,6 +4,7 @@
  * the worker) does it for every tenant; reads and answers check the one job they touch, so
  * nobody sees a stale pending approval between sweeps.
  */
+import { dbNow } from "../../db/db-clock.js";
 import type { JobRow } from "../../db/rows.js";
 import type { JobStore } from "../../db/store.js";
 import type { ServiceDeps } from "../ports.js";
@@ -21,17 +22,22 @@ function expiredResult(job: JobRow) {
   );
 }
 
-/** Denies the job if it is still pending and past its expiry; true when it did. */
-export function expireApproval(store: JobStore, jobId: string, now: Date): Promise<boolean> {
-  return store.settleApproval(jobId, (job) => {
-    if (!job.approvalExpiresAt || job.approvalExpiresAt > now.toISOString()) return undefined;
+/**
+ * Denies the job if it is still pending and past its expiry; true when it did. "Past" is by the
+ * database's clock (read with the locked row), not this host's: a host whose clock runs ahead
+ * must not deny other hosts' approvals early. `now` overrides it (a test's later time).
+ */
+export function expireApproval(store: JobStore, jobId: string, now?: Date): Promise<boolean> {
+  return store.settleApproval(jobId, (job, dbNow) => {
+    const at = now?.toISOString() ?? dbNow;
+    if (!job.approvalExpiresAt || job.approvalExpiresAt > at) return undefined;
     return {
       set: {
         status: "denied",
         decision: { ...job.decision, behavior: "deny", decidedBy: "approval" },
         result: expiredResult(job),
         approvedBy: EXPIRY_ACTOR,
-        finishedAt: now.toISOString(),
+        finishedAt: at,
       },
       remember: [],
       audit: {
@@ -51,24 +57,28 @@ export function expireApproval(store: JobStore, jobId: string, now: Date): Promi
   });
 }
 
-/** The check on read: expires this one job when due and tells its watchers. */
+/** The check on read: expires this one job when due (database clock) and tells its watchers. */
 export async function expireIfDue(
   deps: Pick<ServiceDeps, "db" | "store" | "events" | "logger">,
   jobId: string,
-  now = new Date(),
+  now?: Date,
 ): Promise<void> {
   if (await expireApproval(deps.store, jobId, now)) await publishState(deps, jobId);
 }
 
-/** Expires every due approval; returns how many. */
+/**
+ * Expires every due approval; returns how many. One read of the database's clock per pass
+ * decides for the whole pass (`now` overrides it: a test's later time).
+ */
 export async function sweepExpiredApprovals(
   deps: Pick<ServiceDeps, "db" | "store" | "events" | "logger">,
-  now = new Date(),
+  now?: Date,
 ): Promise<number> {
-  const due = await deps.store.dueApprovals(now.toISOString());
+  const at = now ?? (await dbNow(deps.db));
+  const due = await deps.store.dueApprovals(at.toISOString());
   let n = 0;
   for (const id of due) {
-    if (!(await expireApproval(deps.store, id, now))) continue;
+    if (!(await expireApproval(deps.store, id, at))) continue;
     n++;
     await publishState(deps, id);
   }

@@ -5,9 +5,9 @@
 import { eq, gt, isNull, or, type SQL } from "drizzle-orm";
 import type { JobView } from "../../contracts/job.js";
 import { type Db, tablesOf } from "../../db/db.js";
+import { dbNowSql } from "../../db/db-clock.js";
 import { pendingApproval } from "../../db/job-predicates.js";
 import type { JobRow } from "../../db/rows.js";
-import { nowIso } from "../clock.js";
 import { type Page, type PageQuery, selectPage } from "../page.js";
 import { listTenant } from "../tenancy/list-scope.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
@@ -46,7 +46,7 @@ export async function listApprovals(
     // Inlined: across tenants (a platform admin's inbox) it walks the pending approvals' own index.
     pendingApproval(jobs.status),
     // Past its expiry it is about to be denied by the sweep: not something to answer any more.
-    or(isNull(jobs.approvalExpiresAt), gt(jobs.approvalExpiresAt, nowIso())),
+    or(isNull(jobs.approvalExpiresAt), gt(jobs.approvalExpiresAt, dbNowSql(deps.db))),
   ];
   if (tenantId !== null) where.push(eq(jobs.tenantId, tenantId));
   if (q.sessionId !== undefined) where.push(eq(jobs.sessionId, q.sessionId));

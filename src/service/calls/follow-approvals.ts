@@ -7,8 +7,8 @@
  */
 import { and, eq, gt, isNull, or } from "drizzle-orm";
 import { type Db, tablesOf } from "../../db/db.js";
+import { dbNowSql } from "../../db/db-clock.js";
 import { ValidationError } from "../../errors.js";
-import { nowIso } from "../clock.js";
 import type { JobNotice, ServiceDeps } from "../ports.js";
 import { listTenant } from "../tenancy/list-scope.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
@@ -126,7 +126,7 @@ async function waitingIds(db: Db, tenantId: string): Promise<string[]> {
       and(
         eq(jobs.tenantId, tenantId),
         eq(jobs.status, "awaiting_approval"),
-        or(isNull(jobs.approvalExpiresAt), gt(jobs.approvalExpiresAt, nowIso())),
+        or(isNull(jobs.approvalExpiresAt), gt(jobs.approvalExpiresAt, dbNowSql(db))),
       ),
     )
     .orderBy(jobs.createdAt, jobs.id)

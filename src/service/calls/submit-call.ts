@@ -6,12 +6,14 @@
 import { createHash } from "node:crypto";
 import { passed } from "../../call-path.js";
 import type { JobView } from "../../contracts/job.js";
+import { dbNow } from "../../db/db-clock.js";
 import type { JobRow, JobStatus, SessionRow, StoredDecision, StoredResult } from "../../db/rows.js";
 import type { InsertClaim, InsertClaimed } from "../../db/store.js";
 import { ConflictError } from "../../errors.js";
 import type { ToolInput } from "../../permission/types.js";
 import type { ToolBase } from "../../toolkit/tool-base.js";
 import type { McpToolSet } from "../../toolkit/tool-group.js";
+import { systemClock } from "../clock.js";
 import { newId } from "../ids.js";
 import type { ServiceDeps } from "../ports.js";
 import { loadSession } from "../sessions/sessions.js";
@@ -210,13 +212,17 @@ function statusOf(decision: StoredDecision, tool: ToolBase): JobStatus {
 }
 
 async function jobRowFor(
-  deps: Pick<ServiceDeps, "db">,
+  deps: Pick<ServiceDeps, "db" | "hostClock">,
   session: SessionRow,
   plan: CallPlan,
   idempotencyKey: string | undefined,
 ): Promise<JobRow> {
   const { status } = plan;
-  const now = Date.now();
+  const pending = status === "awaiting_approval";
+  // A call that waits for a human is stamped by the database's clock (one more statement, off
+  // the hot path): its expiry is judged by that clock on every host (approval-expiry.ts), so a
+  // host whose clock is off would shorten or lengthen its TTL. Others take this host's clock.
+  const now = pending ? (await dbNow(deps.db)).getTime() : (deps.hostClock ?? systemClock)().getTime();
   // The tenant's approval TTL (cached settings) only for a call that waits for a human.
   const expiresAt = async () => {
     const ttlMs = (await readTenantSettings(deps.db, session.tenantId)).approvalTtlSeconds * 1000;
@@ -234,7 +240,7 @@ async function jobRowFor(
     result: plan.result,
     idempotencyKey: idempotencyKey ?? null,
     concurrencySafe: plan.tool.isConcurrencySafe,
-    approvalExpiresAt: status === "awaiting_approval" ? await expiresAt() : null,
+    approvalExpiresAt: pending ? await expiresAt() : null,
     createdAt: new Date(now).toISOString(),
     finishedAt: finished ? new Date(now).toISOString() : null,
   });

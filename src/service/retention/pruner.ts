@@ -9,7 +9,9 @@
 import type { Config } from "../../config.js";
 import { TERMINAL } from "../../contracts/job.js";
 import type { Db } from "../../db/db.js";
+import { dbNow } from "../../db/db-clock.js";
 import type { ServiceDeps } from "../ports.js";
+import { SIGNOUT_KEPT_PAST_EXPIRY_MS } from "../tenancy/console-sessions.js";
 import {
   type Batch,
   type Cursor,
@@ -114,12 +116,16 @@ export async function prunePass(
       );
   }
   if (s.revokedKeyDays > 0) await walk("api_keys", (n) => pruneRevokedKeys(db, cutoff(s.revokedKeyDays), n));
-  await walk("console_signouts", (n) => pruneSignouts(db, now.toISOString(), n));
+  const signoutCutoff = new Date(now.getTime() - SIGNOUT_KEPT_PAST_EXPIRY_MS).toISOString();
+  await walk("console_signouts", (n) => pruneSignouts(db, signoutCutoff, n));
   return counts;
 }
 
 export interface Pruner {
-  /** One pass now (passes never overlap); resolves with what it deleted. */
+  /**
+   * One pass now (passes never overlap), by the database's clock when started (`now` overrides
+   * it: a test's later time); resolves with what it deleted.
+   */
   pass(now?: Date): Promise<PruneCounts>;
   stop(): Promise<void>;
 }
@@ -145,16 +151,19 @@ export function startPruner(
   /** Passes queued or running: a tick while one is neither takes the lease nor queues another. */
   let busy = 0;
   const control = { stopped: () => stopped };
-  const runPass = async (now: Date) => {
+  const runPass = async (now?: Date) => {
     const started = Date.now();
-    const counts = await prunePass(deps.db, settings, now, control);
+    // The cutoffs come from one read of the database's clock per pass, not this host's clock:
+    // a host whose clock runs ahead must not prune other hosts' rows early.
+    const at = now ?? (await dbNow(deps.db));
+    const counts = await prunePass(deps.db, settings, at, control);
     for (const [kind, n] of Object.entries(counts))
       deps.metrics.inc("toolshed_rows_pruned_total", { kind }, n);
     if (Object.keys(counts).length > 0)
       deps.logger.info({ pruned: counts, ms: Date.now() - started }, "retention pass");
     return counts;
   };
-  const pass = (now = new Date()) => {
+  const pass = (now?: Date) => {
     busy++;
     const next = current.then(
       () => runPass(now),

@@ -14,6 +14,12 @@ import { authenticate } from "./api-keys.js";
 import type { Principal } from "./principal.js";
 
 export const CONSOLE_SESSION_MS = 8 * 60 * 60 * 1000;
+/**
+ * How long a sign-out is kept past its cookie's expiry. The expiry is checked by each API host's
+ * own clock (no database read for it): a host behind the one that forgets the sign-out by N
+ * would take the signed-out cookie again for N. An hour covers any clock that is still in use.
+ */
+export const SIGNOUT_KEPT_PAST_EXPIRY_MS = 60 * 60 * 1000;
 
 export interface ConsoleSession {
   /** The cookie's value: opaque to the browser, not the key. */
@@ -91,7 +97,8 @@ export class ConsoleSessions {
 
   /**
    * Ends a session for good: its cookie, replayed later (a copy kept by another program, a shared
-   * computer), is refused like a forged one. Ended sessions past their expiry are forgotten here.
+   * computer), is refused like a forged one. Ended sessions an hour past their expiry (clock skew
+   * between hosts: SIGNOUT_KEPT_PAST_EXPIRY_MS) are forgotten here.
    */
   async signOut(session: ConsoleSession): Promise<void> {
     const body = this.verify(session.token);
@@ -103,7 +110,7 @@ export class ConsoleSessions {
       .onConflictDoNothing();
     await this.db
       .delete(consoleSignouts)
-      .where(lt(consoleSignouts.expiresAt, new Date(this.now()).toISOString()));
+      .where(lt(consoleSignouts.expiresAt, new Date(this.now() - SIGNOUT_KEPT_PAST_EXPIRY_MS).toISOString()));
   }
 
   /** Constant-time comparison of a presented CSRF token with the session's. */

@@ -1,0 +1,22 @@
+/**
+ * Clock skew on Postgres (clock-skew-contract.ts): two pools on one database stand for two hosts.
+ * Postgres comes from scripts/postgres.sh; outside CI the file skips when it cannot be started.
+ */
+import { afterAll, beforeAll, describe } from "vitest";
+import { dropDatabase, freshDatabase, localPostgresUrl } from "../../support/postgres.js";
+import { pgTwice } from "../../support/two-handles.js";
+import { clockSkewContract } from "./clock-skew-contract.js";
+
+const server = localPostgresUrl();
+
+describe.skipIf(!server && !process.env.CI)("clock skew on Postgres", () => {
+  let dbUrl: string;
+  beforeAll(async () => {
+    dbUrl = await freshDatabase(server!);
+  });
+  afterAll(async () => {
+    if (dbUrl) await dropDatabase(server!, dbUrl);
+  });
+
+  clockSkewContract("postgres", () => pgTwice(dbUrl));
+});
