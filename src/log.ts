@@ -76,12 +76,14 @@ const CONTEXT = Symbol("toolshed.logContext");
 type WithContext = Logger & { [CONTEXT]?: LogContext };
 
 /**
- * A child of `logger` whose every line carries `ctx` over the parent's context. The fields are
+ * A logger like `logger` whose every line carries `ctx` over the parent's context. The fields are
  * added by the logger's mixin, under the line's own: a line that names its `jobId` itself does
- * not write it twice (as a child's bindings would).
+ * not write it twice (as a child's bindings would). Made per job (and per logged request error),
+ * so it is the parent itself one prototype down (pino's own children are made so), without
+ * `child()`'s copying of bindings, serializers and formatters: nothing of those differs.
  */
 export function withLogContext(logger: Logger, ctx: LogContext): Logger {
-  const child = logger.child({}) as WithContext;
+  const child = Object.create(logger) as WithContext;
   const merged: LogContext = { ...(logger as WithContext)[CONTEXT] };
   for (const key of Object.keys(ctx) as (keyof LogContext)[])
     if (ctx[key] !== undefined) merged[key] = ctx[key];
