@@ -1,9 +1,11 @@
 /**
- * The structured logger (pino); built by the composition root from the configured level. Every
- * line carries the context it was logged in (`withLogContext`): the request id and trace id of
- * the HTTP request, or the job id and trace id of the job a worker runs.
+ * The structured logger (pino); built by the composition root from the configured level. A line
+ * carries the context of the logger it was logged with (`withLogContext`): the request's logger
+ * (the request id and trace id) or the job's (the job id and trace id), passed down explicitly
+ * from the request's or the job's boundary. Not an `AsyncLocalStorage`: on Node 20 any ALS in the
+ * process makes every promise pay async hooks (~4-8 % of the service's CPU per call, tput28);
+ * test/architecture/no-async-context.test.ts keeps src/ free of them.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { type Logger, pino } from "pino";
 
 export type { Logger };
@@ -69,23 +71,37 @@ export interface LogContext {
   jobId?: string;
 }
 
-const context = new AsyncLocalStorage<LogContext>();
+/** Where a logger keeps its context (a child inherits its parent's through the prototype). */
+const CONTEXT = Symbol("toolshed.logContext");
+type WithContext = Logger & { [CONTEXT]?: LogContext };
 
-/** Runs `fn` with `ctx` added to the current context: every line logged within carries it. */
-export function withLogContext<T>(ctx: LogContext, fn: () => T): T {
-  return context.run({ ...context.getStore(), ...ctx }, fn);
+/**
+ * A logger like `logger` whose every line carries `ctx` over the parent's context. The fields are
+ * added by the logger's mixin, under the line's own: a line that names its `jobId` itself does
+ * not write it twice (as a child's bindings would). Made per job (and per logged request error),
+ * so it is the parent itself one prototype down (pino's own children are made so), without
+ * `child()`'s copying of bindings, serializers and formatters: nothing of those differs.
+ */
+export function withLogContext(logger: Logger, ctx: LogContext): Logger {
+  const child = Object.create(logger) as WithContext;
+  const merged: LogContext = { ...(logger as WithContext)[CONTEXT] };
+  for (const key of Object.keys(ctx) as (keyof LogContext)[])
+    if (ctx[key] !== undefined) merged[key] = ctx[key];
+  child[CONTEXT] = merged;
+  return child;
 }
 
-/** The context of the code running now (empty outside any request or job). */
-export function currentLogContext(): LogContext {
-  return context.getStore() ?? {};
+/** The context `logger`'s lines carry (empty for the service's own logger). */
+export function logContextOf(logger: Logger): LogContext {
+  return (logger as WithContext)[CONTEXT] ?? {};
 }
 
 /** The service logger at `level`, to stdout or `destination`. */
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   const options = {
     level,
-    mixin: () => ({ ...context.getStore() }),
+    // A fresh object: pino merges the line's own fields into it.
+    mixin: (_obj: object, _level: number, self: Logger) => ({ ...(self as WithContext)[CONTEXT] }),
     formatters: { log: redactSecrets },
   };
   const logger = destination ? pino(options, destination) : pino(options);

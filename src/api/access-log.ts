@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { ServerResponse } from "node:http";
 import type { MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
-import { type Logger, withLogContext } from "../log.js";
+import type { Logger } from "../log.js";
 import type { ApiPort } from "../service/api-port.js";
 import type { AppEnv } from "./context.js";
 import { formatTraceparent, traceFrom } from "./trace-context.js";
@@ -18,8 +18,11 @@ export function accessLog(deps: { logger: Logger; metrics: ApiPort["metrics"] })
     const incoming = c.req.header("x-request-id");
     const requestId = incoming && /^[\w.-]{1,100}$/.test(incoming) ? incoming : `req_${randomUUID()}`;
     const trace = traceFrom(c.req.header("traceparent"));
+    // Passed down explicitly (no async context, src/log.ts): the routes give the trace id to the
+    // jobs they submit, and the error handler logs under both.
     c.set("requestId", requestId);
-    await withLogContext({ requestId, traceId: trace.traceId }, next);
+    c.set("traceId", trace.traceId);
+    await next();
     // Stamped once the response exists (an error handler's too).
     stamp(c, "x-request-id", requestId);
     stamp(c, "traceparent", formatTraceparent(trace));

@@ -11,7 +11,7 @@ import {
   type ErrorDetail,
   UnsupportedMediaTypeError,
 } from "../errors.js";
-import type { Logger } from "../log.js";
+import { type Logger, withLogContext } from "../log.js";
 
 export function problem(
   c: Context,
@@ -26,10 +26,12 @@ export function problem(
 }
 
 /** Known errors keep their code and message; anything else is logged and answered generically. */
-export function errorResponse(c: Context, err: unknown, logger: Logger): Response {
+export function errorResponse(c: Context, err: unknown, service: Logger): Response {
+  // The request's ids on the line, as access-log.ts set them; made only when a line is logged.
+  const logger = () => withLogContext(service, { requestId: c.get("requestId"), traceId: c.get("traceId") });
   const known = err instanceof AppError ? err : asUnavailable(err);
   if (known) {
-    if (known !== err) logger.warn({ err, requestId: c.get("requestId") }, "dependency unavailable");
+    if (known !== err) logger().warn({ err }, "dependency unavailable");
     const headers = known.retryAfterS ? { "retry-after": String(known.retryAfterS) } : undefined;
     return problem(c, known.code, known.message, known.details, headers);
   }
@@ -37,10 +39,10 @@ export function errorResponse(c: Context, err: unknown, logger: Logger): Respons
   if (sandboxDown) return problem(c, sandboxDown.code, sandboxDown.message);
   if (err instanceof HTTPException) {
     if (err.status === 413) return problem(c, "PAYLOAD_TOO_LARGE", "request body too large");
-    if (err.status === 415) return errorResponse(c, new UnsupportedMediaTypeError(), logger);
+    if (err.status === 415) return errorResponse(c, new UnsupportedMediaTypeError(), service);
     if (err.status === 400) return problem(c, "VALIDATION", "malformed request body (expected JSON)");
     if (err.status === 401) return problem(c, "UNAUTHENTICATED", "missing or invalid API key");
   }
-  logger.error({ err, requestId: c.get("requestId") }, "unhandled error");
+  logger().error({ err }, "unhandled error");
   return problem(c, "INTERNAL", "internal error");
 }

@@ -16,13 +16,13 @@
  *    as after any claim: service/worker/takeover.ts).
  */
 import { waitsForDatabase } from "../errors.js";
-import { withLogContext } from "../log.js";
 import { SandboxUnavailableError } from "../sandbox/sandbox.js";
 import { fairPriority } from "../service/calls/fair-priority.js";
 import type { CallHandoff, ServiceDeps } from "../service/ports.js";
 import { type Claim, claimJob, failJob, requeueJob } from "../service/worker/claim-job.js";
 import { throughDatabaseOutage } from "../service/worker/database-outage.js";
 import { executeJob } from "../service/worker/execute-job.js";
+import { jobDeps } from "../service/worker/job-deps.js";
 import { workerIdentity } from "../service/worker/worker-identity.js";
 import { HandoffLeases } from "./handoff-leases.js";
 import type { BullJobQueue } from "./queue.js";
@@ -78,15 +78,17 @@ export function startLocalHandoff(deps: ServiceDeps, opts: LocalHandoffOptions):
     // claimed anew (the row is `running` by this attempt), so that the take-over check decides
     // whether the tool runs again (re-attach, or interrupted), never the stale claim.
     let first: Claim | undefined = claim;
+    // The job's lines carry its id and the trace of the request that submitted it.
+    const forJob = jobDeps(deps, claim.job);
     const step = async () => {
-      const current = first ?? (await claimJob(deps, jobId));
+      const current = first ?? (await claimJob(forJob, jobId));
       first = undefined;
-      return current.kind === "run" ? executeJob(deps, current, ac.signal, onStored) : undefined;
+      return current.kind === "run" ? executeJob(forJob, current, ac.signal, onStored) : undefined;
     };
     try {
-      final = await withLogContext({ jobId, traceId: claim.job.traceId ?? undefined }, () =>
-        throughDatabaseOutage(deps, step, { signal: opts.closing }),
-      ).catch((err: unknown) => onError(jobId, err));
+      final = await throughDatabaseOutage(forJob, step, { signal: opts.closing }).catch((err: unknown) =>
+        onError(forJob, jobId, err),
+      );
     } finally {
       endLease();
       release(jobId, ac);
@@ -96,7 +98,7 @@ export function startLocalHandoff(deps: ServiceDeps, opts: LocalHandoffOptions):
   };
 
   // As the queue's worker does, except that a sandbox that is away is retried through the queue.
-  const onError = async (jobId: string, err: unknown): Promise<undefined> => {
+  const onError = async (deps: ServiceDeps, jobId: string, err: unknown): Promise<undefined> => {
     // Given up waiting for the database (or closing): the row stays `running`; once the lease
     // expires, the reconciler queues it again and its take-over re-attaches or interrupts it.
     if (waitsForDatabase(err)) return undefined;

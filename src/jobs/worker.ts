@@ -11,7 +11,6 @@ import { DelayedError, type Job, type Queue, UnrecoverableError, Worker } from "
 import type { Redis } from "ioredis";
 import { isTerminal } from "../contracts/job.js";
 import { waitsForDatabase } from "../errors.js";
-import { withLogContext } from "../log.js";
 import { SandboxUnavailableError } from "../sandbox/sandbox.js";
 import { fairPriority } from "../service/calls/fair-priority.js";
 import { findJob } from "../service/calls/job-view.js";
@@ -21,6 +20,7 @@ import { hostOfJob, hostOfSession, placeSession, sessionOfJob } from "../service
 import { claimJob, failJob, giveUpOnSandbox, requeueJob } from "../service/worker/claim-job.js";
 import { throughDatabaseOutage } from "../service/worker/database-outage.js";
 import { executeJob } from "../service/worker/execute-job.js";
+import { jobDeps } from "../service/worker/job-deps.js";
 import { cancelRequestedOf, jobsExpectingRun } from "../service/worker/recovery.js";
 import { closeWorker } from "./bull-close.js";
 import {
@@ -106,7 +106,7 @@ export function startCallWorker(
   });
 
   const runCall = (bjob: Job<AnyPayload>, jobId: string, token?: string): Promise<void> =>
-    withLogContext({ jobId }, () => run(bjob as Job<RunCall>, jobId, token));
+    run(bjob as Job<RunCall>, jobId, token);
 
   const run = async (bjob: Job<RunCall>, jobId: string, token?: string): Promise<void> => {
     // Listening for cancels before the claim: a cancel sent while the claim is in flight (the
@@ -121,15 +121,13 @@ export function startCallWorker(
         await bjob.moveToDelayed(Date.now() + opts.orderRecheckMs, token);
         throw new DelayedError();
       }
-      // The job's lines carry the trace of the request that submitted it.
-      const traceId = claim.job.traceId ?? undefined;
-      await withLogContext({ traceId }, async () => {
-        try {
-          await executeJob(deps, claim, ac.signal);
-        } catch (err) {
-          await onRunError(deps, bjob, jobId, err);
-        }
-      });
+      // The job's lines carry its id and the trace of the request that submitted it.
+      const forJob = jobDeps(deps, claim.job);
+      try {
+        await executeJob(forJob, claim, ac.signal);
+      } catch (err) {
+        await onRunError(forJob, bjob, jobId, err);
+      }
     } finally {
       // Another delivery of the same job may have registered meanwhile (it lost the claim).
       if (running.get(jobId) === ac) running.delete(jobId);

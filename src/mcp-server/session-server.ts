@@ -14,6 +14,7 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
+import { traceFrom } from "../api/trace-context.js";
 import { AppError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { AskApproval, KeyStreams, OnProgress, SessionMcpVerbs } from "../service/api-port.js";
@@ -160,7 +161,11 @@ export class SessionMcpEndpoint {
               });
       try {
         const args = request.params.arguments ?? {};
-        const call = { name: request.params.name, args, signal: extra.signal, ask, onProgress };
+        // The job joins the client's trace when its request continued one (no async context to
+        // carry the access log's: src/log.ts says why).
+        const trace = traceFrom(headerOf(extra.requestInfo?.headers.traceparent));
+        const traceId = trace.parentId ? trace.traceId : undefined;
+        const call = { name: request.params.name, args, signal: extra.signal, ask, onProgress, traceId };
         return await verbs.callTool(p, sid, call);
       } catch (err) {
         // An unknown tool is the caller's error (a protocol error); the rest stays generic.
@@ -193,4 +198,9 @@ export class SessionMcpEndpoint {
 function notFound(): Response {
   const body = { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null };
   return new Response(JSON.stringify(body), { status: 404, headers: { "content-type": "application/json" } });
+}
+
+/** A header's one value (Node's headers may be a list). */
+function headerOf(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }

@@ -77,6 +77,7 @@ export function callRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): void {
     const { wait = 0 } = c.req.valid("query");
     let { job } = await deps.port.submitCall(c.get("principal"), sid, c.req.valid("json"), {
       wait: wait > 0,
+      traceId: c.get("traceId"),
     });
     if (wait > 0 && (job.status === "queued" || job.status === "running")) {
       job = await deps.port.waitForJob(job.id, wait * 1000, job);

@@ -117,6 +117,7 @@ export function workspaceFileRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): vo
       c.req.valid("param").sid,
       c.req.valid("query").path,
       body,
+      { traceId: c.get("traceId") },
     );
     return c.json(done, 200);
   });
@@ -125,6 +126,7 @@ export function workspaceFileRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): vo
       c.get("principal"),
       c.req.valid("param").sid,
       c.req.valid("query").path,
+      { traceId: c.get("traceId") },
     );
     const name = path
       .split("/")
@@ -136,7 +138,9 @@ export function workspaceFileRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): vo
     }) as never;
   });
   app.openapi(getTar, async (c) => {
-    const tar = await deps.port.exportWorkspace(c.get("principal"), c.req.valid("param").sid);
+    const tar = await deps.port.exportWorkspace(c.get("principal"), c.req.valid("param").sid, {
+      traceId: c.get("traceId"),
+    });
     return c.body(new Uint8Array(tar), 200, {
       "content-type": "application/x-tar",
       "content-disposition": 'attachment; filename="workspace.tar"',
@@ -144,6 +148,11 @@ export function workspaceFileRoutes(app: OpenAPIHono<AppEnv>, deps: ApiDeps): vo
   });
   app.openapi(putTar, async (c) => {
     const body = Buffer.from(await c.req.arrayBuffer());
-    return c.json(await deps.port.importWorkspace(c.get("principal"), c.req.valid("param").sid, body), 200);
+    return c.json(
+      await deps.port.importWorkspace(c.get("principal"), c.req.valid("param").sid, body, {
+        traceId: c.get("traceId"),
+      }),
+      200,
+    );
   });
 }

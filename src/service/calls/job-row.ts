@@ -1,6 +1,5 @@
 /** A new job row: what every job starts with, so that a new column is defaulted in one place. */
 import type { JobRow } from "../../db/rows.js";
-import { currentLogContext } from "../../log.js";
 import { nowIso } from "../clock.js";
 
 type Given = Pick<
@@ -13,8 +12,9 @@ export function newJobRow(fields: Given & Partial<JobRow>): JobRow {
     result: null,
     idempotencyKey: null,
     requestHash: null,
-    // The worker logs the job under the trace of the request that submitted it.
-    traceId: currentLogContext().traceId ?? null,
+    // The submitting request's trace id (the caller passes it, a field below): the worker logs
+    // the job under it.
+    traceId: null,
     hostId: null,
     seq: null,
     cancelRequested: false,

@@ -39,6 +39,8 @@ export interface SubmitCallInput {
 export interface SubmitOptions {
   /** The caller waits for the result: a read-only call may then run before it is stored (fast-read.ts). */
   wait?: boolean;
+  /** The submitting request's W3C trace id: stored on the job, whose worker lines carry it. */
+  traceId?: string;
 }
 
 /**
@@ -77,6 +79,7 @@ export async function submitCall(
   const { maxActiveCalls } = await quota;
   const row = await jobRowFor(deps, session, plan, body.idempotencyKey);
   row.requestHash = requestHash;
+  row.traceId = opts.traceId ?? null;
   const ahead = mayRunAhead(plan.tool, row, opts.wait);
   // The tenant's queued + running bound. A call that will take a slot (queued, or run ahead) is
   // held to it by the transaction that stores it (insertJob, insertClaimed and insertFinished

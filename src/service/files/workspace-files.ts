@@ -34,6 +34,11 @@ import {
 
 /** How long a transfer request waits for its job (a busy session's earlier calls run first). */
 
+/** What the request tells a transfer's job: its W3C trace id, which the worker's lines carry. */
+export interface TransferOptions {
+  traceId?: string;
+}
+
 /** Writes `data` to the workspace file `path` (created with its parents, replaced if present). */
 export async function uploadFile(
   deps: ServiceDeps,
@@ -41,13 +46,14 @@ export async function uploadFile(
   sessionId: string,
   rawPath: string,
   data: Buffer,
+  opts: TransferOptions = {},
 ): Promise<{ path: string; bytes: number; sha256: string }> {
   const session = await openSession(deps, p, sessionId);
   const path = workspaceFilePath(rawPath);
   checkSize(deps, data.length);
   const decision = await decideAll(deps, session, "Write", [{ path, field: "path" }]);
   const sha256 = sha256Hex(data);
-  await runTransfer(deps, p, session, "upload", { path, bytes: data.length, sha256 }, decision, data);
+  await runTransfer(deps, p, session, opts, "upload", { path, bytes: data.length, sha256 }, decision, data);
   return { path, bytes: data.length, sha256 };
 }
 
@@ -57,18 +63,24 @@ export async function downloadFile(
   p: Principal,
   sessionId: string,
   rawPath: string,
+  opts: TransferOptions = {},
 ): Promise<{ path: string; data: Buffer }> {
   const session = await openSession(deps, p, sessionId);
   const path = workspaceFilePath(rawPath);
   const decision = await decideAll(deps, session, "Read", [{ path, field: "path" }]);
-  return { path, data: await runTransfer(deps, p, session, "download", { path }, decision) };
+  return { path, data: await runTransfer(deps, p, session, opts, "download", { path }, decision) };
 }
 
 /** A tar of /workspace; members the session's Read rules refuse are left out by the worker. */
-export async function exportWorkspace(deps: ServiceDeps, p: Principal, sessionId: string): Promise<Buffer> {
+export async function exportWorkspace(
+  deps: ServiceDeps,
+  p: Principal,
+  sessionId: string,
+  opts: TransferOptions = {},
+): Promise<Buffer> {
   const session = await openSession(deps, p, sessionId);
   const decision = await decideAll(deps, session, "Read", [{ path: SANDBOX_WORKSPACE, field: "path" }]);
-  return runTransfer(deps, p, session, "export", { path: SANDBOX_WORKSPACE }, decision);
+  return runTransfer(deps, p, session, opts, "export", { path: SANDBOX_WORKSPACE }, decision);
 }
 
 /** Extracts a tar into /workspace: regular files and directories only, every member a Write. */
@@ -77,6 +89,7 @@ export async function importWorkspace(
   p: Principal,
   sessionId: string,
   archive: Buffer,
+  opts: TransferOptions = {},
 ): Promise<{ entries: number; bytes: number }> {
   const session = await openSession(deps, p, sessionId);
   checkSize(deps, archive.length);
@@ -88,7 +101,7 @@ export async function importWorkspace(
     entries.map((e, i) => ({ path: e.path, field: `entries[${i}]` })),
   );
   const input = { entries: entries.length, bytes: archive.length, sha256: sha256Hex(archive) };
-  await runTransfer(deps, p, session, "import", input, decision, archive);
+  await runTransfer(deps, p, session, opts, "import", input, decision, archive);
   return { entries: entries.length, bytes: archive.length };
 }
 
@@ -151,6 +164,7 @@ async function runTransfer(
   deps: ServiceDeps,
   p: Principal,
   session: SessionRow,
+  opts: TransferOptions,
   kind: TransferKind,
   input: TransferInput,
   decision: StoredDecision,
@@ -162,7 +176,7 @@ async function runTransfer(
   let done = false;
   try {
     if (staged) await deps.transfers.write(id, "in", staged);
-    await insertJob(deps, p, transferRow(id, session, kind, input, decision), maxActiveCalls);
+    await insertJob(deps, p, transferRow(id, session, kind, input, decision, opts.traceId), maxActiveCalls);
     await deps.readiness.bound("redis", publishState(deps, id)).catch(() => undefined);
     await enqueueOrWithdraw(deps, id);
     const view = await waitForJob(deps, id, deps.transfers.waitMs);
@@ -190,8 +204,10 @@ function transferRow(
   kind: TransferKind,
   input: TransferInput,
   decision: StoredDecision,
+  traceId: string | undefined,
 ): JobRow {
   return newJobRow({
+    traceId: traceId ?? null,
     id,
     tenantId: session.tenantId,
     sessionId: session.id,

@@ -79,12 +79,20 @@ export async function callSessionTool(
     signal?: AbortSignal;
     ask?: AskApproval;
     onProgress?: OnProgress;
+    /** The W3C trace id the client continued (its `traceparent`): stored on the job. */
+    traceId?: string;
   },
   opts: SessionMcpOptions = {},
 ): Promise<CallToolResult> {
   let job: JobView;
   try {
-    ({ job } = await submitCall(deps, p, sid, { tool: call.name, input: call.args }));
+    ({ job } = await submitCall(
+      deps,
+      p,
+      sid,
+      { tool: call.name, input: call.args },
+      { traceId: call.traceId },
+    ));
   } catch (err) {
     // Bad arguments are the model's to fix: a tool error it can read, as the SDK's own servers do.
     if (err instanceof ValidationError && !err.details?.some((d) => d.path === "tool")) {

@@ -3,7 +3,6 @@
  * (HTTP: one; stdio: one per session sandbox), stateless HTTP opens a fresh session per request.
  * Every listing and call has a timeout; failures become `McpServerError`s with a clear message.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -44,9 +43,6 @@ export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
 export const ATTEMPT_HEADER = "Toolshed-Attempt";
 export const IDEMPOTENCY_META = "dev.toolshed/idempotency-key";
 export const ATTEMPT_META = "dev.toolshed/attempt";
-
-/** The headers of the call being sent, for the transport's fetch (a kept connection is shared). */
-const callHeaders = new AsyncLocalStorage<Record<string, string>>();
 
 /** The raw tool as the server lists it. */
 export type McpRawTool = Tool;
@@ -110,13 +106,12 @@ export class McpClient {
     return this.withClient(opts.sandbox, `answer ${name}`, this.callTimeoutMs, async (client) => {
       await a?.fence();
       const meta = a ? { _meta: { [IDEMPOTENCY_META]: a.key, [ATTEMPT_META]: a.run } } : {};
-      const send = () =>
-        client.callTool({ name, arguments: args, ...meta }, undefined, {
-          timeout: this.callTimeoutMs,
-          signal: opts.signal,
-        });
-      const headers = a ? { [IDEMPOTENCY_KEY_HEADER]: a.key, [ATTEMPT_HEADER]: String(a.run) } : undefined;
-      const res = await (headers ? callHeaders.run(headers, send) : send());
+      // Over HTTP the transport's fetch copies the `_meta` key and attempt into headers
+      // (withCallHeaders): the request's own argument, not an async context (src/log.ts says why).
+      const res = await client.callTool({ name, arguments: args, ...meta }, undefined, {
+        timeout: this.callTimeoutMs,
+        signal: opts.signal,
+      });
       return res as CallToolResult;
     });
   }
@@ -230,15 +225,35 @@ function requireSandbox(sandbox: Sandbox | undefined, name: string): Sandbox {
 }
 
 /**
- * The fetch a transport sends with: the call's headers (callHeaders) added to the request made in
- * its scope, over any of the tenant's own headers of the same name.
+ * The fetch a transport sends with: a `tools/call` request whose `_meta` names the call's key and
+ * attempt (callTool) is sent with them as headers too, over any of the tenant's own headers of the
+ * same name. Read from the JSON-RPC body the request carries (a kept connection is shared by
+ * concurrent calls, so nothing outside the request can say which call it is); only a body that
+ * names the key is parsed.
  */
 function withCallHeaders(send: FetchLike): FetchLike {
   return (url, init) => {
-    const extra = callHeaders.getStore();
+    const extra = callHeadersOf(init?.body);
     if (!extra) return send(url, init);
     const headers = new Headers(init?.headers);
     for (const [k, v] of Object.entries(extra)) headers.set(k, v);
     return send(url, { ...init, headers });
   };
+}
+
+/** The key and attempt headers of a `tools/call` body that carries them in `params._meta`. */
+export function callHeadersOf(body: unknown): Record<string, string> | undefined {
+  if (typeof body !== "string" || !body.includes(IDEMPOTENCY_META)) return undefined;
+  let message: unknown;
+  try {
+    message = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const m = message as { method?: unknown; params?: { _meta?: Record<string, unknown> } } | null;
+  if (m?.method !== "tools/call") return undefined;
+  const key = m.params?._meta?.[IDEMPOTENCY_META];
+  const run = m.params?._meta?.[ATTEMPT_META];
+  if (typeof key !== "string" || typeof run !== "number") return undefined;
+  return { [IDEMPOTENCY_KEY_HEADER]: key, [ATTEMPT_HEADER]: String(run) };
 }
