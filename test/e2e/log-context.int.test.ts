@@ -4,7 +4,6 @@
  * worker: the context is passed explicitly (src/log.ts), so a line the worker logs without naming
  * the trace (a tool that threw) still carries it. No sandbox is needed (NullSandboxProvider).
  */
-import { Writable } from "node:stream";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
 import { createLogger } from "../../src/log.js";
@@ -12,18 +11,11 @@ import { toolRegistry } from "../../src/service/ports.js";
 import { createBuiltinTools } from "../../src/toolkit/builtins.js";
 import { FunctionTool } from "../../src/toolkit/function-tool.js";
 import { type Harness, seedTenant, startHarness } from "../support/harness.js";
+import { logLines } from "../support/log-lines.js";
 import { NullSandboxProvider } from "../support/null-sandbox.js";
 import { pollUntil } from "../support/wait-for-job.js";
 
-// biome-ignore lint/suspicious/noExplicitAny: log lines are free-form JSON
-type Line = Record<string, any>;
-const lines: Line[] = [];
-const sink = new Writable({
-  write(chunk, _enc, done) {
-    for (const text of String(chunk).split("\n")) if (text.trim()) lines.push(JSON.parse(text));
-    done();
-  },
-});
+const { lines, sink } = logLines();
 
 const boom = new FunctionTool({
   name: "boom",

@@ -4,21 +4,13 @@
  * real call, a lone worker's own /metrics, and a W3C traceparent carried from the request to the
  * job's log lines in the worker.
  */
-import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/log.js";
 import { type Harness, seedBashTenant, startHarness } from "../support/harness.js";
+import { logLines } from "../support/log-lines.js";
 import { pollUntil } from "../support/wait-for-job.js";
 
-// biome-ignore lint/suspicious/noExplicitAny: log lines are free-form JSON
-type Line = Record<string, any>;
-const lines: Line[] = [];
-const sink = new Writable({
-  write(chunk, _enc, done) {
-    for (const text of String(chunk).split("\n")) if (text.trim()) lines.push(JSON.parse(text));
-    done();
-  },
-});
+const { lines, sink } = logLines();
 
 let h: Harness;
 let t: Awaited<ReturnType<typeof seedBashTenant>>;
