@@ -36,7 +36,14 @@ const NOBODY = 1_999_999_999;
 const PID = 1_999_999;
 
 function fakeSpawner(): void {
-  const stdin = new Writable({ write: (_c, _e, cb) => cb() });
+  // Starts are answered by each test's feed; a kill of a uid (K id uid gid), at once: it ran.
+  const stdin = new Writable({
+    write: (chunk: Buffer, _e, cb) => {
+      const [kind, id] = chunk.subarray(4).toString("latin1").split("\0");
+      if (kind === "K") setImmediate(() => feed(`K ${id} 1\n`));
+      cb();
+    },
+  });
   forkServer.proc = { pid: PID, stdin, kill() {} };
 }
 
