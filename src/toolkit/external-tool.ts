@@ -5,18 +5,13 @@
  */
 import { type ExternalToolDef, TOOL_NAME_PATTERN } from "../contracts/tool-config.js";
 import { genericPolicy } from "../permission/generic.js";
-import type {
-  PermissionContext,
-  PermissionRule,
-  PermissionSubject,
-  ToolDecision,
-  ToolInput,
-} from "../permission/types.js";
-import { assertInputSchema, type JsonSchemaObject, Tool, type ToolOptions } from "./tool-base.js";
+import type { PermissionSubject } from "../permission/types.js";
+import { PolicyTool } from "./policy-tool.js";
+import { assertInputSchema, type JsonSchemaObject, type ToolOptions } from "./tool-base.js";
 import { ToolkitConfigError } from "./toolkit-errors.js";
 
 /** A tool whose execution is delegated to the client; `call` throws (the base's message). */
-export class ExternalTool extends Tool {
+export class ExternalTool extends PolicyTool {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: JsonSchemaObject;
@@ -24,7 +19,7 @@ export class ExternalTool extends Tool {
   /** Side effects are unknown, so only read-only external tools may overlap. */
   readonly isConcurrencySafe: boolean;
   override readonly isExternalTool = true;
-  private readonly permission: PermissionSubject;
+  protected readonly permission: PermissionSubject;
 
   constructor(def: ExternalToolDef, opts: ToolOptions = {}) {
     super(opts);
@@ -44,18 +39,6 @@ export class ExternalTool extends Tool {
     this.isReadOnly = def.readOnly ?? false;
     this.isConcurrencySafe = this.isReadOnly;
     this.permission = genericPolicy(def.name, { kind: "external", readOnly: this.isReadOnly });
-  }
-
-  checkPermissions(input: ToolInput, ctx: PermissionContext): ToolDecision {
-    return this.permission.checkPermissions(input, ctx);
-  }
-
-  override checkReadOnly(input: ToolInput, ctx: PermissionContext): boolean {
-    return this.permission.checkReadOnly(input, ctx);
-  }
-
-  override generateSuggestions(input: ToolInput, ctx: PermissionContext): PermissionRule[] {
-    return this.permission.generateSuggestions(input, ctx);
   }
 }
 

@@ -5,18 +5,13 @@
  */
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { genericPolicy } from "../../permission/generic.js";
-import type {
-  PermissionContext,
-  PermissionRule,
-  PermissionSubject,
-  ToolDecision,
-  ToolInput,
-} from "../../permission/types.js";
+import type { PermissionSubject, ToolInput } from "../../permission/types.js";
 import { SandboxUnavailableError } from "../../sandbox/sandbox.js";
 import type { ToolChunk } from "../content.js";
+import { PolicyTool } from "../policy-tool.js";
 import { chunk, textChunk } from "../response.js";
 import type { ToolRunContext } from "../run-context.js";
-import { type JsonSchemaObject, Tool, type ToolOptions } from "../tool-base.js";
+import type { JsonSchemaObject, ToolOptions } from "../tool-base.js";
 import type { McpToolSet } from "../tool-group.js";
 import { filterToolNames } from "./config.js";
 import { mcpContentToBlocks } from "./convert.js";
@@ -30,7 +25,7 @@ export function mcpToolName(server: string, tool: string): string {
   return `mcp__${server}__${tool.replace(/[^a-zA-Z0-9_-]/g, "x")}`;
 }
 
-export class McpTool extends Tool {
+export class McpTool extends PolicyTool {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: JsonSchemaObject;
@@ -40,7 +35,7 @@ export class McpTool extends Tool {
   override readonly mcpName: string;
   /** The server's hints, passed on when a session is exposed as an MCP server. */
   readonly annotations: ToolAnnotations;
-  private readonly permission: PermissionSubject;
+  protected readonly permission: PermissionSubject;
 
   constructor(
     private readonly client: McpClient,
@@ -55,18 +50,6 @@ export class McpTool extends Tool {
     this.annotations = { ...(raw.annotations ?? {}) };
     this.isReadOnly = raw.annotations?.readOnlyHint === true;
     this.permission = genericPolicy(this.name, { kind: "mcp", readOnly: this.isReadOnly });
-  }
-
-  checkPermissions(input: ToolInput, ctx: PermissionContext): ToolDecision {
-    return this.permission.checkPermissions(input, ctx);
-  }
-
-  override checkReadOnly(input: ToolInput, ctx: PermissionContext): boolean {
-    return this.permission.checkReadOnly(input, ctx);
-  }
-
-  override generateSuggestions(input: ToolInput, ctx: PermissionContext): PermissionRule[] {
-    return this.permission.generateSuggestions(input, ctx);
   }
 
   override async *call(input: ToolInput, ctx: ToolRunContext): AsyncIterable<ToolChunk> {

@@ -3,25 +3,14 @@
  * generated from it) and a permission face delegated to `src/permission`.
  */
 import type { z } from "zod";
-import type {
-  PermissionContext,
-  PermissionRule,
-  PermissionSubject,
-  ToolDecision,
-  ToolInput,
-} from "../../permission/types.js";
+import type { PermissionContext, PermissionSubject, ToolInput } from "../../permission/types.js";
 import type { FileEditPolicyOptions } from "../../permission/write-policy.js";
 import { SandboxFileError } from "../../sandbox/sandbox.js";
+import { PolicyTool } from "../policy-tool.js";
 import { textChunk } from "../response.js";
 import type { ToolRunContext } from "../run-context.js";
 import { zodToInputSchema } from "../schemas.js";
-import {
-  type InputValidation,
-  type JsonSchemaObject,
-  Tool,
-  type ToolCallOutput,
-  type ToolOptions,
-} from "../tool-base.js";
+import type { InputValidation, JsonSchemaObject, ToolCallOutput, ToolOptions } from "../tool-base.js";
 import { inputValidationFailedText, validateWithZod } from "../validate-input.js";
 
 /** Options every built-in accepts: middlewares and an optional replacement permission face. */
@@ -34,7 +23,7 @@ export interface BuiltinToolOptions extends ToolOptions {
 export interface FileToolOptions extends BuiltinToolOptions, FileEditPolicyOptions {}
 
 /** A built-in tool: parses its input with zod, then runs `run`. */
-export abstract class BuiltinTool<S extends z.ZodObject> extends Tool {
+export abstract class BuiltinTool<S extends z.ZodObject> extends PolicyTool {
   readonly inputSchema: JsonSchemaObject;
   readonly matchAllowRules?: PermissionSubject["matchAllowRules"];
 
@@ -48,20 +37,8 @@ export abstract class BuiltinTool<S extends z.ZodObject> extends Tool {
     if (permission.matchAllowRules) this.matchAllowRules = permission.matchAllowRules.bind(permission);
   }
 
-  checkPermissions(input: ToolInput, ctx: PermissionContext): ToolDecision {
-    return this.permission.checkPermissions(input, ctx);
-  }
-
-  override checkReadOnly(input: ToolInput, ctx: PermissionContext): boolean {
-    return this.permission.checkReadOnly(input, ctx);
-  }
-
   override matchRule(ruleContent: string, input: ToolInput, ctx: PermissionContext): boolean {
     return this.permission.matchRule(ruleContent, input, ctx);
-  }
-
-  override generateSuggestions(input: ToolInput, ctx: PermissionContext): PermissionRule[] {
-    return this.permission.generateSuggestions(input, ctx);
   }
 
   override validateInput(input: ToolInput): InputValidation {
