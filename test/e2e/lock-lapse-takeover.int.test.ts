@@ -1,0 +1,103 @@
+/**
+ * The path by which load alone gives a call a second attempt (NOTES-twice31.md): its BullMQ lock
+ * lapses (a worker's event loop or Redis too slow to renew it within JOB_LOCK_MS), the
+ * stalled-job check puts the entry back, and the same worker, alive, gets it again and takes the
+ * call over. Here the lapse is made, not waited for: the lock key is deleted at the one moment
+ * that matters, after the command ended and before the first attempt's finish. The second
+ * attempt re-attaches in the same executor: the command ran once, and the call says it succeeded
+ * with two attempts, the first "taken again by the same worker".
+ *
+ * The seams are on the in-process worker's own deps (its store and sandbox provider): the first
+ * attempt's finish waits for the take-over claim, and the second attempt's first use of the
+ * sandbox waits for the first attempt to have ended (its refused finish, and what followed it).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { RunningService } from "../../src/cli/compose.js";
+import { type Harness, seedBashTenant, startHarness } from "../support/harness.js";
+import { pollUntil, waitForJob } from "../support/wait-for-job.js";
+
+let h: Harness;
+let w: RunningService;
+let redis: Redis;
+
+beforeAll(async () => {
+  h = await startHarness({ mode: "api" });
+  w = await h.start("worker");
+  redis = new Redis(h.config.REDIS_URL);
+});
+afterAll(async () => {
+  redis?.disconnect();
+  await h?.stop();
+});
+
+/** Deletes the BullMQ lock of the job's queue entry, wherever it is (as if it had lapsed). */
+async function dropLock(jobId: string): Promise<number> {
+  let cursor = "0";
+  let n = 0;
+  do {
+    const [next, keys] = await redis.scan(cursor, "MATCH", `{${h.config.QUEUE_PREFIX}}:*:${jobId}:lock`);
+    cursor = next;
+    if (keys.length > 0) n += await redis.del(...keys);
+  } while (cursor !== "0");
+  return n;
+}
+
+it("a lock that lapses between the command's end and the finish: the same worker takes the call over, the command ran once", async () => {
+  const t = await seedBashTenant(h.call, "lapse");
+  const sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id as string;
+  const { store, sandboxes } = w.deps;
+  const runsOf = async (jobId: string) => (await store.findJob(jobId))?.runs ?? 0;
+
+  let lapsed = false;
+  let firstEnded!: () => void;
+  const ended = new Promise<void>((resolve) => {
+    firstEnded = resolve;
+  });
+  const finish = store.finish.bind(store);
+  store.finish = async (jobId, status, result, opts) => {
+    if (!lapsed && opts?.run === 1 && (await store.findJob(jobId))?.sessionId === sid) {
+      lapsed = true;
+      if ((await dropLock(jobId)) !== 1) throw new Error(`no BullMQ lock of ${jobId} to drop`);
+      // The stalled-job check puts the entry back; the worker claims it again (run 2).
+      await pollUntil(
+        () => runsOf(jobId),
+        (runs) => runs === 2,
+        { timeoutMs: 30_000, what: "the take-over" },
+      );
+    }
+    return finish(jobId, status, result, opts);
+  };
+  // What the first attempt does after its finish ends with waking its successors.
+  const queuedAfter = store.queuedAfter.bind(store);
+  store.queuedAfter = async (sessionId, seq, limit) => {
+    if (lapsed && sessionId === sid) firstEnded();
+    return queuedAfter(sessionId, seq, limit);
+  };
+  const acquire = sandboxes.acquire.bind(sandboxes);
+  sandboxes.acquire = async (spec) => {
+    if (lapsed && spec.sessionId === sid) await ended;
+    return acquire(spec);
+  };
+
+  const sub = await h.call("POST", `/v1/sessions/${sid}/calls`, {
+    key: t.agentKey,
+    body: { tool: "Bash", input: { command: "echo x >> /workspace/counter; echo done" } },
+  });
+  expect(sub.status, JSON.stringify(sub.body)).toBe(202);
+  const job = await waitForJob(h.call, t.agentKey, sub.body.job.id, { timeoutMs: 60_000 });
+  const counter = join(h.config.DATA_DIR, "sb", "workspaces", sid, "counter");
+  const lines = existsSync(counter) ? readFileSync(counter, "utf8").split("\n").filter(Boolean) : [];
+  const all = JSON.stringify({ job, lines });
+  expect(lapsed, all).toBe(true);
+  expect(lines, all).toEqual(["x"]);
+  expect(job.status, all).toBe("succeeded");
+  expect(job.result.content[0].text, all).toBe("done\n");
+  expect(
+    job.attempts.map((a: { outcome: string }) => a.outcome),
+    all,
+  ).toEqual(["taken again by the same worker", "succeeded"]);
+  expect(job.attempts[1].sandbox, all).toBe(job.attempts[0].sandbox);
+}, 120_000);
