@@ -7,9 +7,7 @@
  * attempt re-attaches in the same executor: the command ran once, and the call says it succeeded
  * with two attempts, the first "taken again by the same worker".
  *
- * The seams are on the in-process worker's own deps (its store and sandbox provider): the first
- * attempt's finish waits for the take-over claim, and the second attempt's first use of the
- * sandbox waits for the first attempt to have ended (its refused finish, and what followed it).
+ * The seams are on the in-process worker's own deps (test/support/takeover-window.ts).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -17,7 +15,8 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { RunningService } from "../../src/cli/compose.js";
 import { type Harness, seedBashTenant, startHarness } from "../support/harness.js";
-import { pollUntil, waitForJob } from "../support/wait-for-job.js";
+import { takeoverWindow } from "../support/takeover-window.js";
+import { waitForJob } from "../support/wait-for-job.js";
 
 let h: Harness;
 let w: RunningService;
@@ -48,39 +47,10 @@ async function dropLock(jobId: string): Promise<number> {
 it("a lock that lapses between the command's end and the finish: the same worker takes the call over, the command ran once", async () => {
   const t = await seedBashTenant(h.call, "lapse");
   const sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id as string;
-  const { store, sandboxes } = w.deps;
-  const runsOf = async (jobId: string) => (await store.findJob(jobId))?.runs ?? 0;
-
-  let lapsed = false;
-  let firstEnded!: () => void;
-  const ended = new Promise<void>((resolve) => {
-    firstEnded = resolve;
+  // The lapse, at the one moment that matters.
+  const window = takeoverWindow(w.deps, sid, async (jobId) => {
+    if ((await dropLock(jobId)) !== 1) throw new Error(`no BullMQ lock of ${jobId} to drop`);
   });
-  const finish = store.finish.bind(store);
-  store.finish = async (jobId, status, result, opts) => {
-    if (!lapsed && opts?.run === 1 && (await store.findJob(jobId))?.sessionId === sid) {
-      lapsed = true;
-      if ((await dropLock(jobId)) !== 1) throw new Error(`no BullMQ lock of ${jobId} to drop`);
-      // The stalled-job check puts the entry back; the worker claims it again (run 2).
-      await pollUntil(
-        () => runsOf(jobId),
-        (runs) => runs === 2,
-        { timeoutMs: 30_000, what: "the take-over" },
-      );
-    }
-    return finish(jobId, status, result, opts);
-  };
-  // What the first attempt does after its finish ends with waking its successors.
-  const queuedAfter = store.queuedAfter.bind(store);
-  store.queuedAfter = async (sessionId, seq, limit) => {
-    if (lapsed && sessionId === sid) firstEnded();
-    return queuedAfter(sessionId, seq, limit);
-  };
-  const acquire = sandboxes.acquire.bind(sandboxes);
-  sandboxes.acquire = async (spec) => {
-    if (lapsed && spec.sessionId === sid) await ended;
-    return acquire(spec);
-  };
 
   const sub = await h.call("POST", `/v1/sessions/${sid}/calls`, {
     key: t.agentKey,
@@ -91,7 +61,7 @@ it("a lock that lapses between the command's end and the finish: the same worker
   const counter = join(h.config.DATA_DIR, "sb", "workspaces", sid, "counter");
   const lines = existsSync(counter) ? readFileSync(counter, "utf8").split("\n").filter(Boolean) : [];
   const all = JSON.stringify({ job, lines });
-  expect(lapsed, all).toBe(true);
+  expect(window.opened(), all).toBe(true);
   expect(lines, all).toEqual(["x"]);
   expect(job.status, all).toBe("succeeded");
   expect(job.result.content[0].text, all).toBe("done\n");

@@ -14,7 +14,6 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { dockerProvider } from "../../src/cli/compose.js";
-import type { FinishOptions } from "../../src/db/store.js";
 import { createLogger } from "../../src/log.js";
 import type { DockerSandboxProvider } from "../../src/sandbox/docker-provider.js";
 import type { Claim } from "../../src/service/worker/claim-job.js";
@@ -22,6 +21,7 @@ import { claimJob } from "../../src/service/worker/claim-job.js";
 import { executeJob } from "../../src/service/worker/execute-job.js";
 import { jobDeps } from "../../src/service/worker/job-deps.js";
 import { type Harness, seedBashTenant, startHarness } from "../support/harness.js";
+import { takeoverWindow } from "../support/takeover-window.js";
 
 let h: Harness;
 let docker: DockerSandboxProvider;
@@ -52,13 +52,10 @@ it("a take-over between the first attempt's command end and its finish: the comm
 
   // The seam: attempt 1's command has ended and its finish is on its way; the second delivery's
   // claim takes the job over first.
-  const store = deps.store;
-  const finish = store.finish.bind(store);
   let takeover: Claim | undefined;
-  store.finish = async (jobId, status, result, opts?: FinishOptions) => {
-    if (jobId === jid && opts?.run === 1) takeover = await claimJob(deps, jid);
-    return finish(jobId, status, result, opts);
-  };
+  takeoverWindow(deps, sid, async () => {
+    takeover = await claimJob(deps, jid);
+  });
 
   const first = await claimJob(deps, jid);
   expect(first.kind).toBe("run");
