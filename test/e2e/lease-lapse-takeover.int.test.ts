@@ -8,13 +8,12 @@
  * that matters (the command ended, the first attempt's finish on its way). The take-over
  * re-attaches in the same executor: the command ran once.
  */
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { BullJobQueue } from "../../src/jobs/queue.js";
 import { startReconciler } from "../../src/jobs/reconciler.js";
 import { type Harness, seedBashTenant, startHarness } from "../support/harness.js";
-import { takeoverWindow } from "../support/takeover-window.js";
+import { COUNTED, expectOneRunTakenOver, takeoverWindow } from "../support/takeover-window.js";
 import { waitForJob } from "../support/wait-for-job.js";
 
 let h: Harness;
@@ -55,20 +54,9 @@ it("a handed-off call whose lease is late, queued again by another process's rec
 
   const sub = await h.call("POST", calls, {
     key: t.agentKey,
-    body: bash("echo x >> /workspace/counter; echo done"),
+    body: bash(COUNTED),
   });
   expect(sub.status, JSON.stringify(sub.body)).toBe(202);
   const job = await waitForJob(h.call, t.agentKey, sub.body.job.id, { timeoutMs: 60_000 });
-  const counter = join(h.config.DATA_DIR, "sb", "workspaces", sid, "counter");
-  const lines = existsSync(counter) ? readFileSync(counter, "utf8").split("\n").filter(Boolean) : [];
-  const all = JSON.stringify({ job, lines });
-  expect(window.opened(), all).toBe(true);
-  expect(lines, all).toEqual(["x"]);
-  expect(job.status, all).toBe("succeeded");
-  expect(job.result.content[0].text, all).toBe("done\n");
-  expect(
-    job.attempts.map((a: { outcome: string }) => a.outcome),
-    all,
-  ).toEqual(["taken again by the same worker", "succeeded"]);
-  expect(job.attempts[1].sandbox, all).toBe(job.attempts[0].sandbox);
+  expectOneRunTakenOver(window, join(h.config.DATA_DIR, "sb", "workspaces", sid), job);
 }, 120_000);

@@ -9,13 +9,12 @@
  *
  * The seams are on the in-process worker's own deps (test/support/takeover-window.ts).
  */
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { RunningService } from "../../src/cli/compose.js";
 import { type Harness, seedBashTenant, startHarness } from "../support/harness.js";
-import { takeoverWindow } from "../support/takeover-window.js";
+import { COUNTED, expectOneRunTakenOver, takeoverWindow } from "../support/takeover-window.js";
 import { waitForJob } from "../support/wait-for-job.js";
 
 let h: Harness;
@@ -54,20 +53,9 @@ it("a lock that lapses between the command's end and the finish: the same worker
 
   const sub = await h.call("POST", `/v1/sessions/${sid}/calls`, {
     key: t.agentKey,
-    body: { tool: "Bash", input: { command: "echo x >> /workspace/counter; echo done" } },
+    body: { tool: "Bash", input: { command: COUNTED } },
   });
   expect(sub.status, JSON.stringify(sub.body)).toBe(202);
   const job = await waitForJob(h.call, t.agentKey, sub.body.job.id, { timeoutMs: 60_000 });
-  const counter = join(h.config.DATA_DIR, "sb", "workspaces", sid, "counter");
-  const lines = existsSync(counter) ? readFileSync(counter, "utf8").split("\n").filter(Boolean) : [];
-  const all = JSON.stringify({ job, lines });
-  expect(window.opened(), all).toBe(true);
-  expect(lines, all).toEqual(["x"]);
-  expect(job.status, all).toBe("succeeded");
-  expect(job.result.content[0].text, all).toBe("done\n");
-  expect(
-    job.attempts.map((a: { outcome: string }) => a.outcome),
-    all,
-  ).toEqual(["taken again by the same worker", "succeeded"]);
-  expect(job.attempts[1].sandbox, all).toBe(job.attempts[0].sandbox);
+  expectOneRunTakenOver(window, join(h.config.DATA_DIR, "sb", "workspaces", sid), job);
 }, 120_000);

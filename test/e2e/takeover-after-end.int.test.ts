@@ -10,7 +10,6 @@
  * Docker sandbox and executor: the seam is the store's finish of attempt 1, which lets the
  * take-over claim in first.
  */
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { dockerProvider } from "../../src/cli/compose.js";
@@ -21,7 +20,7 @@ import { claimJob } from "../../src/service/worker/claim-job.js";
 import { executeJob } from "../../src/service/worker/execute-job.js";
 import { jobDeps } from "../../src/service/worker/job-deps.js";
 import { type Harness, seedBashTenant, startHarness } from "../support/harness.js";
-import { takeoverWindow } from "../support/takeover-window.js";
+import { COUNTED, expectOneRunTakenOver, takeoverWindow } from "../support/takeover-window.js";
 
 let h: Harness;
 let docker: DockerSandboxProvider;
@@ -44,7 +43,7 @@ it("a take-over between the first attempt's command end and its finish: the comm
   const sid = (await h.call("POST", "/v1/sessions", { key: t.agentKey, body: {} })).body.id as string;
   const sub = await h.call("POST", `/v1/sessions/${sid}/calls`, {
     key: t.agentKey,
-    body: { tool: "Bash", input: { command: "echo x >> /workspace/counter; echo done" } },
+    body: { tool: "Bash", input: { command: COUNTED } },
   });
   expect(sub.status, JSON.stringify(sub.body)).toBe(202);
   const jid = sub.body.job.id as string;
@@ -53,7 +52,7 @@ it("a take-over between the first attempt's command end and its finish: the comm
   // The seam: attempt 1's command has ended and its finish is on its way; the second delivery's
   // claim takes the job over first.
   let takeover: Claim | undefined;
-  takeoverWindow(deps, sid, async () => {
+  const window = takeoverWindow(deps, sid, async () => {
     takeover = await claimJob(deps, jid);
   });
 
@@ -70,17 +69,6 @@ it("a take-over between the first attempt's command end and its finish: the comm
 
   const second = takeover as Running;
   const two = await executeJob(jobDeps(deps, second.job), second, new AbortController().signal);
-  const counter = join(h.config.DATA_DIR, "sb", "workspaces", sid, "counter");
-  const lines = existsSync(counter) ? readFileSync(counter, "utf8").split("\n").filter(Boolean) : [];
-  const all = JSON.stringify({ job: two, lines });
-  expect(lines, all).toEqual(["x"]);
-  // The caller reads one run: its output, and two attempts in the same executor instance.
-  expect(two?.status, all).toBe("succeeded");
-  expect(two?.result?.content[0]).toMatchObject({ text: "done\n" });
-  expect(
-    two?.attempts?.map((a) => a.outcome),
-    all,
-  ).toEqual(["taken again by the same worker", "succeeded"]);
-  expect(two?.attempts?.[1]?.sandbox, all).toBe(two?.attempts?.[0]?.sandbox);
+  expectOneRunTakenOver(window, join(h.config.DATA_DIR, "sb", "workspaces", sid), two ?? {});
   await h.call("DELETE", `/v1/sessions/${sid}`, { key: t.agentKey });
 }, 120_000);

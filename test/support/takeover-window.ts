@@ -8,6 +8,9 @@
  * refused finish and what follows it, up to waking its successors), so that whatever the first
  * attempt tells the executor reaches it before the second attempt's first request does.
  */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { expect } from "vitest";
 import type { ServiceDeps } from "../../src/service/ports.js";
 import { pollUntil } from "./wait-for-job.js";
 
@@ -53,4 +56,31 @@ export function takeoverWindow(
     return acquire(spec);
   };
   return { opened: () => opened };
+}
+
+/** The command the window's tests send: one line in `counter` per run, then "done". */
+export const COUNTED = "echo x >> /workspace/counter; echo done";
+
+/**
+ * The call of COUNTED after a take-over in the window: the command ran once (one line in the
+ * workspace's counter, read on the host), and the caller reads one run's result and two attempts
+ * in the same executor instance, the first taken again by the same worker.
+ */
+export function expectOneRunTakenOver(
+  window: TakeoverWindow,
+  workspace: string,
+  job: { status?: string; result?: unknown; attempts?: { outcome?: string; sandbox?: string }[] | null },
+): void {
+  const counter = join(workspace, "counter");
+  const lines = existsSync(counter) ? readFileSync(counter, "utf8").split("\n").filter(Boolean) : [];
+  const all = JSON.stringify({ job, lines });
+  expect(window.opened(), all).toBe(true);
+  expect(lines, all).toEqual(["x"]);
+  expect(job.status, all).toBe("succeeded");
+  expect(job.result, all).toMatchObject({ content: [{ text: "done\n" }] });
+  expect(
+    job.attempts?.map((a) => a.outcome),
+    all,
+  ).toEqual(["taken again by the same worker", "succeeded"]);
+  expect(job.attempts?.[1]?.sandbox, all).toBe(job.attempts?.[0]?.sandbox);
 }
