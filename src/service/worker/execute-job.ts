@@ -170,8 +170,11 @@ export async function executeJob(
     deps.logger.warn({ jobId: job.id, run: job.runs }, "finish refused: this run's result is discarded");
   }
   await events.end(final);
-  // Stored: the executor may forget what it kept for this job.
-  jsb.used()?.acknowledge?.(job.id);
+  // Stored: the executor may forget what it kept for this job. Only this run's own finish says
+  // so: a refused one may mean another attempt holds the job (a second delivery took it over
+  // while this run ended), and that attempt's keys must still find the memo. Forgotten before its
+  // exec arrived (the ack rides on its own next request), its command would run a second time.
+  if (final) jsb.used()?.acknowledge?.(job.id);
   await wakeSuccessors(deps, final ?? job);
   return final;
 }
