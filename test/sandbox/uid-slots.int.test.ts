@@ -126,7 +126,10 @@ describe.each(RUNTIMES)("a uid range per sandbox under %s", (runtime) => {
       sb,
       "mkfifo src/p && python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind(\"src/s\")' && ln src/x hard; " +
         "for f in /etc/passwd /etc/hostname /usr/bin/id /proc/self/status /run/toolshed/executor.json; do ln $f src/l 2>/dev/null && echo linked $f; done; " +
-        "mknod src/null c 1 3 2>/dev/null && echo mknod; mknod src/blk b 7 0 2>/dev/null && echo mknod; echo made",
+        "mknod src/null c 1 3 2>/dev/null && echo mknod; mknod src/blk b 7 0 2>/dev/null && echo mknod; " +
+        // The slot's account files: read-only binds of root's run directory.
+        "for f in /etc/passwd /etc/group; do echo 'x:x:0:0::/:/bin/sh' >> $f 2>/dev/null && echo wrote $f; " +
+        "mv $f /workspace/ 2>/dev/null && echo moved $f; rm -f $f 2>/dev/null; test -s $f || echo gone $f; done; echo made",
     );
     expect(made).toBe("made");
     const before = Number(await out(sb, "id -u"));
