@@ -71,7 +71,10 @@ os.rename("a", "a.real"); os.rename("link", "a")`,
     );
     let walking = true;
     const swappedMidWalk = new Promise((resolve) => racer.once("exit", () => resolve(walking)));
-    await new Promise((resolve) => racer.stdout.once("data", resolve));
+    await new Promise((resolve, reject) => {
+      racer.stdout.once("data", resolve);
+      racer.once("error", reject);
+    });
     try {
       await reownWorkspace(ws, fromBase, NEW).catch(() => 0);
       walking = false;
