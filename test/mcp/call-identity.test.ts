@@ -62,6 +62,43 @@ describe.each([true, false])("an MCP call over HTTP (stateful: %s)", (stateful) 
     ]);
   });
 
+  // attack31: what the model controls (a tool's arguments) cannot name a key or attempt, and calls
+  // of several sessions sharing one kept connection each carry their own, never another's.
+  it("takes no key from the arguments, and gives concurrent calls each its own", async () => {
+    const c = client();
+    const from = tiny.calls.length;
+    const forged = {
+      _meta: { [IDEMPOTENCY_META]: "job_other", [ATTEMPT_META]: 9 },
+      [IDEMPOTENCY_META]: "job_other",
+    };
+    await c.callTool("act", forged);
+    await c.callTool("act", forged, { attempt: { key: "job_own", run: 1, fence: async () => undefined } });
+    await Promise.all(
+      [1, 2, 3, 4, 5].map((i) =>
+        c.callTool("act", {}, { attempt: { key: `job_${i}`, run: i, fence: async () => undefined } }),
+      ),
+    );
+    await c.close();
+    const calls = tiny.calls.slice(from);
+    const metaOf = (x: (typeof calls)[number]) => x.params._meta as Record<string, unknown> | undefined;
+    const headers = calls.map((x) => [
+      x.headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()],
+      x.headers[ATTEMPT_HEADER.toLowerCase()],
+    ]);
+    expect(headers.slice(0, 2)).toEqual([
+      ["tenant's", undefined],
+      ["job_own", "1"],
+    ]);
+    expect(calls[0]!.params._meta).toBeUndefined();
+    // Each concurrent request's headers are the ones its own body names.
+    for (const [i, x] of calls.slice(2).entries())
+      expect(headers[i + 2], JSON.stringify(metaOf(x))).toEqual([
+        metaOf(x)?.[IDEMPOTENCY_META],
+        String(metaOf(x)?.[ATTEMPT_META]),
+      ]);
+    expect(new Set(calls.slice(2).map((x) => metaOf(x)?.[IDEMPOTENCY_META])).size).toBe(5);
+  });
+
   it("sends no tools/call when the attempt's fence rejects", async () => {
     const c = client();
     const from = tiny.calls.length;

@@ -86,6 +86,31 @@ describe("fork server under a hostile command", () => {
     expect((await sb.exec(sh("echo alive"))).stdout).toBe("alive\n");
   });
 
+  // attack31 against the restart (spawner29): a command that could end the spawner 6 times a minute
+  // would have later commands start at oom_score_adj 0 (Node's spawn) and its read-only calls end
+  // "may have partly run". Neither the agent nor a reader can end it or lower its limits: it stays the
+  // same process. A command can take its own adj back to 0 (the spawner set 1000 without
+  // CAP_SYS_RESOURCE, as the vfork child did before), never below, and the next command has 1000.
+  it.each(["agent", "reader"] as const)(
+    "%s cannot end the spawner, limit it, or go below adj 0",
+    async (identity) => {
+      const spawnerPid = async () => (await sb.exec(sh("pgrep -x toolshed-spawne"))).stdout.trim();
+      const pid = await spawnerPid();
+      expect(pid).toMatch(/^\d+$/);
+      const attack = [
+        `kill -9 ${pid}; echo kill=$?`,
+        `kill -TERM -${pid}; echo group=$?`,
+        `prlimit --pid ${pid} --nproc=1 2>/dev/null; echo prlimit=$?`,
+        `echo -1 > /proc/self/oom_score_adj 2>/dev/null; echo adj=$?`,
+      ].join("; ");
+      const r = await sb.exec(sh(attack, { identity }));
+      for (const refused of ["kill=1", "group=1", "prlimit=1", "adj=1"])
+        expect(r.stdout, `${identity}: ${r.stdout}${r.stderr}`).toContain(refused);
+      expect(await spawnerPid()).toBe(pid);
+      expect((await sb.exec(sh("cat /proc/self/oom_score_adj", { identity }))).stdout).toBe("1000\n");
+    },
+  );
+
   // fd 0 of a command given no stdin: /dev/null, read-only, and its own open of it (an open
   // file's flags are shared by every copy of its descriptor: one shared by all commands would let
   // one set O_NONBLOCK or O_APPEND for every later command, of any identity).

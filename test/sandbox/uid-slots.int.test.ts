@@ -119,6 +119,19 @@ describe.each(RUNTIMES)("a uid range per sandbox under %s", (runtime) => {
   it("re-owns a workspace whose range another container holds now", async () => {
     const sb = await acquire("ses_move");
     await out(sb, "mkdir -p src && echo x > src/x && ln -s src/x link && chmod 2775 src");
+    // attack31: kinds a walk must not open (a FIFO would block it, a socket refuse it), a hard link
+    // within the workspace; none from outside it (another mount: EXDEV) and no device node (no
+    // CAP_MKNOD) can be made, so the walk's lchown reaches no host file through one.
+    const made = await out(
+      sb,
+      "mkfifo src/p && python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind(\"src/s\")' && ln src/x hard; " +
+        "for f in /etc/passwd /etc/hostname /usr/bin/id /proc/self/status /run/toolshed/executor.json; do ln $f src/l 2>/dev/null && echo linked $f; done; " +
+        "mknod src/null c 1 3 2>/dev/null && echo mknod; mknod src/blk b 7 0 2>/dev/null && echo mknod; " +
+        // The slot's account files: read-only binds of root's run directory.
+        "for f in /etc/passwd /etc/group; do echo 'x:x:0:0::/:/bin/sh' >> $f 2>/dev/null && echo wrote $f; " +
+        "mv $f /workspace/ 2>/dev/null && echo moved $f; rm -f $f 2>/dev/null; test -s $f || echo gone $f; done; echo made",
+    );
+    expect(made).toBe("made");
     const before = Number(await out(sb, "id -u"));
     // A file left by an MCP server's uid (the pool's offset 40), and a link, made from the host.
     const ws = sessionPaths(t.dataDir, t.serviceId, "ses_move").workspaceDir;
@@ -145,6 +158,19 @@ describe.each(RUNTIMES)("a uid range per sandbox under %s", (runtime) => {
     );
     // The agent still writes its files, and the directory keeps setgid (its group for new files).
     expect(await out(moved, "echo y >> src/x && cat link && stat -c %A src")).toBe("x\ny\ndrwxrwsr-x");
+    // Seen from the host: re-owned, still of their kind (gVisor keeps a FIFO and a socket in its
+    // sentry, so none is on the volume there).
+    const kinds = await Promise.all(
+      ["src/p", "src/s", "hard"].map((f) =>
+        lstat(join(ws, f)).then(
+          (st) => `${st.isFIFO() ? "p" : st.isSocket() ? "s" : "-"} ${st.nlink} ${st.uid === uid}`,
+          () => "absent",
+        ),
+      ),
+    );
+    expect(kinds).toEqual(
+      runtime === "runc" ? ["p 1 true", "s 1 true", "- 2 true"] : ["absent", "absent", "- 2 true"],
+    );
     expect((await lstat(join(ws, "src", "rel"))).uid).toBe(uid);
   });
 });
