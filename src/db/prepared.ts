@@ -6,6 +6,7 @@
  */
 import { and, count, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "./db.js";
+import { fastPrepared } from "./fast-prepared.js";
 import { readCacheReplacement } from "./job-predicates.js";
 import { apiKeys, jobs, readCache, sessions, tenantRules } from "./schema.js";
 import { ACTIVE_STATUSES } from "./store.js";
@@ -62,13 +63,14 @@ function build(db: Db) {
 
 export type PreparedStatements = ReturnType<typeof build>;
 
-/** `build`'s statements for each database, prepared on its first use. */
+/** `build`'s statements for each database, prepared on its first use (and compiled: fast-prepared.ts). */
 export function perDatabase<T extends object>(build: (db: Db) => T): (db: Db) => T {
   const cache = new WeakMap<Db, T>();
   return (db) => {
     let made = cache.get(db);
     if (!made) {
-      made = build(db);
+      const built = build(db);
+      made = Object.fromEntries(Object.entries(built).map(([k, q]) => [k, fastPrepared(q)])) as T;
       cache.set(db, made);
     }
     return made;
