@@ -33,13 +33,21 @@ interface DrizzlePrepared {
   logger: unknown;
 }
 
-/** One parameter: a placeholder's name (with its column's encoder, if any), or a fixed value. */
-type ParamPlan = { name: string; encoder?: Encoder } | { value: unknown };
+/**
+ * One parameter: a placeholder's name (with its column's encoder, if any), or a fixed value. One
+ * shape for all three, so that the loop over them stays monomorphic.
+ */
+interface ParamPlan {
+  name: string | undefined;
+  encoder: Encoder | undefined;
+  value: unknown;
+}
 
 function paramPlan(p: unknown): ParamPlan {
-  if (is(p, Placeholder)) return { name: p.name };
-  if (is(p, Param) && is(p.value, Placeholder)) return { name: p.value.name, encoder: p.encoder as Encoder };
-  return { value: p };
+  if (is(p, Placeholder)) return { name: p.name, encoder: undefined, value: undefined };
+  if (is(p, Param) && is(p.value, Placeholder))
+    return { name: p.value.name, encoder: p.encoder as Encoder, value: undefined };
+  return { name: undefined, encoder: undefined, value: p };
 }
 
 /** The decoder drizzle's mapResultRow picks for a field (a column, SQL, a subquery or an alias). */
@@ -63,36 +71,50 @@ export function fastPrepared<T extends object>(prepared: T): T {
     return prepared;
   const params = q.query.params.map(paramPlan);
   const keys = fields?.map((f) => f.path[0] as string);
-  const decoders = fields?.map((f) => decoderOf(f.field));
   const stmt = q.stmt;
-  const args = (values: Record<string, unknown> = {}): unknown[] =>
-    params.map((p) => {
-      if ("value" in p) return p.value;
-      if (!(p.name in values)) throw new Error(`No value for placeholder "${p.name}" was provided`);
-      const v = values[p.name];
-      return p.encoder ? p.encoder.mapToDriverValue(v) : v;
-    });
+  const args = (values: Record<string, unknown> = {}): unknown[] => {
+    const out = new Array<unknown>(params.length);
+    for (let i = 0; i < params.length; i++) {
+      const p = params[i]!;
+      if (p.name === undefined) out[i] = p.value;
+      else {
+        if (!(p.name in values)) throw new Error(`No value for placeholder "${p.name}" was provided`);
+        const v = values[p.name];
+        out[i] = p.encoder ? p.encoder.mapToDriverValue(v) : v;
+      }
+    }
+    return out;
+  };
+  // A column's own mapFromDriverValue that returns the value as it is (text, plain integers) is
+  // not called at all.
+  const identity = Column.prototype.mapFromDriverValue;
+  const decoders = fields?.map((f) => {
+    const d = decoderOf(f.field);
+    return d.mapFromDriverValue === identity ? undefined : d;
+  });
   const row = (raw: unknown[]): Record<string, unknown> => {
     const out: Record<string, unknown> = {};
     for (let i = 0; i < raw.length; i++) {
       const v = raw[i];
-      out[keys![i]!] = v === null ? null : decoders![i]!.mapFromDriverValue(v);
+      const d = decoders![i];
+      out[keys![i]!] = v === null || d === undefined ? v : d.mapFromDriverValue(v);
     }
     return out;
   };
   // The statement may be shared (open.ts caches statements by SQL text): set its mode each run.
+  // The parameters go as one array (better-sqlite3 binds its items in order): no spread per run.
   const plain = () => (stmt.reader ? stmt.raw(false) : stmt);
   const fast = {
-    run: (values?: Record<string, unknown>) => stmt.run(...args(values)),
-    values: (values?: Record<string, unknown>) => stmt.raw(true).all(...args(values)),
+    run: (values?: Record<string, unknown>) => stmt.run(args(values)),
+    values: (values?: Record<string, unknown>) => stmt.raw(true).all(args(values)),
     get: (values?: Record<string, unknown>) => {
-      if (!keys) return plain().get(...args(values));
-      const raw = stmt.raw(true).get(...args(values)) as unknown[] | undefined;
+      if (!keys) return plain().get(args(values));
+      const raw = stmt.raw(true).get(args(values)) as unknown[] | undefined;
       return raw ? row(raw) : undefined;
     },
     all: (values?: Record<string, unknown>) => {
-      if (!keys) return plain().all(...args(values));
-      return (stmt.raw(true).all(...args(values)) as unknown[][]).map(row);
+      if (!keys) return plain().all(args(values));
+      return (stmt.raw(true).all(args(values)) as unknown[][]).map(row);
     },
   };
   return Object.assign(Object.create(prepared) as T, fast);
