@@ -28,8 +28,16 @@ export function tablesOf(db: Db): Tables {
   return db._.fullSchema;
 }
 
+const dialects = new WeakMap<Db, Dialect>();
+
+/** Asked before most statements of a call: `is()` walks the handle's prototypes, so once per handle. */
 export function dialectOf(db: Db): Dialect {
-  return is(db as unknown, PgDatabase) ? "pg" : "sqlite";
+  let dialect = dialects.get(db);
+  if (dialect === undefined) {
+    dialect = is(db as unknown, PgDatabase) ? "pg" : "sqlite";
+    dialects.set(db, dialect);
+  }
+  return dialect;
 }
 
 /** The first row of an awaited select (add `.limit(1)` where more could match), or undefined. */

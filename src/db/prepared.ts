@@ -4,8 +4,9 @@
  * call, which was the largest CPU cost of a call. SQLite only: on Postgres the callers run the
  * builder (node-postgres sends it as one query).
  */
-import { and, count, eq, inArray, isNull, sql } from "drizzle-orm";
-import type { Db } from "./db.js";
+import { and, count, eq, getTableColumns, inArray, isNull, type Placeholder, sql } from "drizzle-orm";
+import { type Db, tablesOf } from "./db.js";
+import { fastPrepared } from "./fast-prepared.js";
 import { readCacheReplacement } from "./job-predicates.js";
 import { apiKeys, jobs, readCache, sessions, tenantRules } from "./schema.js";
 import { ACTIVE_STATUSES } from "./store.js";
@@ -24,6 +25,8 @@ function build(db: Db) {
       .from(sessions)
       .where(eq(sessions.id, sql.placeholder("id")))
       .prepare(),
+    /** A session with its tenant's rules (null: none stored), for a call's decision. */
+    sessionWithRules: sessionWithRulesQuery(db, sql.placeholder("id")).prepare(),
     liveKeyByHash: db
       .select()
       .from(apiKeys)
@@ -60,15 +63,30 @@ function build(db: Db) {
   };
 }
 
+/**
+ * One read instead of two for a call (the session, then its tenant's rules): one statement and one
+ * read transaction fewer per call on SQLite, one round trip fewer on Postgres. Flat fields (the
+ * session's columns and `tenantRules`), so that the compiled path applies (fast-prepared.ts).
+ */
+export function sessionWithRulesQuery(db: Db, id: string | Placeholder) {
+  const { sessions, tenantRules } = tablesOf(db);
+  return db
+    .select({ ...getTableColumns(sessions), tenantRules: tenantRules.rules })
+    .from(sessions)
+    .leftJoin(tenantRules, eq(tenantRules.tenantId, sessions.tenantId))
+    .where(eq(sessions.id, id));
+}
+
 export type PreparedStatements = ReturnType<typeof build>;
 
-/** `build`'s statements for each database, prepared on its first use. */
+/** `build`'s statements for each database, prepared on its first use (and compiled: fast-prepared.ts). */
 export function perDatabase<T extends object>(build: (db: Db) => T): (db: Db) => T {
   const cache = new WeakMap<Db, T>();
   return (db) => {
     let made = cache.get(db);
     if (!made) {
-      made = build(db);
+      const built = build(db);
+      made = Object.fromEntries(Object.entries(built).map(([k, q]) => [k, fastPrepared(q)])) as T;
       cache.set(db, made);
     }
     return made;

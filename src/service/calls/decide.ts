@@ -45,8 +45,9 @@ export async function permissionContext(
 }
 
 /**
- * Decides one call; pure apart from reading the rules. `tenantRules` replaces the stored set (a
- * rules dry run decides with the proposed one).
+ * Decides one call; pure apart from reading the rules. `tenantRules`, when given, is the set to
+ * apply instead of reading the stored one: a submit's, read with its session in one statement,
+ * or a rules dry run's proposed set.
  */
 export async function decideCall(
   db: Db,

@@ -7,7 +7,14 @@ import { createHash } from "node:crypto";
 import { passed } from "../../call-path.js";
 import type { JobView } from "../../contracts/job.js";
 import { dbNow } from "../../db/db-clock.js";
-import type { JobRow, JobStatus, SessionRow, StoredDecision, StoredResult } from "../../db/rows.js";
+import type {
+  JobRow,
+  JobStatus,
+  RuleStrings,
+  SessionRow,
+  StoredDecision,
+  StoredResult,
+} from "../../db/rows.js";
 import type { InsertClaim, InsertClaimed } from "../../db/store.js";
 import { ConflictError } from "../../errors.js";
 import type { ToolInput } from "../../permission/types.js";
@@ -16,7 +23,7 @@ import type { McpToolSet } from "../../toolkit/tool-group.js";
 import { systemClock } from "../clock.js";
 import { newId } from "../ids.js";
 import type { ServiceDeps } from "../ports.js";
-import { loadSession } from "../sessions/sessions.js";
+import { loadSessionForCall } from "../sessions/sessions.js";
 import { inactiveCall, resolveSessionTool, sessionMcpTools } from "../sessions/tool-list.js";
 import { type Principal, requireRole } from "../tenancy/principal.js";
 import { checkActiveCalls, checkCallRate, withinActiveCalls } from "../tenancy/quotas.js";
@@ -55,7 +62,8 @@ export async function submitCall(
   opts: SubmitOptions = {},
 ): Promise<{ job: JobView; created: boolean }> {
   requireRole(p, ["agent"]);
-  const session = await loadSession(deps.db, p, sessionId);
+  // The tenant's rules come with the session (one read), for the decision below.
+  const { session, tenantRules } = await loadSessionForCall(deps.db, p, sessionId);
   passed("session loaded");
   const requestHash = body.idempotencyKey ? hashRequest(body) : null;
   const existing = await deps.store.findByKey(sessionId, body.idempotencyKey);
@@ -70,7 +78,7 @@ export async function submitCall(
   let plan: CallPlan;
   try {
     const mcps = await sessionMcpTools(deps, session);
-    plan = await planCall(deps, session, body, mcps);
+    plan = await planCall(deps, session, tenantRules, body, mcps);
   } catch (err) {
     await checkActiveCalls(deps, tenantId, (await quota).maxActiveCalls);
     throw err;
@@ -192,6 +200,7 @@ interface CallPlan {
 async function planCall(
   deps: ServiceDeps,
   session: SessionRow,
+  tenantRules: RuleStrings,
   body: SubmitCallInput,
   mcps: McpToolSet[],
 ): Promise<CallPlan> {
@@ -202,7 +211,7 @@ async function planCall(
   }
   const tool = resolved.tool;
   const input = validateToolInput(tool, body.input);
-  const decision = await decideCall(deps.db, session, tool, input);
+  const decision = await decideCall(deps.db, session, tool, input, tenantRules);
   const status = statusOf(decision, tool);
   const result = status === "denied" ? textResult(decision.message, "denied") : null;
   return { tool, input, decision, status, result };

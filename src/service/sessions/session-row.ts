@@ -1,8 +1,8 @@
 /** One session row by id, the lookup behind every call, listing and MCP request of a session. */
 import { eq } from "drizzle-orm";
 import { type Db, dialectOf, first, tablesOf } from "../../db/db.js";
-import { preparedFor } from "../../db/prepared.js";
-import type { SessionRow } from "../../db/rows.js";
+import { preparedFor, sessionWithRulesQuery } from "../../db/prepared.js";
+import type { RuleStrings, SessionRow } from "../../db/rows.js";
 
 /**
  * The session's row (any status), or undefined. On SQLite it goes through the prepared
@@ -13,4 +13,16 @@ export async function sessionById(db: Db, id: string): Promise<SessionRow | unde
   if (dialectOf(db) === "sqlite") return preparedFor(db).sessionById.get({ id });
   const { sessions } = tablesOf(db);
   return first(db.select().from(sessions).where(eq(sessions.id, id)).limit(1));
+}
+
+/** A session row with its tenant's rules as stored (null: none), in one read. */
+export type SessionWithRules = SessionRow & { tenantRules: RuleStrings | null };
+
+/**
+ * The session's row and its tenant's rules (one read: the call's decision needs both), or
+ * undefined. Prepared on SQLite; Postgres runs the same query built (one round trip).
+ */
+export async function sessionWithRules(db: Db, id: string): Promise<SessionWithRules | undefined> {
+  if (dialectOf(db) === "sqlite") return preparedFor(db).sessionWithRules.get({ id });
+  return first(sessionWithRulesQuery(db, id).limit(1));
 }

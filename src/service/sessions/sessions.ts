@@ -3,7 +3,7 @@
 import { and, eq, gt, inArray } from "drizzle-orm";
 import type { SessionView } from "../../contracts/session.js";
 import { atomically, type Db, tablesOf } from "../../db/db.js";
-import type { JobStatus, SessionRow } from "../../db/rows.js";
+import type { JobStatus, RuleStrings, SessionRow } from "../../db/rows.js";
 import { NotFoundError, ValidationError } from "../../errors.js";
 import { cwdOrWorkspace } from "../../permission/paths.js";
 import type { PermissionMode } from "../../permission/types.js";
@@ -17,10 +17,11 @@ import type { ServiceDeps, ToolRegistry } from "../ports.js";
 import { callerTenant, type Principal, requireRole, requireTenant } from "../tenancy/principal.js";
 import { checkSessionQuota } from "../tenancy/quotas.js";
 import { assertModeAllowed } from "../tenancy/tenant-settings.js";
+import { EMPTY_RULES } from "../tool-config/rules.js";
 import { getSkillRecords } from "../tool-config/tenant-skill-loader.js";
 import { attemptHolds, type RunAttempt } from "../worker/attempt-fence.js";
 import { getToolGroups } from "./build-toolkit.js";
-import { sessionById } from "./session-row.js";
+import { sessionById, sessionWithRules } from "./session-row.js";
 import { checkWorkingDirectories, sessionWorkingDirectories } from "./working-directories.js";
 
 /**
@@ -59,7 +60,24 @@ export async function sessionView(db: Db, row: SessionRow, registry: ToolRegistr
 
 /** The active session if the caller's tenant owns it; 404 otherwise. */
 export async function loadSession(db: Db, p: Principal, sessionId: string): Promise<SessionRow> {
-  const row = await sessionById(db, sessionId);
+  return activeOwned(await sessionById(db, sessionId), p, sessionId);
+}
+
+/**
+ * loadSession for a call: with the tenant's rules its decision applies (EMPTY_RULES when none
+ * are stored), read with the session in one statement (session-row.ts).
+ */
+export async function loadSessionForCall(
+  db: Db,
+  p: Principal,
+  sessionId: string,
+): Promise<{ session: SessionRow; tenantRules: RuleStrings }> {
+  const row = activeOwned(await sessionWithRules(db, sessionId), p, sessionId);
+  const { tenantRules, ...session } = row;
+  return { session, tenantRules: tenantRules ?? EMPTY_RULES };
+}
+
+function activeOwned<T extends SessionRow>(row: T | undefined, p: Principal, sessionId: string): T {
   if (row?.status !== "active") throw new NotFoundError("session", sessionId);
   requireTenant(p, row.tenantId, "session", sessionId);
   return row;
