@@ -145,6 +145,48 @@ it("passes the call path's points in order (what `npm run bench -- hops` times)"
   expect([...new Set(passed)]).toEqual(CALL_POINTS);
 }, 60_000);
 
+it("writes its events once its client has the answer, while the next read waits for its executor", async () => {
+  // The events' script call (~0.1 ms of the service thread) ran before a client in the service's
+  // thread read its answer; it is held until the thread waits anyway (RedisBus#publishStatus).
+  // This process's tenant watchers hear a status as its write goes out.
+  const order: string[] = [];
+  const onPoint = (point: unknown) => void order.push(String(point));
+  const stop = await h.service.deps.events.watchTenant(t.tenantId, (n) => order.push(`events ${n.jobId}`));
+  subscribe(CALL_PATH_CHANNEL, onPoint);
+  let first = "";
+  try {
+    first = (await read()).body.job.id;
+    order.push("answered");
+    expect((await read()).body.job.status).toBe("succeeded");
+  } finally {
+    unsubscribe(CALL_PATH_CHANNEL, onPoint);
+    stop();
+  }
+  const at = (what: string, from = 0) => order.indexOf(what, from);
+  const answered = at("answered");
+  expect(at(`events ${first}`), order.join(", ")).toBeGreaterThan(answered);
+  // At the latest while the second read waits for its executor (its events go out 25 ms after
+  // their answer otherwise: a loaded machine may take that long between the two reads).
+  expect(at(`events ${first}`)).toBeLessThan(at("executor answered", at("executor asked", answered)));
+}, 60_000);
+
+it("a follower that comes right after the answer still gets every event, in order", async () => {
+  const job = (await read()).body.job;
+  // Its stream read, in this process, sends the held events before it reads.
+  const r = await fetch(`${h.url}/v1/jobs/${job.id}/events`, {
+    headers: { authorization: `Bearer ${t.agentKey}` },
+  });
+  const body = await r.text();
+  const events = [...body.matchAll(/event: (\w+)\ndata: (.*)\nid: (.*)/g)].map((m) => [m[3], m[1], m[2]]);
+  const kinds = events.map(([, kind, data]) => (kind === "status" ? JSON.parse(data!).status : kind));
+  expect(kinds, body).toEqual(["queued", "running", "succeeded", "result"]);
+  // From the stream, not rebuilt from the row (ids `final-status` and `final`).
+  expect(
+    events.every(([id]) => /^\d+-\d+$/.test(id!)),
+    body,
+  ).toBe(true);
+}, 60_000);
+
 it("never without wait, nor with an idempotency key", async () => {
   seen();
   const noWait = await read("");

@@ -87,6 +87,8 @@ export async function fastRead(
     // The audit entry's digest is made while the executor reads, once the request is on its way.
     await new Promise(setImmediate);
     const audit = decisionAudit(p.keyId, row);
+    // This thread waits for the executor from here: the events earlier fast reads held go out now.
+    deps.events.sendHeld?.();
     const ran = await running;
     passed("tool returned");
     if (!ran) return count(deps, "discarded");
@@ -102,15 +104,18 @@ export async function fastRead(
       return count(deps, "discarded");
     }
     passed("stored");
-    count(deps, "stored");
-    deps.metrics.jobFinished(stored.status, stored);
-    // The events (a Redis write), the webhook records and the executor's acknowledgement (a
-    // socket write each) go out once the answer is on its way: the row is the truth meanwhile (a
-    // follower that comes first closes with the stored result, follow-job-events.ts).
-    const events = [statusEvent("queued"), statusEvent("running"), ...ran.chunks, ...rowEvents(stored)];
+    // The rest waits for the answer to be on its way: the row is the truth meanwhile (a follower
+    // that comes first closes with the stored result, follow-job-events.ts). The metrics and the
+    // executor's acknowledgement (queued for its next request) then; the events' write (a Redis
+    // script call, ~0.1 ms of this thread) is held until this thread would wait anyway: the next
+    // fast read's executor round trip, or any other write or read of events here, or a few ms at
+    // most (RedisBus#publishStatus). A client in this thread reads its answer before either.
     setImmediate(() => {
+      count(deps, "stored");
+      deps.metrics.jobFinished(stored.status, stored);
       ran.acknowledge();
-      void publishEvents(deps, stored, events, ["queued", "running"]);
+      const events = [statusEvent("queued"), statusEvent("running"), ...ran.chunks, ...rowEvents(stored)];
+      void publishEvents(deps, stored, events, ["queued", "running"], { held: true });
     });
     return stored;
   } finally {
