@@ -28,11 +28,11 @@ export interface RedisBusOptions {
 type Listener = (jobId: string) => void;
 
 /**
- * The longest a held publish (publishStatus's `held`) waits when nothing sends it sooner. A
- * watcher in another process sees those events this much later at most (as a run's `running`,
- * run-events.ts); the row is final meanwhile and closes a stream that comes first
- * (follow-job-events.ts). Held ones normally go out well before: a fast read holds its events
- * until this thread waits for the next one's executor, or writes or reads other events.
+ * The longest a held publish (publishStatus's `held`) waits when nothing sends it sooner; those
+ * held meanwhile go together. A watcher in another process sees those events this much later at
+ * most (as a run's `running`, run-events.ts); the row is final meanwhile and closes a stream that
+ * comes first (follow-job-events.ts). A fast read's events are held so: a client in this thread
+ * reads its answer before they are written.
  */
 const HELD_MS = 25;
 
@@ -155,7 +155,7 @@ export class RedisBus implements JobEvents, CancelBus {
     });
   }
 
-  /** Sends the held publishes now, in order (a caller about to wait for something else has the time). */
+  /** Sends the held publishes now, in order. */
   sendHeld(): void {
     clearTimeout(this.heldTimer);
     this.heldTimer = undefined;

@@ -52,8 +52,8 @@ export interface JobEvents {
   /**
    * A status change: appends its events (as `append`) and tells every process's watchers of the
    * tenant (the approvals stream), in one round trip. `held`: not sent now but with this
-   * process's next write or read of events, at `sendHeld`, or a few ms later at the latest (in
-   * order all the same); resolves once sent.
+   * process's next write or read of events, or a few ms later at the latest (in order all the
+   * same); resolves once sent.
    */
   publishStatus(
     jobId: string,
@@ -62,8 +62,6 @@ export interface JobEvents {
     events: JobEventInput[],
     opts?: { held?: boolean },
   ): Promise<void>;
-  /** Sends the held publishes now (a caller about to wait for something else has the time). */
-  sendHeld?(): void;
   /** Calls `onNotice` for each status change of the tenant's jobs, from any process; returns unsubscribe. */
   watchTenant(tenantId: string, onNotice: (n: JobNotice) => void): Promise<() => void>;
 }

@@ -87,8 +87,6 @@ export async function fastRead(
     // The audit entry's digest is made while the executor reads, once the request is on its way.
     await new Promise(setImmediate);
     const audit = decisionAudit(p.keyId, row);
-    // This thread waits for the executor from here: the events earlier fast reads held go out now.
-    deps.events.sendHeld?.();
     const ran = await running;
     passed("tool returned");
     if (!ran) return count(deps, "discarded");
@@ -107,9 +105,10 @@ export async function fastRead(
     // The rest waits for the answer to be on its way: the row is the truth meanwhile (a follower
     // that comes first closes with the stored result, follow-job-events.ts). The metrics and the
     // executor's acknowledgement (queued for its next request) then; the events' write (a Redis
-    // script call, ~0.1 ms of this thread) is held until this thread would wait anyway: the next
-    // fast read's executor round trip, or any other write or read of events here, or a few ms at
-    // most (RedisBus#publishStatus). A client in this thread reads its answer before either.
+    // script call, ~0.1 ms of this thread) is held: it goes with this process's next write or
+    // read of events, or with the other held ones at the bus's next tick (RedisBus#publishStatus).
+    // Sent while the next read waits for its executor, it slowed that executor on 2 cores (the
+    // woken Redis takes the core the executor needs): NOTES-read31.md.
     setImmediate(() => {
       count(deps, "stored");
       deps.metrics.jobFinished(stored.status, stored);
