@@ -27,6 +27,15 @@ export interface RedisBusOptions {
 
 type Listener = (jobId: string) => void;
 
+/**
+ * The longest a held publish (publishStatus's `held`) waits when nothing sends it sooner; those
+ * held meanwhile go together. A watcher in another process sees those events this much later at
+ * most (as a run's `running`, run-events.ts); the row is final meanwhile and closes a stream that
+ * comes first (follow-job-events.ts). A fast read's events are held so: a client in this thread
+ * reads its answer before they are written.
+ */
+const HELD_MS = 25;
+
 export class RedisBus implements JobEvents, CancelBus {
   private readonly watchers = new Map<string, Set<() => void>>();
   private readonly cancelListeners = new Set<Listener>();
@@ -41,6 +50,11 @@ export class RedisBus implements JobEvents, CancelBus {
   private readonly scripts: ScriptedRedis;
   /** Tags this process's event notices so that it can skip their pub/sub echo. */
   private readonly origin = randomUUID();
+  /** Publishes held back (publishStatus's `held`), in call order; each sends itself. */
+  private readonly held: (() => Promise<void>)[] = [];
+  private heldTimer: NodeJS.Timeout | undefined;
+  /** Settles once Redis answered every held publish sent so far (what `stop` waits for). */
+  private heldSent: Promise<unknown> = Promise.resolve();
 
   /** `sub` becomes a subscriber connection: give it a dedicated client. */
   constructor(
@@ -93,6 +107,10 @@ export class RedisBus implements JobEvents, CancelBus {
 
   /** Stops listening: nobody is told of events or cancels any more (the connection is its owner's). */
   async stop(): Promise<void> {
+    // Sent and answered while the connection is open (its owner closes it after this); not waited
+    // for while Redis is away (they fail then, as a publish does).
+    this.sendHeld();
+    if (this.redis.status === "ready") await this.heldSent;
     this.sub.off("message", this.onMessage);
     this.sub.off("close", this.onSubscriberClose);
     this.sub.off("ready", this.onSubscriberReady);
@@ -127,8 +145,22 @@ export class RedisBus implements JobEvents, CancelBus {
     tenantId: string,
     status: JobStatus,
     events: JobEventInput[],
+    opts: { held?: boolean } = {},
   ): Promise<void> {
-    await this.send(jobId, events, { tenantId, status });
+    const tenant = { tenantId, status };
+    if (!opts.held) return this.send(jobId, events, tenant);
+    return new Promise((resolve, reject) => {
+      this.held.push(() => this.send(jobId, events, tenant).then(resolve, (err: unknown) => reject(err)));
+      this.heldTimer ??= setTimeout(() => this.sendHeld(), HELD_MS);
+    });
+  }
+
+  /** Sends the held publishes now, in order. */
+  sendHeld(): void {
+    clearTimeout(this.heldTimer);
+    this.heldTimer = undefined;
+    if (this.held.length === 0) return;
+    this.heldSent = Promise.allSettled([this.heldSent, ...this.held.splice(0).map((send) => send())]);
   }
 
   private async send(
@@ -136,6 +168,8 @@ export class RedisBus implements JobEvents, CancelBus {
     events: JobEventInput[],
     tenant?: { tenantId: string; status: JobStatus },
   ): Promise<void> {
+    // Whatever was held goes first: this process's writes keep their call order.
+    this.sendHeld();
     const args = [
       String(this.opts.maxLen),
       String(this.opts.ttlS),
@@ -160,6 +194,8 @@ export class RedisBus implements JobEvents, CancelBus {
   }
 
   async read(jobId: string, afterId?: string, count = 500): Promise<JobEvent[]> {
+    // A held publish is sent first, on this connection, which Redis serves in order: the read sees it.
+    this.sendHeld();
     const start = afterId ? `(${afterId}` : "-";
     const rows = await this.redis.xrange(this.key(jobId), start, "+", "COUNT", count);
     return rows.map(([id, fields]) => {

@@ -51,9 +51,17 @@ export interface JobEvents {
   watch(jobId: string, onChange: () => void): Promise<() => void>;
   /**
    * A status change: appends its events (as `append`) and tells every process's watchers of the
-   * tenant (the approvals stream), in one round trip.
+   * tenant (the approvals stream), in one round trip. `held`: not sent now but with this
+   * process's next write or read of events, or a few ms later at the latest (in order all the
+   * same); resolves once sent.
    */
-  publishStatus(jobId: string, tenantId: string, status: JobStatus, events: JobEventInput[]): Promise<void>;
+  publishStatus(
+    jobId: string,
+    tenantId: string,
+    status: JobStatus,
+    events: JobEventInput[],
+    opts?: { held?: boolean },
+  ): Promise<void>;
   /** Calls `onNotice` for each status change of the tenant's jobs, from any process; returns unsubscribe. */
   watchTenant(tenantId: string, onNotice: (n: JobNotice) => void): Promise<() => void>;
 }

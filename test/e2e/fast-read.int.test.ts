@@ -145,6 +145,50 @@ it("passes the call path's points in order (what `npm run bench -- hops` times)"
   expect([...new Set(passed)]).toEqual(CALL_POINTS);
 }, 60_000);
 
+it("writes its events after its client has the answer: held, then sent with the others held", async () => {
+  // The events' script call (~0.1 ms of the service thread) ran before a client in the service's
+  // thread read its answer; it is held now (RedisBus#publishStatus). This process's tenant
+  // watchers hear a status as its write goes out.
+  const order: string[] = [];
+  const onPoint = (point: unknown) => void order.push(String(point));
+  const stop = await h.service.deps.events.watchTenant(t.tenantId, (n) => order.push(`events ${n.jobId}`));
+  subscribe(CALL_PATH_CHANNEL, onPoint);
+  let first = "";
+  try {
+    first = (await read()).body.job.id;
+    order.push("answered");
+    // Nothing else writes events here: they go by themselves, shortly.
+    await pollUntil(
+      () => order.includes(`events ${first}`),
+      (sent) => sent,
+      { timeoutMs: 5_000, intervalMs: 5, what: "the held events" },
+    );
+  } finally {
+    unsubscribe(CALL_PATH_CHANNEL, onPoint);
+    stop();
+  }
+  // (Only a 25 ms stall of the service's thread between its answer and this client's read of it
+  // would let the bus's tick send them first.)
+  expect(order.indexOf(`events ${first}`), order.join(", ")).toBeGreaterThan(order.indexOf("answered"));
+}, 60_000);
+
+it("a follower that comes right after the answer still gets every event, in order", async () => {
+  const job = (await read()).body.job;
+  // Its stream read, in this process, sends the held events before it reads.
+  const r = await fetch(`${h.url}/v1/jobs/${job.id}/events`, {
+    headers: { authorization: `Bearer ${t.agentKey}` },
+  });
+  const body = await r.text();
+  const events = [...body.matchAll(/event: (\w+)\ndata: (.*)\nid: (.*)/g)].map((m) => [m[3], m[1], m[2]]);
+  const kinds = events.map(([, kind, data]) => (kind === "status" ? JSON.parse(data!).status : kind));
+  expect(kinds, body).toEqual(["queued", "running", "succeeded", "result"]);
+  // From the stream, not rebuilt from the row (ids `final-status` and `final`).
+  expect(
+    events.every(([id]) => /^\d+-\d+$/.test(id!)),
+    body,
+  ).toBe(true);
+}, 60_000);
+
 it("never without wait, nor with an idempotency key", async () => {
   seen();
   const noWait = await read("");

@@ -161,3 +161,37 @@ it("the tenant channel is subscribed only while a tenant is watched here: no pro
     if (keys.length) await redis.del(...keys);
   }
 });
+
+it("a held publish goes out with the next write or read of events, at sendHeld, or by itself; in call order", async () => {
+  // This process's tenant watchers hear a status as its write goes out (synchronously): the order
+  // they hear is the order of the writes on the connection.
+  const heard: string[] = [];
+  const stop = await bus.watchTenant("ten_held", (n) => heard.push(`${n.jobId} ${n.status}`));
+  const status = (s: string) => ({ type: "status" as const, data: { status: s } });
+  try {
+    // Held: not written yet. The next write sends it first.
+    const first = bus.publishStatus("job_h1", "ten_held", "succeeded", [status("succeeded")], { held: true });
+    expect(heard).toEqual([]);
+    await bus.publishStatus("job_h2", "ten_held", "queued", [status("queued")]);
+    await first;
+    expect(heard).toEqual(["job_h1 succeeded", "job_h2 queued"]);
+    // A stream read here, issued after it, sees it.
+    const second = bus.publishStatus("job_h3", "ten_held", "succeeded", [status("succeeded")], {
+      held: true,
+    });
+    expect((await bus.read("job_h3")).map((e) => e.data)).toEqual([{ status: "succeeded" }]);
+    await second;
+    // sendHeld writes what is held, at once.
+    const third = bus.publishStatus("job_h4", "ten_held", "succeeded", [], { held: true });
+    expect(heard).not.toContain("job_h4 succeeded");
+    bus.sendHeld();
+    expect(heard.at(-1)).toBe("job_h4 succeeded");
+    await third;
+    // Nothing else sends it: it goes by itself, shortly.
+    await bus.publishStatus("job_h5", "ten_held", "failed", [status("failed")], { held: true });
+    expect(heard.at(-1)).toBe("job_h5 failed");
+    expect((await redis.xrange(`${prefix}:job-events:job_h5`, "-", "+")).length).toBe(1);
+  } finally {
+    stop();
+  }
+});

@@ -102,15 +102,19 @@ export async function fastRead(
       return count(deps, "discarded");
     }
     passed("stored");
-    count(deps, "stored");
-    deps.metrics.jobFinished(stored.status, stored);
-    // The events (a Redis write), the webhook records and the executor's acknowledgement (a
-    // socket write each) go out once the answer is on its way: the row is the truth meanwhile (a
-    // follower that comes first closes with the stored result, follow-job-events.ts).
-    const events = [statusEvent("queued"), statusEvent("running"), ...ran.chunks, ...rowEvents(stored)];
+    // The rest waits for the answer to be on its way: the row is the truth meanwhile (a follower
+    // that comes first closes with the stored result, follow-job-events.ts). The metrics and the
+    // executor's acknowledgement (queued for its next request) then; the events' write (a Redis
+    // script call, ~0.1 ms of this thread) is held: it goes with this process's next write or
+    // read of events, or with the other held ones at the bus's next tick (RedisBus#publishStatus).
+    // Sent while the next read waits for its executor, it slowed that executor on 2 cores (the
+    // woken Redis takes the core the executor needs): NOTES-read31.md.
     setImmediate(() => {
+      count(deps, "stored");
+      deps.metrics.jobFinished(stored.status, stored);
       ran.acknowledge();
-      void publishEvents(deps, stored, events, ["queued", "running"]);
+      const events = [statusEvent("queued"), statusEvent("running"), ...ran.chunks, ...rowEvents(stored)];
+      void publishEvents(deps, stored, events, ["queued", "running"], { held: true });
     });
     return stored;
   } finally {

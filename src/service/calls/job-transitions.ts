@@ -105,19 +105,21 @@ export function rowEvents(row: JobRow): JobEventInput[] {
 /**
  * publishRow with its events given: `events` (in order, ending with the row's own, rowEvents)
  * in one write, with the tenant's notice of the row's status; `passed`: statuses among them the
- * row went through before, logged as transitions too. Never throws.
+ * row went through before, logged as transitions too; `held`: the write held back
+ * (JobEvents.publishStatus), the webhook records made once it is sent. Never throws.
  */
 export async function publishEvents(
   deps: Pick<ServiceDeps, "events" | "logger"> & Partial<Pick<ServiceDeps, "db" | "webhooks">>,
   row: JobRow,
   events: JobEventInput[],
   passed: readonly JobStatus[] = [],
+  opts: { held?: boolean } = {},
 ): Promise<void> {
   const jobId = row.id;
   for (const status of passed) logTransition(deps.logger, { ...row, status });
   logTransition(deps.logger, row);
   try {
-    await deps.events.publishStatus(jobId, row.tenantId, row.status, events);
+    await deps.events.publishStatus(jobId, row.tenantId, row.status, events, opts);
   } catch (err) {
     deps.logger.warn({ err, jobId }, "publishing job events failed");
   }

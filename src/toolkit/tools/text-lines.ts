@@ -3,9 +3,15 @@
  * reference's line splitting (Python `splitlines(keepends=True)`) and `cat -n` formatting.
  */
 
+/**
+ * One decoder for every call: without `stream` a decode keeps no state between calls, and making
+ * one cost more than decoding a 4 KiB file (~8 µs against ~3, every Read, Write and Edit).
+ */
+const UTF8 = new TextDecoder("utf-8", { fatal: false });
+
 /** Decodes UTF-8, invalid bytes becoming U+FFFD. */
 export function decodeUtf8(data: Buffer): string {
-  return new TextDecoder("utf-8", { fatal: false }).decode(data);
+  return UTF8.decode(data);
 }
 
 /** `\r\n` and lone `\r` become `\n`. */
