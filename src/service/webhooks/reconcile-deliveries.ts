@@ -20,59 +20,107 @@ export interface DeliveryReconcileOptions {
   windowMs: number;
   /** A status this fresh is left to its live publish (racing it would add nothing). */
   settleMs: number;
-  /** Jobs recorded per tenant per pass at most; the rest are found by the next pass. */
+  /** Jobs recorded per tenant per pass at most (then a page more); the rest go at the next pass. */
   batch: number;
 }
 
+/** Index entries looked at per statement: a pass never holds the loop (SQLite) long. */
+const PAGE = 1000;
+
+type Deps = { db: Db; logger: Logger; webhooks: { queue: WebhookQueue } };
+type Hook = { tenantId: string; events: string[]; updatedAt: string };
+type Key = { createdAt: string; id: string };
+type Jobs = ReturnType<typeof tablesOf>["jobs"];
+
+/**
+ * Jobs after `k` in (created_at, id) order: the walk's cursor. The plain bound on created_at is
+ * what the index seek starts from (SQLite does not seek on the row value alone).
+ */
+const past = (jobs: Jobs, k: Key) =>
+  and(gte(jobs.createdAt, k.createdAt), sql`(${jobs.createdAt}, ${jobs.id}) > (${k.createdAt}, ${k.id})`);
+/** Jobs up to `k` (included) in that order. */
+const upTo = (jobs: Jobs, k: Key) =>
+  and(lte(jobs.createdAt, k.createdAt), sql`(${jobs.createdAt}, ${jobs.id}) <= (${k.createdAt}, ${k.id})`);
+
 /** One pass over every tenant with a webhook; returns the jobs whose deliveries it recorded. */
-export async function reconcileDeliveries(
-  deps: { db: Db; logger: Logger; webhooks: { queue: WebhookQueue } },
-  opts: DeliveryReconcileOptions,
-): Promise<number> {
-  const { jobs, webhooks, webhookDeliveries: d } = tablesOf(deps.db);
+export async function reconcileDeliveries(deps: Deps, opts: DeliveryReconcileOptions): Promise<number> {
+  const { webhooks } = tablesOf(deps.db);
   const hooks = await deps.db
     .select({ tenantId: webhooks.tenantId, events: webhooks.events, updatedAt: webhooks.updatedAt })
     .from(webhooks);
   const now = Date.now();
-  const windowStart = new Date(now - opts.windowMs).toISOString();
-  const settled = new Date(now - opts.settleMs).toISOString();
+  const bounds = {
+    windowStart: new Date(now - opts.windowMs).toISOString(),
+    settled: new Date(now - opts.settleMs).toISOString(),
+  };
+  let recorded = 0;
+  for (const hook of hooks) recorded += await reconcileTenant(deps, hook, bounds, opts.batch);
+  if (recorded > 0)
+    deps.logger.warn({ recorded }, "recorded webhook deliveries a stopped process left unwritten");
+  return recorded;
+}
+
+/**
+ * One tenant: each status its webhook's events come from, walked along (tenant, status,
+ * created_at, id) a page at a time (index entries only); of each page, the jobs owed a delivery.
+ */
+async function reconcileTenant(
+  deps: Deps,
+  hook: Hook,
+  b: { windowStart: string; settled: string },
+  batch: number,
+): Promise<number> {
+  const { jobs, webhookDeliveries: d } = tablesOf(deps.db);
+  const wanted = hook.events.filter(isEvent);
+  const missing = (event: WebhookEvent) =>
+    notExists(
+      deps.db
+        .select({ one: sql`1` })
+        .from(d)
+        .where(and(eq(d.jobId, jobs.id), eq(d.event, event))),
+    );
+  const owed = or(...wanted.map((e) => and(announces(jobs, e), missing(e))));
   // When the job reached its status: its finish, else its creation (an awaiting status is set
   // at submit; one reached by an approval has no time of its own and counts from the submit).
   const reached = sql`coalesce(${jobs.finishedAt}, ${jobs.createdAt})`;
   let recorded = 0;
-  for (const hook of hooks) {
-    const wanted = hook.events.filter(isEvent);
-    const statuses = [...new Set(wanted.flatMap((e) => STATUSES_OF[e]))];
-    if (statuses.length === 0) continue;
-    const missing = (event: WebhookEvent) =>
-      notExists(
-        deps.db
-          .select({ one: sql`1` })
-          .from(d)
-          .where(and(eq(d.jobId, jobs.id), eq(d.event, event))),
-      );
-    const owed = or(...wanted.map((e) => and(announces(jobs, e), missing(e))));
-    const rows = await deps.db
-      .select()
-      .from(jobs)
-      .where(
-        and(
-          eq(jobs.tenantId, hook.tenantId),
-          inArray(jobs.status, statuses),
-          gte(jobs.createdAt, windowStart),
-          lte(reached, settled),
-          // A status reached before the webhook was saved was never owed to it.
-          gte(reached, hook.updatedAt),
-          owed,
-        ),
-      )
-      .orderBy(asc(jobs.createdAt))
-      .limit(opts.batch);
-    for (const row of rows) await recordWebhookEvents(deps, row);
-    recorded += rows.length;
+  for (const status of new Set(wanted.flatMap((e) => STATUSES_OF[e]))) {
+    const ofStatus = and(eq(jobs.tenantId, hook.tenantId), eq(jobs.status, status));
+    let from: Key | undefined;
+    // One lower bound on created_at only: SQLite seeks from one, and would scan from the window's
+    // start on every page had it both.
+    const after = () => (from ? past(jobs, from) : gte(jobs.createdAt, b.windowStart));
+    while (recorded < batch) {
+      // The page's last key (index entries only); none: the rest of the window is the last page.
+      const [to] = await deps.db
+        .select({ createdAt: jobs.createdAt, id: jobs.id })
+        .from(jobs)
+        .where(and(ofStatus, after()))
+        .orderBy(asc(jobs.createdAt), asc(jobs.id))
+        .limit(1)
+        .offset(PAGE - 1);
+      const rows = await deps.db
+        .select()
+        .from(jobs)
+        .where(
+          and(
+            ofStatus,
+            after(),
+            to && upTo(jobs, to),
+            lte(reached, b.settled),
+            // A status reached before the webhook was saved was never owed to it.
+            gte(reached, hook.updatedAt),
+            owed,
+          ),
+        );
+      for (const row of rows) await recordWebhookEvents(deps, row);
+      recorded += rows.length;
+      if (!to) break;
+      from = to;
+      // Between pages, the loop serves others (a SQLite statement holds it while it runs).
+      await new Promise((r) => setImmediate(r));
+    }
   }
-  if (recorded > 0)
-    deps.logger.warn({ recorded }, "recorded webhook deliveries a stopped process left unwritten");
   return recorded;
 }
 
@@ -87,7 +135,7 @@ const STATUSES_OF: Record<WebhookEvent, readonly JobStatus[]> = {
 const isEvent = (e: string): e is WebhookEvent => e in STATUSES_OF;
 
 /** Whether a job row in its current state announces `event` (the SQL form of eventsFor). */
-function announces(jobs: ReturnType<typeof tablesOf>["jobs"], event: WebhookEvent): SQL | undefined {
+function announces(jobs: Jobs, event: WebhookEvent): SQL | undefined {
   if (event === "approval.expired") return and(eq(jobs.status, "denied"), eq(jobs.approvedBy, EXPIRY_ACTOR));
   return inArray(jobs.status, [...STATUSES_OF[event]]);
 }
