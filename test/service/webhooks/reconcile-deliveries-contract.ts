@@ -144,6 +144,26 @@ export function reconcileContract(dialect: string, open: () => Promise<Reconcile
       expect(queued).toHaveLength(5);
     });
 
+    it("a call still awaiting its approval gets its notice; one answered since gets none late", async () => {
+      const { webhooks } = tablesOf(f.a);
+      await f.a
+        .update(webhooks)
+        .set({ events: ["job.awaiting_approval"] })
+        .where(eq(webhooks.tenantId, ten));
+      const waiting = job("waiting", "awaiting_approval", 60, null, { approvalExpiresAt: ago(-3600) });
+      // Answered (now queued, then running): the notice it asked for is moot; its job.finished follows.
+      const answered = job("answered", "running", 60, null, { approvedBy: "key_x" });
+      await insert([waiting, answered]);
+      expect(await reconcileDeliveries(deps(f.a), OPTS)).toBe(1);
+      expect(await deliveriesOf()).toEqual([[waiting.id, "job.awaiting_approval"]]);
+      const { webhookDeliveries: d } = tablesOf(f.a);
+      const [row] = await f.a.select().from(d).where(eq(d.jobId, waiting.id));
+      // The approvals inbox item, as the live path sends it.
+      expect(JSON.parse(row!.body).data).toMatchObject({
+        job: { id: waiting.id, status: "awaiting_approval" },
+      });
+    });
+
     it("two hosts at once write each delivery once", async () => {
       const owed = Array.from({ length: 40 }, (_, i) => job(`t${i}`, "cancelled", 300, 20));
       await insert(owed);
