@@ -46,20 +46,22 @@ export function createWebhookRuntime(
 }
 
 /**
- * Queues what an earlier process left pending, writes what one left unwritten (now and every
- * WEBHOOK_RECONCILE_INTERVAL_MS), then delivers; returns the stop function.
+ * Queues what an earlier process left pending, writes what one left unwritten (now, and every
+ * WEBHOOK_RECONCILE_INTERVAL_MS on the host that gets `lease`), then delivers; returns the stop
+ * function.
  */
 export async function startWebhookDelivery(
   deps: ServiceDeps & { webhooks: WebhookRuntime },
   connection: Redis,
   config: Config,
+  lease: () => Promise<boolean>,
 ): Promise<(force?: boolean) => Promise<void>> {
   const requeued = await requeuePendingDeliveries(deps).catch((err: unknown) => {
     deps.logger.warn({ err }, "re-queueing pending webhook deliveries failed");
     return 0;
   });
   if (requeued > 0) deps.logger.info({ requeued }, "pending webhook deliveries queued again");
-  const stopReconcile = startDeliveryReconcile(deps, config.WEBHOOK_RECONCILE_INTERVAL_MS, {
+  const stopReconcile = startDeliveryReconcile(deps, config.WEBHOOK_RECONCILE_INTERVAL_MS, lease, {
     windowMs: config.WEBHOOK_RECONCILE_WINDOW_MS,
     settleMs: RECONCILE_SETTLE_MS,
     batch: RECONCILE_BATCH,
@@ -74,16 +76,22 @@ export async function startWebhookDelivery(
   };
 }
 
-/** A reconcile pass now and every `intervalMs`, never two at once; returns the stop function. */
+/**
+ * A reconcile pass now (this process may follow one that stopped on this host), then every
+ * `intervalMs` on one host of all (the one that gets `lease`: a pass costs ~2 µs per job of a
+ * webhook's tenant in the window); never two at once here. Returns the stop function.
+ */
 function startDeliveryReconcile(
   deps: ServiceDeps & { webhooks: WebhookRuntime },
   intervalMs: number,
+  lease: () => Promise<boolean>,
   opts: DeliveryReconcileOptions,
 ): () => Promise<void> {
   let current: Promise<unknown> | undefined;
   // A pass still running when the next is due: that one is skipped, not queued behind it.
-  const pass = () => {
-    current ??= reconcileDeliveries(deps, opts)
+  const pass = (leased: () => Promise<boolean>) => {
+    current ??= leased()
+      .then((mine) => (mine ? reconcileDeliveries(deps, opts) : 0))
       .catch((err: unknown) => {
         deps.logger.warn({ err }, "reconciling webhook deliveries failed; the next pass tries again");
       })
@@ -91,8 +99,8 @@ function startDeliveryReconcile(
         current = undefined;
       });
   };
-  pass();
-  const timer = setInterval(pass, intervalMs);
+  pass(async () => true);
+  const timer = setInterval(() => pass(lease), intervalMs);
   timer.unref();
   return async () => {
     clearInterval(timer);
