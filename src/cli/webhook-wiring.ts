@@ -88,10 +88,11 @@ function startDeliveryReconcile(
   opts: DeliveryReconcileOptions,
 ): () => Promise<void> {
   let current: Promise<unknown> | undefined;
+  const stop = new AbortController();
   // A pass still running when the next is due: that one is skipped, not queued behind it.
   const pass = (leased: () => Promise<boolean>) => {
     current ??= leased()
-      .then((mine) => (mine ? reconcileDeliveries(deps, opts) : 0))
+      .then((mine) => (mine ? reconcileDeliveries(deps, { ...opts, signal: stop.signal }) : 0))
       .catch((err: unknown) => {
         deps.logger.warn({ err }, "reconciling webhook deliveries failed; the next pass tries again");
       })
@@ -104,6 +105,7 @@ function startDeliveryReconcile(
   timer.unref();
   return async () => {
     clearInterval(timer);
+    stop.abort();
     await current;
   };
 }

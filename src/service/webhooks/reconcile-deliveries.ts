@@ -22,6 +22,8 @@ export interface DeliveryReconcileOptions {
   settleMs: number;
   /** Jobs recorded per tenant per pass at most (then a page more); the rest go at the next pass. */
   batch: number;
+  /** Ends the pass at the next page (a stopping worker does not wait for a long window's walk). */
+  signal?: AbortSignal;
 }
 
 /** Index entries looked at per statement: a pass never holds the loop (SQLite) long. */
@@ -54,7 +56,7 @@ export async function reconcileDeliveries(deps: Deps, opts: DeliveryReconcileOpt
     settled: new Date(now - opts.settleMs).toISOString(),
   };
   let recorded = 0;
-  for (const hook of hooks) recorded += await reconcileTenant(deps, hook, bounds, opts.batch);
+  for (const hook of hooks) recorded += await reconcileTenant(deps, hook, bounds, opts);
   if (recorded > 0)
     deps.logger.warn({ recorded }, "recorded webhook deliveries a stopped process left unwritten");
   return recorded;
@@ -68,7 +70,7 @@ async function reconcileTenant(
   deps: Deps,
   hook: Hook,
   b: { windowStart: string; settled: string },
-  batch: number,
+  { batch, signal }: DeliveryReconcileOptions,
 ): Promise<number> {
   const { jobs, webhookDeliveries: d } = tablesOf(deps.db);
   const wanted = hook.events.filter(isEvent);
@@ -90,7 +92,7 @@ async function reconcileTenant(
     // One lower bound on created_at only: SQLite seeks from one, and would scan from the window's
     // start on every page had it both.
     const after = () => (from ? past(jobs, from) : gte(jobs.createdAt, b.windowStart));
-    while (recorded < batch) {
+    while (recorded < batch && !signal?.aborted) {
       // The page's last key (index entries only); none: the rest of the window is the last page.
       const [to] = await deps.db
         .select({ createdAt: jobs.createdAt, id: jobs.id })

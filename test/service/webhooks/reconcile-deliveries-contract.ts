@@ -164,6 +164,13 @@ export function reconcileContract(dialect: string, open: () => Promise<Reconcile
       });
     });
 
+    it("a stopped pass (its signal aborted) writes nothing more", async () => {
+      await insert([job("stopped", "failed", 300, 20)]);
+      const signal = AbortSignal.abort();
+      expect(await reconcileDeliveries(deps(f.a), { ...OPTS, signal })).toBe(0);
+      expect(await reconcileDeliveries(deps(f.a), OPTS)).toBe(1);
+    });
+
     it("two hosts at once write each delivery once", async () => {
       const owed = Array.from({ length: 40 }, (_, i) => job(`t${i}`, "cancelled", 300, 20));
       await insert(owed);
