@@ -18,6 +18,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   container: () => import("./container-cpu.js"),
   prune: () => import("./prune.js"),
   hops: () => import("./hops.js"),
+  reconcile: () => import("./webhook-reconcile.js"),
 };
 
 async function main(): Promise<void> {

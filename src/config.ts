@@ -120,6 +120,16 @@ const Settings = z.object({
   WEBHOOK_ATTEMPTS: int(8, 1),
   WEBHOOK_BACKOFF_MS: int(1000, 0),
   WEBHOOK_TIMEOUT_MS: int(10_000, 100),
+  /**
+   * How often each worker writes the deliveries a stopped process left unwritten (a job's status
+   * committed, its delivery row not yet): a lost delivery goes out within this (and at a start).
+   */
+  WEBHOOK_RECONCILE_INTERVAL_MS: int(60_000, 100),
+  /**
+   * How far back (by the job's creation) that looks: past the default approval TTL (1 h). At most
+   * 12 h, well inside the shortest delivery retention (1 day): a pruned row is never written again.
+   */
+  WEBHOOK_RECONCILE_WINDOW_MS: z.coerce.number().int().min(60_000).max(43_200_000).default(7_200_000),
   BODY_LIMIT_BYTES: int(1024 * 1024, 1024),
   /**
    * The origin browsers use for the console (`https://toolshed.example.com`), when a reverse proxy

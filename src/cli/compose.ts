@@ -234,7 +234,9 @@ export async function startService(
       // Serve mode: calls this process's API stores may run here without the queue's round trips.
       if (mode === "serve") deps.handoff = worker.handoff;
       life.started("worker", () => worker.close(forceStop));
-      const stopDelivery = await startWebhookDelivery({ ...deps, webhooks }, redis.forWorker(), config);
+      const stopDelivery = await startWebhookDelivery({ ...deps, webhooks }, redis.forWorker(), config, () =>
+        hosts.claimDeliveryReconcile(Math.max(100, config.WEBHOOK_RECONCILE_INTERVAL_MS - 500)),
+      );
       life.started("webhook delivery", () => stopDelivery(forceStop));
       // With the worker so that every deployment (serve or a separate worker) expires approvals.
       life.started("approval sweeper", startApprovalSweeper(deps, opts.approvalSweepMs ?? 5000));

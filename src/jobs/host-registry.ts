@@ -81,8 +81,17 @@ export class HostRegistry {
   }
 
   /** One retention pass per `holdMs` across the hosts: true for the worker that gets to run it. */
-  async claimPrune(holdMs: number): Promise<boolean> {
-    return (await this.redis.set(`${this.prefix}:prune-lease`, "1", "PX", holdMs, "NX")) === "OK";
+  claimPrune(holdMs: number): Promise<boolean> {
+    return this.claimLease("prune-lease", holdMs);
+  }
+
+  /** One periodic webhook-delivery reconcile per `holdMs` across the hosts (the pruner's rule). */
+  claimDeliveryReconcile(holdMs: number): Promise<boolean> {
+    return this.claimLease("webhook-reconcile-lease", holdMs);
+  }
+
+  private async claimLease(name: string, holdMs: number): Promise<boolean> {
+    return (await this.redis.set(`${this.prefix}:${name}`, "1", "PX", holdMs, "NX")) === "OK";
   }
 
   /** One sweeper per lost host: true for the worker that gets to release it. */

@@ -6,9 +6,12 @@
 // suite: parallel — [::1]:8080 is an address refused as a webhook target, nothing listens on it
 import { spawnSync } from "node:child_process";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook } from "../../clients/typescript/src/index.js";
+import { tablesOf } from "../../src/db/db.js";
 import { sweepExpiredApprovals } from "../../src/service/calls/approval-expiry.js";
+import { reconcileDeliveries } from "../../src/service/webhooks/reconcile-deliveries.js";
 import { type Harness, seedTenant, startHarness } from "../support/harness.js";
 import { pollUntil } from "../support/wait-for-job.js";
 
@@ -52,7 +55,12 @@ const verifies = (secret: string, body: string, signature: string) =>
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({
-    env: { EGRESS_ALLOW: "127.0.0.1/32", WEBHOOK_BACKOFF_MS: "100", WEBHOOK_ATTEMPTS: "5" },
+    env: {
+      EGRESS_ALLOW: "127.0.0.1/32",
+      WEBHOOK_BACKOFF_MS: "100",
+      WEBHOOK_ATTEMPTS: "5",
+      WEBHOOK_RECONCILE_INTERVAL_MS: "300",
+    },
   });
 });
 afterAll(async () => {
@@ -389,6 +397,69 @@ print(json.dumps(out))
         status: "denied",
         approvedBy: "expiry",
       });
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it("a job whose process stopped between its commit and its delivery row gets the delivery from the reconcile, once", async () => {
+    const rx = await startReceiver();
+    try {
+      const t = await tenantWithAsk("reconciled");
+      const put = await h.call("PUT", `/v1/tenants/${t.tenantId}/webhooks`, {
+        key: t.adminKey,
+        body: { url: rx.url, events: ["job.finished"] },
+      });
+      expect(put.status, JSON.stringify(put.body)).toBe(200);
+      const jid = await t.ask("r");
+      const before = await t.ask("s");
+      const { db, store } = h.service.deps;
+      const { jobs, webhooks } = tablesOf(db);
+      const ago = (s: number) => new Date(Date.now() - s * 1000).toISOString();
+      // What a process that stopped after its commit leaves: the job finished (10 s ago, past the
+      // reconcile's settling time), never published, no delivery row. The webhook was saved a
+      // minute before; `before` finished before that save: never owed to it.
+      await db
+        .update(webhooks)
+        .set({ updatedAt: ago(60) })
+        .where(eq(webhooks.tenantId, t.tenantId));
+      const result = { content: [{ type: "text" as const, text: "stopped" }], state: "interrupted" as const };
+      for (const [id, s] of [
+        [jid, 10],
+        [before, 70],
+      ] as const) {
+        expect(await store.finish(id, "interrupted", result)).toBeDefined();
+        await db
+          .update(jobs)
+          .set({ finishedAt: ago(s) })
+          .where(eq(jobs.id, id));
+      }
+      await pollUntil(
+        () => rx.got.length,
+        (n) => n >= 1,
+        { timeoutMs: 20_000, what: "the reconciled delivery" },
+      );
+      const got = rx.got[0] as Received;
+      expect(got.headers["toolshed-event"]).toBe("job.finished");
+      expect(JSON.parse(got.body)).toMatchObject({
+        event: "job.finished",
+        tenantId: t.tenantId,
+        data: { job: { id: jid, status: "interrupted" } },
+      });
+      // Once: another pass (as every host runs) finds nothing owed, and the log holds one row.
+      const webhooksRuntime = h.service.deps.webhooks!;
+      const again = await reconcileDeliveries(
+        { ...h.service.deps, webhooks: webhooksRuntime },
+        { windowMs: 3_600_000, settleMs: 5000, batch: 100 },
+      );
+      expect(again).toBe(0);
+      const log = await pollUntil(
+        () => deliveries(t),
+        (b) => b.items?.[0]?.status === "delivered",
+        { timeoutMs: 20_000, what: "the delivery log" },
+      );
+      expect(log.items.map((d: { jobId: string }) => d.jobId)).toEqual([jid]);
+      expect(rx.got).toHaveLength(1);
     } finally {
       await rx.close();
     }

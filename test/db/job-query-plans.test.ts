@@ -12,11 +12,14 @@ import { join } from "node:path";
 import type Database from "better-sqlite3";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
+import { tablesOf } from "../../src/db/db.js";
 import type { OpenedDb } from "../../src/db/open.js";
 import { SqliteJobStore } from "../../src/db/stores/sqlite-job-store.js";
+import { createLogger } from "../../src/log.js";
 import { listAudit } from "../../src/service/calls/audit.js";
 import { prunePass, type RetentionSettings, retentionSettings } from "../../src/service/retention/pruner.js";
 import { releaseLostHost } from "../../src/service/sessions/session-hosts.js";
+import { reconcileDeliveries } from "../../src/service/webhooks/reconcile-deliveries.js";
 import { jobsExpectingRun, jobsExpectingRunAfter } from "../../src/service/worker/recovery.js";
 import { seedDialectSession } from "../support/dialects.js";
 import { jobRow } from "../support/rows.js";
@@ -169,4 +172,41 @@ it("retention's batches are chosen through indexes: no pass scans jobs, audit, d
     expect(plan, source).not.toMatch(/SCAN (jobs|audit|webhook_deliveries|sessions)\b(?! USING)/);
   const jobsPick = plans.find(([s]) => /^select "id", "created_at" from "jobs"/.test(s));
   expect(jobsPick?.[1]).toContain("jobs_tenant_status_created_idx");
+});
+
+it("the webhook-delivery reconcile walks (tenant, status, created_at) and probes the once index: it scans no table", async () => {
+  const { tenantId, store, audit, a } = await seeded("ses_whr");
+  await store.insertJob(a, audit(a.id), { maxActive: 10 });
+  await store.finish(a.id, "succeeded", { content: [], state: "success" });
+  const { webhooks } = tablesOf(opened.db);
+  const at = new Date(Date.now() - 60_000).toISOString();
+  await opened.db.insert(webhooks).values({
+    tenantId,
+    url: "http://127.0.0.1:9/",
+    events: ["job.finished", "approval.expired", "job.awaiting_approval"],
+    secretEnc: "sealed",
+    createdAt: at,
+    updatedAt: at,
+  });
+  const deps = {
+    db: opened.db,
+    logger: createLogger("silent"),
+    webhooks: { queue: { enqueue: async () => {} } },
+  };
+  await reconcileDeliveries(deps, { windowMs: 3_600_000, settleMs: 0, batch: 10 });
+  const sqlite = (opened.db as unknown as { $client: Database.Database }).$client;
+  const plans = [...prepared]
+    .filter((s) => /^select/.test(s) && /from "jobs"/.test(s) && /coalesce|offset/.test(s))
+    .map((source) => {
+      const params = Array.from(source.match(/\?/g) ?? [], () => "x");
+      const rows = sqlite.prepare(`explain query plan ${source}`).all(...params) as { detail: string }[];
+      return [source, rows.map((r) => r.detail).join(" | ")] as const;
+    });
+  // The page's edge and the owed rows of the page, once per status the webhook's events come from.
+  expect(plans.length).toBeGreaterThanOrEqual(2);
+  for (const [source, plan] of plans) {
+    expect(plan, source).toContain("jobs_tenant_status_created_idx");
+    expect(plan, source).not.toMatch(/SCAN (jobs|webhook_deliveries)\b/);
+    if (/coalesce/.test(source)) expect(plan, source).toContain("webhook_deliveries_once_idx");
+  }
 });

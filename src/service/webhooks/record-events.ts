@@ -1,7 +1,8 @@
 /**
  * Turns a job's new status into webhook deliveries: a row per (job, event) the tenant subscribed
  * to, written once (a status published twice adds nothing), then queued by id. A row whose enqueue
- * failed stays `pending` and is queued again when a worker starts (`requeuePendingDeliveries`).
+ * failed stays `pending` and is queued again when a worker starts (`requeuePendingDeliveries`); a
+ * row a stopped process never wrote is written by the reconcile (reconcile-deliveries.ts).
  */
 import { eq } from "drizzle-orm";
 import { isTerminal } from "../../contracts/job.js";
