@@ -177,6 +177,12 @@ const Settings = z.object({
   EVENT_STREAM_MAXLEN: int(10_000, 10),
   /** Event streams are for live followers; after this the stored result is what a reader gets. */
   EVENT_STREAM_TTL_S: int(10 * 60, 1),
+  /**
+   * The longest a fast read's events wait after its answer before they are written (RedisBus's
+   * held publishes; sooner when this process writes or reads other events). Lower: followers in
+   * other processes see them sooner; higher: more of them go in one tick.
+   */
+  EVENTS_HOLD_MS: z.coerce.number().int().min(1).max(1000).default(25),
   SANDBOX_MEMORY_MB: int(1024, 64),
   SANDBOX_CPUS: z.coerce.number().positive().default(1),
   SANDBOX_PIDS: int(256, 16),

@@ -103,6 +103,7 @@ export async function startService(
       prefix: config.QUEUE_PREFIX,
       maxLen: config.EVENT_STREAM_MAXLEN,
       ttlS: config.EVENT_STREAM_TTL_S,
+      heldMs: config.EVENTS_HOLD_MS,
     });
     await bus.start();
     life.started("event bus", () => bus.stop());

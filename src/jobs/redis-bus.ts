@@ -23,6 +23,8 @@ export interface RedisBusOptions {
   prefix: string;
   maxLen: number;
   ttlS: number;
+  /** How long a held publish waits at most (EVENTS_HOLD_MS); HELD_MS when not given. */
+  heldMs?: number;
 }
 
 type Listener = (jobId: string) => void;
@@ -151,7 +153,7 @@ export class RedisBus implements JobEvents, CancelBus {
     if (!opts.held) return this.send(jobId, events, tenant);
     return new Promise((resolve, reject) => {
       this.held.push(() => this.send(jobId, events, tenant).then(resolve, (err: unknown) => reject(err)));
-      this.heldTimer ??= setTimeout(() => this.sendHeld(), HELD_MS);
+      this.heldTimer ??= setTimeout(() => this.sendHeld(), this.opts.heldMs ?? HELD_MS);
     });
   }
 

@@ -20,7 +20,9 @@ const log: string[] = [];
 let store: JobStore;
 
 beforeAll(async () => {
-  h = await startHarness({ mode: "serve" });
+  // Held events go by themselves after 1 s (not 25 ms): the order test below must not depend on the
+  // service's thread never stalling 25 ms between its answer and this client's read of it.
+  h = await startHarness({ mode: "serve", env: { EVENTS_HOLD_MS: "1000" } });
   store = h.service.deps.store;
   for (const m of ["insertFinished", "insertClaimed", "insertJob"] as const) {
     const real = (store[m] as (...a: unknown[]) => Promise<unknown>).bind(store);
@@ -167,8 +169,8 @@ it("writes its events after its client has the answer: held, then sent with the 
     unsubscribe(CALL_PATH_CHANNEL, onPoint);
     stop();
   }
-  // (Only a 25 ms stall of the service's thread between its answer and this client's read of it
-  // would let the bus's tick send them first.)
+  // (Only a stall of EVENTS_HOLD_MS (1 s here) between the service's answer and this client's read
+  // of it would let the bus's tick send them first.)
   expect(order.indexOf(`events ${first}`), order.join(", ")).toBeGreaterThan(order.indexOf("answered"));
 }, 60_000);
 
