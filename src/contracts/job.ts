@@ -28,6 +28,9 @@ export const JOB_STATUSES: readonly JobStatus[] = JobStatus.options;
 export const TERMINAL: readonly JobStatus[] = ["succeeded", "failed", "denied", "cancelled", "interrupted"];
 export const isTerminal = (s: JobStatus) => TERMINAL.includes(s);
 
+/** The `approvedBy` of a job that nobody answered in time (its approval expired). */
+export const EXPIRY_ACTOR = "expiry";
+
 /** One time a worker took the job: who, in which sandbox instance, and how it ended. */
 export const JobAttempt = z
   .object({

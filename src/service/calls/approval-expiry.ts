@@ -4,6 +4,7 @@
  * the worker) does it for every tenant; reads and answers check the one job they touch, so
  * nobody sees a stale pending approval between sweeps.
  */
+import { EXPIRY_ACTOR } from "../../contracts/job.js";
 import { dbNow } from "../../db/db-clock.js";
 import type { JobRow } from "../../db/rows.js";
 import type { JobStore } from "../../db/store.js";
@@ -11,9 +12,6 @@ import type { ServiceDeps } from "../ports.js";
 import { auditKeys, inputDigest } from "./audit.js";
 import { publishState } from "./job-transitions.js";
 import { textResult } from "./job-view.js";
-
-/** The `approvedBy` of a job that nobody answered in time. */
-export const EXPIRY_ACTOR = "expiry";
 
 function expiredResult(job: JobRow) {
   return textResult(

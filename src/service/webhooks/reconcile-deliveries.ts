@@ -7,11 +7,10 @@
  * makes a pass on every host at once, or one racing the live path, add each row once).
  */
 import { and, asc, eq, gte, inArray, lte, notExists, or, type SQL, sql } from "drizzle-orm";
-import { type JobStatus, TERMINAL } from "../../contracts/job.js";
+import { EXPIRY_ACTOR, type JobStatus, TERMINAL } from "../../contracts/job.js";
 import type { WebhookEvent } from "../../contracts/webhook.js";
 import { type Db, tablesOf } from "../../db/db.js";
 import type { Logger } from "../../log.js";
-import { EXPIRY_ACTOR } from "../calls/approval-expiry.js";
 import type { WebhookQueue } from "../ports.js";
 import { recordWebhookEvents } from "./record-events.js";
 

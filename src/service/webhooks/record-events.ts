@@ -5,7 +5,7 @@
  * row a stopped process never wrote is written by the reconcile (reconcile-deliveries.ts).
  */
 import { eq } from "drizzle-orm";
-import { isTerminal } from "../../contracts/job.js";
+import { EXPIRY_ACTOR, isTerminal } from "../../contracts/job.js";
 import type { WebhookEvent } from "../../contracts/webhook.js";
 import { type Db, tablesOf } from "../../db/db.js";
 import type { JobRow } from "../../db/rows.js";
@@ -16,9 +16,6 @@ import { nowIso } from "../clock.js";
 import { newId } from "../ids.js";
 import type { WebhookQueue } from "../ports.js";
 import { subscribedWebhook } from "./webhook-config.js";
-
-/** The `approvedBy` of an approval that expired (service/calls/approval-expiry.ts). */
-const EXPIRY_ACTOR = "expiry";
 
 /**
  * The events a job in this state announces, each with how to make its `data` (made only for an
