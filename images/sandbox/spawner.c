@@ -54,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -63,6 +64,9 @@
 #define MAX_FIELDS 200000
 #define CWD_FD 9
 #define CHUNK 65536
+/* Every command's nice value (child): ~1/9 of the executor's CPU weight each. Like the OOM order,
+ * only this spawner's commands have it; Node's spawn, used while it restarts, does not. */
+#define COMMAND_NICE 10
 /* Past this much unsent output, commands' streams are not read until the executor catches up
  * (they block on their pipes); replies still queue, so starts and kills are never held up. */
 #define HIGH_WATER (1u << 20)
@@ -284,6 +288,10 @@ static void __attribute__((noreturn)) child(const struct start *r) {
   if (give(in, 0) < 0 || give(r->fds[1], 1) < 0 || give(r->fds[2], 2) < 0) FAIL("dup2");
   if (r->fds[3] >= 0 && give(r->fds[3], CWD_FD) < 0) FAIL("dup2");
   /* Its oom_score_adj (1000) is the spawner's, inherited: set once in main, not here. */
+  /* Below the executor's and this process's CPU weight (COMMAND_NICE), and nothing it starts can
+   * undo that without CAP_SYS_NICE: a fork loop that keeps the container's CPU busy still leaves
+   * the executor enough of it to answer, time out and kill. Not fatal: only the weight is lost. */
+  setpriority(PRIO_PROCESS, 0, COMMAND_NICE);
   if (setgroups(0, NULL) < 0) FAIL("setgroups");
   if (setgid(r->gid) < 0) FAIL("setgid");
   if (setuid(r->uid) < 0) FAIL("setuid");

@@ -55,6 +55,21 @@ describe.each(RUNTIMES)("a call's processes end with it under %s, whatever they 
     await sameSandboxAfter(before);
   }, 90_000);
 
+  // Killed pid by pid (the pids limit is full, so no `kill -9 -1` can be started), a loop refilled
+  // each freed slot faster than it was emptied (CI, round 17): its processes are stopped first. One
+  // that continues every stopped sibling while it forks must not outrun that either.
+  it("a reader's fork loop that continues its stopped siblings is gone when the call answers", async () => {
+    const before = t.provider.knownInstance(sessionId);
+    const loop = `perl -e 'while (1) { fork; kill "CONT", -1 }' >/dev/null 2>&1 </dev/null & echo started`;
+    const started = await reader(loop).then(
+      (r) => (r.stdout.includes("started") ? "started" : JSON.stringify(r)),
+      (err: Error) => (runtime === "runsc" ? "sandbox exited" : String(err)),
+    );
+    expect(["started", runtime === "runsc" ? "sandbox exited" : "started"]).toContain(started);
+    expect(await readersAlive()).toBe("");
+    await sameSandboxAfter(before);
+  }, 90_000);
+
   it("a reader's daemons (setsid, double fork, a kept pipe) are gone when the call answers", async () => {
     const r = await reader(
       "setsid sleep 901 >/dev/null 2>&1 </dev/null & (sleep 902 >/dev/null 2>&1 </dev/null &) ; " +
@@ -73,6 +88,17 @@ describe.each(RUNTIMES)("a call's processes end with it under %s, whatever they 
     expect(r.stdout).toMatch(/CapPrm:\s+0{16}/);
     expect(r.stdout).not.toContain("uid=0");
     expect(r.stdout).toMatch(/PermissionError|Operation not permitted/);
+  }, 60_000);
+
+  // A fork loop keeps the container's CPU busy: the executor (nice 0) must still get enough of it
+  // to answer, time out and kill. Commands run at nice 10 and, under runc, cannot lower it (no
+  // CAP_SYS_NICE).
+  it("commands run below the executor's CPU weight and cannot raise themselves", async () => {
+    const probe = `perl -e 'print getpriority(0, 0), " ", (setpriority(0, 0, 0) ? "raised" : "refused"), "\\n"'`;
+    // gVisor lets any task lower its nice value, which its sentry ignores anyway (it schedules the
+    // guest itself): there only the value is checked.
+    const want = runtime === "runc" ? "10 refused" : /^10 /;
+    for (const r of [await sb.exec(sh(probe)), await reader(probe)]) expect(r.stdout.trim()).toMatch(want);
   }, 60_000);
 
   it("a Bash call's fork loop ends at its timeout, and the sandbox answers again", async () => {

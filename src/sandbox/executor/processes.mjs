@@ -94,13 +94,35 @@ export async function killUid(uid, gid, spawned = false) {
     seen = Math.max(seen, left.size);
     const started = pass < 3 && (await killAllAs(uid, gid));
     if (started) continue;
-    for (const pid of left.keys()) {
-      try {
-        process.kill(pid, "SIGKILL");
-      } catch {}
-    }
+    stopThenKill(uid, left, spawned);
   }
   return seen;
+}
+
+/**
+ * Ends the listed processes of `uid` and those they start meanwhile, pid by pid, without a fork
+ * (the pids limit may be full: that is when `kill -9 -1` as the uid cannot be started). Killed one
+ * by one, a fork loop refills each slot a death frees faster than we empty them (CI, round 17), so
+ * every one is stopped first: a stopped process forks nothing and frees no slot. Those born
+ * before their parent stopped are found and stopped too, then all are killed.
+ */
+function stopThenKill(uid, left, spawned) {
+  const stopped = new Set();
+  let batch = [...left.keys()];
+  for (let round = 0; round < 8 && batch.length > 0; round++) {
+    for (const pid of batch) {
+      try {
+        process.kill(pid, "SIGSTOP");
+        stopped.add(pid);
+      } catch {}
+    }
+    batch = [...processesOf(uid, spawned).keys()].filter((pid) => !stopped.has(pid));
+  }
+  for (const pid of stopped) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {}
+  }
 }
 
 /** Runs `kill -9 -1` as `uid` (through the fork server when there is one); false when it could not be started. */
