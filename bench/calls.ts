@@ -41,6 +41,9 @@ import {
 } from "./sandbox-latency.js";
 import { benchConfig, benchTenant, jsonClient, tearDown } from "./support.js";
 
+/** How many more spawns make a session's executor "steady" in the bench's second spawn row. */
+const STEADY_AFTER = 3000;
+
 const ADMIN = `bench-admin-${randomBytes(8).toString("hex")}`;
 const mib = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MiB`;
 
@@ -285,6 +288,24 @@ async function runOnce(opts: Options): Promise<void> {
         `  (Read over HTTP − executor readFile) / bare HTTP = ${((read2.p50 - readFile.p50) / health2.p50).toFixed(2)} (≤ 3)`,
       );
       console.log(`  Bash echo over HTTP / raw docker exec = ${(echo2.p50 / raw.p50).toFixed(3)} (≤ 0.1)`);
+      // A session's executor stays young for thousands of calls: V8 moves its hot path to optimised
+      // code one function at a time (spawn28; round 18: its container's CPU per spawn of a no-libc
+      // command fell from ~420 to ~230 µs over 3,000). The same spawn once it has made that many
+      // more, as a long session sees it; last, so that the rows above keep their young executor (runc only: under gVisor 3,000 spawns take ~35 s).
+      const steadyTrue =
+        opts.runtime === "runc"
+          ? await (async () => {
+              for (let i = 0; i < STEADY_AFTER; i++) await exec(["true"]);
+              return row(
+                `executor spawn of \`true\`, after ${STEADY_AFTER} more`,
+                await timeEach(n, () => exec(["true"])),
+              );
+            })()
+          : undefined;
+      if (steadyTrue)
+        console.log(
+          `  executor spawn of true / raw docker exec, the same after ${STEADY_AFTER} more spawns (a steady executor) = ${(steadyTrue.p50 / raw.p50).toFixed(3)}`,
+        );
     }
     if (opts.idle > 0) {
       const idleSids = await Promise.all(Array.from({ length: opts.idle }, newSession));
