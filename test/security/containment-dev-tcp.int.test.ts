@@ -6,6 +6,7 @@
  * it hears, it does as the agent. Here it appends every message to a file in the workspace.
  */
 import { describe, expect, it } from "vitest";
+import { pollUntil } from "../support/wait-for-job.js";
 import { type Attacker, globFinds, harnessFor, jobText, newAttacker, runtimes } from "./support.js";
 
 const PORT = 8765;
@@ -58,8 +59,14 @@ describe.each(runtimes)("containment under %s: read-only calls and loopback sock
     await a.setRules({ allow: ["Bash", "Glob", "Read"] });
     const control = await a.bash(`echo control 3</dev/tcp/127.0.0.1/${PORT} >&3`);
     expect(control.job.status, control.out).toBe("succeeded");
-    const got = await a.callAndWait("Read", { file_path: "/workspace/net-got" });
-    expect(jobText(got)).toContain("control");
-    expect(jobText(got)).not.toContain("pwned");
+    // The server writes what it heard after the sender has gone (commands run below the executor's
+    // CPU weight, so a Read may come first): read until the control is there. The server takes its
+    // connections in order, so anything the read-only spelling had sent would be there before it.
+    const got = await pollUntil(
+      async () => jobText(await a.callAndWait("Read", { file_path: "/workspace/net-got" })),
+      (text) => text.includes("control"),
+      { timeoutMs: 30_000, what: "the control's message in /workspace/net-got" },
+    );
+    expect(got).not.toContain("pwned");
   });
 });
