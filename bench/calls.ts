@@ -291,21 +291,18 @@ async function runOnce(opts: Options): Promise<void> {
       // A session's executor stays young for thousands of calls: V8 moves its hot path to optimised
       // code one function at a time (spawn28; round 18: its container's CPU per spawn of a no-libc
       // command fell from ~420 to ~230 µs over 3,000). The same spawn once it has made that many
-      // more, as a long session sees it; last, so that the rows above keep their young executor (runc only: under gVisor 3,000 spawns take ~35 s).
-      const steadyTrue =
-        opts.runtime === "runc"
-          ? await (async () => {
-              for (let i = 0; i < STEADY_AFTER; i++) await exec(["true"]);
-              return row(
-                `executor spawn of \`true\`, after ${STEADY_AFTER} more`,
-                await timeEach(n, () => exec(["true"])),
-              );
-            })()
-          : undefined;
-      if (steadyTrue)
-        console.log(
-          `  executor spawn of true / raw docker exec, the same after ${STEADY_AFTER} more spawns (a steady executor) = ${(steadyTrue.p50 / raw.p50).toFixed(3)}`,
+      // more, as a long session sees it. Last, so that the rows above keep their young executor;
+      // runc only (under gVisor 3,000 spawns take ~35 s).
+      if (opts.runtime === "runc") {
+        for (let i = 0; i < STEADY_AFTER; i++) await exec(["true"]);
+        const steady = row(
+          `executor spawn of \`true\`, after ${STEADY_AFTER} more`,
+          await timeEach(n, () => exec(["true"])),
         );
+        console.log(
+          `  executor spawn of true / raw docker exec, the same after ${STEADY_AFTER} more spawns (a steady executor) = ${(steady.p50 / raw.p50).toFixed(3)}`,
+        );
+      }
     }
     if (opts.idle > 0) {
       const idleSids = await Promise.all(Array.from({ length: opts.idle }, newSession));
